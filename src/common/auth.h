@@ -1,0 +1,65 @@
+/* auth.h — the cluster key, frame MACs and client credentials.
+ *
+ * A credential is {uid, gid, host, issued, expires, nonce, digest, mac}: authd
+ * issues it for the SHA-256 digest of the one request a client is about to
+ * send; mac is HMAC-SHA256 over the canonical JSON of the other fields. */
+#ifndef DRV_AUTH_H
+#define DRV_AUTH_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/error.h"
+
+#define DRV_KEY_LEN 32
+#define DRV_CRED_TTL 300 /* seconds a credential is valid */
+
+struct drv_key {
+	unsigned char bytes[DRV_KEY_LEN];
+};
+
+/* Writes a new random key to path with mode 0600 (fails if it exists). */
+int drv_key_generate(const char *path, struct drv_error *err);
+
+/* Loads the key; refuses a file readable or writable by group or others,
+ * or of the wrong size. */
+int drv_key_load(const char *path, struct drv_key *key, struct drv_error *err);
+
+void drv_hmac(const struct drv_key *key, const void *data, size_t len,
+	      unsigned char out[32]);
+
+/* The request digest: hex SHA-256 of the canonical JSON (sorted keys, compact)
+ * of env without its "cred" member. hex must hold 65 bytes. */
+void drv_envelope_digest(json_t *env, char hex[65]);
+
+/* A new credential (new reference), bound to digest. */
+json_t *drv_cred_issue(const struct drv_key *key, uid_t uid, gid_t gid,
+		       const char *host, const char *digest, int64_t now);
+
+struct drv_cred_info {
+	uid_t uid;
+	gid_t gid;
+	char host[256];
+	char nonce[65];
+	int64_t expires;
+};
+
+/* Checks mac, digest binding and expiry. Returns 0 and fills *info, or -EPERM
+ * with err saying which check failed ("credential expired", "bad MAC",
+ * "digest mismatch", "malformed credential"). */
+int drv_cred_check(const struct drv_key *key, json_t *cred, const char *digest,
+		   int64_t now, struct drv_cred_info *info, struct drv_error *err);
+
+/* Nonces seen within the credential lifetime, to refuse replays. */
+struct drv_nonce_cache;
+struct drv_nonce_cache *drv_nonce_cache_new(void);
+void drv_nonce_cache_free(struct drv_nonce_cache *c);
+/* Returns 0 when new (and remembers it until expires), -EEXIST on a replay.
+ * Expired entries are pruned as time goes by. */
+int drv_nonce_cache_add(struct drv_nonce_cache *c, const char *nonce,
+			int64_t expires, int64_t now);
+
+#endif

@@ -1,0 +1,108 @@
+/* conf.h — drover.conf in slurm.conf syntax, parsed by one table-driven parser.
+ *
+ * Every key is declared once in conf_keys.c (name, type, default, bounds).
+ * The parsed result is a plain struct handed to the modules that need it;
+ * there is no global config. */
+#ifndef DRV_CONF_H
+#define DRV_CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+
+#define DRV_INFINITE (-1) /* time limits: UNLIMITED / INFINITE */
+#define DRV_NO_VAL (-2)   /* a value that was not given */
+
+struct drv_node_conf {
+	char *name;	    /* one per node: NodeName lists are expanded */
+	char *hostname;	    /* NodeHostname, default: name */
+	char *addr;	    /* NodeAddr, default: hostname */
+	int port;	    /* Port, default: SlurmdPort */
+	int cpus;	    /* CPUs, default 1 */
+	uint64_t real_memory; /* RealMemory in MiB, default 1 */
+	char *gres;	    /* Gres= as written ("gpu:4", "gpu:a100:2"), or NULL */
+	char *features;	    /* Features= as written, or NULL */
+	char *state;	    /* State= upper-cased ("DRAIN", "DOWN", ...), or NULL */
+};
+
+struct drv_part_conf {
+	char *name;
+	char *nodes;	     /* compressed hostlist of its nodes */
+	char **node_names;   /* expanded, in config order */
+	size_t n_nodes;
+	bool is_default;     /* Default=YES */
+	int64_t max_time;    /* seconds, DRV_INFINITE by default */
+	int64_t default_time; /* seconds, DRV_NO_VAL when not set */
+	char *state;	     /* "UP" (default), "DOWN", "DRAIN", "INACTIVE" */
+};
+
+struct drv_ctld_host {
+	char *name;
+	char *addr; /* from name(addr); default: name */
+};
+
+/* A key Drover read but keeps only as text (for `scontrol show config`). */
+struct drv_conf_kv {
+	char *key;
+	char *value;
+};
+
+struct drv_conf {
+	char *path;	/* the file that was loaded */
+	char *dir;	/* its directory */
+	char *cluster_name;		/* ClusterName, default "drover" */
+	struct drv_ctld_host *ctld_hosts; /* SlurmctldHost, repeatable */
+	size_t n_ctld_hosts;
+	int ctld_port;			/* SlurmctldPort, default 6817 */
+	int slurmd_port;		/* SlurmdPort, default 6818 */
+	char *state_save_location;	/* default /var/spool/drover/ctld */
+	char *slurmd_spool_dir;		/* raw, may hold %n/%h; default /var/spool/drover/d/%n */
+	char *slurmd_log_file;		/* raw, may hold %n/%h; NULL = stderr */
+	char *slurmd_pid_file;		/* raw, may hold %n/%h; NULL = none */
+	char *ctld_log_file;		/* NULL = stderr */
+	char *ctld_pid_file;		/* NULL = none */
+	char *auth_type;		/* "auth/drover" (only accepted value for now) */
+	char *auth_socket;		/* AuthInfo socket=, default /run/drover/authd.sock */
+	char *auth_key;			/* AuthInfo key=, default drover.key beside the config */
+	int slurmd_timeout;		/* seconds, default 300 */
+	int kill_wait;			/* seconds, default 30 */
+	int min_job_age;		/* seconds, default 300 */
+	uint64_t max_message_size;	/* bytes, default 4 MiB */
+	bool config_overrides;		/* SlurmdParameters=config_overrides */
+
+	struct drv_node_conf *nodes;
+	size_t n_nodes;
+	struct drv_part_conf *parts;
+	size_t n_parts;
+
+	struct drv_conf_kv *other; /* known-but-unused and unknown keys, in order */
+	size_t n_other;
+};
+
+/* Called for each warning (an unknown key) with "file:line: message".
+ * Daemons and `-t` print these; client commands pass NULL and stay silent. */
+typedef void (*drv_conf_warn_f)(const char *msg, void *arg);
+
+/* Which file to read: `explicit_path` (from -f) if not NULL, else $DROVER_CONF,
+ * else /etc/drover/drover.conf. Returns a malloc'd string. */
+char *drv_conf_resolve_path(const char *explicit_path);
+
+/* Parses path (following Include). On success *out is a new config the caller
+ * frees with drv_conf_free(). On failure returns -errno, err names
+ * "file:line: what was wrong", and *out is untouched. */
+int drv_conf_load(const char *path, drv_conf_warn_f warn, void *warn_arg,
+		  struct drv_conf **out, struct drv_error *err);
+void drv_conf_free(struct drv_conf *conf);
+
+/* Lookups; results are borrowed from conf. NULL when not found. */
+const struct drv_node_conf *drv_conf_node(const struct drv_conf *conf, const char *name);
+const struct drv_part_conf *drv_conf_part(const struct drv_conf *conf, const char *name);
+const struct drv_part_conf *drv_conf_default_part(const struct drv_conf *conf);
+
+/* Expands %n (node name) and %h (node hostname) in a per-node path pattern.
+ * Returns a malloc'd string, or NULL if pattern is NULL. */
+char *drv_conf_node_path(const char *pattern, const char *node, const char *hostname);
+
+#endif

@@ -1,0 +1,20 @@
+/* log.h — one line per event on stderr, for operators.
+ * Daemons call drv_log_init() once with their name; lines look like
+ * "2026-11-30T13:12:49.123 drover-ctld[123]: info: job=5 started on n1". */
+#ifndef DRV_LOG_H
+#define DRV_LOG_H
+
+enum drv_log_level { DRV_LOG_ERROR, DRV_LOG_WARN, DRV_LOG_INFO, DRV_LOG_DEBUG };
+
+void drv_log_init(const char *prog, enum drv_log_level level);
+/* Reopens stderr onto path (append). Returns 0 or -errno. */
+int drv_log_to_file(const char *path);
+void drv_log(enum drv_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#define log_error(...) drv_log(DRV_LOG_ERROR, __VA_ARGS__)
+#define log_warn(...) drv_log(DRV_LOG_WARN, __VA_ARGS__)
+#define log_info(...) drv_log(DRV_LOG_INFO, __VA_ARGS__)
+#define log_debug(...) drv_log(DRV_LOG_DEBUG, __VA_ARGS__)
+
+#endif

@@ -1,0 +1,84 @@
+/* proto.h — framing, envelopes and the declared message types.
+ *
+ * A frame is a 4-byte big-endian length word, then that many bytes of JSON
+ * envelope. When the top bit of the length word is set (DRV_FRAME_MAC), a
+ * 32-byte HMAC-SHA256 over the length word and the JSON follows: daemons
+ * (ctld, noded, authd peers) sign every frame this way. Clients send frames
+ * without a MAC; their envelope carries a credential from authd instead.
+ *
+ * Envelope: {"v":1, "type":"job.submit", "id":N, "cred":{...}, "body":{...}}
+ * Reply:    {"v":1, "type":"reply", "id":N, "rc":0, "error":"...", "body":{...},
+ *            "cred":{...}}  (rc is 0 or a Slurm error code, see below)
+ * Every type and its body fields are declared once in proto_schema.c and
+ * documented in docs/protocol.md. */
+#ifndef DRV_PROTO_H
+#define DRV_PROTO_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/auth.h"
+#include "common/error.h"
+
+#define DRV_PROTO_VERSION 1
+#define DRV_FRAME_MAC 0x80000000u
+#define DRV_FRAME_LEN_MASK 0x7fffffffu
+#define DRV_MAC_LEN 32
+
+/* Slurm's error codes for the errors Slurm users know (slurm_errno.h). */
+enum drv_rc {
+	DRV_RC_OK = 0,
+	DRV_RC_ERROR = 1,			/* generic; message says what */
+	DRV_RC_PROTOCOL = 1001,			/* malformed message */
+	DRV_RC_AUTH = 1007,			/* SLURM_PROTOCOL_AUTHENTICATION_ERROR */
+	DRV_RC_INVALID_PARTITION = 2000,	/* "Invalid partition name specified" */
+	DRV_RC_ACCESS_DENIED = 2002,		/* "Access/permission denied" */
+	DRV_RC_INVALID_NODE_NAME = 2008,	/* "Invalid node name specified" */
+	DRV_RC_NODE_CONFIG_UNAVAIL = 2014,	/* "Requested node configuration is not available" */
+	DRV_RC_INVALID_JOB_ID = 2017,		/* "Invalid job id specified" */
+	DRV_RC_ALREADY_DONE = 2021,		/* "Job/step already completing or completed" */
+	DRV_RC_JOB_NOT_HELD = 2026,		/* "Job is not held"? see docs/protocol.md */
+	DRV_RC_INVALID_TIME_LIMIT = 2051,	/* "Requested time limit is invalid ..." */
+	DRV_RC_NOT_SUPPORTED = 2054,		/* "Operation not supported" */
+};
+
+/* Slurm's text for rc (static string). */
+const char *drv_rc_text(int rc);
+
+/* --- framing ---------------------------------------------------------- */
+
+/* Serialises env (borrowed) into a new frame (*out, caller frees). With a key
+ * the frame is MACed. Returns 0 or -errno (-EMSGSIZE above max). */
+int drv_frame_build(json_t *env, const struct drv_key *key, uint64_t max,
+		    char **out, size_t *len);
+
+/* Reads the 4-byte header: sets *json_len and *has_mac. Returns -EMSGSIZE
+ * (with err) when the frame is above max, so the caller refuses it before
+ * reading the rest. */
+int drv_frame_header(const unsigned char hdr[4], uint64_t max, size_t *json_len,
+		     bool *has_mac, struct drv_error *err);
+
+/* Checks the MAC of a whole frame (header + json + mac). Returns 0 or -EPERM. */
+int drv_frame_verify_mac(const struct drv_key *key, const unsigned char *frame,
+			 size_t len);
+
+/* Parses and checks the envelope shape (v, type, id, body object; the type
+ * declared; the body valid for that type). Returns 0 and a new reference in
+ * *env, or -EBADMSG with err naming the field. */
+int drv_envelope_parse(const char *json, size_t len, json_t **env,
+		       struct drv_error *err);
+
+/* --- building envelopes (all return new references) -------------------- */
+json_t *drv_request_new(const char *type, int64_t id, json_t *body /* stolen */);
+json_t *drv_reply_new(int64_t id, int rc, const char *error, json_t *body /* stolen, may be NULL */);
+
+/* --- schema ----------------------------------------------------------- */
+
+/* Validates body against the declared fields of type. Returns 0 or -EBADMSG
+ * with err naming the field ("job.submit: field 'nodes': must be 1..100000"). */
+int drv_msg_validate(const char *type, json_t *body, struct drv_error *err);
+bool drv_msg_known(const char *type);
+
+#endif

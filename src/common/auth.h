@@ -21,7 +21,9 @@ struct drv_key {
 	unsigned char bytes[DRV_KEY_LEN];
 };
 
-/* Writes a new random key to path with mode 0600 (fails if it exists). */
+/* Writes a new random key to path with mode 0600 (fails if it exists).
+ * The file holds 64 hex digits and a newline; drv_key_load also accepts a
+ * file of 32 raw bytes. */
 int drv_key_generate(const char *path, struct drv_error *err);
 
 /* Loads the key; refuses a file readable or writable by group or others,
@@ -58,7 +60,10 @@ struct drv_nonce_cache;
 struct drv_nonce_cache *drv_nonce_cache_new(void);
 void drv_nonce_cache_free(struct drv_nonce_cache *c);
 /* Returns 0 when new (and remembers it until expires), -EEXIST on a replay.
- * Expired entries are pruned as time goes by. */
+ * Expired entries are pruned as time goes by. Memory is bounded: with about a
+ * million live nonces it refuses new ones with -ENOSPC (treat as an
+ * authentication failure) rather than forget one. -EINVAL for a nonce longer
+ * than 64 characters. */
 int drv_nonce_cache_add(struct drv_nonce_cache *c, const char *nonce,
 			int64_t expires, int64_t now);
 

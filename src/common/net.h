@@ -24,32 +24,51 @@ typedef void (*drv_conn_msg_f)(struct drv_conn *c, json_t *env, bool mac_ok, voi
  * freed right after the callback returns. */
 typedef void (*drv_conn_close_f)(struct drv_conn *c, void *arg);
 
-/* Wraps a connected socket (consumed). key may be NULL (then frames with a
- * MAC are refused, and drv_conn_send cannot sign). */
+/* Wraps a connected socket (consumed, even on failure). key may be NULL
+ * (then frames with a MAC are refused, and drv_conn_send cannot sign); it is
+ * copied. Frames without a MAC are accepted either way (mac_ok false): the
+ * owner decides what an unsigned peer may do. A malformed envelope gets a
+ * reply with rc DRV_RC_PROTOCOL (never sent for a malformed reply). */
 struct drv_conn *drv_conn_new(struct event_base *base, int fd,
 			      const struct drv_key *key, uint64_t max_msg,
 			      drv_conn_msg_f on_msg, drv_conn_close_f on_close,
 			      void *arg);
 
-/* Starts a non-blocking TCP connect; callbacks as above. NULL on failure. */
+/* Starts a non-blocking TCP connect; callbacks as above. A refused or failed
+ * connect fires the close callback from the loop. NULL (errno set) only when
+ * the host does not resolve or no socket can be made. Frames may be sent
+ * before the connect completes; they are queued. */
 struct drv_conn *drv_conn_connect(struct event_base *base, const char *host, int port,
 				  const struct drv_key *key, uint64_t max_msg,
 				  drv_conn_msg_f on_msg, drv_conn_close_f on_close,
 				  void *arg);
 
-/* Queues env (borrowed) for sending; MACed when mac is true. 0 or -errno. */
+/* Queues env (borrowed) for sending; MACed when mac is true (-EINVAL if the
+ * conn has no key). -EMSGSIZE above max_msg, -EPIPE once closing. */
 int drv_conn_send(struct drv_conn *c, json_t *env, bool mac);
 void drv_conn_free(struct drv_conn *c); /* accepts NULL; no close callback */
 const char *drv_conn_peer(const struct drv_conn *c); /* "127.0.0.1:4567" */
 void drv_conn_set_arg(struct drv_conn *c, void *arg);
 void *drv_conn_get_arg(const struct drv_conn *c);
 
+/* Closes the connection when no frame arrived for seconds (0: never, the
+ * default); the close callback fires. 0 or -errno. */
+int drv_conn_set_timeout(struct drv_conn *c, int seconds);
+
+/* Stops reading, sends what is queued, then closes (close callback fires).
+ * For a last error reply before hanging up. */
+void drv_conn_close_after_flush(struct drv_conn *c);
+
 /* Listens on addr:port (port 0 picks one); calls on_accept with each new fd.
  * *bound_port gets the port. Returns a listener or NULL with err. */
 struct evconnlistener;
 typedef void (*drv_accept_f)(int fd, const char *peer, void *arg);
+/* addr NULL, "" or "*" listens on every IPv4 address. The listener sets
+ * SO_REUSEADDR and close-on-exec; accepted fds are non-blocking. Free it with
+ * drv_listener_free (not evconnlistener_free, which would leak a little). */
 struct evconnlistener *drv_listen_tcp(struct event_base *base, const char *addr, int port,
 				      drv_accept_f on_accept, void *arg, int *bound_port,
 				      struct drv_error *err);
+void drv_listener_free(struct evconnlistener *lev); /* accepts NULL */
 
 #endif

@@ -66,7 +66,9 @@ int drv_frame_verify_mac(const struct drv_key *key, const unsigned char *frame,
 
 /* Parses and checks the envelope shape (v, type, id, body object; the type
  * declared; the body valid for that type). Returns 0 and a new reference in
- * *env, or -EBADMSG with err naming the field. */
+ * *env, or -EBADMSG with err naming the field. A "reply" must carry an integer
+ * rc; its body is not checked (an absent body becomes {}). Bodies may carry
+ * fields beyond the declared ones: they are ignored, not refused. */
 int drv_envelope_parse(const char *json, size_t len, json_t **env,
 		       struct drv_error *err);
 
@@ -80,5 +82,18 @@ json_t *drv_reply_new(int64_t id, int rc, const char *error, json_t *body /* sto
  * with err naming the field ("job.submit: field 'nodes': must be 1..100000"). */
 int drv_msg_validate(const char *type, json_t *body, struct drv_error *err);
 bool drv_msg_known(const char *type);
+
+/* Fills the declared defaults of absent (or null) optional fields into body
+ * (borrowed, modified), e.g. job.submit "nodes":1, "export":"ALL", "env":[].
+ * Call it only after any credential digest was checked: the digest covers
+ * the body as the sender wrote it. 0, or -EINVAL for an undeclared type. */
+int drv_msg_fill_defaults(const char *type, json_t *body);
+
+/* The i-th declared request type (static string), NULL past the end. */
+const char *drv_msg_type_name(size_t i);
+
+/* A minimal valid body of type (every required field at its lower bound), a
+ * new reference; NULL for an undeclared type. Used by the round-trip tests. */
+json_t *drv_msg_example(const char *type);
 
 #endif

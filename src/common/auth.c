@@ -1,0 +1,391 @@
+/* auth.c — the cluster key, MACs, request digests, credentials and the
+ * nonce cache that refuses replays.
+ *
+ * Key file format: 32 random bytes, written as 64 lower-case hex digits and a
+ * newline; drv_key_load also accepts the 32 raw bytes. A key file must be a
+ * regular file with no group or other permission bits. This file does no
+ * network I/O and never logs: callers log the drv_error once. */
+#include "common/auth.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+static int sodium_ready(void)
+{
+	return sodium_init() < 0 ? -EIO : 0;
+}
+
+int drv_key_generate(const char *path, struct drv_error *err)
+{
+	struct drv_key key;
+	char hex[2 * DRV_KEY_LEN + 2];
+	if (sodium_ready() < 0)
+		return drv_error_set(err, EIO, "libsodium failed to initialise");
+	randombytes_buf(key.bytes, sizeof(key.bytes));
+	sodium_bin2hex(hex, sizeof(hex), key.bytes, sizeof(key.bytes));
+	sodium_memzero(key.bytes, sizeof(key.bytes));
+	strcat(hex, "\n");
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		int e = errno;
+		sodium_memzero(hex, sizeof(hex));
+		if (e == EEXIST)
+			return drv_error_set(err, e, "key file %s already exists", path);
+		return drv_error_set(err, e, "cannot create key file %s: %s", path,
+				     strerror(e));
+	}
+	size_t len = strlen(hex);
+	ssize_t n = write(fd, hex, len);
+	int e = n < 0 ? errno : EIO;
+	sodium_memzero(hex, sizeof(hex));
+	if (n != (ssize_t)len || fchmod(fd, 0600) < 0 || fsync(fd) < 0) {
+		close(fd);
+		unlink(path);
+		return drv_error_set(err, e, "cannot write key file %s: %s", path,
+				     strerror(e));
+	}
+	if (close(fd) < 0) {
+		e = errno;
+		unlink(path);
+		return drv_error_set(err, e, "cannot write key file %s: %s", path,
+				     strerror(e));
+	}
+	return 0;
+}
+
+/* Accepts 32 raw bytes, or 64 hex digits with an optional newline. */
+static int key_decode(const unsigned char *buf, size_t n, struct drv_key *key)
+{
+	if (n == DRV_KEY_LEN) {
+		memcpy(key->bytes, buf, DRV_KEY_LEN);
+		return 0;
+	}
+	if (n == 2 * DRV_KEY_LEN + 1 && buf[n - 1] == '\n')
+		n--;
+	if (n != 2 * DRV_KEY_LEN)
+		return -EINVAL;
+	size_t got = 0;
+	const char *end = NULL;
+	if (sodium_hex2bin(key->bytes, DRV_KEY_LEN, (const char *)buf, n, NULL, &got,
+			   &end) != 0 ||
+	    got != DRV_KEY_LEN || end != (const char *)buf + n)
+		return -EINVAL;
+	return 0;
+}
+
+int drv_key_load(const char *path, struct drv_key *key, struct drv_error *err)
+{
+	if (sodium_ready() < 0)
+		return drv_error_set(err, EIO, "libsodium failed to initialise");
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		int e = errno;
+		return drv_error_set(err, e, "cannot open key file %s: %s", path,
+				     strerror(e));
+	}
+	struct stat st;
+	int rc = 0;
+	unsigned char buf[2 * DRV_KEY_LEN + 2];
+	if (fstat(fd, &st) < 0) {
+		rc = drv_error_set(err, errno, "cannot stat key file %s: %s", path,
+				   strerror(errno));
+	} else if (!S_ISREG(st.st_mode)) {
+		rc =
+		    drv_error_set(err, EINVAL, "key file %s is not a regular file", path);
+	} else if (st.st_mode & 077) {
+		rc = drv_error_set(
+		    err, EPERM,
+		    "key file %s is readable by others (mode %04o); chmod 600 it", path,
+		    (unsigned)(st.st_mode & 07777));
+	} else {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		struct drv_key k;
+		if (n < 0)
+			rc = drv_error_set(err, errno, "cannot read key file %s: %s",
+					   path, strerror(errno));
+		else if (key_decode(buf, (size_t)n, &k) < 0)
+			rc = drv_error_set(
+			    err, EINVAL,
+			    "key file %s has the wrong size or format (want 32 "
+			    "bytes, or 64 hex digits)",
+			    path);
+		else
+			*key = k;
+		sodium_memzero(&k, sizeof(k));
+	}
+	sodium_memzero(buf, sizeof(buf));
+	close(fd);
+	return rc;
+}
+
+void drv_hmac(const struct drv_key *key, const void *data, size_t len,
+	      unsigned char out[32])
+{
+	crypto_auth_hmacsha256_state st;
+	crypto_auth_hmacsha256_init(&st, key->bytes, DRV_KEY_LEN);
+	crypto_auth_hmacsha256_update(&st, data, len);
+	crypto_auth_hmacsha256_final(&st, out);
+	sodium_memzero(&st, sizeof(st));
+}
+
+/* Canonical JSON of obj without its member `drop` (a malloc'd string). */
+static char *canonical_without(json_t *obj, const char *drop)
+{
+	json_t *copy = json_copy(obj);
+	if (!copy)
+		return NULL;
+	json_object_del(copy, drop);
+	char *s = json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(copy);
+	return s;
+}
+
+void drv_envelope_digest(json_t *env, char hex[65])
+{
+	unsigned char h[crypto_hash_sha256_BYTES];
+	char *s = canonical_without(env, "cred");
+	crypto_hash_sha256(h, (const unsigned char *)(s ? s : ""), s ? strlen(s) : 0);
+	free(s);
+	sodium_bin2hex(hex, 65, h, sizeof(h));
+}
+
+static int cred_mac(const struct drv_key *key, json_t *cred, char hex[65])
+{
+	char *s = canonical_without(cred, "mac");
+	if (!s)
+		return -ENOMEM;
+	unsigned char mac[crypto_auth_hmacsha256_BYTES];
+	drv_hmac(key, s, strlen(s), mac);
+	free(s);
+	sodium_bin2hex(hex, 65, mac, sizeof(mac));
+	return 0;
+}
+
+json_t *drv_cred_issue(const struct drv_key *key, uid_t uid, gid_t gid, const char *host,
+		       const char *digest, int64_t now)
+{
+	unsigned char raw[32];
+	char nonce[65], mac[65];
+	if (sodium_ready() < 0)
+		return NULL;
+	randombytes_buf(raw, sizeof(raw));
+	sodium_bin2hex(nonce, sizeof(nonce), raw, sizeof(raw));
+	json_t *cred = json_pack(
+	    "{s:I, s:I, s:s, s:I, s:I, s:s, s:s}", "uid", (json_int_t)uid, "gid",
+	    (json_int_t)gid, "host", host, "issued", (json_int_t)now, "expires",
+	    (json_int_t)(now + DRV_CRED_TTL), "nonce", nonce, "digest", digest);
+	if (!cred)
+		return NULL;
+	if (cred_mac(key, cred, mac) < 0 ||
+	    json_object_set_new(cred, "mac", json_string(mac)) < 0) {
+		json_decref(cred);
+		return NULL;
+	}
+	return cred;
+}
+
+static bool hex64(json_t *x)
+{
+	const char *s = json_string_value(x);
+	if (!s || strlen(s) != 64)
+		return false;
+	return strspn(s, "0123456789abcdef") == 64;
+}
+
+static bool id_ok(json_t *x)
+{
+	return json_is_integer(x) && json_integer_value(x) >= 0 &&
+	       json_integer_value(x) < 4294967295LL;
+}
+
+/* The credential's shape, before any cryptography is spent on it. */
+static bool cred_well_formed(json_t *cred)
+{
+	json_t *host = json_object_get(cred, "host");
+	return json_is_object(cred) && id_ok(json_object_get(cred, "uid")) &&
+	       id_ok(json_object_get(cred, "gid")) && json_is_string(host) &&
+	       json_string_length(host) < 256 &&
+	       json_is_integer(json_object_get(cred, "issued")) &&
+	       json_is_integer(json_object_get(cred, "expires")) &&
+	       hex64(json_object_get(cred, "nonce")) &&
+	       hex64(json_object_get(cred, "digest")) &&
+	       hex64(json_object_get(cred, "mac"));
+}
+
+int drv_cred_check(const struct drv_key *key, json_t *cred, const char *digest,
+		   int64_t now, struct drv_cred_info *info, struct drv_error *err)
+{
+	if (!cred_well_formed(cred))
+		return drv_error_set(err, EPERM, "malformed credential");
+	char want[65];
+	if (cred_mac(key, cred, want) < 0)
+		return drv_error_set(err, ENOMEM, "out of memory checking credential");
+	const char *mac = json_string_value(json_object_get(cred, "mac"));
+	if (sodium_memcmp(want, mac, 64) != 0)
+		return drv_error_set(err, EPERM, "bad MAC");
+	const char *d = json_string_value(json_object_get(cred, "digest"));
+	if (!digest || strlen(digest) != 64 || sodium_memcmp(d, digest, 64) != 0)
+		return drv_error_set(err, EPERM, "digest mismatch");
+	int64_t expires = json_integer_value(json_object_get(cred, "expires"));
+	if (expires <= now)
+		return drv_error_set(err, EPERM, "credential expired");
+	if (info) {
+		info->uid = (uid_t)json_integer_value(json_object_get(cred, "uid"));
+		info->gid = (gid_t)json_integer_value(json_object_get(cred, "gid"));
+		snprintf(info->host, sizeof(info->host), "%s",
+			 json_string_value(json_object_get(cred, "host")));
+		snprintf(info->nonce, sizeof(info->nonce), "%s",
+			 json_string_value(json_object_get(cred, "nonce")));
+		info->expires = expires;
+	}
+	return 0;
+}
+
+/* --- nonce cache ------------------------------------------------------
+ * A chained hash set keyed by SipHash (libsodium's crypto_shorthash, with a
+ * random key so that no one can aim nonces at one bucket). Entries live until
+ * their credential expires; a sweep at most every NONCE_SWEEP_S seconds drops
+ * the expired ones. Memory is bounded: with NONCE_MAX live entries the cache
+ * refuses new ones (-ENOSPC) rather than forget a nonce that might be
+ * replayed. NONCE_MAX live credentials means over 3000 requests a second for
+ * the whole credential lifetime. */
+
+#define NONCE_MAX (1u << 20)
+#define NONCE_SWEEP_S 10
+
+struct nonce_entry {
+	struct nonce_entry *next;
+	int64_t expires;
+	char nonce[65];
+};
+
+struct drv_nonce_cache {
+	struct nonce_entry **buckets;
+	size_t n_buckets; /* a power of two */
+	size_t count;
+	int64_t next_sweep;
+	unsigned char hkey[crypto_shorthash_KEYBYTES];
+};
+
+struct drv_nonce_cache *drv_nonce_cache_new(void)
+{
+	if (sodium_ready() < 0) {
+		errno = EIO;
+		return NULL;
+	}
+	struct drv_nonce_cache *c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->n_buckets = 1024;
+	c->buckets = calloc(c->n_buckets, sizeof(*c->buckets));
+	if (!c->buckets) {
+		free(c);
+		return NULL;
+	}
+	crypto_shorthash_keygen(c->hkey);
+	return c;
+}
+
+void drv_nonce_cache_free(struct drv_nonce_cache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n_buckets; i++) {
+		struct nonce_entry *e = c->buckets[i];
+		while (e) {
+			struct nonce_entry *next = e->next;
+			free(e);
+			e = next;
+		}
+	}
+	free(c->buckets);
+	free(c);
+}
+
+static size_t nonce_bucket(const struct drv_nonce_cache *c, const char *nonce, size_t n)
+{
+	unsigned char h[crypto_shorthash_BYTES];
+	crypto_shorthash(h, (const unsigned char *)nonce, strlen(nonce), c->hkey);
+	uint64_t v;
+	memcpy(&v, h, sizeof(v));
+	return (size_t)(v & (n - 1));
+}
+
+static void nonce_sweep(struct drv_nonce_cache *c, int64_t now)
+{
+	for (size_t i = 0; i < c->n_buckets; i++) {
+		struct nonce_entry **pp = &c->buckets[i];
+		while (*pp) {
+			struct nonce_entry *e = *pp;
+			if (e->expires <= now) {
+				*pp = e->next;
+				free(e);
+				c->count--;
+			} else {
+				pp = &e->next;
+			}
+		}
+	}
+	c->next_sweep = now + NONCE_SWEEP_S;
+}
+
+/* Doubles the table; on allocation failure it just stays as it is. */
+static void nonce_grow(struct drv_nonce_cache *c)
+{
+	size_t n = c->n_buckets * 2;
+	struct nonce_entry **b = calloc(n, sizeof(*b));
+	if (!b)
+		return;
+	for (size_t i = 0; i < c->n_buckets; i++) {
+		struct nonce_entry *e = c->buckets[i];
+		while (e) {
+			struct nonce_entry *next = e->next;
+			size_t k = nonce_bucket(c, e->nonce, n);
+			e->next = b[k];
+			b[k] = e;
+			e = next;
+		}
+	}
+	free(c->buckets);
+	c->buckets = b;
+	c->n_buckets = n;
+}
+
+int drv_nonce_cache_add(struct drv_nonce_cache *c, const char *nonce, int64_t expires,
+			int64_t now)
+{
+	if (!nonce || strlen(nonce) > 64)
+		return -EINVAL;
+	if (now >= c->next_sweep || c->count >= NONCE_MAX)
+		nonce_sweep(c, now);
+	size_t k = nonce_bucket(c, nonce, c->n_buckets);
+	for (struct nonce_entry *e = c->buckets[k]; e; e = e->next) {
+		if (strcmp(e->nonce, nonce) != 0)
+			continue;
+		if (e->expires > now)
+			return -EEXIST;
+		e->expires = expires;
+		return 0;
+	}
+	if (expires <= now)
+		return 0; /* nothing to remember: its credential is no longer valid */
+	if (c->count >= NONCE_MAX)
+		return -ENOSPC;
+	struct nonce_entry *e = malloc(sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	snprintf(e->nonce, sizeof(e->nonce), "%s", nonce);
+	e->expires = expires;
+	e->next = c->buckets[k];
+	c->buckets[k] = e;
+	if (++c->count > c->n_buckets)
+		nonce_grow(c);
+	return 0;
+}

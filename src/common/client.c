@@ -1,0 +1,373 @@
+/* client.c — one blocking request and reply, for the client commands.
+ *
+ * Owns the client's side of principle 4: get a credential from authd bound
+ * to the request, send the request to the first ctld that answers, read the
+ * reply and have authd vouch for the reply's credential. All I/O is blocking
+ * with deadlines (poll on non-blocking sockets); no event loop, no logging —
+ * the command prints err once. */
+#include "common/client.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "common/auth.h"
+#include "common/proto.h"
+
+#define CONNECT_TIMEOUT_MS 5000
+#define REPLY_TIMEOUT_MS 30000
+#define AUTHD_TIMEOUT_MS 10000
+#define AUTHD_MAX_MSG 65536
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Waits for events on fd until deadline (CLOCK_MONOTONIC ms). 0 or -errno. */
+static int wait_fd(int fd, short events, int64_t deadline)
+{
+	for (;;) {
+		int64_t left = deadline - now_ms();
+		if (left <= 0)
+			return -ETIMEDOUT;
+		struct pollfd pfd = {.fd = fd, .events = events};
+		int n = poll(&pfd, 1, (int)left);
+		if (n > 0)
+			return 0;
+		if (n < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+static int send_all(int fd, const char *buf, size_t len, int64_t deadline)
+{
+	while (len > 0) {
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+		if (n > 0) {
+			buf += n;
+			len -= (size_t)n;
+		} else if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			int rc = wait_fd(fd, POLLOUT, deadline);
+			if (rc < 0)
+				return rc;
+		} else {
+			return n < 0 ? -errno : -EPIPE;
+		}
+	}
+	return 0;
+}
+
+static int recv_all(int fd, void *buf, size_t len, int64_t deadline)
+{
+	char *p = buf;
+	while (len > 0) {
+		ssize_t n = recv(fd, p, len, 0);
+		if (n > 0) {
+			p += n;
+			len -= (size_t)n;
+		} else if (n == 0) {
+			return -ECONNRESET;
+		} else if (errno == EAGAIN || errno == EINTR) {
+			int rc = wait_fd(fd, POLLIN, deadline);
+			if (rc < 0)
+				return rc;
+		} else {
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+/* Reads one unsigned frame and parses its envelope (new reference). */
+static int read_reply(int fd, uint64_t max, int64_t deadline, json_t **env,
+		      struct drv_error *err)
+{
+	unsigned char hdr[4];
+	size_t len;
+	bool has_mac;
+	int rc = recv_all(fd, hdr, 4, deadline);
+	if (rc < 0)
+		return drv_error_set(err, -rc, "no reply: %s", strerror(-rc));
+	rc = drv_frame_header(hdr, max, &len, &has_mac, err);
+	if (rc < 0)
+		return rc;
+	if (has_mac)
+		return drv_error_set(err, EPROTO,
+				     "reply is signed with the cluster key, "
+				     "which a client cannot check");
+	char *json = malloc(len ? len : 1);
+	if (!json)
+		return drv_error_set(err, ENOMEM, "out of memory");
+	rc = recv_all(fd, json, len, deadline);
+	if (rc < 0) {
+		free(json);
+		return drv_error_set(err, -rc, "truncated reply: %s", strerror(-rc));
+	}
+	rc = drv_envelope_parse(json, len, env, err);
+	free(json);
+	return rc;
+}
+
+/* Sends request and reads the reply with the same id. 0 or -errno. */
+static int exchange(int fd, json_t *req, uint64_t max, int timeout_ms, json_t **reply,
+		    struct drv_error *err)
+{
+	char *frame;
+	size_t len;
+	int64_t deadline = now_ms() + timeout_ms;
+	int rc = drv_frame_build(req, NULL, max, &frame, &len);
+	if (rc < 0)
+		return drv_error_set(err, -rc, "request too large (MaxMessageSize %llu)",
+				     (unsigned long long)max);
+	rc = send_all(fd, frame, len, deadline);
+	free(frame);
+	if (rc < 0)
+		return drv_error_set(err, -rc, "cannot send request: %s", strerror(-rc));
+	json_t *env;
+	rc = read_reply(fd, max, deadline, &env, err);
+	if (rc < 0)
+		return rc;
+	const char *type = json_string_value(json_object_get(env, "type"));
+	if (strcmp(type, "reply") != 0 ||
+	    json_integer_value(json_object_get(env, "id")) !=
+		json_integer_value(json_object_get(req, "id"))) {
+		json_decref(env);
+		return drv_error_set(err, EPROTO,
+				     "unexpected message instead of a reply");
+	}
+	*reply = env;
+	return 0;
+}
+
+static int64_t new_id(void)
+{
+	return (int64_t)randombytes_uniform(INT32_MAX) + 1;
+}
+
+/* --- authd ----------------------------------------------------------- */
+
+static int authd_connect(const char *path, struct drv_error *err)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return drv_error_set(err, ENAMETOOLONG,
+				     "Unable to contact authd at %s: %s", path,
+				     strerror(ENAMETOOLONG));
+	strcpy(sa.sun_path, path);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return drv_error_set(err, e, "Unable to contact authd at %s: %s", path,
+				     strerror(e));
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	return fd;
+}
+
+/* One request to authd; returns the reply envelope or NULL with *rc. */
+static json_t *authd_call(const char *path, const char *type, json_t *body, int *rc,
+			  struct drv_error *err)
+{
+	if (sodium_init() < 0) {
+		*rc = drv_error_set(err, EIO, "libsodium failed to initialise");
+		return NULL;
+	}
+	int fd = authd_connect(path, err);
+	if (fd < 0) {
+		*rc = fd;
+		return NULL;
+	}
+	json_t *req = drv_request_new(type, new_id(), json_incref(body));
+	json_t *reply = NULL;
+	*rc = exchange(fd, req, AUTHD_MAX_MSG, AUTHD_TIMEOUT_MS, &reply, err);
+	if (*rc < 0) {
+		char why[sizeof(err->text)];
+		snprintf(why, sizeof(why), "%s", err ? err->text : "");
+		drv_error_set(err, -*rc, "authd at %s: %s", path, why);
+	}
+	json_decref(req);
+	close(fd);
+	return reply;
+}
+
+static const char *reply_error(json_t *reply)
+{
+	const char *e = json_string_value(json_object_get(reply, "error"));
+	return e ? e : drv_rc_text((int)json_integer_value(json_object_get(reply, "rc")));
+}
+
+json_t *drv_authd_sign(const char *socket_path, const char *digest, struct drv_error *err)
+{
+	int rc;
+	json_t *body = json_pack("{s:s}", "digest", digest);
+	json_t *reply = authd_call(socket_path, "auth.sign", body, &rc, err);
+	json_decref(body);
+	if (!reply) {
+		errno = -rc;
+		return NULL;
+	}
+	json_t *cred = NULL;
+	if (json_integer_value(json_object_get(reply, "rc")) != 0) {
+		drv_error_set(err, EPERM, "authd refused to sign: %s",
+			      reply_error(reply));
+		errno = EPERM;
+	} else {
+		cred = json_object_get(json_object_get(reply, "body"), "cred");
+		if (json_is_object(cred)) {
+			json_incref(cred);
+		} else {
+			cred = NULL;
+			drv_error_set(err, EPROTO, "authd replied without a credential");
+			errno = EPROTO;
+		}
+	}
+	json_decref(reply);
+	return cred;
+}
+
+int drv_authd_verify(const char *socket_path, json_t *cred, const char *digest,
+		     struct drv_error *err)
+{
+	int rc;
+	json_t *body = json_pack("{s:O, s:s}", "cred", cred, "digest", digest);
+	if (!body)
+		return drv_error_set(err, EINVAL, "malformed credential");
+	json_t *reply = authd_call(socket_path, "auth.verify", body, &rc, err);
+	json_decref(body);
+	if (!reply)
+		return rc;
+	int64_t r = json_integer_value(json_object_get(reply, "rc"));
+	rc = 0;
+	if (r == DRV_RC_AUTH)
+		rc = drv_error_set(err, EPERM, "%s", reply_error(reply));
+	else if (r != 0)
+		rc = drv_error_set(err, EPROTO, "authd: %s", reply_error(reply));
+	json_decref(reply);
+	return rc;
+}
+
+/* --- ctld ------------------------------------------------------------ */
+
+/* Connects to host:port within CONNECT_TIMEOUT_MS; fd or -errno. */
+static int tcp_connect(const char *host, int port)
+{
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV};
+	struct addrinfo *res;
+	char portstr[16];
+	snprintf(portstr, sizeof(portstr), "%d", port);
+	if (getaddrinfo(host, portstr, &hints, &res) != 0)
+		return -EHOSTUNREACH;
+	int rc = -ECONNREFUSED;
+	for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+		int fd =
+		    socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fd < 0)
+			continue;
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 &&
+		    errno != EINPROGRESS) {
+			close(fd);
+			continue;
+		}
+		int soerr = 0;
+		socklen_t sl = sizeof(soerr);
+		if (wait_fd(fd, POLLOUT, now_ms() + CONNECT_TIMEOUT_MS) == 0 &&
+		    getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) == 0 &&
+		    soerr == 0) {
+			rc = fd;
+			break;
+		}
+		close(fd);
+	}
+	freeaddrinfo(res);
+	return rc;
+}
+
+static int ctld_connect(const struct drv_conf *conf, struct drv_error *err)
+{
+	for (size_t i = 0; i < conf->n_ctld_hosts; i++) {
+		const struct drv_ctld_host *h = &conf->ctld_hosts[i];
+		int fd = tcp_connect(h->addr ? h->addr : h->name, conf->ctld_port);
+		if (fd >= 0)
+			return fd;
+	}
+	return drv_error_set(err, ECONNREFUSED,
+			     "Unable to contact slurm controller (connect failure)");
+}
+
+/* The reply must carry a credential authd vouches for; an error reply
+ * without one (a malformed-message answer from the framing layer) is
+ * believed only as far as "it failed". */
+static int check_reply_cred(const struct drv_conf *conf, json_t *reply,
+			    struct drv_error *err)
+{
+	json_t *cred = json_object_get(reply, "cred");
+	if (!cred) {
+		if (json_integer_value(json_object_get(reply, "rc")) != 0)
+			return 0;
+		return drv_error_set(err, EPERM,
+				     "reply from controller carries no credential");
+	}
+	char digest[65];
+	drv_envelope_digest(reply, digest);
+	int rc = drv_authd_verify(conf->auth_socket, cred, digest, err);
+	if (rc < 0 && rc == -EPERM) {
+		char why[sizeof(err->text)];
+		snprintf(why, sizeof(why), "%s", err ? err->text : "");
+		drv_error_set(err, EPERM,
+			      "reply from controller failed authentication: %s", why);
+	}
+	return rc;
+}
+
+int drv_client_call(const struct drv_conf *conf, const char *type, json_t *body,
+		    json_t **reply, struct drv_error *err)
+{
+	char digest[65];
+	json_t *req = drv_request_new(type, new_id(), json_incref(body));
+	if (!req)
+		return drv_error_set(err, EINVAL, "cannot build a %s request", type);
+	drv_envelope_digest(req, digest);
+	json_t *cred = drv_authd_sign(conf->auth_socket, digest, err);
+	if (!cred) {
+		int e = errno ? errno : EPERM;
+		json_decref(req);
+		return -e;
+	}
+	json_object_set_new(req, "cred", cred);
+	int fd = ctld_connect(conf, err);
+	if (fd < 0) {
+		json_decref(req);
+		return fd;
+	}
+	json_t *env = NULL;
+	int rc = exchange(fd, req, conf->max_message_size, REPLY_TIMEOUT_MS, &env, err);
+	close(fd);
+	json_decref(req);
+	if (rc < 0)
+		return rc;
+	rc = check_reply_cred(conf, env, err);
+	if (rc == 0) {
+		rc = (int)json_integer_value(json_object_get(env, "rc"));
+		if (rc != 0)
+			drv_error_set(err, rc, "%s", reply_error(env));
+		else
+			*reply = json_incref(json_object_get(env, "body"));
+	}
+	json_decref(env);
+	return rc;
+}

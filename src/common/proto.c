@@ -1,0 +1,245 @@
+/* proto.c — frames and envelopes.
+ *
+ * Owns the byte layout of a frame (length word, JSON, optional HMAC), the
+ * envelope's shape ({v, type, id, cred?, body}) and Slurm's texts for the
+ * return codes. Body fields are proto_schema.c's business; sockets are
+ * net.c's and client.c's. Nothing here logs or keeps state. */
+#include "common/proto.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+const char *drv_rc_text(int rc)
+{
+	switch (rc) {
+	case DRV_RC_OK:
+		return "No error";
+	case DRV_RC_ERROR:
+		return "Unspecified error";
+	case DRV_RC_PROTOCOL:
+		return "Message receive failure";
+	case DRV_RC_AUTH:
+		return "Protocol authentication error";
+	case DRV_RC_INVALID_PARTITION:
+		return "Invalid partition name specified";
+	case DRV_RC_ACCESS_DENIED:
+		return "Access/permission denied";
+	case DRV_RC_INVALID_NODE_NAME:
+		return "Invalid node name specified";
+	case DRV_RC_NODE_CONFIG_UNAVAIL:
+		return "Requested node configuration is not available";
+	case DRV_RC_INVALID_JOB_ID:
+		return "Invalid job id specified";
+	case DRV_RC_ALREADY_DONE:
+		return "Job/step already completing or completed";
+	case DRV_RC_JOB_NOT_HELD:
+		return "Job is not held";
+	case DRV_RC_INVALID_TIME_LIMIT:
+		return "Requested time limit is invalid (missing or exceeds some limit)";
+	case DRV_RC_NOT_SUPPORTED:
+		return "Operation not supported";
+	}
+	return "Unknown error";
+}
+
+/* --- framing ---------------------------------------------------------- */
+
+static void put_be32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)(v >> 24);
+	p[1] = (unsigned char)(v >> 16);
+	p[2] = (unsigned char)(v >> 8);
+	p[3] = (unsigned char)v;
+}
+
+static uint32_t get_be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
+	       (uint32_t)p[3];
+}
+
+int drv_frame_build(json_t *env, const struct drv_key *key, uint64_t max, char **out,
+		    size_t *len)
+{
+	char *json = json_dumps(env, JSON_COMPACT);
+	if (!json)
+		return -EINVAL;
+	size_t n = strlen(json);
+	if (n > max || n > DRV_FRAME_LEN_MASK) {
+		free(json);
+		return -EMSGSIZE;
+	}
+	size_t total = 4 + n + (key ? DRV_MAC_LEN : 0);
+	unsigned char *f = malloc(total);
+	if (!f) {
+		free(json);
+		return -ENOMEM;
+	}
+	put_be32(f, (uint32_t)n | (key ? DRV_FRAME_MAC : 0));
+	memcpy(f + 4, json, n);
+	free(json);
+	if (key)
+		drv_hmac(key, f, 4 + n, f + 4 + n);
+	*out = (char *)f;
+	*len = total;
+	return 0;
+}
+
+int drv_frame_header(const unsigned char hdr[4], uint64_t max, size_t *json_len,
+		     bool *has_mac, struct drv_error *err)
+{
+	uint32_t word = get_be32(hdr);
+	size_t n = word & DRV_FRAME_LEN_MASK;
+	if (n > max)
+		return drv_error_set(err, EMSGSIZE,
+				     "message of %zu bytes exceeds MaxMessageSize %llu",
+				     n, (unsigned long long)max);
+	*json_len = n;
+	*has_mac = (word & DRV_FRAME_MAC) != 0;
+	return 0;
+}
+
+int drv_frame_verify_mac(const struct drv_key *key, const unsigned char *frame,
+			 size_t len)
+{
+	if (!key || len < 4 + DRV_MAC_LEN)
+		return -EPERM;
+	uint32_t word = get_be32(frame);
+	size_t n = word & DRV_FRAME_LEN_MASK;
+	if (!(word & DRV_FRAME_MAC) || len != 4 + n + DRV_MAC_LEN)
+		return -EPERM;
+	unsigned char mac[DRV_MAC_LEN];
+	drv_hmac(key, frame, 4 + n, mac);
+	return sodium_memcmp(mac, frame + 4 + n, DRV_MAC_LEN) == 0 ? 0 : -EPERM;
+}
+
+/* --- envelopes -------------------------------------------------------- */
+
+static int env_fail(struct drv_error *err, const char *field, const char *what)
+{
+	return drv_error_set(err, EBADMSG, "envelope: field '%s': %s", field, what);
+}
+
+/* The envelope's own fields; the body is left to the schema. */
+static int check_envelope(json_t *env, struct drv_error *err)
+{
+	json_t *v = json_object_get(env, "v");
+	if (!v)
+		return env_fail(err, "v", "required");
+	if (!json_is_integer(v) || json_integer_value(v) != DRV_PROTO_VERSION)
+		return env_fail(err, "v",
+				"unsupported protocol version (this side speaks 1)");
+	json_t *type = json_object_get(env, "type");
+	if (!type)
+		return env_fail(err, "type", "required");
+	if (!json_is_string(type))
+		return env_fail(err, "type", "must be a string");
+	if (!drv_msg_known(json_string_value(type)))
+		return drv_error_set(err, EBADMSG,
+				     "envelope: undeclared message type '%.64s'",
+				     json_string_value(type));
+	json_t *id = json_object_get(env, "id");
+	if (!id)
+		return env_fail(err, "id", "required");
+	if (!json_is_integer(id) || json_integer_value(id) < 0)
+		return env_fail(err, "id", "must be an integer >= 0");
+	json_t *cred = json_object_get(env, "cred");
+	if (cred && !json_is_object(cred))
+		return env_fail(err, "cred", "must be an object");
+	return 0;
+}
+
+static int check_reply(json_t *env, struct drv_error *err)
+{
+	json_t *rc = json_object_get(env, "rc");
+	if (!rc)
+		return drv_error_set(err, EBADMSG, "reply: field 'rc': required");
+	if (!json_is_integer(rc) || json_integer_value(rc) < 0 ||
+	    json_integer_value(rc) > INT32_MAX)
+		return drv_error_set(err, EBADMSG,
+				     "reply: field 'rc': must be an integer >= 0");
+	json_t *e = json_object_get(env, "error");
+	if (e && !json_is_string(e) && !json_is_null(e))
+		return drv_error_set(err, EBADMSG,
+				     "reply: field 'error': must be a string");
+	json_t *body = json_object_get(env, "body");
+	if (!body || json_is_null(body))
+		json_object_set_new(env, "body", json_object());
+	return 0;
+}
+
+int drv_envelope_parse(const char *json, size_t len, json_t **env, struct drv_error *err)
+{
+	json_error_t jerr;
+	json_t *e = json_loadb(json, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!e)
+		return drv_error_set(err, EBADMSG, "not JSON: %s at byte %d", jerr.text,
+				     jerr.position);
+	int rc;
+	if (!json_is_object(e)) {
+		rc = drv_error_set(err, EBADMSG, "envelope: must be a JSON object");
+		goto fail;
+	}
+	rc = check_envelope(e, err);
+	if (rc < 0)
+		goto fail;
+	const char *type = json_string_value(json_object_get(e, "type"));
+	if (strcmp(type, "reply") == 0) {
+		rc = check_reply(e, err);
+		if (rc < 0)
+			goto fail;
+	}
+	json_t *body = json_object_get(e, "body");
+	if (!body) {
+		rc = drv_error_set(err, EBADMSG, "%s: field 'body': required", type);
+		goto fail;
+	}
+	rc = drv_msg_validate(type, body, err);
+	if (rc < 0)
+		goto fail;
+	*env = e;
+	return 0;
+fail:
+	json_decref(e);
+	return rc;
+}
+
+json_t *drv_request_new(const char *type, int64_t id, json_t *body)
+{
+	if (!body)
+		body = json_object();
+	return json_pack("{s:i, s:s, s:I, s:o}", "v", DRV_PROTO_VERSION, "type", type,
+			 "id", (json_int_t)id, "body", body);
+}
+
+/* A JSON string of text; bytes that are not printable ASCII (a cut UTF-8
+ * sequence echoed from a bad message, say) become '?'. */
+static json_t *safe_string(const char *text)
+{
+	json_t *s = json_string(text);
+	if (s)
+		return s;
+	char buf[256];
+	size_t i;
+	for (i = 0; text[i] && i < sizeof(buf) - 1; i++) {
+		unsigned char ch = (unsigned char)text[i];
+		buf[i] = ch < 0x20 || ch >= 0x7f ? '?' : (char)ch;
+	}
+	buf[i] = '\0';
+	return json_string(buf);
+}
+
+json_t *drv_reply_new(int64_t id, int rc, const char *error, json_t *body)
+{
+	if (!body)
+		body = json_object();
+	json_t *r = json_pack("{s:i, s:s, s:I, s:i, s:o}", "v", DRV_PROTO_VERSION, "type",
+			      "reply", "id", (json_int_t)id, "rc", rc, "body", body);
+	if (r && (error || rc != 0))
+		json_object_set_new(r, "error",
+				    safe_string(error ? error : drv_rc_text(rc)));
+	return r;
+}

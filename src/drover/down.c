@@ -1,0 +1,149 @@
+/* down.c — `drover down`: stop everything a local cluster started.
+ *
+ * Order matters: ctld first (so it launches nothing new), then every noded
+ * (so no new shepherd appears), then the jobs (each shepherd and its job's
+ * process group, found in the spool dirs), then authd. A process is
+ * signalled only while the lock that proves it is ours is held, so a
+ * recycled pid is never hit. Running it twice is harmless. */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/daemon.h"
+#include "drover/drover.h"
+
+#define DOWN_TIMEOUT 10 /* seconds a daemon gets between SIGTERM and SIGKILL */
+
+static void down_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: drover down [--dir DIR]\n\n"
+		"Stops the local cluster in DIR (default: the directory of\n"
+		"$DROVER_CONF, else $XDG_STATE_HOME/drover or ~/.local/state/drover):\n"
+		"its jobs, every noded, ctld and authd.\n\n"
+		"  -d, --dir DIR   cluster directory\n"
+		"  -h, --help      this text\n"
+		"  -V, --version   print the version\n");
+}
+
+/* path = jobdir/name; false when it does not fit. */
+static bool job_file(char *path, size_t len, const char *jobdir, const char *name)
+{
+	int n = snprintf(path, len, "%s/%s", jobdir, name);
+	return n > 0 && (size_t)n < len;
+}
+
+/* Kills one job: its process group and its shepherd, while the shepherd
+ * still holds JOBDIR/lock. Returns 1 when it was running. */
+static int kill_job(const char *jobdir)
+{
+	char path[4200];
+	if (!job_file(path, sizeof(path), jobdir, "lock") || !spawn_lock_held(path))
+		return 0;
+	long pgid = 0, shepherd = 0;
+	if (job_file(path, sizeof(path), jobdir, "pgid") &&
+	    spawn_read_int(path, &pgid) == 0 && pgid > 1)
+		kill((pid_t)-pgid, SIGKILL);
+	if (job_file(path, sizeof(path), jobdir, "shepherd.pid") &&
+	    spawn_read_int(path, &shepherd) == 0 && shepherd > 1)
+		kill((pid_t)shepherd, SIGKILL);
+	fprintf(stderr, "drover: killed job %s (shepherd %ld, pgid %ld)\n",
+		strrchr(jobdir, '/') + 1, shepherd, pgid);
+	return 1;
+}
+
+static void wait_job_gone(const char *jobdir)
+{
+	char path[4200];
+	if (!job_file(path, sizeof(path), jobdir, "lock"))
+		return;
+	for (int i = 0; i < 100 && spawn_lock_held(path); i++) {
+		struct timespec ts = {0, 50 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+}
+
+static void kill_jobs_in(const char *spool)
+{
+	DIR *dp = opendir(spool);
+	if (!dp)
+		return;
+	struct dirent *e;
+	while ((e = readdir(dp))) {
+		if (strncmp(e->d_name, "job.", 4))
+			continue;
+		char jobdir[4096];
+		if (job_file(jobdir, sizeof(jobdir), spool, e->d_name) &&
+		    kill_job(jobdir))
+			wait_job_gone(jobdir);
+	}
+	closedir(dp);
+}
+
+static void kill_jobs(const struct drv_conf *conf)
+{
+	for (size_t i = 0; i < conf->n_nodes; i++) {
+		const struct drv_node_conf *nc = &conf->nodes[i];
+		char *spool =
+		    drv_conf_node_path(conf->slurmd_spool_dir, nc->name, nc->hostname);
+		if (spool)
+			kill_jobs_in(spool);
+		free(spool);
+	}
+}
+
+/* Stops the daemons d[from..to) together: SIGTERM to all, then wait. */
+static int stop_range(struct cluster_daemon *d, size_t from, size_t to)
+{
+	int rc = 0;
+	for (size_t i = from; i < to; i++) {
+		pid_t pid = 0;
+		if (d[i].pidfile && drv_pidfile_alive(d[i].pidfile, &pid) &&
+		    spawn_signal(d[i].pidfile, SIGTERM) == 0)
+			fprintf(stderr, "drover: stopping %s (pid %d)\n", d[i].label,
+				(int)pid);
+	}
+	for (size_t i = from; i < to; i++)
+		if (spawn_wait_stopped(d[i].label, d[i].pidfile, DOWN_TIMEOUT) < 0)
+			rc = -1;
+	return rc;
+}
+
+int cmd_down(int argc, char **argv)
+{
+	const char *dir_opt = NULL;
+	int rc = drover_parse_dir_opts(argc, argv, &dir_opt, down_usage);
+	if (rc != 0)
+		return rc > 0 ? 0 : 2;
+	char *dir = NULL, *conf_path = NULL;
+	struct drv_error err = {""};
+	struct drv_conf *conf = NULL;
+	struct cluster_daemon *d = NULL;
+	size_t n = 0;
+	if (cluster_locate(dir_opt, &dir, &conf_path, &err) < 0 ||
+	    cluster_load_conf(conf_path, false, &conf, &err) < 0 ||
+	    cluster_daemons(conf, dir, &d, &n, &err) < 0) {
+		fprintf(stderr, "drover down: %s\n", err.text);
+		drv_conf_free(conf);
+		free(dir);
+		free(conf_path);
+		return 1;
+	}
+	/* d[0] is authd, d[1] ctld, then the nodes. */
+	rc = stop_range(d, 1, 2);
+	rc |= stop_range(d, 2, n);
+	kill_jobs(conf);
+	rc |= stop_range(d, 0, 1);
+	if (rc == 0)
+		fprintf(stderr, "drover: cluster in %s is down\n", dir);
+	cluster_daemons_free(d, n);
+	drv_conf_free(conf);
+	free(dir);
+	free(conf_path);
+	return rc == 0 ? 0 : 1;
+}

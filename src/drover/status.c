@@ -1,0 +1,62 @@
+/* status.c — `drover status`: which of a cluster's daemons run.
+ *
+ * A daemon runs when it holds the lock on its pid file; the pid printed is
+ * the one in that file. Exit 0 when all run, 3 otherwise (as `systemctl
+ * status` does for a unit that is not active). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "common/daemon.h"
+#include "drover/drover.h"
+
+static void status_usage(FILE *f)
+{
+	fprintf(
+	    f,
+	    "Usage: drover status [--dir DIR]\n\n"
+	    "Lists the daemons of the local cluster in DIR (default: the directory\n"
+	    "of $DROVER_CONF, else $XDG_STATE_HOME/drover or ~/.local/state/drover),\n"
+	    "each with its pid and whether it runs. Exits 0 when all run, 3 if not.\n\n"
+	    "  -d, --dir DIR   cluster directory\n"
+	    "  -h, --help      this text\n"
+	    "  -V, --version   print the version\n");
+}
+
+int cmd_status(int argc, char **argv)
+{
+	const char *dir_opt = NULL;
+	int rc = drover_parse_dir_opts(argc, argv, &dir_opt, status_usage);
+	if (rc != 0)
+		return rc > 0 ? 0 : 2;
+	char *dir = NULL, *conf_path = NULL;
+	struct drv_error err = {""};
+	struct drv_conf *conf = NULL;
+	struct cluster_daemon *d = NULL;
+	size_t n = 0;
+	if (cluster_locate(dir_opt, &dir, &conf_path, &err) < 0 ||
+	    cluster_load_conf(conf_path, false, &conf, &err) < 0 ||
+	    cluster_daemons(conf, dir, &d, &n, &err) < 0) {
+		fprintf(stderr, "drover status: %s\n", err.text);
+		drv_conf_free(conf);
+		free(dir);
+		free(conf_path);
+		return 3;
+	}
+	size_t running = 0;
+	printf("%-16s %8s  %s\n", "DAEMON", "PID", "STATE");
+	for (size_t i = 0; i < n; i++) {
+		pid_t pid = 0;
+		bool alive = d[i].pidfile && drv_pidfile_alive(d[i].pidfile, &pid);
+		char pidtxt[16] = "-";
+		if (alive)
+			snprintf(pidtxt, sizeof(pidtxt), "%d", (int)pid);
+		printf("%-16s %8s  %s\n", d[i].label, pidtxt,
+		       alive ? "running" : "stopped");
+		running += alive;
+	}
+	cluster_daemons_free(d, n);
+	drv_conf_free(conf);
+	free(dir);
+	free(conf_path);
+	return running == n ? 0 : 3;
+}

@@ -35,11 +35,11 @@ enum drv_rc {
 	DRV_RC_AUTH = 1007,			/* SLURM_PROTOCOL_AUTHENTICATION_ERROR */
 	DRV_RC_INVALID_PARTITION = 2000,	/* "Invalid partition name specified" */
 	DRV_RC_ACCESS_DENIED = 2002,		/* "Access/permission denied" */
-	DRV_RC_INVALID_NODE_NAME = 2008,	/* "Invalid node name specified" */
+	DRV_RC_INVALID_NODE_NAME = 2018,	/* "Invalid node name specified" */
 	DRV_RC_NODE_CONFIG_UNAVAIL = 2014,	/* "Requested node configuration is not available" */
 	DRV_RC_INVALID_JOB_ID = 2017,		/* "Invalid job id specified" */
 	DRV_RC_ALREADY_DONE = 2021,		/* "Job/step already completing or completed" */
-	DRV_RC_JOB_NOT_HELD = 2026,		/* "Job is not held"? see docs/protocol.md */
+	DRV_RC_JOB_PENDING = 2024,		/* "Job is pending execution" */
 	DRV_RC_INVALID_TIME_LIMIT = 2051,	/* "Requested time limit is invalid ..." */
 	DRV_RC_NOT_SUPPORTED = 2054,		/* "Operation not supported" */
 };

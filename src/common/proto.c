@@ -35,8 +35,8 @@ const char *drv_rc_text(int rc)
 		return "Invalid job id specified";
 	case DRV_RC_ALREADY_DONE:
 		return "Job/step already completing or completed";
-	case DRV_RC_JOB_NOT_HELD:
-		return "Job is not held";
+	case DRV_RC_JOB_PENDING:
+		return "Job is pending execution";
 	case DRV_RC_INVALID_TIME_LIMIT:
 		return "Requested time limit is invalid (missing or exceeds some limit)";
 	case DRV_RC_NOT_SUPPORTED:

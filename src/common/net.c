@@ -212,7 +212,7 @@ static bool read_frame(struct drv_conn *c, struct evbuffer *in)
 	evbuffer_copyout(in, hdr, 4);
 	if (drv_frame_header(hdr, c->max, &jlen, &has_mac, &err) < 0) {
 		log_warn("refused frame from %s: %s", c->peer, err.text);
-		send_error(c, 0, err.text, has_mac);
+		send_error(c, 0, err.text, (hdr[0] & 0x80) != 0);
 		drv_conn_close_after_flush(c);
 		return false;
 	}

@@ -1,0 +1,228 @@
+/* launch.c — job.launch: a job dir with the spec, then one fork/exec of
+ * drover-shepherd, which does everything else for the job.
+ *
+ * Idempotent by job_id + restart: a resent launch finds the job in the table
+ * (running or ended) and is answered "ok" without a second start. The reply
+ * says "ok" only once exec of the shepherd succeeded. This file also reaps
+ * the shepherds it started (they are our children until we exit). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/proto.h"
+#include "noded/noded.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+static int write_spec(struct noded *nd, json_t *body, const char *dir)
+{
+	json_t *spec = json_deep_copy(body);
+	if (!spec)
+		return -ENOMEM;
+	json_object_set_new(spec, "node", json_string(nd->name));
+	/* The job's commands must find the config as this node knows it. */
+	json_object_set_new(spec, "conf_path", json_string(nd->conf_path));
+	char *text = json_dumps(spec, JSON_COMPACT);
+	json_decref(spec);
+	if (!text)
+		return -ENOMEM;
+	int rc = spool_write_atomic(dir, "spec.json", text, strlen(text), 0600);
+	free(text);
+	return rc;
+}
+
+/* In the forked child: only async-signal-safe calls until exec. */
+static void exec_shepherd(const char *path, const char *dir, int errfd,
+			  const sigset_t *oldmask)
+{
+	for (int s = 1; s < NSIG; s++)
+		signal(s, SIG_DFL);
+	sigprocmask(SIG_SETMASK, oldmask, NULL);
+	int null = open("/dev/null", O_RDWR);
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		if (null > STDERR_FILENO)
+			close(null);
+	}
+	/* Nothing of ours (ctld link, listener) may leak into the job. */
+	syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
+	char *argv[] = {"drover-shepherd", "--job-dir", (char *)dir, NULL};
+	execv(path, argv);
+	int e = errno;
+	ssize_t w = write(errfd, &e, sizeof(e));
+	(void)w;
+	_exit(127);
+}
+
+/* Starts the shepherd for dir; *pid gets its pid. 0 once exec succeeded. */
+static int start_shepherd(struct noded *nd, const char *dir, pid_t *pid,
+			  struct drv_error *err)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return drv_error_set(err, errno, "pipe: %s", strerror(errno));
+	sigset_t all, old;
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	pid_t child = fork();
+	if (child == 0)
+		exec_shepherd(nd->shepherd_path, dir, p[1], &old);
+	int fork_errno = errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	close(p[1]);
+	if (child < 0) {
+		close(p[0]);
+		return drv_error_set(err, fork_errno, "fork: %s", strerror(fork_errno));
+	}
+	int e = 0;
+	ssize_t n;
+	do
+		n = read(p[0], &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(p[0]);
+	if (n > 0) {
+		waitpid(child, NULL, 0);
+		return drv_error_set(err, e, "cannot run %s: %s", nd->shepherd_path,
+				     strerror(e));
+	}
+	*pid = child;
+	return 0;
+}
+
+/* The launch failed: ctld gets an error reply now and a job.complete with
+ * launch_failed, recorded in the dir (when there is one) to survive us. */
+static int launch_failed(struct noded *nd, int64_t job_id, int64_t restart,
+			 const char *dir, struct drv_error *err)
+{
+	log_error("job=%lld launch failed: %s", (long long)job_id, err->text);
+	if (dir) {
+		json_t *st = json_pack("{s:i, s:i, s:I, s:b, s:s}", "exit_code", 1,
+				       "signal", 0, "restart", (json_int_t)restart,
+				       "launch_failed", 1, "message", err->text);
+		char *text = st ? json_dumps(st, JSON_COMPACT) : NULL;
+		if (text)
+			spool_write_atomic(dir, "status", text, strlen(text), 0600);
+		free(text);
+		json_decref(st);
+	}
+	struct noded_job *job = jobs_add(nd, job_id, restart);
+	if (job) {
+		job->has_dir = dir != NULL;
+		jobs_set_done(job, 1, 0, true, err->text);
+		link_send_completions(nd);
+	}
+	return DRV_RC_ERROR;
+}
+
+/* An entry for this job id already exists. Returns 1 when the launch is a
+ * resend (answer ok), 0 when the old entry was cleared, or an rc. */
+static int check_existing(struct noded *nd, struct noded_job *job, int64_t restart,
+			  struct drv_error *err)
+{
+	if (job->restart == restart)
+		return 1;
+	if (job->phase == JOB_RUNNING) {
+		drv_error_set(err, EBUSY, "job %lld restart %lld is still running",
+			      (long long)job->job_id, (long long)job->restart);
+		return DRV_RC_ERROR;
+	}
+	/* ctld launches the next run, so it no longer waits for this end. */
+	char dir[PATH_MAX];
+	if (spool_job_dir(nd, job->job_id, dir, sizeof(dir)) == 0)
+		spool_remove_dir(dir);
+	jobs_remove(nd, job);
+	return 0;
+}
+
+int launch_job(struct noded *nd, json_t *body, struct drv_error *err)
+{
+	json_t *jid = json_object_get(body, "job_id");
+	json_t *jrs = json_object_get(body, "restart");
+	if (!json_is_integer(jid) || json_integer_value(jid) <= 0 ||
+	    (jrs && !json_is_integer(jrs))) {
+		drv_error_set(err, EINVAL, "job.launch: bad job_id or restart");
+		return DRV_RC_PROTOCOL;
+	}
+	int64_t job_id = json_integer_value(jid);
+	int64_t restart = jrs ? json_integer_value(jrs) : 0;
+	struct noded_job *job = jobs_find(nd, job_id);
+	if (job) {
+		int rc = check_existing(nd, job, restart, err);
+		if (rc != 0)
+			return rc == 1 ? 0 : rc;
+	}
+	char dir[PATH_MAX];
+	if (spool_job_dir(nd, job_id, dir, sizeof(dir)) < 0) {
+		drv_error_set(err, ENAMETOOLONG, "job dir path too long");
+		return launch_failed(nd, job_id, restart, NULL, err);
+	}
+	spool_remove_dir(dir); /* a leftover no table entry knows of */
+	if (mkdir(dir, 0700) < 0) {
+		drv_error_set(err, errno, "mkdir %s: %s", dir, strerror(errno));
+		return launch_failed(nd, job_id, restart, NULL, err);
+	}
+	int rc = write_spec(nd, body, dir);
+	if (rc < 0) {
+		drv_error_set(err, -rc, "writing %s/spec.json: %s", dir, strerror(-rc));
+		return launch_failed(nd, job_id, restart, dir, err);
+	}
+	pid_t pid = 0;
+	if (start_shepherd(nd, dir, &pid, err) < 0)
+		return launch_failed(nd, job_id, restart, dir, err);
+	job = jobs_add(nd, job_id, restart);
+	if (!job) {
+		/* The shepherd runs; the next scan will find its dir. */
+		log_error("job=%lld: out of memory", (long long)job_id);
+		return 0;
+	}
+	job->shepherd_pid = pid;
+	job->has_dir = true;
+	log_info("job=%lld restart=%lld launched, shepherd pid %d", (long long)job_id,
+		 (long long)restart, (int)pid);
+	return 0;
+}
+
+static void on_sigchld(evutil_socket_t sig, short what, void *arg)
+{
+	struct noded *nd = arg;
+	pid_t pid;
+	int st;
+	bool any = false;
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		for (struct noded_job *j = nd->jobs; j; j = j->next) {
+			if (j->shepherd_pid == pid) {
+				j->shepherd_pid = 0;
+				any = true;
+			}
+		}
+	}
+	if (any)
+		spool_scan(nd);
+}
+
+int launch_start(struct noded *nd)
+{
+	nd->sigchld_ev = evsignal_new(nd->base, SIGCHLD, on_sigchld, nd);
+	if (!nd->sigchld_ev || evsignal_add(nd->sigchld_ev, NULL) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+void launch_stop(struct noded *nd)
+{
+	if (nd->sigchld_ev)
+		event_free(nd->sigchld_ev);
+	nd->sigchld_ev = NULL;
+}

@@ -1,0 +1,297 @@
+/* link.c — the one persistent connection to ctld.
+ *
+ * Dials ctld, registers (node.register with the jobs this node holds),
+ * heartbeats (node.ping), answers ctld's requests (job.launch, job.signal)
+ * and delivers job.complete until ctld acknowledges each one. When the
+ * connection fails or closes it dials again with a backoff of 200 ms
+ * doubling to 2 s, trying each SlurmctldHost in turn. Every frame is MACed
+ * with the cluster key, and only MACed frames are obeyed. */
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/net.h"
+#include "common/proto.h"
+#include "noded/noded.h"
+
+#define BACKOFF_MIN_MS 200
+#define BACKOFF_MAX_MS 2000
+#define REGISTER_TIMEOUT_S 10
+#define COMPLETE_RESEND_S 2
+
+static void link_connect(struct noded *nd);
+
+static void arm(struct event *ev, int ms)
+{
+	struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
+	event_add(ev, &tv);
+}
+
+static void schedule_reconnect(struct noded *nd)
+{
+	arm(nd->reconnect_ev, nd->backoff_ms);
+	nd->backoff_ms *= 2;
+	if (nd->backoff_ms > BACKOFF_MAX_MS)
+		nd->backoff_ms = BACKOFF_MAX_MS;
+}
+
+/* Forgets the connection (its close callback has fired or will not). */
+static void link_lost(struct noded *nd)
+{
+	nd->conn = NULL;
+	nd->registered = false;
+	nd->register_id = 0;
+	event_del(nd->ping_ev);
+	event_del(nd->register_timeout_ev);
+	for (struct noded_job *j = nd->jobs; j; j = j->next)
+		j->complete_id = 0; /* resend on the next connection */
+	schedule_reconnect(nd);
+}
+
+static int send_request(struct noded *nd, const char *type, json_t *body, int64_t *id)
+{
+	if (!nd->conn) {
+		json_decref(body);
+		return -ENOTCONN;
+	}
+	int64_t rid = nd->next_id++;
+	json_t *env = drv_request_new(type, rid, body);
+	if (!env)
+		return -ENOMEM;
+	int rc = drv_conn_send(nd->conn, env, true);
+	json_decref(env);
+	if (rc < 0)
+		log_warn("cannot send %s to ctld: %s", type, strerror(-rc));
+	else if (id)
+		*id = rid;
+	return rc;
+}
+
+static void send_complete(struct noded *nd, struct noded_job *job)
+{
+	json_t *body =
+	    json_pack("{s:I, s:I, s:i, s:i}", "job_id", (json_int_t)job->job_id,
+		      "restart", (json_int_t)job->restart, "exit_code",
+		      job->exit_code & 0xff, "signal", job->sig & 0x7f);
+	if (!body)
+		return;
+	if (job->launch_failed)
+		json_object_set_new(body, "launch_failed", json_true());
+	if (job->message)
+		json_object_set_new(body, "message", json_string(job->message));
+	if (send_request(nd, "job.complete", body, &job->complete_id) == 0) {
+		job->complete_at = jobs_now();
+		log_debug("job=%lld job.complete sent", (long long)job->job_id);
+	}
+}
+
+void link_send_completions(struct noded *nd)
+{
+	if (!nd->registered)
+		return;
+	int64_t now = jobs_now();
+	for (struct noded_job *j = nd->jobs; j; j = j->next) {
+		if (j->phase != JOB_DONE)
+			continue;
+		if (j->complete_id == 0 || now - j->complete_at >= COMPLETE_RESEND_S)
+			send_complete(nd, j);
+	}
+}
+
+/* ctld committed the job's end (or does not want it): drop the job. */
+static void complete_acked(struct noded *nd, struct noded_job *job, int rc,
+			   const char *error)
+{
+	if (rc != 0 && rc != DRV_RC_INVALID_JOB_ID && rc != DRV_RC_ALREADY_DONE) {
+		log_warn("job=%lld job.complete refused (rc %d: %s); will resend",
+			 (long long)job->job_id, rc, error ? error : "");
+		return;
+	}
+	if (rc != 0)
+		log_warn("job=%lld ctld has no use for its end (rc %d: %s); dropping it",
+			 (long long)job->job_id, rc, error ? error : "");
+	char dir[PATH_MAX];
+	if (job->has_dir && spool_job_dir(nd, job->job_id, dir, sizeof(dir)) == 0)
+		spool_remove_dir(dir);
+	log_info("job=%lld end acknowledged by ctld", (long long)job->job_id);
+	jobs_remove(nd, job);
+}
+
+static void register_done(struct noded *nd, int rc, const char *error, json_t *body)
+{
+	nd->register_id = 0;
+	event_del(nd->register_timeout_ev);
+	if (rc != 0) {
+		log_error("ctld refused registration of node=%s: rc %d: %s", nd->name, rc,
+			  error ? error : drv_rc_text(rc));
+		drv_conn_free(nd->conn);
+		link_lost(nd);
+		return;
+	}
+	const char *cluster = json_string_value(json_object_get(body, "cluster"));
+	log_info("node=%s registered with ctld %s (cluster %s)", nd->name,
+		 drv_conn_peer(nd->conn), cluster ? cluster : "?");
+	nd->registered = true;
+	nd->backoff_ms = BACKOFF_MIN_MS;
+	int interval = nd->conf->slurmd_timeout / 3;
+	arm(nd->ping_ev, (interval < 1 ? 1 : interval) * 1000);
+	link_send_completions(nd);
+}
+
+static void handle_reply(struct noded *nd, json_t *env)
+{
+	int64_t id = json_integer_value(json_object_get(env, "id"));
+	int rc = (int)json_integer_value(json_object_get(env, "rc"));
+	const char *error = json_string_value(json_object_get(env, "error"));
+	json_t *body = json_object_get(env, "body");
+	if (id != 0 && id == nd->register_id) {
+		register_done(nd, rc, error, body);
+		return;
+	}
+	for (struct noded_job *j = nd->jobs; j; j = j->next) {
+		if (j->complete_id == id && id != 0) {
+			complete_acked(nd, j, rc, error);
+			return;
+		}
+	}
+	if (rc != 0)
+		log_warn("ctld answered request %lld with rc %d: %s", (long long)id, rc,
+			 error ? error : "");
+}
+
+static void handle_request(struct noded *nd, struct drv_conn *c, const char *type,
+			   int64_t id, json_t *body)
+{
+	struct drv_error err = {""};
+	int rc;
+	if (strcmp(type, "job.launch") == 0) {
+		drv_msg_fill_defaults(type, body);
+		rc = launch_job(nd, body, &err);
+	} else if (strcmp(type, "job.signal") == 0) {
+		rc = signal_job(nd, body, &err);
+	} else {
+		rc = DRV_RC_NOT_SUPPORTED;
+		drv_error_set(&err, EINVAL, "%s is not a request for noded", type);
+	}
+	json_t *reply = drv_reply_new(id, rc, rc ? err.text : NULL, json_object());
+	if (reply && drv_conn_send(c, reply, true) < 0)
+		log_warn("cannot reply to ctld's %s", type);
+	json_decref(reply);
+}
+
+static void on_msg(struct drv_conn *c, json_t *env, bool mac_ok, void *arg)
+{
+	struct noded *nd = arg;
+	const char *type = json_string_value(json_object_get(env, "type"));
+	if (!type)
+		return;
+	if (!mac_ok) {
+		/* Only ctld, which holds the key, may direct this node. */
+		log_warn("unsigned %s from %s ignored", type, drv_conn_peer(c));
+		return;
+	}
+	if (strcmp(type, "reply") == 0) {
+		handle_reply(nd, env);
+		return;
+	}
+	json_t *body = json_object_get(env, "body");
+	int64_t id = json_integer_value(json_object_get(env, "id"));
+	if (!json_is_object(body))
+		return;
+	handle_request(nd, c, type, id, body);
+}
+
+static void on_close(struct drv_conn *c, void *arg)
+{
+	struct noded *nd = arg;
+	if (nd->registered)
+		log_warn("lost connection to ctld %s", drv_conn_peer(c));
+	else
+		log_debug("cannot reach ctld %s", drv_conn_peer(c));
+	link_lost(nd);
+}
+
+static void send_register(struct noded *nd)
+{
+	json_t *body = json_object();
+	if (!body)
+		return;
+	resources_describe(nd, body);
+	json_object_set_new(body, "jobs", jobs_list(nd));
+	if (send_request(nd, "node.register", body, &nd->register_id) == 0)
+		arm(nd->register_timeout_ev, REGISTER_TIMEOUT_S * 1000);
+}
+
+static void link_connect(struct noded *nd)
+{
+	const struct drv_conf *conf = nd->conf;
+	static size_t host_idx;
+	if (conf->n_ctld_hosts == 0) {
+		log_error("no SlurmctldHost in the config");
+		return;
+	}
+	const struct drv_ctld_host *h =
+	    &conf->ctld_hosts[host_idx++ % conf->n_ctld_hosts];
+	nd->conn = drv_conn_connect(nd->base, h->addr, conf->ctld_port, &nd->key,
+				    conf->max_message_size, on_msg, on_close, nd);
+	if (!nd->conn) {
+		log_debug("cannot connect to %s:%d: %s", h->addr, conf->ctld_port,
+			  strerror(errno));
+		schedule_reconnect(nd);
+		return;
+	}
+	send_register(nd);
+}
+
+static void on_reconnect(evutil_socket_t fd, short what, void *arg)
+{
+	link_connect(arg);
+}
+
+static void on_ping(evutil_socket_t fd, short what, void *arg)
+{
+	struct noded *nd = arg;
+	if (!nd->registered)
+		return;
+	json_t *body = json_pack("{s:s, s:o}", "name", nd->name, "jobs", jobs_list(nd));
+	if (body)
+		send_request(nd, "node.ping", body, NULL);
+	int interval = nd->conf->slurmd_timeout / 3;
+	arm(nd->ping_ev, (interval < 1 ? 1 : interval) * 1000);
+}
+
+static void on_register_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	struct noded *nd = arg;
+	log_warn("ctld did not answer node.register in %ds; reconnecting",
+		 REGISTER_TIMEOUT_S);
+	drv_conn_free(nd->conn);
+	link_lost(nd);
+}
+
+int link_start(struct noded *nd)
+{
+	nd->next_id = 1;
+	nd->backoff_ms = BACKOFF_MIN_MS;
+	nd->reconnect_ev = evtimer_new(nd->base, on_reconnect, nd);
+	nd->ping_ev = evtimer_new(nd->base, on_ping, nd);
+	nd->register_timeout_ev = evtimer_new(nd->base, on_register_timeout, nd);
+	if (!nd->reconnect_ev || !nd->ping_ev || !nd->register_timeout_ev)
+		return -ENOMEM;
+	link_connect(nd);
+	return 0;
+}
+
+void link_stop(struct noded *nd)
+{
+	drv_conn_free(nd->conn);
+	nd->conn = NULL;
+	struct event **evs[] = {&nd->reconnect_ev, &nd->ping_ev,
+				&nd->register_timeout_ev};
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+		if (*evs[i])
+			event_free(*evs[i]);
+		*evs[i] = NULL;
+	}
+}

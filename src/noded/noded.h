@@ -1,0 +1,147 @@
+/* noded.h — the state drover-noded's files share, and what each file offers.
+ *
+ * One libevent loop owns everything here; there are no threads. The spool
+ * directory is the truth about jobs (a job dir per job, its lock held by the
+ * live shepherd, its status file once it ended); the job table below is only
+ * a cache of it that the spool scan rebuilds after a restart. */
+#ifndef DRV_NODED_H
+#define DRV_NODED_H
+
+#include <event2/event.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/auth.h"
+#include "common/conf.h"
+
+struct drv_conn;
+struct evconnlistener;
+
+enum noded_job_phase {
+	JOB_RUNNING, /* the shepherd is alive (or starting) */
+	JOB_DONE,    /* ended; job.complete is owed to ctld until it acks */
+};
+
+struct noded_job {
+	int64_t job_id;
+	int64_t restart;
+	enum noded_job_phase phase;
+	pid_t shepherd_pid; /* our unreaped child, 0 when none (e.g. after restart) */
+	int64_t seen_at;    /* monotonic s when first seen, for the start-up grace */
+	int exit_code;	    /* JOB_DONE: what job.complete reports */
+	int sig;
+	bool launch_failed;
+	char *message;		  /* owned; NULL when none */
+	bool has_dir;		  /* a job dir exists in the spool */
+	int64_t complete_id;	  /* request id of the job.complete in flight, 0 none */
+	int64_t complete_at;	  /* monotonic s when it was last sent */
+	struct event *kill_timer; /* SIGKILL after KillWait; owned */
+	bool pending_kill;	  /* a signal that came before the job's group */
+	int pending_kill_wait;
+	int pending_sig;
+	bool pending_batch_only;
+	struct noded_job *next;
+};
+
+struct noded {
+	/* set up by main.c, read-only afterwards */
+	struct drv_conf *conf;
+	const struct drv_node_conf *node; /* borrowed from conf */
+	const char *name;
+	char *conf_path; /* absolute */
+	char *spool_dir;
+	char *shepherd_path; /* drover-shepherd beside our own binary */
+	struct drv_key key;
+	struct event_base *base;
+
+	/* resources.c */
+	int cpus;
+	uint64_t real_memory;
+	int64_t boot_time;
+
+	/* link.c */
+	struct drv_conn *conn;
+	bool registered;
+	int64_t register_id;
+	int backoff_ms;
+	int64_t next_id;
+	struct event *reconnect_ev;
+	struct event *ping_ev;
+	struct event *register_timeout_ev;
+
+	/* jobs.c / spool.c */
+	struct noded_job *jobs;
+	struct event *scan_ev;
+
+	/* notify.c, launch.c, main.c */
+	int notify_fd;
+	char *notify_path;
+	struct event *notify_ev;
+	struct event *sigchld_ev;
+	struct evconnlistener *listener;
+};
+
+/* --- resources.c ------------------------------------------------------- */
+/* Fills cpus, real_memory and boot_time (configured or discovered). */
+void resources_init(struct noded *nd);
+/* Appends name, cpus, real_memory, gres, features, port to body. */
+void resources_describe(const struct noded *nd, json_t *body);
+
+/* --- jobs.c: the in-memory job table ------------------------------------ */
+struct noded_job *jobs_find(struct noded *nd, int64_t job_id);
+/* Adds a RUNNING job (the table owns it). Returns NULL on ENOMEM. */
+struct noded_job *jobs_add(struct noded *nd, int64_t job_id, int64_t restart);
+void jobs_remove(struct noded *nd, struct noded_job *job);
+void jobs_free_all(struct noded *nd);
+/* Marks job ended with exit_code/sig; message is copied (may be NULL). */
+void jobs_set_done(struct noded_job *job, int exit_code, int sig, bool launch_failed,
+		   const char *message);
+/* [{"job_id","restart"}] of every job the node still holds (new reference). */
+json_t *jobs_list(const struct noded *nd);
+int64_t jobs_now(void); /* monotonic seconds */
+
+/* --- spool.c: job dirs ------------------------------------------------- */
+/* "SPOOL/job.<id>" into buf. 0 or -ENAMETOOLONG. */
+int spool_job_dir(const struct noded *nd, int64_t job_id, char *buf, size_t size);
+/* Writes data to dir/name atomically (tmp, fsync, rename, fsync dir). */
+int spool_write_atomic(const char *dir, const char *name, const char *data, size_t len,
+		       mode_t mode);
+/* Is the shepherd's flock on dir/lock held? */
+bool spool_lock_held(const char *dir);
+/* Reads an integer member of dir/file's JSON object; -ENOENT etc. */
+int spool_read_json(const char *dir, const char *file, json_t **out);
+int spool_read_pgid(const char *dir, pid_t *pgid);
+int spool_remove_dir(const char *dir);
+/* Brings the job table in step with the spool; queues completions for ended
+ * jobs. Called at start and every second. */
+void spool_scan(struct noded *nd);
+int spool_start(struct noded *nd); /* first scan and the periodic timer */
+void spool_stop(struct noded *nd);
+
+/* --- notify.c: shepherds tell us a job ended ---------------------------- */
+int notify_start(struct noded *nd);
+void notify_stop(struct noded *nd);
+
+/* --- launch.c ---------------------------------------------------------- */
+/* Handles job.launch; returns the rc for the reply and fills err. */
+int launch_job(struct noded *nd, json_t *body, struct drv_error *err);
+int launch_start(struct noded *nd); /* SIGCHLD reaping */
+void launch_stop(struct noded *nd);
+
+/* --- signal.c ---------------------------------------------------------- */
+int signal_job(struct noded *nd, json_t *body, struct drv_error *err);
+void signal_cancel_timer(struct noded_job *job);
+/* Delivers signals that arrived while a job's shepherd was starting. */
+void signal_retry_pending(struct noded *nd);
+
+/* --- link.c: the connection to ctld ------------------------------------ */
+int link_start(struct noded *nd);
+void link_stop(struct noded *nd);
+/* Sends job.complete for every ended job that ctld has not acknowledged:
+ * at once for a new end, again every 2 s while unanswered. No-op while not
+ * registered (registration sends them all). */
+void link_send_completions(struct noded *nd);
+
+#endif

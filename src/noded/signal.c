@@ -1,0 +1,165 @@
+/* signal.c — job.signal: deliver a signal to a job's process group, or
+ * terminate it (SIGCONT, SIGTERM, then SIGKILL after KillWait).
+ *
+ * The process group id comes from the job dir (the shepherd writes it
+ * before the job runs). A group is signalled only while the shepherd's lock
+ * is held: once the shepherd is gone the group id may belong to someone
+ * else. The shepherd is never in the group, so it outlives the signal and
+ * records how the job ended. */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/proto.h"
+#include "noded/noded.h"
+
+struct kill_ctx {
+	struct noded *nd;
+	int64_t job_id;
+};
+
+void signal_cancel_timer(struct noded_job *job)
+{
+	if (!job->kill_timer)
+		return;
+	struct kill_ctx *ctx = event_get_callback_arg(job->kill_timer);
+	event_free(job->kill_timer);
+	free(ctx);
+	job->kill_timer = NULL;
+}
+
+/* The group of a running job: 0, or -ESRCH when it has none (any more). */
+static int job_pgid(struct noded *nd, int64_t job_id, pid_t *pgid)
+{
+	char dir[PATH_MAX];
+	if (spool_job_dir(nd, job_id, dir, sizeof(dir)) < 0 || !spool_lock_held(dir))
+		return -ESRCH;
+	return spool_read_pgid(dir, pgid) < 0 ? -ESRCH : 0;
+}
+
+static void on_kill_timer(evutil_socket_t fd, short what, void *arg)
+{
+	struct kill_ctx *ctx = arg;
+	struct noded *nd = ctx->nd;
+	struct noded_job *job = jobs_find(nd, ctx->job_id);
+	pid_t pgid;
+	if (job && job->phase == JOB_RUNNING && job_pgid(nd, job->job_id, &pgid) == 0) {
+		log_info("job=%lld still running after KillWait, SIGKILL to group %d",
+			 (long long)job->job_id, (int)pgid);
+		kill(-pgid, SIGKILL);
+	}
+	if (job)
+		signal_cancel_timer(job); /* frees ctx */
+	else
+		free(ctx);
+}
+
+static int arm_kill_timer(struct noded *nd, struct noded_job *job, int kill_wait)
+{
+	if (job->kill_timer)
+		return 0; /* the first terminate's deadline stands */
+	struct kill_ctx *ctx = malloc(sizeof(*ctx));
+	if (!ctx)
+		return -ENOMEM;
+	ctx->nd = nd;
+	ctx->job_id = job->job_id;
+	job->kill_timer = evtimer_new(nd->base, on_kill_timer, ctx);
+	if (!job->kill_timer) {
+		free(ctx);
+		return -ENOMEM;
+	}
+	struct timeval tv = {kill_wait, 0};
+	evtimer_add(job->kill_timer, &tv);
+	return 0;
+}
+
+static int64_t int_member(json_t *body, const char *key, int64_t dflt)
+{
+	json_t *v = json_object_get(body, key);
+	return json_is_integer(v) ? (int64_t)json_integer_value(v) : dflt;
+}
+
+/* Delivers sig (or the terminate sequence) to a job whose group is known. */
+static int deliver(struct noded *nd, struct noded_job *job, pid_t pgid, int sig,
+		   bool batch_only, bool kill_it, int kill_wait, struct drv_error *err)
+{
+	if (kill_it) {
+		log_info("job=%lld terminating group %d, SIGKILL in %ds",
+			 (long long)job->job_id, (int)pgid, kill_wait);
+		kill(-pgid, SIGCONT);
+		kill(-pgid, SIGTERM);
+		arm_kill_timer(nd, job, kill_wait);
+		return 0;
+	}
+	log_info("job=%lld signal %d to %s %d", (long long)job->job_id, sig,
+		 batch_only ? "batch shell" : "group", (int)pgid);
+	/* The batch shell leads the group, so its pid is the group id. */
+	if (sig > 0 && kill(batch_only ? pgid : -pgid, sig) < 0 && errno != ESRCH) {
+		drv_error_set(err, errno, "kill: %s", strerror(errno));
+		return DRV_RC_ERROR;
+	}
+	return 0;
+}
+
+void signal_retry_pending(struct noded *nd)
+{
+	for (struct noded_job *j = nd->jobs; j; j = j->next) {
+		pid_t pgid;
+		if (!j->pending_kill && !j->pending_sig)
+			continue;
+		if (j->phase == JOB_RUNNING && job_pgid(nd, j->job_id, &pgid) < 0)
+			continue; /* its shepherd has not started the job yet */
+		if (j->phase == JOB_RUNNING) {
+			struct drv_error err;
+			if (j->pending_kill)
+				deliver(nd, j, pgid, 0, false, true, j->pending_kill_wait,
+					&err);
+			else
+				deliver(nd, j, pgid, j->pending_sig,
+					j->pending_batch_only, false, 0, &err);
+		}
+		j->pending_kill = false;
+		j->pending_sig = 0;
+	}
+}
+
+int signal_job(struct noded *nd, json_t *body, struct drv_error *err)
+{
+	int64_t job_id = int_member(body, "job_id", 0);
+	int64_t sig = int_member(body, "signal", 0);
+	bool kill_it = json_is_true(json_object_get(body, "kill"));
+	bool batch_only = json_is_true(json_object_get(body, "batch_only"));
+	int64_t kill_wait = int_member(body, "kill_wait", nd->conf->kill_wait);
+	if (sig < 0 || sig >= NSIG || kill_wait < 0 || kill_wait > 86400) {
+		drv_error_set(err, EINVAL, "job.signal: bad signal or kill_wait");
+		return DRV_RC_PROTOCOL;
+	}
+	struct noded_job *job = jobs_find(nd, job_id);
+	if (!job) {
+		drv_error_set(err, ESRCH, "%s", drv_rc_text(DRV_RC_INVALID_JOB_ID));
+		return DRV_RC_INVALID_JOB_ID;
+	}
+	if (job->phase == JOB_DONE) {
+		/* Ended: a terminate has reached its goal. */
+		if (kill_it)
+			return 0;
+		drv_error_set(err, ESRCH, "%s", drv_rc_text(DRV_RC_ALREADY_DONE));
+		return DRV_RC_ALREADY_DONE;
+	}
+	pid_t pgid;
+	if (job_pgid(nd, job_id, &pgid) < 0) {
+		/* The shepherd is still starting the job: deliver once the group
+		 * exists (the spool scan retries), or drop it if the job ends. */
+		job->pending_kill |= kill_it;
+		job->pending_kill_wait = (int)kill_wait;
+		if (!kill_it && sig > 0) {
+			job->pending_sig = (int)sig;
+			job->pending_batch_only = batch_only;
+		}
+		return 0;
+	}
+	return deliver(nd, job, pgid, (int)sig, batch_only, kill_it, (int)kill_wait, err);
+}

@@ -1,0 +1,283 @@
+/* spool.c — job dirs in SlurmdSpoolDir, and the scan that reads them.
+ *
+ * SPOOL/job.<id>/ holds spec.json (written by launch.c), lock (flocked by
+ * the live shepherd for its whole life), pgid, shepherd.pid and, once the
+ * job ended, status. The scan turns these files into the job table at start
+ * (so a restarted noded finds its running jobs) and every second after, as a
+ * fallback for a lost notification. It never signals or starts anything. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "noded/noded.h"
+
+/* A dir with a spec but neither a held lock nor a status is given this long
+ * for its shepherd to take the lock before the job counts as lost. */
+#define START_GRACE_S 5
+
+int spool_job_dir(const struct noded *nd, int64_t job_id, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%s/job.%lld", nd->spool_dir, (long long)job_id);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+	while (len > 0) {
+		ssize_t w = write(fd, data, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		data += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int spool_write_atomic(const char *dir, const char *name, const char *data, size_t len,
+		       mode_t mode)
+{
+	char tmp[PATH_MAX], path[PATH_MAX];
+	if (snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name) >= (int)sizeof(tmp) ||
+	    snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (fd < 0)
+		return -errno;
+	int rc = write_all(fd, data, len);
+	if (rc == 0 && fsync(fd) < 0)
+		rc = -errno;
+	close(fd);
+	if (rc == 0 && rename(tmp, path) < 0)
+		rc = -errno;
+	if (rc < 0) {
+		unlink(tmp);
+		return rc;
+	}
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	return 0;
+}
+
+bool spool_lock_held(const char *dir)
+{
+	char path[PATH_MAX];
+	if (snprintf(path, sizeof(path), "%s/lock", dir) >= (int)sizeof(path))
+		return false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	/* A shared lock does not disturb a shepherd that is about to take its
+	 * exclusive one: it blocks for the instant we hold ours. */
+	bool held = flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EWOULDBLOCK;
+	close(fd);
+	return held;
+}
+
+int spool_read_json(const char *dir, const char *file, json_t **out)
+{
+	char path[PATH_MAX];
+	if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	if (access(path, F_OK) < 0)
+		return -errno;
+	json_error_t jerr;
+	json_t *j = json_load_file(path, 0, &jerr);
+	if (!j || !json_is_object(j)) {
+		json_decref(j);
+		return -EBADMSG;
+	}
+	*out = j;
+	return 0;
+}
+
+int spool_read_pgid(const char *dir, pid_t *pgid)
+{
+	char path[PATH_MAX];
+	if (snprintf(path, sizeof(path), "%s/pgid", dir) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	long v = 0;
+	int n = fscanf(f, "%ld", &v);
+	fclose(f);
+	if (n != 1 || v <= 1)
+		return -EBADMSG;
+	*pgid = (pid_t)v;
+	return 0;
+}
+
+int spool_remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	struct dirent *de;
+	char path[PATH_MAX];
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) <
+		    (int)sizeof(path))
+			unlink(path); /* job dirs hold only plain files */
+	}
+	closedir(d);
+	return rmdir(dir) < 0 ? -errno : 0;
+}
+
+static int64_t json_int_member(json_t *obj, const char *key, int64_t dflt)
+{
+	json_t *v = json_object_get(obj, key);
+	return json_is_integer(v) ? (int64_t)json_integer_value(v) : dflt;
+}
+
+/* The job ended: take what its status file says. */
+static void take_status(struct noded_job *job, json_t *status)
+{
+	json_t *msg = json_object_get(status, "message");
+	jobs_set_done(job, (int)json_int_member(status, "exit_code", 0),
+		      (int)json_int_member(status, "signal", 0),
+		      json_is_true(json_object_get(status, "launch_failed")),
+		      json_is_string(msg) ? json_string_value(msg) : NULL);
+	log_info("job=%lld ended: exit_code=%d signal=%d", (long long)job->job_id,
+		 job->exit_code, job->sig);
+}
+
+/* No shepherd and no status: the shepherd died without a word. Record the
+ * verdict in the dir too, so that it is the same after a restart. */
+static void mark_lost(struct noded_job *job, const char *dir)
+{
+	char buf[160];
+	int n = snprintf(buf, sizeof(buf),
+			 "{\"exit_code\":0,\"signal\":9,\"restart\":%lld,"
+			 "\"message\":\"shepherd lost\"}\n",
+			 (long long)job->restart);
+	spool_write_atomic(dir, "status", buf, (size_t)n, 0600);
+	jobs_set_done(job, 0, 9, false, "shepherd lost");
+	log_warn("job=%lld shepherd lost", (long long)job->job_id);
+}
+
+/* Brings one job dir and its table entry in step; returns true when the job
+ * newly ended. */
+static bool scan_one(struct noded *nd, int64_t job_id, const char *dir)
+{
+	struct noded_job *job = jobs_find(nd, job_id);
+	if (job && job->phase == JOB_DONE) {
+		job->has_dir = true;
+		return false;
+	}
+	json_t *status = NULL;
+	bool ended = spool_read_json(dir, "status", &status) == 0;
+	if (!job) {
+		json_t *spec = NULL;
+		if (spool_read_json(dir, "spec.json", &spec) < 0 && !ended) {
+			/* A launch cut short before its spec was written: no
+			 * shepherd ran and ctld never heard "ok". */
+			log_info("job=%lld removing a dir without spec",
+				 (long long)job_id);
+			spool_remove_dir(dir);
+			return false;
+		}
+		json_t *src = ended ? status : spec;
+		job = jobs_add(nd, job_id, json_int_member(src, "restart", 0));
+		json_decref(spec);
+		if (!job) {
+			json_decref(status);
+			return false;
+		}
+	}
+	job->has_dir = true;
+	if (ended) {
+		take_status(job, status);
+		json_decref(status);
+		return true;
+	}
+	if (spool_lock_held(dir) || job->shepherd_pid > 0 ||
+	    jobs_now() - job->seen_at < START_GRACE_S)
+		return false;
+	mark_lost(job, dir);
+	return true;
+}
+
+static bool parse_job_name(const char *name, int64_t *job_id)
+{
+	if (strncmp(name, "job.", 4) != 0 || name[4] < '1' || name[4] > '9')
+		return false;
+	char *end;
+	errno = 0;
+	long long v = strtoll(name + 4, &end, 10);
+	if (errno || *end || v <= 0)
+		return false;
+	*job_id = v;
+	return true;
+}
+
+void spool_scan(struct noded *nd)
+{
+	DIR *d = opendir(nd->spool_dir);
+	if (!d) {
+		log_error("cannot read spool %s: %s", nd->spool_dir, strerror(errno));
+		return;
+	}
+	for (struct noded_job *j = nd->jobs; j; j = j->next)
+		j->has_dir = false;
+	bool ended = false;
+	struct dirent *de;
+	char dir[PATH_MAX];
+	int64_t job_id;
+	while ((de = readdir(d))) {
+		if (!parse_job_name(de->d_name, &job_id) ||
+		    spool_job_dir(nd, job_id, dir, sizeof(dir)) < 0)
+			continue;
+		ended |= scan_one(nd, job_id, dir);
+	}
+	closedir(d);
+	/* A running job whose dir vanished cannot be watched any more. */
+	for (struct noded_job *j = nd->jobs; j; j = j->next) {
+		if (j->phase == JOB_RUNNING && !j->has_dir && j->shepherd_pid == 0) {
+			jobs_set_done(j, 0, 9, false, "job dir vanished");
+			ended = true;
+		}
+	}
+	signal_retry_pending(nd);
+	if (ended)
+		link_send_completions(nd);
+}
+
+static void on_scan_timer(evutil_socket_t fd, short what, void *arg)
+{
+	struct noded *nd = arg;
+	spool_scan(nd);
+	link_send_completions(nd);
+}
+
+int spool_start(struct noded *nd)
+{
+	spool_scan(nd);
+	nd->scan_ev = event_new(nd->base, -1, EV_PERSIST, on_scan_timer, nd);
+	if (!nd->scan_ev)
+		return -ENOMEM;
+	struct timeval tv = {1, 0};
+	event_add(nd->scan_ev, &tv);
+	return 0;
+}
+
+void spool_stop(struct noded *nd)
+{
+	if (nd->scan_ev)
+		event_free(nd->scan_ev);
+	nd->scan_ev = NULL;
+}

@@ -1,0 +1,219 @@
+/* run.c — forks the batch script in its own process group, as its user,
+ * and waits for it.
+ *
+ * The child makes itself a process group leader and then waits on a pipe
+ * until the parent has recorded the group id in the job dir, so noded can
+ * signal the whole job from the moment it runs. The shepherd itself is never
+ * in that group. When the script ends, what it left behind in its group is
+ * killed, as Slurm does at the end of a batch step. */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "shepherd/shepherd.h"
+
+/* What the child needs, all prepared before the fork. */
+struct child_ctx {
+	const struct spec *s;
+	const char *script_path;
+	char **argv;
+	char **envp;
+	char *out_path, *err_path;
+	int release_fd; /* read end: one byte once the pgid is recorded */
+	int err_fd;	/* write end: why it failed before exec */
+};
+
+static void __attribute__((noreturn, format(printf, 3, 4)))
+child_fail(const struct child_ctx *c, int code, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n > 0) {
+		ssize_t w = write(c->err_fd, buf, strnlen(buf, sizeof(buf)));
+		(void)w;
+	}
+	_exit(code);
+}
+
+static void drop_privileges(const struct child_ctx *c)
+{
+	const struct spec *s = c->s;
+	/* Local mode runs every job as the invoking user: nothing to drop. */
+	if (geteuid() != 0 || s->uid == 0)
+		return;
+	if (initgroups(s->user, s->gid) < 0 && setgroups(1, &s->gid) < 0)
+		child_fail(c, 1, "setgroups for %s: %s", s->user, strerror(errno));
+	if (setgid(s->gid) < 0)
+		child_fail(c, 1, "setgid(%u): %s", (unsigned)s->gid, strerror(errno));
+	if (setuid(s->uid) < 0)
+		child_fail(c, 1, "setuid(%u): %s", (unsigned)s->uid, strerror(errno));
+	if (setuid(0) == 0)
+		child_fail(c, 1, "could regain root after dropping to uid %u",
+			   (unsigned)s->uid);
+}
+
+static void __attribute__((noreturn)) child_main(struct child_ctx *c)
+{
+	setpgid(0, 0);
+	char byte;
+	ssize_t n;
+	do
+		n = read(c->release_fd, &byte, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		_exit(1); /* the shepherd died before releasing us */
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	drop_privileges(c);
+	int chdir_errno = 0;
+	if (chdir(c->s->workdir) < 0) {
+		chdir_errno = errno;
+		if (chdir("/tmp") < 0)
+			child_fail(c, 1, "chdir /tmp: %s", strerror(errno));
+	}
+	char err[256];
+	if (io_setup(c->out_path, c->err_path, err, sizeof(err)) < 0)
+		child_fail(c, 1, "%s", err);
+	if (chdir_errno)
+		dprintf(STDERR_FILENO,
+			"slurmstepd: error: couldn't chdir to `%s': %s: going to /tmp "
+			"instead\n",
+			c->s->workdir, strerror(chdir_errno));
+	char pid[24];
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	env_set(&c->envp, "SLURM_TASK_PID", pid);
+	execve(c->script_path, c->argv, c->envp);
+	int e = errno;
+	dprintf(STDERR_FILENO, "slurmstepd: error: execve(): %s: %s\n", c->script_path,
+		strerror(e));
+	child_fail(c, e == ENOENT ? 127 : 126, "execve %s: %s", c->script_path,
+		   strerror(e));
+}
+
+static int prepare(struct child_ctx *c, const struct spec *s, const char *script_path)
+{
+	c->s = s;
+	c->script_path = script_path;
+	c->argv = calloc(s->n_argv + 2, sizeof(*c->argv));
+	if (!c->argv)
+		return -ENOMEM;
+	c->argv[0] = (char *)script_path;
+	for (size_t i = 0; i < s->n_argv; i++)
+		c->argv[i + 1] = (char *)s->argv[i];
+	c->envp = env_build(s);
+	const char *out = *s->stdout_pat ? s->stdout_pat : "slurm-%j.out";
+	c->out_path = io_expand(out, s);
+	c->err_path = io_expand(s->stderr_pat, s);
+	return c->envp && c->out_path && c->err_path ? 0 : -ENOMEM;
+}
+
+static void cleanup(struct child_ctx *c)
+{
+	free(c->argv);
+	env_free(c->envp);
+	free(c->out_path);
+	free(c->err_path);
+}
+
+/* Waits for the script; kills what is left of its group while the leader is
+ * still a zombie (so its pid, the group id, cannot have been reused). */
+static void wait_job(pid_t pid, struct job_result *res)
+{
+	siginfo_t si;
+	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
+		;
+	kill(-pid, SIGKILL);
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (WIFSIGNALED(st)) {
+		res->exit_code = 0;
+		res->sig = WTERMSIG(st);
+	} else {
+		res->exit_code = WEXITSTATUS(st);
+		res->sig = 0;
+	}
+}
+
+/* The parent's side of the start: record the group, release the child,
+ * learn whether exec happened. */
+static void release_child(const char *dir, pid_t pid, int release_wr, int err_rd,
+			  struct job_result *res)
+{
+	setpgid(pid, pid);
+	char buf[32];
+	int n = snprintf(buf, sizeof(buf), "%d\n", (int)pid);
+	int rc = status_write_atomic(dir, "pgid", buf, (size_t)n, 0644);
+	if (rc < 0)
+		log_error("cannot write %s/pgid: %s", dir, strerror(-rc));
+	ssize_t w;
+	do
+		w = write(release_wr, "x", 1);
+	while (w < 0 && errno == EINTR);
+	close(release_wr);
+	ssize_t r;
+	size_t got = 0;
+	while (got < sizeof(res->message) - 1) {
+		r = read(err_rd, res->message + got, sizeof(res->message) - 1 - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	res->message[got] = '\0';
+	close(err_rd);
+}
+
+int run_job(const char *dir, const struct spec *s, const char *script_path,
+	    struct job_result *res)
+{
+	struct child_ctx c = {0};
+	int rel[2] = {-1, -1}, errp[2] = {-1, -1};
+	memset(res, 0, sizeof(*res));
+	int rc = prepare(&c, s, script_path);
+	if (rc == 0 && (pipe2(rel, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0))
+		rc = -errno;
+	pid_t pid = rc == 0 ? fork() : -1;
+	if (pid == 0) {
+		close(rel[1]);
+		close(errp[0]);
+		c.release_fd = rel[0];
+		c.err_fd = errp[1];
+		child_main(&c);
+	}
+	if (pid < 0) {
+		rc = rc ? rc : -errno;
+		for (int i = 0; i < 2; i++) {
+			if (rel[i] >= 0)
+				close(rel[i]);
+			if (errp[i] >= 0)
+				close(errp[i]);
+		}
+		cleanup(&c);
+		return rc;
+	}
+	close(rel[0]);
+	close(errp[1]);
+	log_info("job=%lld script running, pid %d", (long long)s->job_id, (int)pid);
+	release_child(dir, pid, rel[1], errp[0], res);
+	wait_job(pid, res);
+	cleanup(&c);
+	return 0;
+}

@@ -1,0 +1,138 @@
+/* ctld.h — the controller's context, owned by the event loop.
+ * One struct holds everything; modules receive it, none keeps a global. */
+#ifndef CTLD_CTLD_H
+#define CTLD_CTLD_H
+
+#include <event2/event.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/auth.h"
+#include "common/conf.h"
+#include "common/net.h"
+#include "ctld/job.h"
+#include "ctld/node.h"
+#include "ctld/store.h"
+
+/* Event priorities: I/O first, then the scheduler, then the commit of
+ * everything the turn changed. */
+enum { PRIO_IO = 0, PRIO_SCHED = 1, PRIO_FLUSH = 2, PRIO_COUNT = 3 };
+
+struct part {
+	const struct drv_part_conf *conf;
+	uint32_t *node_idx;
+	uint32_t n_nodes;
+	bool up;
+};
+
+/* A connection: a client for one request, or a noded for its lifetime. */
+struct peer {
+	uint64_t id;
+	struct drv_conn *conn;
+	struct ctld *ctld;
+	struct node *node; /* set once a noded registered on it */
+	bool daemon;	   /* has sent a valid MACed frame: a noded */
+	struct peer *next;
+};
+
+struct deferred;
+struct pending_launch;
+
+struct ctld {
+	struct event_base *base;
+	struct drv_conf *conf;
+	struct drv_key key;
+	struct drv_nonce_cache *nonces;
+	struct store *store;
+	struct job_table jobs;
+	struct node_table nodes;
+	struct part *parts;
+	size_t n_parts;
+	struct peer *peers;
+	uint64_t next_peer_id;
+	int64_t next_msg_id;
+	uid_t owner_uid; /* local mode: the only user who may submit */
+	gid_t owner_gid;
+	char host[256];
+	int64_t start_time;
+	struct evconnlistener *listener;
+	struct event *sched_ev, *flush_ev, *tick_ev;
+	/* group commit (commit.c) */
+	struct job *dirty_jobs;
+	bool meta_dirty;
+	struct store_batch *extra; /* payloads queued this turn */
+	struct deferred *effects, **effects_tail;
+	bool commit_in_flight;
+	struct deferred *inflight_effects;
+	struct pending_launch *pending_launches; /* node_link.c */
+	bool stopping;
+};
+
+/* --- commit.c: group commit and effects released after it ------------- */
+void commit_init(struct ctld *c);
+void commit_job(struct ctld *c, struct job *j);
+void commit_node(struct ctld *c, struct node *n);
+void commit_meta(struct ctld *c);
+void commit_payload(struct ctld *c, uint32_t id, const char *script, const char *env_json,
+		    const char *argv_json);
+typedef void (*effect_f)(struct ctld *c, void *arg);
+/* Runs fn(c, arg) once everything changed so far is durable. fn owns arg. */
+void commit_defer(struct ctld *c, effect_f fn, void *arg);
+void commit_drain(struct ctld *c); /* at shutdown: waits for the last commit */
+
+/* --- peer.c: connections ------------------------------------------------- */
+void peer_accept(int fd, const char *addr, void *arg);
+struct peer *peer_find(struct ctld *c, uint64_t id);
+int peer_send(struct ctld *c, struct peer *p, json_t *env); /* env borrowed */
+int64_t ctld_next_msg_id(struct ctld *c);
+
+/* --- rpc.c: requests ----------------------------------------------------- */
+struct rpc_req {
+	struct ctld *c;
+	uint64_t peer_id;
+	int64_t id;
+	const char *type;
+	json_t *body; /* borrowed for the handler's duration */
+	struct drv_cred_info cred;
+	bool daemon; /* MACed frame from a noded */
+};
+void rpc_dispatch(struct ctld *c, struct peer *p, json_t *env, bool mac_ok);
+/* Replies now (reads) or once the turn's changes are durable (writes).
+ * body is stolen (may be NULL). */
+void rpc_reply(const struct rpc_req *r, int rc, const char *error, json_t *body);
+void rpc_reply_durable(const struct rpc_req *r, int rc, const char *error, json_t *body);
+bool rpc_is_admin(const struct rpc_req *r);
+
+/* --- schedule.c ------------------------------------------------------------ */
+void sched_request(struct ctld *c); /* run the scheduler at the end of this turn */
+void sched_init(struct ctld *c);
+
+/* --- job_state.c: every job transition ----------------------------------- */
+void job_accept(struct ctld *c, struct job *j, int64_t now);
+void job_start(struct ctld *c, struct job *j, const uint32_t *nodes, uint32_t n, int64_t now);
+void job_end(struct ctld *c, struct job *j, int exit_code, int sig, int64_t now);
+int job_cancel(struct ctld *c, struct job *j, uid_t by, int64_t now);
+int job_signal(struct ctld *c, struct job *j, int sig, bool batch_only);
+void job_node_fail(struct ctld *c, struct job *j, int64_t now);
+int job_set_hold(struct ctld *c, struct job *j, enum job_hold hold);
+void job_set_reason(struct job *j, const char *reason);
+void job_launch(struct ctld *c, struct job *j); /* (re)send the launch after commit */
+void job_purge_old(struct ctld *c, int64_t now);
+
+/* --- node_state.c: every node transition ---------------------------------- */
+int node_register(struct ctld *c, struct node *n, struct peer *p, json_t *body, int64_t now);
+void node_lost_conn(struct ctld *c, struct node *n);
+void node_check_timeouts(struct ctld *c, int64_t now);
+int node_admin_update(struct ctld *c, struct node *n, const char *state, const char *reason,
+		      uid_t uid, int64_t now);
+void node_release_job(struct ctld *c, struct job *j);
+
+/* --- recover.c ------------------------------------------------------------ */
+int ctld_recover(struct ctld *c, struct drv_error *err);
+
+/* --- records.c: names for the wire ------------------------------------ */
+char *ctld_alloc_hostlist(const struct ctld *c, const uint32_t *idx, uint32_t n);
+
+#endif

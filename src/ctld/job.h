@@ -1,0 +1,80 @@
+/* job.h — the job record and the job table (by id, and in id order).
+ * State transitions live in job_state.c only; this file declares the data. */
+#ifndef CTLD_JOB_H
+#define CTLD_JOB_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum job_state {
+	JOB_PENDING,
+	JOB_RUNNING,
+	JOB_COMPLETED,
+	JOB_FAILED,
+	JOB_CANCELLED,
+	JOB_TIMEOUT,
+	JOB_NODE_FAIL,
+	JOB_STATE_COUNT,
+};
+
+enum job_hold { HOLD_NONE, HOLD_USER, HOLD_ADMIN };
+
+struct job {
+	uint32_t id;
+	enum job_state state;
+	const char *reason; /* Slurm's reason name, static string */
+	char *name, *user, *partition, *workdir, *submit_dir, *stdout_pat, *stderr_pat;
+	char *comment, *submit_host, *command, *export_env;
+	uid_t uid;
+	gid_t gid;
+	uint32_t num_nodes;
+	int64_t time_limit; /* seconds or DRV_INFINITE */
+	int64_t submit_time, eligible_time, start_time, end_time;
+	int exit_code, exit_signal;
+	enum job_hold hold;
+	uint32_t restart_count;
+	uint64_t priority;
+	uint32_t *alloc;    /* node indices while allocated, alloc[0] is the batch host */
+	uint32_t n_alloc;   /* 0 when no nodes are held */
+	char *nodelist;	    /* compressed names of the nodes it ran on, "" before */
+	bool launch_acked;  /* noded confirmed the shepherd runs */
+	bool completing;    /* ended in ctld's eyes, nodes still cleaning up */
+	uint32_t missing_pings; /* pings from the batch host that did not list it */
+	uid_t cancel_uid;
+	/* table links */
+	struct job *hnext, *prev, *next;
+	bool dirty;
+	struct job *dirty_next;
+};
+
+struct job_table {
+	struct job **buckets;
+	size_t n_buckets, count;
+	struct job *head, *tail; /* id order */
+	uint32_t next_id;
+};
+
+const char *job_state_name(enum job_state s);
+bool job_state_final(enum job_state s);
+int job_state_parse(const char *name); /* long or compact, -1 if unknown */
+
+struct job *job_new(void); /* zeroed, reason "None"; NULL on ENOMEM */
+void job_free(struct job *j);
+
+int job_table_init(struct job_table *t);
+void job_table_fini(struct job_table *t); /* frees every job */
+struct job *job_table_find(const struct job_table *t, uint32_t id);
+void job_table_add(struct job_table *t, struct job *j); /* ids arrive ascending */
+void job_table_remove(struct job_table *t, struct job *j); /* does not free */
+
+/* JSON encodings (new references). The client record is the protocol's job
+ * record; the store record adds what recovery needs. */
+json_t *job_to_record(const struct job *j, char *const *node_names);
+json_t *job_to_store(const struct job *j, char *const *node_names);
+/* Rebuilds a job from its store record; alloc names are resolved by the
+ * caller through names_out (new array of n strings). NULL if malformed. */
+struct job *job_from_store(json_t *rec, json_t **alloc_names);
+
+#endif

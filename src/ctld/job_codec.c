@@ -1,0 +1,129 @@
+/* job_codec.c — a job as JSON: the protocol's job record for clients and the
+ * store record recovery reads back. Field names are those of
+ * docs/protocol.md. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/conf.h"
+#include "common/hostlist.h"
+#include "ctld/job.h"
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static const char *hold_name(enum job_hold h)
+{
+	return h == HOLD_USER ? "user" : h == HOLD_ADMIN ? "admin" : NULL;
+}
+
+json_t *job_to_record(const struct job *j, char *const *node_names)
+{
+	json_t *r = json_object();
+	json_object_set_new(r, "job_id", json_integer(j->id));
+	json_object_set_new(r, "name", json_string(j->name ? j->name : ""));
+	json_object_set_new(r, "user", json_string(j->user ? j->user : ""));
+	json_object_set_new(r, "uid", json_integer(j->uid));
+	json_object_set_new(r, "gid", json_integer(j->gid));
+	json_object_set_new(r, "partition", json_string(j->partition ? j->partition : ""));
+	json_object_set_new(r, "state", json_string(job_state_name(j->state)));
+	json_object_set_new(r, "reason", json_string(j->reason));
+	json_object_set_new(r, "num_nodes", json_integer(j->num_nodes));
+	json_object_set_new(r, "nodelist", json_string(j->nodelist ? j->nodelist : ""));
+	json_object_set_new(r, "batch_host", json_string(j->n_alloc && node_names
+								  ? node_names[j->alloc[0]]
+								  : ""));
+	json_object_set_new(r, "time_limit", json_integer(j->time_limit));
+	json_object_set_new(r, "submit_time", json_integer(j->submit_time));
+	json_object_set_new(r, "eligible_time", json_integer(j->eligible_time));
+	json_object_set_new(r, "start_time", json_integer(j->start_time));
+	json_object_set_new(r, "end_time", json_integer(j->end_time));
+	json_object_set_new(r, "exit_code", json_integer(j->exit_code));
+	json_object_set_new(r, "exit_signal", json_integer(j->exit_signal));
+	json_object_set_new(r, "workdir", json_string(j->workdir ? j->workdir : ""));
+	json_object_set_new(r, "stdout", str_or_null(j->stdout_pat));
+	json_object_set_new(r, "stderr", str_or_null(j->stderr_pat));
+	json_object_set_new(r, "comment", str_or_null(j->comment));
+	json_object_set_new(r, "priority", json_integer((json_int_t)j->priority));
+	json_object_set_new(r, "restart_count", json_integer(j->restart_count));
+	json_object_set_new(r, "hold", str_or_null(hold_name(j->hold)));
+	json_object_set_new(r, "cpus", json_integer(j->num_nodes));
+	json_object_set_new(r, "submit_host", json_string(j->submit_host ? j->submit_host : ""));
+	json_object_set_new(r, "command", json_string(j->command ? j->command : ""));
+	json_object_set_new(r, "cancel_uid", json_integer(j->cancel_uid));
+	return r;
+}
+
+json_t *job_to_store(const struct job *j, char *const *node_names)
+{
+	json_t *r = job_to_record(j, node_names);
+	json_object_set_new(r, "submit_dir", json_string(j->submit_dir ? j->submit_dir : ""));
+	json_object_set_new(r, "export", str_or_null(j->export_env));
+	json_object_set_new(r, "launch_acked", json_boolean(j->launch_acked));
+	json_object_set_new(r, "completing", json_boolean(j->completing));
+	json_t *alloc = json_array();
+	for (uint32_t i = 0; i < j->n_alloc && node_names; i++)
+		json_array_append_new(alloc, json_string(node_names[j->alloc[i]]));
+	json_object_set_new(r, "alloc", alloc);
+	return r;
+}
+
+static char *get_str(json_t *rec, const char *key)
+{
+	const char *s = json_string_value(json_object_get(rec, key));
+	return s ? strdup(s) : NULL;
+}
+
+static int64_t get_int(json_t *rec, const char *key)
+{
+	return json_integer_value(json_object_get(rec, key));
+}
+
+static void decode_strings(struct job *j, json_t *rec)
+{
+	j->name = get_str(rec, "name");
+	j->user = get_str(rec, "user");
+	j->partition = get_str(rec, "partition");
+	j->workdir = get_str(rec, "workdir");
+	j->submit_dir = get_str(rec, "submit_dir");
+	j->stdout_pat = get_str(rec, "stdout");
+	j->stderr_pat = get_str(rec, "stderr");
+	j->comment = get_str(rec, "comment");
+	j->submit_host = get_str(rec, "submit_host");
+	j->command = get_str(rec, "command");
+	j->export_env = get_str(rec, "export");
+	j->nodelist = get_str(rec, "nodelist");
+}
+
+struct job *job_from_store(json_t *rec, json_t **alloc_names)
+{
+	int state = job_state_parse(json_string_value(json_object_get(rec, "state")) ?: "");
+	if (!json_is_object(rec) || state < 0 || get_int(rec, "job_id") <= 0)
+		return NULL;
+	struct job *j = job_new();
+	if (!j)
+		return NULL;
+	j->id = (uint32_t)get_int(rec, "job_id");
+	j->state = (enum job_state)state;
+	decode_strings(j, rec);
+	j->uid = (uid_t)get_int(rec, "uid");
+	j->gid = (gid_t)get_int(rec, "gid");
+	j->num_nodes = (uint32_t)get_int(rec, "num_nodes");
+	j->time_limit = get_int(rec, "time_limit");
+	j->submit_time = get_int(rec, "submit_time");
+	j->eligible_time = get_int(rec, "eligible_time");
+	j->start_time = get_int(rec, "start_time");
+	j->end_time = get_int(rec, "end_time");
+	j->exit_code = (int)get_int(rec, "exit_code");
+	j->exit_signal = (int)get_int(rec, "exit_signal");
+	j->priority = (uint64_t)get_int(rec, "priority");
+	j->restart_count = (uint32_t)get_int(rec, "restart_count");
+	j->cancel_uid = (uid_t)get_int(rec, "cancel_uid");
+	const char *hold = json_string_value(json_object_get(rec, "hold"));
+	j->hold = !hold ? HOLD_NONE : !strcmp(hold, "admin") ? HOLD_ADMIN : HOLD_USER;
+	j->launch_acked = json_is_true(json_object_get(rec, "launch_acked"));
+	j->completing = json_is_true(json_object_get(rec, "completing"));
+	*alloc_names = json_object_get(rec, "alloc");
+	return j;
+}

@@ -1,0 +1,191 @@
+/* job_state.c — every job state transition, and nothing else. Each one
+ * updates the record, queues it for the turn's commit, and releases effects
+ * on the world (launches, signals) only after that commit.
+ * Drawn in docs/state-machines.md. */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/hostlist.h"
+#include "common/log.h"
+#include "common/proto.h"
+#include "ctld/ctld.h"
+#include "ctld/rpc_handlers.h"
+
+/* Slurm's priority/basic: the earlier the submit, the higher. */
+#define PRIORITY_BASE 4294901760ULL
+
+void job_set_reason(struct job *j, const char *reason)
+{
+	j->reason = reason;
+}
+
+void job_accept(struct ctld *c, struct job *j, int64_t now)
+{
+	j->state = JOB_PENDING;
+	j->submit_time = now;
+	j->eligible_time = j->hold ? 0 : now;
+	j->priority = j->id < PRIORITY_BASE ? PRIORITY_BASE - j->id : 1;
+	j->reason = j->hold == HOLD_USER ? "JobHeldUser" : "None";
+	j->nodelist = strdup("");
+	job_table_add(&c->jobs, j);
+	commit_job(c, j);
+	sched_request(c);
+	log_info("job=%u submitted by uid=%u name=%s partition=%s nodes=%u", j->id, j->uid,
+		 j->name, j->partition, j->num_nodes);
+}
+
+struct launch_ref {
+	uint32_t id, restart;
+};
+
+static void launch_after_commit(struct ctld *c, void *arg)
+{
+	struct launch_ref *ref = arg;
+	struct job *j = job_table_find(&c->jobs, ref->id);
+	if (j && j->state == JOB_RUNNING && j->restart_count == ref->restart && !j->completing)
+		link_send_launch(c, j);
+	free(ref);
+}
+
+void job_launch(struct ctld *c, struct job *j)
+{
+	struct launch_ref *ref = malloc(sizeof(*ref));
+	if (!ref)
+		abort();
+	ref->id = j->id;
+	ref->restart = j->restart_count;
+	commit_defer(c, launch_after_commit, ref);
+}
+
+void job_start(struct ctld *c, struct job *j, const uint32_t *nodes, uint32_t n, int64_t now)
+{
+	j->alloc = malloc(n * sizeof(*j->alloc));
+	if (!j->alloc)
+		abort();
+	memcpy(j->alloc, nodes, n * sizeof(*nodes));
+	j->n_alloc = n;
+	for (uint32_t i = 0; i < n; i++)
+		c->nodes.nodes[nodes[i]].job = j;
+	free(j->nodelist);
+	j->nodelist = ctld_alloc_hostlist(c, nodes, n);
+	j->state = JOB_RUNNING;
+	j->reason = "None";
+	j->start_time = now;
+	j->launch_acked = false;
+	commit_job(c, j);
+	job_launch(c, j);
+	log_info("job=%u started on %s", j->id, j->nodelist);
+}
+
+static void finish(struct ctld *c, struct job *j)
+{
+	j->completing = false;
+	node_release_job(c, j);
+	commit_job(c, j);
+	sched_request(c);
+}
+
+void job_end(struct ctld *c, struct job *j, int exit_code, int sig, int64_t now)
+{
+	j->exit_code = exit_code;
+	j->exit_signal = sig;
+	if (j->state == JOB_RUNNING) {
+		j->state = exit_code == 0 && sig == 0 ? JOB_COMPLETED : JOB_FAILED;
+		j->end_time = now;
+		if (j->state == JOB_FAILED)
+			j->reason = sig ? "RaisedSignal" : "NonZeroExitCode";
+	}
+	finish(c, j);
+	log_info("job=%u ended %s exit=%d:%d", j->id, job_state_name(j->state), exit_code, sig);
+}
+
+struct signal_ref {
+	uint32_t id;
+	int sig;
+	bool batch_only, kill;
+};
+
+static void signal_after_commit(struct ctld *c, void *arg)
+{
+	struct signal_ref *ref = arg;
+	struct job *j = job_table_find(&c->jobs, ref->id);
+	if (j && j->n_alloc)
+		link_send_signal(c, j, ref->sig, ref->batch_only, ref->kill);
+	free(ref);
+}
+
+static void signal_later(struct ctld *c, struct job *j, int sig, bool batch_only, bool kill)
+{
+	struct signal_ref *ref = malloc(sizeof(*ref));
+	if (!ref)
+		abort();
+	*ref = (struct signal_ref){j->id, sig, batch_only, kill};
+	commit_defer(c, signal_after_commit, ref);
+}
+
+int job_cancel(struct ctld *c, struct job *j, uid_t by, int64_t now)
+{
+	bool running = j->state == JOB_RUNNING;
+	j->state = JOB_CANCELLED;
+	j->end_time = now;
+	j->cancel_uid = by;
+	j->reason = "None";
+	if (running && j->n_alloc) {
+		/* The nodes stay held until noded reports the processes gone. */
+		j->completing = true;
+		commit_job(c, j);
+		signal_later(c, j, SIGKILL, false, true);
+	} else {
+		finish(c, j);
+	}
+	log_info("job=%u cancelled by uid=%u", j->id, (unsigned)by);
+	return 0;
+}
+
+int job_signal(struct ctld *c, struct job *j, int sig, bool batch_only)
+{
+	if (j->state != JOB_RUNNING || !j->n_alloc)
+		return DRV_RC_JOB_PENDING;
+	link_send_signal(c, j, sig, batch_only, false);
+	log_info("job=%u signal %d%s", j->id, sig, batch_only ? " (batch shell)" : "");
+	return 0;
+}
+
+void job_node_fail(struct ctld *c, struct job *j, int64_t now)
+{
+	if (!job_state_final(j->state)) {
+		j->state = JOB_NODE_FAIL;
+		j->end_time = now;
+		j->reason = "NodeDown";
+	}
+	finish(c, j);
+	log_info("job=%u ended NODE_FAIL", j->id);
+}
+
+int job_set_hold(struct ctld *c, struct job *j, enum job_hold hold)
+{
+	j->hold = hold;
+	j->reason = hold == HOLD_USER ? "JobHeldUser" : hold == HOLD_ADMIN ? "JobHeldAdmin"
+									: "None";
+	if (hold == HOLD_NONE && !j->eligible_time)
+		j->eligible_time = j->submit_time;
+	commit_job(c, j);
+	sched_request(c);
+	return 0;
+}
+
+/* Finished jobs stay visible for MinJobAge; after that only the store has
+ * them. A job whose last change is still being committed stays a while. */
+void job_purge_old(struct ctld *c, int64_t now)
+{
+	for (struct job *j = c->jobs.head, *next; j; j = next) {
+		next = j->next;
+		if (!job_state_final(j->state) || j->completing || j->dirty)
+			continue;
+		if (j->end_time + c->conf->min_job_age > now)
+			continue;
+		job_table_remove(&c->jobs, j);
+		job_free(j);
+	}
+}

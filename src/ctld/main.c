@@ -1,0 +1,234 @@
+/* main.c — drover-ctld: reads like its start-up sequence. Init steps in
+ * order, fini steps in reverse; the event loop in between owns everything. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/listener.h>
+
+#include "common/daemon.h"
+#include "common/log.h"
+#include "ctld/ctld.h"
+#include "ctld/rpc_handlers.h"
+#include "drv_config.h"
+
+struct options {
+	const char *conf_path;
+	bool foreground, test_only, verbose;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "Usage: drover-ctld [-f CONF] [-D] [-t] [-v]\n"
+		     "  -f CONF   configuration file (default $DROVER_CONF, then "
+		     "/etc/drover/drover.conf)\n"
+		     "  -D        stay in the foreground\n"
+		     "  -t        check the configuration and exit\n"
+		     "  -v        verbose logging\n"
+		     "  --help, --version\n");
+}
+
+static int parse_args(int argc, char **argv, struct options *o)
+{
+	static const struct option longs[] = {{"help", no_argument, NULL, 'h'},
+					      {"version", no_argument, NULL, 'V'},
+					      {NULL, 0, NULL, 0}};
+	int ch;
+	while ((ch = getopt_long(argc, argv, "f:Dtv", longs, NULL)) != -1) {
+		switch (ch) {
+		case 'f':
+			o->conf_path = optarg;
+			break;
+		case 'D':
+			o->foreground = true;
+			break;
+		case 't':
+			o->test_only = true;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("drover-ctld %s\n", DRV_VERSION);
+			exit(0);
+		default:
+			fprintf(stderr, "Try \"drover-ctld --help\" for more information\n");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static void print_warning(const char *msg, void *arg)
+{
+	log_warn("%s", msg);
+}
+
+static int load_config(struct ctld *c, const struct options *o, struct drv_error *err)
+{
+	char *path = drv_conf_resolve_path(o->conf_path);
+	int rc = drv_conf_load(path, print_warning, NULL, &c->conf, err);
+	free(path);
+	if (rc < 0)
+		return rc;
+	return drv_key_load(c->conf->auth_key, &c->key, err);
+}
+
+static int build_partitions(struct ctld *c, struct drv_error *err)
+{
+	c->parts = calloc(c->conf->n_parts ? c->conf->n_parts : 1, sizeof(*c->parts));
+	if (!c->parts)
+		return drv_error_set(err, ENOMEM, "out of memory");
+	c->n_parts = c->conf->n_parts;
+	for (size_t i = 0; i < c->n_parts; i++) {
+		struct part *p = &c->parts[i];
+		p->conf = &c->conf->parts[i];
+		p->up = !strcmp(p->conf->state, "UP");
+		p->node_idx = calloc(p->conf->n_nodes ? p->conf->n_nodes : 1, sizeof(uint32_t));
+		if (!p->node_idx)
+			return drv_error_set(err, ENOMEM, "out of memory");
+		for (size_t k = 0; k < p->conf->n_nodes; k++) {
+			struct node *n = node_find(&c->nodes, p->conf->node_names[k]);
+			if (n)
+				p->node_idx[p->n_nodes++] = n->idx;
+		}
+	}
+	return 0;
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	struct ctld *c = arg;
+	log_info("signal %d: shutting down", (int)sig);
+	c->stopping = true;
+	event_base_loopexit(c->base, NULL);
+}
+
+static void on_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct ctld *c = arg;
+	int64_t now = time(NULL);
+	node_check_timeouts(c, now);
+	job_purge_old(c, now);
+	sched_request(c);
+}
+
+static int start_loop(struct ctld *c, struct drv_error *err)
+{
+	c->base = event_base_new();
+	if (!c->base || event_base_priority_init(c->base, PRIO_COUNT) < 0)
+		return drv_error_set(err, ENOMEM, "cannot create the event loop");
+	c->start_time = time(NULL);
+	if (node_table_init(&c->nodes, c->conf, c->start_time) < 0 ||
+	    job_table_init(&c->jobs) < 0 || build_partitions(c, err) < 0)
+		return drv_error_set(err, ENOMEM, "out of memory");
+	c->nonces = drv_nonce_cache_new();
+	c->store = store_open(c->base, c->conf->state_save_location, err);
+	if (!c->nonces || !c->store || ctld_recover(c, err) < 0)
+		return -EIO;
+	commit_init(c);
+	sched_init(c);
+	int port = 0;
+	c->listener = drv_listen_tcp(c->base, c->conf->ctld_hosts[0].addr, c->conf->ctld_port,
+				     peer_accept, c, &port, err);
+	if (!c->listener)
+		return -EADDRINUSE;
+	struct timeval one_sec = {1, 0};
+	c->tick_ev = event_new(c->base, -1, EV_PERSIST, on_tick, c);
+	event_add(c->tick_ev, &one_sec);
+	log_info("listening on %s:%d", c->conf->ctld_hosts[0].addr, port);
+	return 0;
+}
+
+static void stop_loop(struct ctld *c)
+{
+	if (c->listener)
+		evconnlistener_free(c->listener);
+	if (c->store && c->flush_ev)
+		commit_drain(c);
+	while (c->peers) {
+		struct peer *p = c->peers;
+		c->peers = p->next;
+		drv_conn_free(p->conn);
+		free(p);
+	}
+	link_fini(c);
+	store_close(c->store);
+	drv_nonce_cache_free(c->nonces);
+	job_table_fini(&c->jobs);
+	for (size_t i = 0; i < c->n_parts; i++)
+		free(c->parts[i].node_idx);
+	free(c->parts);
+	node_table_fini(&c->nodes);
+	if (c->sched_ev)
+		event_free(c->sched_ev);
+	if (c->tick_ev)
+		event_free(c->tick_ev);
+	if (c->base)
+		event_base_free(c->base);
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = {0};
+	struct ctld c = {0};
+	struct drv_error err = {{0}};
+	int pid_fd = -1, rc = 1;
+	if (parse_args(argc, argv, &o) < 0)
+		return 1;
+	drv_log_init("drover-ctld", o.verbose ? DRV_LOG_DEBUG : DRV_LOG_INFO);
+	signal(SIGPIPE, SIG_IGN);
+	if (load_config(&c, &o, &err) < 0) {
+		fprintf(stderr, "drover-ctld: error: %s\n", err.text);
+		goto out;
+	}
+	if (o.test_only) {
+		rc = 0;
+		goto out;
+	}
+	c.owner_uid = getuid();
+	c.owner_gid = getgid();
+	gethostname(c.host, sizeof(c.host) - 1);
+	if (c.conf->ctld_pid_file &&
+	    (pid_fd = drv_pidfile_lock(c.conf->ctld_pid_file, &err)) < 0) {
+		fprintf(stderr, "drover-ctld: error: %s\n", err.text);
+		goto out;
+	}
+	if (c.conf->ctld_log_file && drv_log_to_file(c.conf->ctld_log_file) < 0) {
+		fprintf(stderr, "drover-ctld: error: cannot open log %s\n", c.conf->ctld_log_file);
+		goto out;
+	}
+	if (!o.foreground && drv_daemonize(&err) < 0) {
+		log_error("%s", err.text);
+		goto out;
+	}
+	if (pid_fd >= 0)
+		drv_pidfile_update(pid_fd);
+	if (start_loop(&c, &err) < 0) {
+		log_error("%s", err.text);
+		goto stop;
+	}
+	struct event *sigs[] = {evsignal_new(c.base, SIGTERM, on_signal, &c),
+				evsignal_new(c.base, SIGINT, on_signal, &c)};
+	for (size_t i = 0; i < 2; i++)
+		event_add(sigs[i], NULL);
+	log_info("drover-ctld %s started, cluster %s", DRV_VERSION, c.conf->cluster_name);
+	drv_daemon_ready();
+	event_base_dispatch(c.base);
+	for (size_t i = 0; i < 2; i++)
+		event_free(sigs[i]);
+	rc = 0;
+stop:
+	stop_loop(&c);
+out:
+	drv_conf_free(c.conf);
+	return rc;
+}

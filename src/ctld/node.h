@@ -1,0 +1,53 @@
+/* node.h — the node table: one entry per configured node, in config order.
+ * State transitions live in node_state.c only. */
+#ifndef CTLD_NODE_H
+#define CTLD_NODE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/conf.h"
+
+struct peer;
+struct job;
+
+struct node {
+	const struct drv_node_conf *conf; /* borrowed from ctld's config */
+	uint32_t idx;
+	bool registered;     /* has registered since ctld started */
+	bool down;	     /* DOWN: not responding or set by an admin */
+	bool down_by_admin;  /* an admin set DOWN (registration does not clear it) */
+	bool drain;	     /* DRAIN set by an admin or by a failed check */
+	bool admin_override; /* runtime admin state wins over the config's State= */
+	char reason[256];
+	int64_t reason_time;
+	uid_t reason_uid;
+	int cpus;
+	uint64_t real_memory;
+	int64_t boot_time, last_seen, registered_time;
+	struct job *job;   /* whole-node allocation for now; NULL when free */
+	struct peer *peer; /* noded's connection, NULL when not connected */
+	bool dirty;
+};
+
+struct node_table {
+	struct node *nodes;
+	size_t n;
+	char **names; /* names[i] == nodes[i].conf->name, for hostlist helpers */
+};
+
+int node_table_init(struct node_table *t, const struct drv_conf *conf, int64_t now);
+void node_table_fini(struct node_table *t);
+struct node *node_find(const struct node_table *t, const char *name);
+
+/* Slurm's base state name: "IDLE", "ALLOCATED", "DOWN", "UNKNOWN". */
+const char *node_base_state(const struct node *n);
+bool node_usable(const struct node *n); /* registered, up, not drained */
+
+json_t *node_to_record(const struct node *n, const struct drv_conf *conf);
+json_t *node_to_store(const struct node *n);
+void node_apply_store(struct node *n, json_t *rec);
+
+#endif

@@ -1,0 +1,203 @@
+/* node_link.c — the ctld end of noded's persistent link: registration and
+ * pings (with reconciliation of the jobs noded reports), completions, and the
+ * launches and signals ctld sends. Every frame on this link is MACed. */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/log.h"
+#include "common/proto.h"
+#include "ctld/ctld.h"
+#include "ctld/rpc_handlers.h"
+
+/* Jobs a node stopped listing are declared lost after this many pings,
+ * which leaves time for a completion already on its way. */
+#define MISSING_PINGS_LIMIT 3
+
+/* A launch sent and not yet acknowledged by noded. */
+struct pending_launch {
+	int64_t msg_id;
+	uint32_t job_id, restart;
+	struct pending_launch *next;
+};
+
+void link_track_launch(struct ctld *c, int64_t msg_id, uint32_t job_id, uint32_t restart)
+{
+	struct pending_launch *pl = malloc(sizeof(*pl));
+	if (!pl)
+		return; /* the ack is then learnt from the next ping */
+	*pl = (struct pending_launch){msg_id, job_id, restart, c->pending_launches};
+	c->pending_launches = pl;
+}
+
+void link_fini(struct ctld *c)
+{
+	while (c->pending_launches) {
+		struct pending_launch *next = c->pending_launches->next;
+		free(c->pending_launches);
+		c->pending_launches = next;
+	}
+}
+
+static bool reported(json_t *jobs, uint32_t id, uint32_t restart)
+{
+	size_t i;
+	json_t *x;
+	json_array_foreach(jobs, i, x)
+	{
+		if (json_integer_value(json_object_get(x, "job_id")) == id &&
+		    json_integer_value(json_object_get(x, "restart")) == restart)
+			return true;
+	}
+	return false;
+}
+
+static struct job *batch_job_of(struct node *n)
+{
+	struct job *j = n->job;
+	return j && j->n_alloc && j->alloc[0] == n->idx ? j : NULL;
+}
+
+static void send_to_node(struct ctld *c, struct node *n, const char *type, json_t *body,
+			 int64_t *msg_id)
+{
+	int64_t id = ctld_next_msg_id(c);
+	json_t *env = drv_request_new(type, id, body);
+	if (n->peer)
+		peer_send(c, n->peer, env);
+	json_decref(env);
+	if (msg_id)
+		*msg_id = id;
+}
+
+static void kill_stray(struct ctld *c, struct node *n, json_int_t job_id)
+{
+	log_info("node=%s reports job=%lld that should not run there: killing it",
+		 n->conf->name, (long long)job_id);
+	send_to_node(c, n, "job.signal",
+		     json_pack("{s:I,s:i,s:b,s:i}", "job_id", job_id, "signal", SIGKILL, "kill",
+			       1, "kill_wait", c->conf->kill_wait),
+		     NULL);
+}
+
+/* Jobs noded runs that ctld does not expect there are stopped; the job ctld
+ * expects there is acknowledged, launched again, or counted as missing. */
+static void reconcile(struct ctld *c, struct node *n, json_t *jobs, bool at_register,
+		      int64_t now)
+{
+	size_t i;
+	json_t *x;
+	json_array_foreach(jobs, i, x)
+	{
+		json_int_t id = json_integer_value(json_object_get(x, "job_id"));
+		struct job *j = batch_job_of(n);
+		if (!j || j->id != id)
+			kill_stray(c, n, id);
+	}
+	struct job *j = batch_job_of(n);
+	if (!j)
+		return;
+	if (reported(jobs, j->id, j->restart_count)) {
+		j->missing_pings = 0;
+		if (!j->launch_acked) {
+			j->launch_acked = true;
+			commit_job(c, j);
+		}
+		if (j->completing && at_register)
+			link_send_signal(c, j, SIGKILL, false, true);
+	} else if (!j->launch_acked && j->state == JOB_RUNNING) {
+		if (at_register)
+			link_send_launch(c, j);
+	} else if (++j->missing_pings >= MISSING_PINGS_LIMIT) {
+		log_warn("job=%u no longer reported by node=%s", j->id, n->conf->name);
+		if (j->completing)
+			job_end(c, j, j->exit_code, SIGKILL, now);
+		else
+			job_node_fail(c, j, now);
+	}
+}
+
+void link_node_register(struct rpc_req *r)
+{
+	struct ctld *c = r->c;
+	const char *name = json_string_value(json_object_get(r->body, "name"));
+	struct node *n = name ? node_find(&c->nodes, name) : NULL;
+	struct peer *p = peer_find(c, r->peer_id);
+	if (!n || !p) {
+		log_warn("refused registration of unknown node %s", name ? name : "?");
+		rpc_reply(r, DRV_RC_INVALID_NODE_NAME, drv_rc_text(DRV_RC_INVALID_NODE_NAME), NULL);
+		return;
+	}
+	int64_t now = time(NULL);
+	node_register(c, n, p, r->body, now);
+	reconcile(c, n, json_object_get(r->body, "jobs"), true, now);
+	rpc_reply(r, 0, NULL, json_pack("{s:s}", "cluster", c->conf->cluster_name));
+}
+
+static struct node *node_of(struct rpc_req *r)
+{
+	const char *name = json_string_value(json_object_get(r->body, "name"));
+	struct node *n = name ? node_find(&r->c->nodes, name) : NULL;
+	if (n)
+		n->last_seen = time(NULL);
+	return n;
+}
+
+void link_node_ping(struct rpc_req *r)
+{
+	struct node *n = node_of(r);
+	struct peer *p = peer_find(r->c, r->peer_id);
+	if (!n || !p || n->peer != p) {
+		/* Not registered on this link (ctld restarted?): ask noded to. */
+		rpc_reply(r, DRV_RC_INVALID_NODE_NAME, "node not registered", NULL);
+		return;
+	}
+	reconcile(r->c, n, json_object_get(r->body, "jobs"), false, time(NULL));
+	rpc_reply(r, 0, NULL, NULL);
+}
+
+void link_job_complete(struct rpc_req *r)
+{
+	struct ctld *c = r->c;
+	json_int_t id = json_integer_value(json_object_get(r->body, "job_id"));
+	json_int_t restart = json_integer_value(json_object_get(r->body, "restart"));
+	struct job *j = id > 0 && id <= UINT32_MAX ? job_table_find(&c->jobs, (uint32_t)id)
+						   : NULL;
+	struct peer *p = peer_find(c, r->peer_id);
+	if (p && p->node)
+		p->node->last_seen = time(NULL);
+	bool ours = j && j->restart_count == restart && j->n_alloc && p && p->node &&
+		    j->alloc[0] == p->node->idx;
+	if (ours && (j->state == JOB_RUNNING || j->completing)) {
+		int code = (int)json_integer_value(json_object_get(r->body, "exit_code"));
+		int sig = (int)json_integer_value(json_object_get(r->body, "signal"));
+		if (json_is_true(json_object_get(r->body, "launch_failed"))) {
+			const char *msg = json_string_value(json_object_get(r->body, "message"));
+			log_error("job=%u launch failed: %s", j->id, msg ? msg : "?");
+			code = code ? code : 1;
+		}
+		job_end(c, j, code, sig, time(NULL));
+	}
+	/* Acknowledged once durable: noded re-sends until it hears this. */
+	rpc_reply_durable(r, 0, NULL, NULL);
+}
+
+void link_reply(struct ctld *c, struct peer *p, json_t *env)
+{
+	int64_t id = json_integer_value(json_object_get(env, "id"));
+	for (struct pending_launch **pp = &c->pending_launches; *pp; pp = &(*pp)->next) {
+		struct pending_launch *pl = *pp;
+		if (pl->msg_id != id)
+			continue;
+		*pp = pl->next;
+		struct job *j = job_table_find(&c->jobs, pl->job_id);
+		int rc = (int)json_integer_value(json_object_get(env, "rc"));
+		if (j && rc == 0 && j->restart_count == pl->restart && !j->launch_acked) {
+			j->launch_acked = true;
+			commit_job(c, j);
+		}
+		free(pl);
+		return;
+	}
+}

@@ -1,0 +1,76 @@
+/* recover.c — rebuilding ctld's tables from the store at start, by the rules
+ * of docs/state-machines.md: every acknowledged job comes back, ids continue,
+ * RUNNING jobs keep their nodes while the nodes have SlurmdTimeout to
+ * re-register, and admin node states win over the config. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/hostlist.h"
+#include "common/log.h"
+#include "ctld/ctld.h"
+
+static void on_job(const char *key, const char *text, void *arg)
+{
+	struct ctld *c = arg;
+	json_t *rec = json_loads(text, 0, NULL), *names = NULL;
+	struct job *j = rec ? job_from_store(rec, &names) : NULL;
+	if (!j) {
+		log_error("store: job %s has a malformed record: skipped", key);
+		json_decref(rec);
+		return;
+	}
+	size_t n = json_array_size(names);
+	if (n && (!job_state_final(j->state) || j->completing)) {
+		j->alloc = calloc(n, sizeof(*j->alloc));
+		for (size_t i = 0; j->alloc && i < n; i++) {
+			struct node *node =
+				node_find(&c->nodes, json_string_value(json_array_get(names, i)) ?: "");
+			if (!node)
+				continue;
+			j->alloc[j->n_alloc++] = node->idx;
+			node->job = j;
+		}
+	}
+	if (j->hold)
+		j->reason = j->hold == HOLD_USER ? "JobHeldUser" : "JobHeldAdmin";
+	json_decref(rec);
+	job_table_add(&c->jobs, j);
+}
+
+static void on_node(const char *name, const char *text, void *arg)
+{
+	struct ctld *c = arg;
+	struct node *n = node_find(&c->nodes, name);
+	json_t *rec = json_loads(text, 0, NULL);
+	if (n && rec)
+		node_apply_store(n, rec);
+	json_decref(rec);
+}
+
+int ctld_recover(struct ctld *c, struct drv_error *err)
+{
+	int64_t now = time(NULL);
+	uint32_t next_id = 1;
+	int rc = store_load(c->store, now - c->conf->min_job_age, on_job, on_node, c, &next_id,
+			    err);
+	if (rc < 0)
+		return rc;
+	c->jobs.next_id = next_id;
+	if (c->jobs.tail && c->jobs.tail->id >= next_id)
+		c->jobs.next_id = c->jobs.tail->id + 1; /* ids are never reused */
+	log_info("recovered %zu jobs; next job id %u", c->jobs.count, c->jobs.next_id);
+	return 0;
+}
+
+char *ctld_alloc_hostlist(const struct ctld *c, const uint32_t *idx, uint32_t n)
+{
+	char **names = calloc(n ? n : 1, sizeof(*names));
+	if (!names)
+		return strdup("");
+	for (uint32_t i = 0; i < n; i++)
+		names[i] = c->nodes.names[idx[i]];
+	char *s = drv_hostlist_compress(names, n);
+	free(names);
+	return s ? s : strdup("");
+}

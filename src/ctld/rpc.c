@@ -1,0 +1,144 @@
+/* rpc.c — request dispatch: authenticates every inbound message, routes it to
+ * its handler by type, and sends replies (immediately for reads, after the
+ * commit for writes). Handlers live in rpc_job.c, rpc_node.c, node_link.c. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/log.h"
+#include "common/proto.h"
+#include "ctld/ctld.h"
+#include "ctld/rpc_handlers.h"
+
+struct handler {
+	const char *type;
+	void (*fn)(struct rpc_req *r);
+	bool daemon_only;
+};
+
+static const struct handler handlers[] = {
+	{"job.submit", rpc_job_submit, false},
+	{"job.query", rpc_job_query, false},
+	{"job.cancel", rpc_job_cancel, false},
+	{"job.release", rpc_job_release, false},
+	{"job.hold", rpc_job_hold, false},
+	{"node.query", rpc_node_query, false},
+	{"node.update", rpc_node_update, false},
+	{"part.query", rpc_part_query, false},
+	{"ctld.ping", rpc_ctld_ping, false},
+	{"conf.query", rpc_conf_query, false},
+	{"node.register", link_node_register, true},
+	{"node.ping", link_node_ping, true},
+	{"job.complete", link_job_complete, true},
+};
+
+static const struct handler *find_handler(const char *type)
+{
+	for (size_t i = 0; i < sizeof(handlers) / sizeof(handlers[0]); i++)
+		if (!strcmp(handlers[i].type, type))
+			return &handlers[i];
+	return NULL;
+}
+
+/* A client request must carry a credential from authd that is bound to this
+ * very request, unexpired and never seen before. */
+static int check_client(struct rpc_req *r, json_t *env, const char *peer)
+{
+	struct drv_error err = {{0}};
+	char digest[65];
+	drv_envelope_digest(env, digest);
+	int64_t now = time(NULL);
+	if (drv_cred_check(&r->c->key, json_object_get(env, "cred"), digest, now, &r->cred,
+			   &err) < 0) {
+		log_warn("refused %s from %s: %s", r->type, peer, err.text);
+		return -1;
+	}
+	if (drv_nonce_cache_add(r->c->nonces, r->cred.nonce, r->cred.expires, now) < 0) {
+		log_warn("refused %s from %s: replayed credential", r->type, peer);
+		return -1;
+	}
+	return 0;
+}
+
+void rpc_dispatch(struct ctld *c, struct peer *p, json_t *env, bool mac_ok)
+{
+	struct rpc_req r = {.c = c, .peer_id = p->id, .daemon = mac_ok};
+	r.type = json_string_value(json_object_get(env, "type"));
+	r.id = json_integer_value(json_object_get(env, "id"));
+	r.body = json_object_get(env, "body");
+	if (!r.type)
+		return;
+	if (mac_ok)
+		p->daemon = true;
+	if (!strcmp(r.type, "reply")) {
+		if (mac_ok)
+			link_reply(c, p, env);
+		return;
+	}
+	const struct handler *h = find_handler(r.type);
+	if (!h) {
+		rpc_reply(&r, DRV_RC_NOT_SUPPORTED, "Operation not supported by ctld", NULL);
+		return;
+	}
+	if (!mac_ok && check_client(&r, env, drv_conn_peer(p->conn)) < 0) {
+		rpc_reply(&r, DRV_RC_AUTH, drv_rc_text(DRV_RC_AUTH), NULL);
+		return;
+	}
+	if (h->daemon_only && !mac_ok) {
+		log_warn("refused %s from %s: daemon message without HMAC", r.type,
+			 drv_conn_peer(p->conn));
+		rpc_reply(&r, DRV_RC_AUTH, drv_rc_text(DRV_RC_AUTH), NULL);
+		return;
+	}
+	h->fn(&r);
+}
+
+static void send_reply(struct ctld *c, uint64_t peer_id, json_t *env)
+{
+	struct peer *p = peer_find(c, peer_id);
+	if (!p)
+		return; /* the client went away; its change is durable anyway */
+	if (!p->daemon) {
+		char digest[65];
+		drv_envelope_digest(env, digest);
+		json_object_set_new(env, "cred", drv_cred_issue(&c->key, c->owner_uid,
+								 c->owner_gid, c->host, digest,
+								 time(NULL)));
+	}
+	peer_send(c, p, env);
+}
+
+void rpc_reply(const struct rpc_req *r, int rc, const char *error, json_t *body)
+{
+	json_t *env = drv_reply_new(r->id, rc, error, body);
+	send_reply(r->c, r->peer_id, env);
+	json_decref(env);
+}
+
+struct late_reply {
+	uint64_t peer_id;
+	json_t *env;
+};
+
+static void send_late(struct ctld *c, void *arg)
+{
+	struct late_reply *l = arg;
+	send_reply(c, l->peer_id, l->env);
+	json_decref(l->env);
+	free(l);
+}
+
+void rpc_reply_durable(const struct rpc_req *r, int rc, const char *error, json_t *body)
+{
+	struct late_reply *l = malloc(sizeof(*l));
+	if (!l)
+		abort();
+	l->peer_id = r->peer_id;
+	l->env = drv_reply_new(r->id, rc, error, body);
+	commit_defer(r->c, send_late, l);
+}
+
+bool rpc_is_admin(const struct rpc_req *r)
+{
+	return r->daemon || r->cred.uid == 0 || r->cred.uid == r->c->owner_uid;
+}

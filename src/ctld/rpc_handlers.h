@@ -1,0 +1,29 @@
+/* rpc_handlers.h — one function per message type, dispatched by rpc.c. */
+#ifndef CTLD_RPC_HANDLERS_H
+#define CTLD_RPC_HANDLERS_H
+
+#include "ctld/ctld.h"
+
+/* rpc_job.c */
+void rpc_job_submit(struct rpc_req *r);
+void rpc_job_query(struct rpc_req *r);
+void rpc_job_cancel(struct rpc_req *r);
+void rpc_job_release(struct rpc_req *r);
+void rpc_job_hold(struct rpc_req *r);
+/* rpc_node.c */
+void rpc_node_query(struct rpc_req *r);
+void rpc_node_update(struct rpc_req *r);
+void rpc_part_query(struct rpc_req *r);
+void rpc_ctld_ping(struct rpc_req *r);
+void rpc_conf_query(struct rpc_req *r);
+/* node_link.c: noded's messages and replies */
+void link_node_register(struct rpc_req *r);
+void link_node_ping(struct rpc_req *r);
+void link_job_complete(struct rpc_req *r);
+void link_reply(struct ctld *c, struct peer *p, json_t *env);
+void link_send_launch(struct ctld *c, struct job *j);
+void link_track_launch(struct ctld *c, int64_t msg_id, uint32_t job_id, uint32_t restart);
+void link_fini(struct ctld *c);
+void link_send_signal(struct ctld *c, struct job *j, int sig, bool batch_only, bool kill);
+
+#endif

@@ -1,0 +1,163 @@
+/* store_open.c — opening the SQLite store, recovery reads and closing.
+ * The write path lives in store.c. */
+#include "ctld/store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/daemon.h"
+#include "ctld/store_internal.h"
+
+static int open_db(const char *path, sqlite3 **db, struct drv_error *err)
+{
+	if (sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+				       SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		drv_error_set(err, EIO, "cannot open store %s: %s", path,
+			      *db ? sqlite3_errmsg(*db) : "out of memory");
+		sqlite3_close(*db);
+		*db = NULL;
+		return -EIO;
+	}
+	sqlite3_busy_timeout(*db, 10000);
+	return 0;
+}
+
+static int init_schema(struct store *s, const char *path, struct drv_error *err)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(s->wdb, store_schema_sql, NULL, NULL, &msg) != SQLITE_OK ||
+	    sqlite3_exec(s->wdb, "PRAGMA synchronous=FULL", NULL, NULL, &msg) != SQLITE_OK) {
+		drv_error_set(err, EIO, "store %s: %s", path, msg ? msg : "schema failed");
+		sqlite3_free(msg);
+		return -EIO;
+	}
+	return 0;
+}
+
+static int start_thread(struct store *s, struct event_base *base, struct drv_error *err)
+{
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0)
+		return drv_error_set(err, errno, "store: pipe: %s", strerror(errno));
+	s->pipe_rd = fds[0];
+	s->pipe_wr = fds[1];
+	s->done_ev = event_new(base, s->pipe_rd, EV_READ | EV_PERSIST, store_on_done, s);
+	if (!s->done_ev || event_add(s->done_ev, NULL) < 0)
+		return drv_error_set(err, ENOMEM, "store: cannot watch the writer");
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
+	if (pthread_create(&s->thread, NULL, store_writer_main, s) != 0)
+		return drv_error_set(err, EAGAIN, "store: cannot start the writer thread");
+	s->thread_started = true;
+	return 0;
+}
+
+struct store *store_open(struct event_base *base, const char *dir, struct drv_error *err)
+{
+	struct store *s = calloc(1, sizeof(*s));
+	char path[4096];
+	if (!s)
+		return NULL;
+	s->pipe_rd = s->pipe_wr = -1;
+	if (drv_mkdir_p(dir, 0700) < 0) {
+		drv_error_set(err, errno, "cannot create StateSaveLocation %s: %s", dir,
+			      strerror(errno));
+		goto fail;
+	}
+	snprintf(path, sizeof(path), "%s/drover.db", dir);
+	if (open_db(path, &s->wdb, err) < 0 || init_schema(s, path, err) < 0 ||
+	    open_db(path, &s->rdb, err) < 0 || start_thread(s, base, err) < 0)
+		goto fail;
+	return s;
+fail:
+	store_close(s);
+	return NULL;
+}
+
+void store_close(struct store *s)
+{
+	if (!s)
+		return;
+	if (s->thread_started) {
+		pthread_mutex_lock(&s->mu);
+		s->stop = true;
+		pthread_cond_signal(&s->cv);
+		pthread_mutex_unlock(&s->mu);
+		pthread_join(s->thread, NULL);
+	}
+	if (s->done_ev)
+		event_free(s->done_ev);
+	if (s->pipe_rd >= 0)
+		close(s->pipe_rd);
+	if (s->pipe_wr >= 0)
+		close(s->pipe_wr);
+	sqlite3_close(s->rdb);
+	sqlite3_close(s->wdb);
+	free(s);
+}
+
+static int load_rows(sqlite3 *db, const char *sql, int64_t arg, store_row_f fn, void *fn_arg)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, arg);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		fn((const char *)sqlite3_column_text(st, 0),
+		   (const char *)sqlite3_column_text(st, 1), fn_arg);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -EIO;
+}
+
+int store_load(struct store *s, int64_t min_end, store_row_f on_job, store_row_f on_node,
+	       void *arg, uint32_t *next_job_id, struct drv_error *err)
+{
+	sqlite3_stmt *st;
+	*next_job_id = 1;
+	if (sqlite3_prepare_v2(s->rdb, "SELECT value FROM meta WHERE key='next_job_id'", -1,
+			       &st, NULL) != SQLITE_OK)
+		return drv_error_set(err, EIO, "store: %s", sqlite3_errmsg(s->rdb));
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*next_job_id = (uint32_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (load_rows(s->rdb,
+		      "SELECT CAST(id AS TEXT), rec FROM jobs WHERE end_time = 0 "
+		      "OR end_time >= ?1 ORDER BY id",
+		      min_end, on_job, arg) < 0 ||
+	    load_rows(s->rdb, "SELECT name, rec FROM nodes", 0, on_node, arg) < 0)
+		return drv_error_set(err, EIO, "store: %s", sqlite3_errmsg(s->rdb));
+	return 0;
+}
+
+static char *column_dup(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	return strdup(t ? (const char *)t : "");
+}
+
+int store_job_payload(struct store *s, uint32_t id, char **script, char **env_json,
+		      char **argv_json)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->rdb, "SELECT script, env, argv FROM job_payload WHERE id=?1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, id);
+	int rc = -ENOENT;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*script = column_dup(st, 0);
+		*env_json = column_dup(st, 1);
+		*argv_json = column_dup(st, 2);
+		rc = 0;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}

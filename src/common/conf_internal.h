@@ -1,0 +1,107 @@
+/* conf_internal.h — what conf.c (the reader) and conf_keys.c (the key tables
+ * and the code that applies each key) share. Nothing outside these two files
+ * includes it. */
+#ifndef DRV_CONF_INTERNAL_H
+#define DRV_CONF_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/conf.h"
+#include "common/error.h"
+
+/* How a key's value is checked and stored into its target struct. */
+enum conf_type {
+	CONF_STR,	/* char *, as written */
+	CONF_STR_LOWER, /* char *, lower-cased (ClusterName, as Slurm does) */
+	CONF_PATH,	/* char *, relative paths resolved against the config dir */
+	CONF_INT,	/* int within [min, max] */
+	CONF_U64,	/* uint64_t within [min, max] */
+	CONF_TIME,	/* int64_t seconds, Slurm time-limit syntax */
+	CONF_BOOL,	/* bool: YES/NO, TRUE/FALSE, 1/0 */
+	CONF_ENUM,	/* char *, upper-cased, one of choices */
+	CONF_CUSTOM,	/* apply() does the work */
+	CONF_OTHER,	/* known to Slurm, unused by Drover: kept as text */
+};
+
+struct conf_parser;
+struct conf_key;
+
+/* Applies value to target. On error fills err with "Key: what" (the caller
+ * adds "file:line: ") and returns -EINVAL; target is unchanged then. */
+typedef int (*conf_apply_f)(struct conf_parser *p, const struct conf_key *k, void *target,
+			    const char *value, struct drv_error *err);
+
+/* One declared key: the whole truth about it. */
+struct conf_key {
+	const char *name; /* matched case-insensitively */
+	enum conf_type type;
+	size_t off;		    /* field offset in the target struct */
+	const char *def;	    /* default, parsed like a value; NULL: none */
+	int64_t min, max;	    /* bounds for CONF_INT / CONF_U64 */
+	const char *const *choices; /* for CONF_ENUM, NULL-terminated */
+	bool reload;		    /* may change on reconfigure without restart */
+	conf_apply_f apply;	    /* for CONF_CUSTOM */
+};
+
+/* What one NodeName= line (or NodeName=DEFAULT) says, before expansion. */
+struct conf_node_line {
+	char *names;	 /* NodeName hostlist */
+	char *hostnames; /* NodeHostname hostlist, or NULL */
+	char *addrs;	 /* NodeAddr hostlist, or NULL */
+	char *ports;	 /* Port, a number or a range "[7001-7004]", or NULL */
+	int cpus;
+	uint64_t real_memory;
+	char *gres;
+	char *features;
+	char *state;
+};
+
+/* What one PartitionName= line (or PartitionName=DEFAULT) says. */
+struct conf_part_line {
+	char *name;
+	char *nodes; /* hostlist or ALL, resolved once every node is known */
+	bool is_default;
+	int64_t max_time;
+	int64_t default_time;
+	char *state;
+};
+
+/* The parser's state while one drv_conf_load runs; never outlives it. */
+struct conf_parser {
+	struct drv_conf *conf; /* being built; freed on failure */
+	drv_conf_warn_f warn;
+	void *warn_arg;
+	const char *file; /* file of the line being applied */
+	int line;
+};
+
+extern const struct conf_key conf_global_keys[];
+extern const struct conf_key conf_node_keys[];
+extern const struct conf_key conf_part_keys[];
+
+/* Finds name (case-insensitive) in a table; NULL when unknown. */
+const struct conf_key *conf_key_find(const struct conf_key *table, const char *name);
+
+/* Applies one key (value NULL: its default) to target. */
+int conf_key_apply(struct conf_parser *p, const struct conf_key *k, void *target,
+		   const char *value, struct drv_error *err);
+
+/* Applies every default of a table to target. */
+int conf_keys_defaults(struct conf_parser *p, const struct conf_key *table, void *target,
+		       struct drv_error *err);
+
+/* Frees every string field of a table's target struct. */
+void conf_keys_free(const struct conf_key *table, void *target);
+
+/* Copies the string fields of a table's target struct (after a memcpy). */
+int conf_keys_dup(const struct conf_key *table, void *target);
+
+/* Records key=value in conf->other, replacing an earlier value of the key. */
+int conf_other_set(struct drv_conf *conf, const char *key, const char *value);
+
+/* Returns a malloc'd path: path itself if absolute, else dir/path. */
+char *conf_resolve(const char *dir, const char *path);
+
+#endif

@@ -1,0 +1,488 @@
+/* conf_keys.c — every drover.conf key, declared once, and the code that
+ * applies each type of value.
+ *
+ * Three tables: global keys (target: struct drv_conf), NodeName line keys
+ * (target: struct conf_node_line) and PartitionName line keys (target:
+ * struct conf_part_line). Each entry names the key, its type, where it is
+ * stored, its default, its bounds and whether a reconfigure may change it.
+ * The reader in conf.c knows no key by name except the line types; adding a
+ * key means adding a row here. Keys Slurm knows that Drover does not use yet
+ * are CONF_OTHER rows: accepted silently and kept as text. */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/conf_internal.h"
+#include "common/timefmt.h"
+
+#define FIELD(type, field) offsetof(struct type, field)
+#define FIELD_PTR(target, off, type) ((type *)(void *)((char *)(target) + (off)))
+
+static const char *const node_states[] = {"CLOUD",  "DOWN", "DRAIN",   "FAIL", "FAILING",
+					  "FUTURE", "IDLE", "UNKNOWN", NULL};
+static const char *const part_states[] = {"UP", "DOWN", "DRAIN", "INACTIVE", NULL};
+
+char *conf_resolve(const char *dir, const char *path)
+{
+	char *s;
+	if (path[0] == '/' || !dir)
+		return strdup(path);
+	if (asprintf(&s, "%s/%s", dir, path) < 0)
+		return NULL;
+	return s;
+}
+
+int conf_other_set(struct drv_conf *conf, const char *key, const char *value)
+{
+	char *v = strdup(value);
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < conf->n_other; i++) {
+		if (strcasecmp(conf->other[i].key, key) == 0) {
+			free(conf->other[i].value);
+			conf->other[i].value = v;
+			return 0;
+		}
+	}
+	char *k = strdup(key);
+	struct drv_conf_kv *o = realloc(conf->other, (conf->n_other + 1) * sizeof(*o));
+	if (!k || !o) {
+		free(k);
+		free(v);
+		if (o)
+			conf->other = o;
+		return -ENOMEM;
+	}
+	conf->other = o;
+	o[conf->n_other].key = k;
+	o[conf->n_other].value = v;
+	conf->n_other++;
+	return 0;
+}
+
+static int set_string(char **field, char *s)
+{
+	if (!s)
+		return -ENOMEM;
+	free(*field);
+	*field = s;
+	return 0;
+}
+
+static int parse_i64(const struct conf_key *k, const char *value, int64_t *out,
+		     struct drv_error *err)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(value, &end, 10);
+	if (!*value || *end || errno == ERANGE || isspace((unsigned char)*value))
+		return drv_error_set(err, EINVAL, "%s: '%.60s' is not a number", k->name,
+				     value);
+	if (v < k->min || v > k->max)
+		return drv_error_set(err, EINVAL,
+				     "%s: %lld is out of range (%" PRId64 "-%" PRId64 ")",
+				     k->name, v, k->min, k->max);
+	*out = v;
+	return 0;
+}
+
+static int apply_bool(const struct conf_key *k, bool *field, const char *value,
+		      struct drv_error *err)
+{
+	if (!strcasecmp(value, "YES") || !strcasecmp(value, "TRUE") ||
+	    !strcmp(value, "1"))
+		*field = true;
+	else if (!strcasecmp(value, "NO") || !strcasecmp(value, "FALSE") ||
+		 !strcmp(value, "0"))
+		*field = false;
+	else
+		return drv_error_set(err, EINVAL, "%s: '%.60s' is not YES or NO", k->name,
+				     value);
+	return 0;
+}
+
+static int apply_enum(const struct conf_key *k, char **field, const char *value,
+		      struct drv_error *err)
+{
+	for (const char *const *c = k->choices; *c; c++) {
+		if (strcasecmp(*c, value) == 0)
+			return set_string(field, strdup(*c));
+	}
+	return drv_error_set(err, EINVAL, "%s: '%.60s' is not a valid value", k->name,
+			     value);
+}
+
+static char *lower_dup(const char *value)
+{
+	char *s = strdup(value);
+	for (char *p = s; p && *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return s;
+}
+
+int conf_key_apply(struct conf_parser *p, const struct conf_key *k, void *target,
+		   const char *value, struct drv_error *err)
+{
+	int64_t v;
+	int rc;
+
+	if (!value && k->type == CONF_TIME) {
+		*FIELD_PTR(target, k->off, int64_t) = DRV_NO_VAL;
+		return 0;
+	}
+	if (!value)
+		return 0; /* no default: the zeroed field stands */
+	switch (k->type) {
+	case CONF_STR:
+		return set_string(FIELD_PTR(target, k->off, char *), strdup(value));
+	case CONF_STR_LOWER:
+		return set_string(FIELD_PTR(target, k->off, char *), lower_dup(value));
+	case CONF_PATH:
+		return set_string(FIELD_PTR(target, k->off, char *),
+				  conf_resolve(p->conf->dir, value));
+	case CONF_INT:
+		rc = parse_i64(k, value, &v, err);
+		if (rc == 0)
+			*FIELD_PTR(target, k->off, int) = (int)v;
+		return rc;
+	case CONF_U64:
+		rc = parse_i64(k, value, &v, err);
+		if (rc == 0)
+			*FIELD_PTR(target, k->off, uint64_t) = (uint64_t)v;
+		return rc;
+	case CONF_TIME:
+		if (drv_time_parse_limit(value, &v) < 0)
+			return drv_error_set(err, EINVAL,
+					     "%s: '%.60s' is not a time limit", k->name,
+					     value);
+		*FIELD_PTR(target, k->off, int64_t) = v;
+		return 0;
+	case CONF_BOOL:
+		return apply_bool(k, FIELD_PTR(target, k->off, bool), value, err);
+	case CONF_ENUM:
+		return apply_enum(k, FIELD_PTR(target, k->off, char *), value, err);
+	case CONF_CUSTOM:
+		return k->apply(p, k, target, value, err);
+	case CONF_OTHER:
+		/* Only global keys are kept; unused node and partition keys are
+		 * accepted and dropped. */
+		if (target == p->conf)
+			return conf_other_set(p->conf, k->name, value);
+		return 0;
+	}
+	return drv_error_set(err, EINVAL, "%s: internal error", k->name);
+}
+
+int conf_keys_defaults(struct conf_parser *p, const struct conf_key *table, void *target,
+		       struct drv_error *err)
+{
+	for (const struct conf_key *k = table; k->name; k++) {
+		if (k->type == CONF_OTHER || (k->type == CONF_CUSTOM && !k->def))
+			continue;
+		int rc = conf_key_apply(p, k, target, k->def, err);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static bool is_string_type(enum conf_type t)
+{
+	return t == CONF_STR || t == CONF_STR_LOWER || t == CONF_PATH || t == CONF_ENUM;
+}
+
+void conf_keys_free(const struct conf_key *table, void *target)
+{
+	for (const struct conf_key *k = table; k->name; k++) {
+		if (!is_string_type(k->type))
+			continue;
+		char **f = FIELD_PTR(target, k->off, char *);
+		free(*f);
+		*f = NULL; /* aliases (Procs, Feature) share a field */
+	}
+}
+
+int conf_keys_dup(const struct conf_key *table, void *target)
+{
+	int rc = 0;
+	for (const struct conf_key *k = table; k->name; k++) {
+		if (!is_string_type(k->type))
+			continue;
+		char **f = FIELD_PTR(target, k->off, char *);
+		bool seen = false; /* an alias already copied this field */
+		for (const struct conf_key *a = table; a < k; a++)
+			seen |= is_string_type(a->type) && a->off == k->off;
+		if (seen || !*f)
+			continue;
+		*f = strdup(*f);
+		if (!*f)
+			rc = -ENOMEM;
+	}
+	return rc;
+}
+
+const struct conf_key *conf_key_find(const struct conf_key *table, const char *name)
+{
+	for (const struct conf_key *k = table; k->name; k++)
+		if (strcasecmp(k->name, name) == 0)
+			return k;
+	return NULL;
+}
+
+/* AuthType: only auth/drover for now; MUNGE comes with the security work. */
+static int apply_auth_type(struct conf_parser *p, const struct conf_key *k, void *target,
+			   const char *value, struct drv_error *err)
+{
+	struct drv_conf *c = target;
+	if (strcasecmp(value, "auth/munge") == 0)
+		return drv_error_set(err, EINVAL,
+				     "AuthType=auth/munge is not supported yet (arrives "
+				     "with the security work); use auth/drover");
+	if (strcasecmp(value, "auth/drover") != 0)
+		return drv_error_set(err, EINVAL,
+				     "AuthType=%.60s is not supported; use auth/drover",
+				     value);
+	return set_string(&c->auth_type, strdup("auth/drover"));
+}
+
+/* AuthInfo=socket=PATH,key=PATH: other options Slurm knows (ttl=,
+ * cred_expire=) are accepted and ignored. */
+static int apply_auth_info(struct conf_parser *p, const struct conf_key *k, void *target,
+			   const char *value, struct drv_error *err)
+{
+	struct drv_conf *c = target;
+	char *copy = strdup(value), *save = NULL, *sock = NULL, *key = NULL;
+	int rc = copy ? 0 : -ENOMEM;
+	for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t && rc == 0;
+	     t = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(t, '=');
+		char **dst = NULL;
+		if (eq && (size_t)(eq - t) == 6 && !strncasecmp(t, "socket", 6))
+			dst = &sock;
+		else if (eq && (size_t)(eq - t) == 3 && !strncasecmp(t, "key", 3))
+			dst = &key;
+		if (!dst)
+			continue;
+		if (!eq[1])
+			rc = drv_error_set(err, EINVAL, "AuthInfo: '%.*s' has no path",
+					   (int)(eq - t), t);
+		else if ((rc = set_string(dst, conf_resolve(p->conf->dir, eq + 1))) < 0)
+			break;
+	}
+	if (rc == 0 && sock) {
+		free(c->auth_socket);
+		c->auth_socket = sock;
+		sock = NULL;
+	}
+	if (rc == 0 && key) {
+		free(c->auth_key);
+		c->auth_key = key;
+		key = NULL;
+	}
+	free(sock);
+	free(key);
+	free(copy);
+	return rc;
+}
+
+/* SlurmctldHost=name or name(addr); repeatable, in order of preference. */
+static int apply_ctld_host(struct conf_parser *p, const struct conf_key *k, void *target,
+			   const char *value, struct drv_error *err)
+{
+	struct drv_conf *c = target;
+	const char *open = strchr(value, '(');
+	size_t name_len = open ? (size_t)(open - value) : strlen(value);
+	const char *addr = open ? open + 1 : NULL;
+	size_t addr_len = 0;
+	if (addr) {
+		const char *close = strchr(addr, ')');
+		if (!close || close[1] || close == addr)
+			return drv_error_set(err, EINVAL,
+					     "SlurmctldHost: '%.60s' is not name(addr)",
+					     value);
+		addr_len = (size_t)(close - addr);
+	}
+	if (name_len == 0)
+		return drv_error_set(err, EINVAL, "SlurmctldHost: no host name");
+	struct drv_ctld_host h = {
+	    .name = strndup(value, name_len),
+	    .addr = addr ? strndup(addr, addr_len) : strndup(value, name_len),
+	};
+	struct drv_ctld_host *v =
+	    realloc(c->ctld_hosts, (c->n_ctld_hosts + 1) * sizeof(*v));
+	if (!h.name || !h.addr || !v) {
+		free(h.name);
+		free(h.addr);
+		if (v)
+			c->ctld_hosts = v;
+		return -ENOMEM;
+	}
+	c->ctld_hosts = v;
+	v[c->n_ctld_hosts++] = h;
+	return 0;
+}
+
+/* SlurmdParameters: a comma list; Drover acts on config_overrides only. */
+static int apply_slurmd_params(struct conf_parser *p, const struct conf_key *k,
+			       void *target, const char *value, struct drv_error *err)
+{
+	struct drv_conf *c = target;
+	bool overrides = false;
+	for (const char *s = value; *s;) {
+		size_t n = strcspn(s, ",");
+		if (n == strlen("config_overrides") &&
+		    !strncasecmp(s, "config_overrides", n))
+			overrides = true;
+		s += n;
+		if (*s)
+			s++;
+	}
+	int rc = conf_other_set(c, k->name, value);
+	if (rc == 0)
+		c->config_overrides = overrides;
+	return rc;
+}
+
+#define OTHER(key)                                                                       \
+	{                                                                                \
+		.name = key, .type = CONF_OTHER, .reload = true                          \
+	}
+
+/* clang-format off */
+const struct conf_key conf_global_keys[] = {
+	{"ClusterName", CONF_STR_LOWER, FIELD(drv_conf, cluster_name), "drover", 0, 0, NULL, false, NULL},
+	{"SlurmctldHost", CONF_CUSTOM, 0, NULL, 0, 0, NULL, false, apply_ctld_host},
+	{"SlurmctldPort", CONF_INT, FIELD(drv_conf, ctld_port), "6817", 1, 65535, NULL, false, NULL},
+	{"SlurmdPort", CONF_INT, FIELD(drv_conf, slurmd_port), "6818", 1, 65535, NULL, false, NULL},
+	{"StateSaveLocation", CONF_PATH, FIELD(drv_conf, state_save_location), "/var/spool/drover/ctld", 0, 0, NULL, false, NULL},
+	{"SlurmdSpoolDir", CONF_PATH, FIELD(drv_conf, slurmd_spool_dir), "/var/spool/drover/d/%n", 0, 0, NULL, false, NULL},
+	{"SlurmdLogFile", CONF_PATH, FIELD(drv_conf, slurmd_log_file), NULL, 0, 0, NULL, true, NULL},
+	{"SlurmdPidFile", CONF_PATH, FIELD(drv_conf, slurmd_pid_file), NULL, 0, 0, NULL, false, NULL},
+	{"SlurmctldLogFile", CONF_PATH, FIELD(drv_conf, ctld_log_file), NULL, 0, 0, NULL, true, NULL},
+	{"SlurmctldPidFile", CONF_PATH, FIELD(drv_conf, ctld_pid_file), NULL, 0, 0, NULL, false, NULL},
+	{"AuthType", CONF_CUSTOM, 0, "auth/drover", 0, 0, NULL, false, apply_auth_type},
+	{"AuthInfo", CONF_CUSTOM, 0, "socket=/run/drover/authd.sock,key=drover.key", 0, 0, NULL, false, apply_auth_info},
+	{"SlurmdTimeout", CONF_INT, FIELD(drv_conf, slurmd_timeout), "300", 0, 65533, NULL, true, NULL},
+	{"KillWait", CONF_INT, FIELD(drv_conf, kill_wait), "30", 0, 65533, NULL, true, NULL},
+	{"MinJobAge", CONF_INT, FIELD(drv_conf, min_job_age), "300", 0, 2147483647, NULL, true, NULL},
+	{"MaxMessageSize", CONF_U64, FIELD(drv_conf, max_message_size), "4194304", 4096, 1073741824, NULL, false, NULL},
+	{"SlurmdParameters", CONF_CUSTOM, 0, NULL, 0, 0, NULL, true, apply_slurmd_params},
+	OTHER("AccountingStorageBackupHost"), OTHER("AccountingStorageEnforce"),
+	OTHER("AccountingStorageExternalHost"), OTHER("AccountingStorageHost"),
+	OTHER("AccountingStorageParameters"), OTHER("AccountingStoragePass"),
+	OTHER("AccountingStoragePort"), OTHER("AccountingStorageTRES"),
+	OTHER("AccountingStorageType"), OTHER("AccountingStorageUser"),
+	OTHER("AccountingStoreFlags"), OTHER("AcctGatherEnergyType"),
+	OTHER("AcctGatherFilesystemType"), OTHER("AcctGatherInterconnectType"),
+	OTHER("AcctGatherNodeFreq"), OTHER("AcctGatherProfileType"),
+	OTHER("AllowSpecResourcesUsage"), OTHER("AuthAltParameters"), OTHER("AuthAltTypes"),
+	OTHER("BackupAddr"), OTHER("BackupController"), OTHER("BatchStartTimeout"),
+	OTHER("BcastExclude"), OTHER("BcastParameters"), OTHER("BurstBufferType"),
+	OTHER("CliFilterPlugins"), OTHER("CommunicationParameters"), OTHER("CompleteWait"),
+	OTHER("ControlAddr"), OTHER("ControlMachine"), OTHER("CoreSpecPlugin"),
+	OTHER("CpuFreqDef"), OTHER("CpuFreqGovernors"), OTHER("CredType"),
+	OTHER("DebugFlags"), OTHER("DefCpuPerGPU"), OTHER("DefMemPerCPU"),
+	OTHER("DefMemPerGPU"), OTHER("DefMemPerNode"), OTHER("DependencyParameters"),
+	OTHER("DisableRootJobs"), OTHER("EioTimeout"), OTHER("EnforcePartLimits"),
+	OTHER("Epilog"), OTHER("EpilogMsgTime"), OTHER("EpilogSlurmctld"),
+	OTHER("FairShareDampeningFactor"), OTHER("FederationParameters"),
+	OTHER("FirstJobId"), OTHER("GetEnvTimeout"), OTHER("GpuFreqDef"),
+	OTHER("GresTypes"), OTHER("GroupUpdateForce"), OTHER("GroupUpdateTime"),
+	OTHER("HashPlugin"), OTHER("HealthCheckInterval"), OTHER("HealthCheckNodeState"),
+	OTHER("HealthCheckProgram"), OTHER("InactiveLimit"), OTHER("InteractiveStepOptions"),
+	OTHER("JobAcctGatherFrequency"), OTHER("JobAcctGatherParams"),
+	OTHER("JobAcctGatherType"), OTHER("JobCompHost"), OTHER("JobCompLoc"),
+	OTHER("JobCompParams"), OTHER("JobCompPass"), OTHER("JobCompPort"),
+	OTHER("JobCompType"), OTHER("JobCompUser"), OTHER("JobContainerType"),
+	OTHER("JobFileAppend"), OTHER("JobRequeue"), OTHER("JobSubmitPlugins"),
+	OTHER("KillOnBadExit"), OTHER("LaunchParameters"), OTHER("Licenses"),
+	OTHER("LogTimeFormat"), OTHER("MailDomain"), OTHER("MailProg"),
+	OTHER("MaxArraySize"), OTHER("MaxBatchRequeue"), OTHER("MaxDBDMsgs"),
+	OTHER("MaxJobCount"), OTHER("MaxJobId"), OTHER("MaxMemPerCPU"),
+	OTHER("MaxMemPerNode"), OTHER("MaxNodeCount"), OTHER("MaxStepCount"),
+	OTHER("MaxTasksPerNode"), OTHER("MCSParameters"), OTHER("MCSPlugin"),
+	OTHER("MessageTimeout"), OTHER("MpiDefault"), OTHER("MpiParams"),
+	OTHER("NodeFeaturesPlugins"), OTHER("OverTimeLimit"), OTHER("PluginDir"),
+	OTHER("PlugStackConfig"), OTHER("PowerParameters"), OTHER("PreemptExemptTime"),
+	OTHER("PreemptMode"), OTHER("PreemptParameters"), OTHER("PreemptType"),
+	OTHER("PrEpParameters"), OTHER("PrEpPlugins"), OTHER("PriorityCalcPeriod"),
+	OTHER("PriorityDecayHalfLife"), OTHER("PriorityFavorSmall"), OTHER("PriorityFlags"),
+	OTHER("PriorityMaxAge"), OTHER("PriorityParameters"),
+	OTHER("PrioritySiteFactorParameters"), OTHER("PrioritySiteFactorPlugin"),
+	OTHER("PriorityType"), OTHER("PriorityUsageResetPeriod"), OTHER("PriorityWeightAge"),
+	OTHER("PriorityWeightAssoc"), OTHER("PriorityWeightFairshare"),
+	OTHER("PriorityWeightJobSize"), OTHER("PriorityWeightPartition"),
+	OTHER("PriorityWeightQOS"), OTHER("PriorityWeightTRES"), OTHER("PrivateData"),
+	OTHER("ProctrackType"), OTHER("Prolog"), OTHER("PrologEpilogTimeout"),
+	OTHER("PrologFlags"), OTHER("PrologSlurmctld"), OTHER("PropagatePrioProcess"),
+	OTHER("PropagateResourceLimits"), OTHER("PropagateResourceLimitsExcept"),
+	OTHER("RebootProgram"), OTHER("ReconfigFlags"), OTHER("RequeueExit"),
+	OTHER("RequeueExitHold"), OTHER("ResumeFailProgram"), OTHER("ResumeProgram"),
+	OTHER("ResumeRate"), OTHER("ResumeTimeout"), OTHER("ResvEpilog"),
+	OTHER("ResvOverRun"), OTHER("ResvProlog"), OTHER("ReturnToService"),
+	OTHER("RoutePlugin"), OTHER("SchedulerParameters"), OTHER("SchedulerTimeSlice"),
+	OTHER("SchedulerType"), OTHER("ScronParameters"), OTHER("SelectType"),
+	OTHER("SelectTypeParameters"), OTHER("SlurmctldAddr"), OTHER("SlurmctldDebug"),
+	OTHER("SlurmctldParameters"), OTHER("SlurmctldPrimaryOffProg"),
+	OTHER("SlurmctldPrimaryOnProg"), OTHER("SlurmctldSyslogDebug"),
+	OTHER("SlurmctldTimeout"), OTHER("SlurmdDebug"), OTHER("SlurmdSyslogDebug"),
+	OTHER("SlurmdUser"), OTHER("SlurmSchedLogFile"), OTHER("SlurmSchedLogLevel"),
+	OTHER("SlurmUser"), OTHER("SrunEpilog"), OTHER("SrunPortRange"), OTHER("SrunProlog"),
+	OTHER("SuspendExcNodes"), OTHER("SuspendExcParts"), OTHER("SuspendExcStates"),
+	OTHER("SuspendProgram"), OTHER("SuspendRate"), OTHER("SuspendTime"),
+	OTHER("SuspendTimeout"), OTHER("SwitchParameters"), OTHER("SwitchType"),
+	OTHER("TaskEpilog"), OTHER("TaskPlugin"), OTHER("TaskPluginParam"),
+	OTHER("TaskProlog"), OTHER("TCPTimeout"), OTHER("TmpFS"), OTHER("TopologyParam"),
+	OTHER("TopologyPlugin"), OTHER("TrackWCKey"), OTHER("TreeWidth"),
+	OTHER("UnkillableStepProgram"), OTHER("UnkillableStepTimeout"), OTHER("UsePAM"),
+	OTHER("VSizeFactor"), OTHER("WaitTime"), OTHER("X11Parameters"),
+	{0},
+};
+
+const struct conf_key conf_node_keys[] = {
+	{"NodeName", CONF_STR, FIELD(conf_node_line, names), NULL, 0, 0, NULL, false, NULL},
+	{"NodeHostname", CONF_STR, FIELD(conf_node_line, hostnames), NULL, 0, 0, NULL, false, NULL},
+	{"NodeAddr", CONF_STR, FIELD(conf_node_line, addrs), NULL, 0, 0, NULL, true, NULL},
+	{"Port", CONF_STR, FIELD(conf_node_line, ports), NULL, 0, 0, NULL, false, NULL},
+	{"CPUs", CONF_INT, FIELD(conf_node_line, cpus), "1", 1, 1048576, NULL, true, NULL},
+	{"Procs", CONF_INT, FIELD(conf_node_line, cpus), NULL, 1, 1048576, NULL, true, NULL},
+	{"RealMemory", CONF_U64, FIELD(conf_node_line, real_memory), "1", 1, INT64_MAX, NULL, true, NULL},
+	{"Gres", CONF_STR, FIELD(conf_node_line, gres), NULL, 0, 0, NULL, true, NULL},
+	{"Features", CONF_STR, FIELD(conf_node_line, features), NULL, 0, 0, NULL, true, NULL},
+	{"Feature", CONF_STR, FIELD(conf_node_line, features), NULL, 0, 0, NULL, true, NULL},
+	{"State", CONF_ENUM, FIELD(conf_node_line, state), NULL, 0, 0, node_states, true, NULL},
+	OTHER("ActiveFeatures"), OTHER("AvailableFeatures"), OTHER("BcastAddr"),
+	OTHER("Boards"), OTHER("Comment"), OTHER("CoresPerSocket"), OTHER("CoreSpecCount"),
+	OTHER("CpuBind"), OTHER("CpuSpecList"), OTHER("Extra"), OTHER("MemSpecLimit"),
+	OTHER("Parameters"), OTHER("Reason"), OTHER("RestrictedCoresPerGPU"),
+	OTHER("Sockets"), OTHER("SocketsPerBoard"), OTHER("ThreadsPerCore"),
+	OTHER("TmpDisk"), OTHER("Topology"), OTHER("Weight"),
+	{0},
+};
+
+const struct conf_key conf_part_keys[] = {
+	{"PartitionName", CONF_STR, FIELD(conf_part_line, name), NULL, 0, 0, NULL, false, NULL},
+	{"Nodes", CONF_STR, FIELD(conf_part_line, nodes), NULL, 0, 0, NULL, true, NULL},
+	{"Default", CONF_BOOL, FIELD(conf_part_line, is_default), "NO", 0, 0, NULL, true, NULL},
+	{"MaxTime", CONF_TIME, FIELD(conf_part_line, max_time), "UNLIMITED", 0, 0, NULL, true, NULL},
+	{"DefaultTime", CONF_TIME, FIELD(conf_part_line, default_time), NULL, 0, 0, NULL, true, NULL},
+	{"State", CONF_ENUM, FIELD(conf_part_line, state), "UP", 0, 0, part_states, true, NULL},
+	OTHER("AllocNodes"), OTHER("AllowAccounts"), OTHER("AllowGroups"), OTHER("AllowQos"),
+	OTHER("Alternate"), OTHER("CpuBind"), OTHER("DefCpuPerGPU"), OTHER("DefMemPerCPU"),
+	OTHER("DefMemPerGPU"), OTHER("DefMemPerNode"), OTHER("DenyAccounts"),
+	OTHER("DenyQos"), OTHER("DisableRootJobs"), OTHER("ExclusiveTopo"),
+	OTHER("ExclusiveUser"), OTHER("GraceTime"), OTHER("Hidden"), OTHER("LLN"),
+	OTHER("MaxCPUsPerNode"), OTHER("MaxCPUsPerSocket"), OTHER("MaxMemPerCPU"),
+	OTHER("MaxMemPerNode"), OTHER("MaxNodes"), OTHER("MinNodes"), OTHER("OverSubscribe"),
+	OTHER("OverTimeLimit"), OTHER("PowerDownOnIdle"), OTHER("PreemptMode"),
+	OTHER("PriorityJobFactor"), OTHER("PriorityTier"), OTHER("QOS"), OTHER("ReqResv"),
+	OTHER("ResumeTimeout"), OTHER("RootOnly"), OTHER("SelectTypeParameters"),
+	OTHER("Shared"), OTHER("SuspendTime"), OTHER("SuspendTimeout"),
+	OTHER("TRESBillingWeights"),
+	{0},
+};
+/* clang-format on */

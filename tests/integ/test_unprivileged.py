@@ -1,0 +1,86 @@
+"""An unprivileged user runs a whole cluster (started as root, these tests
+drop to nobody with setpriv), and a cluster refuses jobs from any uid but
+its owner's (local mode)."""
+
+import os
+import shutil
+import tempfile
+
+import pytest
+
+from conftest import BIN, as_nobody_prefix, run
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root to become nobody")
+
+
+@pytest.fixture(autouse=True)
+def build_readable_by_nobody():
+    rc, _, err = run(as_nobody_prefix() + ["test", "-x", BIN / "drover"])
+    if rc != 0:
+        pytest.skip(f"{BIN} is not readable by nobody")
+
+
+def nobody_env(home):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DROVER_CONF", "XDG_STATE_HOME")}
+    env.update(HOME=str(home), USER="nobody", LOGNAME="nobody",
+               PATH=f"{BIN}:/usr/bin:/bin")
+    return env
+
+
+def test_unprivileged_user_runs_a_cluster_in_its_default_dir(make_cluster):
+    home = tempfile.mkdtemp(prefix="drv-home-", dir="/tmp")
+    os.chmod(home, 0o755)
+    os.chown(home, 65534, 65534)
+    try:
+        env = nobody_env(home)
+        prefix = as_nobody_prefix()
+        # No --dir: the default is ~/.local/state/drover.
+        rc, out, err = run(prefix + [BIN / "drover", "up", "--nodes", "1",
+                                     "--set", "SlurmdTimeout=5"], env=env, cwd=home,
+                           timeout=90)
+        state = os.path.join(home, ".local/state/drover")
+        c = make_cluster(start=False, owner="nobody", dir=state)
+        assert rc == 0, err
+        c.apply_exports(out)
+        assert c.env["DROVER_CONF"] == os.path.join(state, "drover.conf")
+        assert os.stat(os.path.join(state, "drover.key")).st_mode & 0o077 == 0
+        c.env.update(HOME=home, USER="nobody", LOGNAME="nobody")
+        jid = c.sbatch("--wrap", "id -u; echo $HOME")
+        job = c.wait_done(jid)
+        assert job["JobState"] == "COMPLETED", job
+        out_file = c.work / f"slurm-{jid}.out"
+        assert out_file.read_text() == f"65534\n{home}\n"
+        assert os.stat(out_file).st_uid == 65534
+        assert os.stat(c.pidfile("ctld")).st_uid == 65534
+
+        # root is another uid: this cluster refuses its jobs.
+        before = c.job_ids()
+        rc, out, err = run(["sbatch", "--wrap", "true"], cwd="/tmp",
+                           env=dict(os.environ, DROVER_CONF=c.env["DROVER_CONF"],
+                                    PATH=f"{BIN}:/usr/bin:/bin"))
+        assert rc != 0 and out == ""
+        assert "denied" in err.lower(), err
+        assert c.job_ids() == before
+
+        rc, out, err = c.drover("down")
+        assert rc == 0, err
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def test_job_from_another_uid_is_refused(make_cluster):
+    c = make_cluster(nodes=1)
+    before = c.job_ids()
+    work = tempfile.mkdtemp(prefix="drv-nobody-", dir="/tmp")
+    os.chown(work, 65534, 65534)
+    try:
+        env = dict(nobody_env(work), DROVER_CONF=str(c.conf))
+        rc, out, err = run(as_nobody_prefix() + ["sbatch", "--wrap", "true"],
+                           env=env, cwd=work)
+        assert rc != 0, f"a job from nobody was accepted: {out}"
+        assert out == ""
+        assert "denied" in err.lower(), f"not a clear refusal: {err!r}"
+        assert c.job_ids() == before
+    finally:
+        shutil.rmtree(work, ignore_errors=True)

@@ -9,7 +9,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <event2/listener.h>
 
 #include "common/daemon.h"
 #include "common/log.h"
@@ -151,7 +150,7 @@ static int start_loop(struct ctld *c, struct drv_error *err)
 static void stop_loop(struct ctld *c)
 {
 	if (c->listener)
-		evconnlistener_free(c->listener);
+		drv_listener_free(c->listener);
 	if (c->store && c->flush_ev)
 		commit_drain(c);
 	while (c->peers) {

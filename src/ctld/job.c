@@ -51,7 +51,8 @@ void job_free(struct job *j)
 		return;
 	char **strs[] = {&j->name,	 &j->user,	 &j->partition,	  &j->workdir,
 			 &j->submit_dir, &j->stdout_pat, &j->stderr_pat,  &j->comment,
-			 &j->submit_host, &j->command,	 &j->export_env, &j->nodelist};
+			 &j->submit_host, &j->command,	 &j->export_env, &j->nodelist,
+			 &j->batch_host};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		free(*strs[i]);
 	free(j->alloc);

@@ -39,6 +39,7 @@ struct job {
 	uint32_t *alloc;    /* node indices while allocated, alloc[0] is the batch host */
 	uint32_t n_alloc;   /* 0 when no nodes are held */
 	char *nodelist;	    /* compressed names of the nodes it ran on, "" before */
+	char *batch_host;   /* the node that ran the batch script, NULL before */
 	bool launch_acked;  /* noded confirmed the shepherd runs */
 	bool completing;    /* ended in ctld's eyes, nodes still cleaning up */
 	uint32_t missing_pings; /* pings from the batch host that did not list it */

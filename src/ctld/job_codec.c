@@ -31,9 +31,7 @@ json_t *job_to_record(const struct job *j, char *const *node_names)
 	json_object_set_new(r, "reason", json_string(j->reason));
 	json_object_set_new(r, "num_nodes", json_integer(j->num_nodes));
 	json_object_set_new(r, "nodelist", json_string(j->nodelist ? j->nodelist : ""));
-	json_object_set_new(r, "batch_host", json_string(j->n_alloc && node_names
-								  ? node_names[j->alloc[0]]
-								  : ""));
+	json_object_set_new(r, "batch_host", json_string(j->batch_host ? j->batch_host : ""));
 	json_object_set_new(r, "time_limit", json_integer(j->time_limit));
 	json_object_set_new(r, "submit_time", json_integer(j->submit_time));
 	json_object_set_new(r, "eligible_time", json_integer(j->eligible_time));
@@ -94,6 +92,7 @@ static void decode_strings(struct job *j, json_t *rec)
 	j->command = get_str(rec, "command");
 	j->export_env = get_str(rec, "export");
 	j->nodelist = get_str(rec, "nodelist");
+	j->batch_host = get_str(rec, "batch_host");
 }
 
 struct job *job_from_store(json_t *rec, json_t **alloc_names)

@@ -69,6 +69,8 @@ void job_start(struct ctld *c, struct job *j, const uint32_t *nodes, uint32_t n,
 		c->nodes.nodes[nodes[i]].job = j;
 	free(j->nodelist);
 	j->nodelist = ctld_alloc_hostlist(c, nodes, n);
+	free(j->batch_host);
+	j->batch_host = strdup(c->nodes.names[nodes[0]]);
 	j->state = JOB_RUNNING;
 	j->reason = "None";
 	j->start_time = now;

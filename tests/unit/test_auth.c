@@ -12,8 +12,20 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <event2/event.h>
+#include <event2/listener.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
 
 #include "common/auth.h"
+#include "common/client.h"
+#include "common/log.h"
+#include "common/net.h"
 #include "common/proto.h"
 
 #define NOW 1800000000LL
@@ -201,13 +213,226 @@ static void test_key_files(void **state)
 	assert_int_equal(drv_key_load(raw, &k2, &err), -ENOENT);
 }
 
+/* --- drover-authd and drv_client_call, end to end ---------------------- */
+
+static char authd_bin[PATH_MAX + 16];
+
+/* drover-authd is built beside tests/unit/: <build>/drover-authd. */
+static bool find_authd(void)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return false;
+	self[n] = '\0';
+	char *p = strstr(self, "/tests/unit/");
+	if (!p)
+		return false;
+	*p = '\0';
+	snprintf(authd_bin, sizeof(authd_bin), "%s/drover-authd", self);
+	return access(authd_bin, X_OK) == 0;
+}
+
+static bool wait_socket(const char *path, int ms)
+{
+	for (int i = 0; i < ms / 10; i++) {
+		int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+		struct sockaddr_un sa = {.sun_family = AF_UNIX};
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%.100s", path);
+		int rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+		close(fd);
+		if (rc == 0)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+static pid_t start_authd(const char *conf)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		char log[160];
+		snprintf(log, sizeof(log), "%s/authd.log", tmpdir);
+		execl(authd_bin, "drover-authd", "-D", "-v", "-f", conf, "-L", log,
+		      (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* A stand-in for ctld: checks each request's credential as ctld does and
+ * answers with a credential bound to the reply. Runs in a child process. */
+static struct drv_key fake_key;
+static struct drv_nonce_cache *fake_nonces;
+
+static void fake_msg(struct drv_conn *c, json_t *env, bool mac_ok, void *arg)
+{
+	char digest[65];
+	struct drv_cred_info info;
+	struct drv_error err;
+	int64_t now = (int64_t)time(NULL);
+	int64_t id = json_integer_value(json_object_get(env, "id"));
+	drv_envelope_digest(env, digest);
+	json_t *r;
+	if (drv_cred_check(&fake_key, json_object_get(env, "cred"), digest, now, &info,
+			   &err) < 0 ||
+	    drv_nonce_cache_add(fake_nonces, info.nonce, info.expires, now) < 0)
+		r = drv_reply_new(id, DRV_RC_AUTH, "refused", NULL);
+	else if (strcmp(json_string_value(json_object_get(env, "type")), "job.query") ==
+		 0)
+		r = drv_reply_new(id, DRV_RC_INVALID_JOB_ID, NULL, NULL);
+	else
+		r = drv_reply_new(id, 0, NULL,
+				  json_pack("{s:I}", "uid", (json_int_t)info.uid));
+	drv_envelope_digest(r, digest);
+	json_object_set_new(
+	    r, "cred",
+	    drv_cred_issue(&fake_key, getuid(), getgid(), "ctld", digest, now));
+	drv_conn_send(c, r, false);
+	json_decref(r);
+}
+
+static void fake_accept(int fd, const char *peer, void *arg)
+{
+	drv_conn_new(arg, fd, &fake_key, 1 << 20, fake_msg, NULL, NULL);
+}
+
+static pid_t start_fake_ctld(const char *keypath, int *port)
+{
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct drv_error err;
+		struct event_base *base = event_base_new();
+		if (drv_key_load(keypath, &fake_key, &err) < 0)
+			_exit(1);
+		fake_nonces = drv_nonce_cache_new();
+		if (!drv_listen_tcp(base, "127.0.0.1", 0, fake_accept, base, port, &err))
+			_exit(1);
+		if (write(p[1], port, sizeof(*port)) != sizeof(*port))
+			_exit(1);
+		event_base_dispatch(base);
+		_exit(0);
+	}
+	close(p[1]);
+	assert_int_equal(read(p[0], port, sizeof(*port)), sizeof(*port));
+	close(p[0]);
+	return pid;
+}
+
+static void client_calls(const char *sock, const char *keypath)
+{
+	struct drv_ctld_host hosts[2] = {{"nowhere", "127.0.0.1"}, {"here", "127.0.0.1"}};
+	struct drv_conf conf = {.ctld_hosts = hosts,
+				.n_ctld_hosts = 2,
+				.auth_socket = (char *)sock,
+				.max_message_size = 1 << 20};
+	struct drv_error err = {""};
+	json_t *reply = NULL;
+	int free_port;
+	{ /* a port nothing listens on */
+		struct event_base *b = event_base_new();
+		struct evconnlistener *l =
+		    drv_listen_tcp(b, "127.0.0.1", 0, NULL, NULL, &free_port, &err);
+		drv_listener_free(l);
+		event_base_free(b);
+	}
+	conf.ctld_port = free_port;
+	json_t *empty = json_object();
+	assert_int_equal(drv_client_call(&conf, "ctld.ping", empty, &reply, &err),
+			 -ECONNREFUSED);
+	assert_string_equal(err.text,
+			    "Unable to contact slurm controller (connect failure)");
+	json_decref(empty);
+
+	int port;
+	pid_t ctld = start_fake_ctld(keypath, &port);
+	conf.ctld_port = port;
+	json_t *body = json_object();
+	assert_int_equal(drv_client_call(&conf, "ctld.ping", body, &reply, &err), 0);
+	assert_int_equal(json_integer_value(json_object_get(reply, "uid")), getuid());
+	json_decref(reply);
+	reply = NULL;
+	assert_int_equal(drv_client_call(&conf, "job.query", body, &reply, &err),
+			 DRV_RC_INVALID_JOB_ID);
+	assert_string_equal(err.text, "Invalid job id specified");
+	assert_null(reply);
+	json_decref(body);
+	kill(ctld, SIGKILL);
+	waitpid(ctld, NULL, 0);
+}
+
+static void test_authd_round_trip(void **state)
+{
+	if (!find_authd())
+		skip();
+	char conf[128], key[128], sock[128], cmd[512];
+	struct drv_error err = {""};
+	snprintf(conf, sizeof(conf), "%s/drover.conf", tmpdir);
+	snprintf(key, sizeof(key), "%s/drover.key", tmpdir);
+	snprintf(sock, sizeof(sock), "%s/run/authd.sock", tmpdir);
+	assert_int_equal(drv_key_generate(key, &err), 0);
+	FILE *f = fopen(conf, "w");
+	fprintf(f, "ClusterName=t\nSlurmctldHost=localhost\nAuthInfo=socket=%s,key=%s\n",
+		sock, key);
+	fclose(f);
+
+	json_t *cred = drv_authd_sign(sock, "00", &err);
+	assert_null(cred);
+	snprintf(cmd, sizeof(cmd),
+		 "Unable to contact authd at %s: No such file or directory", sock);
+	assert_string_equal(err.text, cmd);
+
+	pid_t pid = start_authd(conf);
+	assert_true(wait_socket(sock, 5000));
+	char digest[65], other[65];
+	json_t *env = request("alice"), *env2 = request("bob");
+	drv_envelope_digest(env, digest);
+	drv_envelope_digest(env2, other);
+	cred = drv_authd_sign(sock, digest, &err);
+	assert_non_null(cred);
+	assert_int_equal(json_integer_value(json_object_get(cred, "uid")), getuid());
+	assert_int_equal(drv_authd_verify(sock, cred, other, &err), -EPERM);
+	assert_string_equal(err.text, "digest mismatch");
+	assert_int_equal(drv_authd_verify(sock, cred, digest, &err), 0);
+	assert_int_equal(drv_authd_verify(sock, cred, digest, &err), -EPERM);
+	assert_string_equal(err.text, "credential replayed");
+	json_decref(cred);
+
+	/* garbage on the socket does not hurt it */
+	snprintf(cmd, sizeof(cmd),
+		 "head -c 4000 /dev/urandom | timeout 2 python3 -c \"import socket,sys;"
+		 "s=socket.socket(socket.AF_UNIX);s.connect('%s');"
+		 "s.sendall(sys.stdin.buffer.read())\" 2>/dev/null",
+		 sock);
+	(void)system(cmd);
+	cred = drv_authd_sign(sock, digest, &err);
+	assert_non_null(cred);
+	json_decref(cred);
+
+	client_calls(sock, key);
+
+	kill(pid, SIGTERM);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(access(sock, F_OK), -1); /* socket removed */
+	json_decref(env);
+	json_decref(env2);
+}
+
 int main(void)
 {
+	drv_log_init("test_auth", DRV_LOG_ERROR);
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_issue_and_check),
 	    cmocka_unit_test(test_refusals),
 	    cmocka_unit_test(test_nonce_replay),
 	    cmocka_unit_test_setup_teardown(test_key_files, setup_dir, teardown_dir),
+	    cmocka_unit_test_setup_teardown(test_authd_round_trip, setup_dir,
+					    teardown_dir),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,244 @@
+/* service.c — drover-authd's socket: who is calling, and signing or checking
+ * credentials for them.
+ *
+ * The caller's uid/gid come from SO_PEERCRED on the UNIX socket, never from
+ * the message: that is the whole point of authd. Only auth.sign and
+ * auth.verify are served; anything else gets an error reply. Each verified
+ * credential's nonce is remembered, so a credential is vouched for once. */
+#include "authd/authd.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/listener.h>
+#include <event2/util.h>
+
+#include "common/daemon.h"
+#include "common/log.h"
+#include "common/net.h"
+#include "common/proto.h"
+
+#define AUTHD_MAX_MSG 65536 /* auth messages are a few hundred bytes */
+#define AUTHD_IDLE_S 30
+
+struct authd_session {
+	struct authd_session *next, *prev;
+	struct authd *a;
+	struct drv_conn *conn;
+	uid_t uid;
+	gid_t gid;
+};
+
+static void session_unlink(struct authd_session *s)
+{
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		s->a->sessions = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+}
+
+static json_t *do_sign(struct authd_session *s, int64_t id, json_t *body)
+{
+	const char *digest = json_string_value(json_object_get(body, "digest"));
+	json_t *cred = drv_cred_issue(&s->a->key, s->uid, s->gid, s->a->host, digest,
+				      (int64_t)time(NULL));
+	if (!cred)
+		return drv_reply_new(id, DRV_RC_ERROR, "cannot issue a credential", NULL);
+	log_debug("signed a credential for uid=%u gid=%u", (unsigned)s->uid,
+		  (unsigned)s->gid);
+	return drv_reply_new(id, 0, NULL, json_pack("{s:o}", "cred", cred));
+}
+
+static json_t *do_verify(struct authd_session *s, int64_t id, json_t *body)
+{
+	struct drv_error err;
+	struct drv_cred_info info;
+	int64_t now = (int64_t)time(NULL);
+	const char *digest = json_string_value(json_object_get(body, "digest"));
+	int rc = drv_cred_check(&s->a->key, json_object_get(body, "cred"), digest, now,
+				&info, &err);
+	if (rc == 0) {
+		rc = drv_nonce_cache_add(s->a->nonces, info.nonce, info.expires, now);
+		if (rc == -EEXIST)
+			drv_error_set(&err, EPERM, "credential replayed");
+		else if (rc < 0)
+			drv_error_set(&err, -rc, "cannot remember nonce: %s",
+				      strerror(-rc));
+	}
+	if (rc < 0) {
+		log_warn("refused to verify a credential for uid=%u: %s",
+			 (unsigned)s->uid, err.text);
+		return drv_reply_new(id, DRV_RC_AUTH, err.text, NULL);
+	}
+	return drv_reply_new(id, 0, NULL,
+			     json_pack("{s:I, s:I, s:s}", "uid", (json_int_t)info.uid,
+				       "gid", (json_int_t)info.gid, "host", info.host));
+}
+
+static void on_msg(struct drv_conn *c, json_t *env, bool mac_ok, void *arg)
+{
+	struct authd_session *s = arg;
+	const char *type = json_string_value(json_object_get(env, "type"));
+	int64_t id = json_integer_value(json_object_get(env, "id"));
+	json_t *body = json_object_get(env, "body");
+	json_t *reply;
+	if (strcmp(type, "auth.sign") == 0)
+		reply = do_sign(s, id, body);
+	else if (strcmp(type, "auth.verify") == 0)
+		reply = do_verify(s, id, body);
+	else if (strcmp(type, "reply") == 0)
+		return;
+	else
+		reply =
+		    drv_reply_new(id, DRV_RC_PROTOCOL,
+				  "authd serves only auth.sign and auth.verify", NULL);
+	if (!reply || drv_conn_send(c, reply, false) < 0)
+		log_debug("cannot reply to uid=%u", (unsigned)s->uid);
+	json_decref(reply);
+}
+
+static void on_close(struct drv_conn *c, void *arg)
+{
+	struct authd_session *s = arg;
+	session_unlink(s);
+	free(s);
+}
+
+static void on_accept(struct evconnlistener *lev, evutil_socket_t fd, struct sockaddr *sa,
+		      int socklen, void *arg)
+{
+	struct authd *a = arg;
+	struct ucred uc;
+	socklen_t len = sizeof(uc);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0) {
+		log_warn("cannot learn the caller's uid (SO_PEERCRED): %s",
+			 strerror(errno));
+		close(fd);
+		return;
+	}
+	struct authd_session *s = calloc(1, sizeof(*s));
+	if (!s) {
+		close(fd);
+		return;
+	}
+	s->a = a;
+	s->uid = uc.uid;
+	s->gid = uc.gid;
+	s->conn = drv_conn_new(a->base, fd, NULL, AUTHD_MAX_MSG, on_msg, on_close, s);
+	if (!s->conn) {
+		free(s);
+		return;
+	}
+	drv_conn_set_timeout(s->conn, AUTHD_IDLE_S);
+	s->next = a->sessions;
+	if (s->next)
+		s->next->prev = s;
+	a->sessions = s;
+}
+
+/* An existing socket file is stale when nothing accepts on it. */
+static int clear_stale(const char *path, struct drv_error *err)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0
+				       : drv_error_set(err, errno, "cannot stat %s: %s",
+						       path, strerror(errno));
+	if (!S_ISSOCK(st.st_mode))
+		return drv_error_set(err, EEXIST, "%s exists and is not a socket", path);
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return drv_error_set(err, errno, "socket: %s", strerror(errno));
+	int rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	int e = errno;
+	close(fd);
+	if (rc == 0)
+		return drv_error_set(err, EADDRINUSE,
+				     "another drover-authd is already listening on %s",
+				     path);
+	if (e != ECONNREFUSED)
+		return drv_error_set(err, e, "cannot probe %s: %s", path, strerror(e));
+	log_info("removing stale socket %s", path);
+	if (unlink(path) < 0 && errno != ENOENT)
+		return drv_error_set(err, errno, "cannot remove %s: %s", path,
+				     strerror(errno));
+	return 0;
+}
+
+static int make_dir_of(const char *path, struct drv_error *err)
+{
+	char *dir = strdup(path);
+	if (!dir)
+		return drv_error_set(err, ENOMEM, "out of memory");
+	char *slash = strrchr(dir, '/');
+	int rc = 0;
+	if (slash && slash != dir) {
+		*slash = '\0';
+		rc = drv_mkdir_p(dir, 0755);
+		if (rc < 0)
+			drv_error_set(err, -rc, "cannot create %s: %s", dir,
+				      strerror(-rc));
+	}
+	free(dir);
+	return rc;
+}
+
+int authd_listen(struct authd *a, const char *path, struct drv_error *err)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return drv_error_set(err, ENAMETOOLONG, "socket path %s is too long",
+				     path);
+	strcpy(sa.sun_path, path);
+	int rc = make_dir_of(path, err);
+	if (rc == 0)
+		rc = clear_stale(path, err);
+	if (rc < 0)
+		return rc;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return drv_error_set(err, errno, "socket: %s", strerror(errno));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || chmod(path, 0666) < 0 ||
+	    listen(fd, 128) < 0) {
+		int e = errno;
+		close(fd);
+		return drv_error_set(err, e, "cannot listen on %s: %s", path,
+				     strerror(e));
+	}
+	a->lev = evconnlistener_new(a->base, on_accept, a,
+				    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0, fd);
+	if (!a->lev) {
+		close(fd);
+		unlink(path);
+		return drv_error_set(err, ENOMEM, "cannot listen on %s", path);
+	}
+	a->socket_path = strdup(path);
+	return 0;
+}
+
+void authd_stop(struct authd *a)
+{
+	while (a->sessions) {
+		struct authd_session *s = a->sessions;
+		session_unlink(s);
+		drv_conn_free(s->conn);
+		free(s);
+	}
+	if (a->lev)
+		evconnlistener_free(a->lev);
+	a->lev = NULL;
+	if (a->socket_path)
+		unlink(a->socket_path);
+	free(a->socket_path);
+	a->socket_path = NULL;
+}

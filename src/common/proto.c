@@ -224,7 +224,7 @@ static json_t *safe_string(const char *text)
 		return s;
 	char buf[256];
 	size_t i;
-	for (i = 0; text[i] && i < sizeof(buf) - 1; i++) {
+	for (i = 0; i < sizeof(buf) - 1 && text[i]; i++) {
 		unsigned char ch = (unsigned char)text[i];
 		buf[i] = ch < 0x20 || ch >= 0x7f ? '?' : (char)ch;
 	}

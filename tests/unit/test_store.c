@@ -1,0 +1,144 @@
+/* test_store.c — ctld's SQLite store: a committed batch is there after a
+ * reopen, recovery filters finished jobs by age, payloads read back, and the
+ * writer takes one batch at a time. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <event2/event.h>
+
+#include "ctld/store.h"
+
+struct seen {
+	char jobs[8][64];
+	int n_jobs;
+	char nodes[4][64];
+	int n_nodes;
+};
+
+static void on_job(const char *key, const char *rec, void *arg)
+{
+	struct seen *s = arg;
+	snprintf(s->jobs[s->n_jobs++], 64, "%s=%s", key, rec);
+}
+
+static void on_node(const char *key, const char *rec, void *arg)
+{
+	struct seen *s = arg;
+	snprintf(s->nodes[s->n_nodes++], 64, "%s=%s", key, rec);
+}
+
+static void done(int rc, void *arg)
+{
+	*(int *)arg = rc;
+}
+
+static void commit_and_wait(struct event_base *base, struct store *s, struct store_batch *b)
+{
+	int rc = 1;
+	assert_int_equal(store_commit(s, b, done, &rc), 0);
+	while (rc == 1)
+		event_base_loop(base, EVLOOP_ONCE);
+	assert_int_equal(rc, 0);
+}
+
+static void committed_batch_survives_reopen(void **state)
+{
+	char dir[] = "/tmp/drv-store-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	struct event_base *base = event_base_new();
+	struct drv_error err = {{0}};
+	struct store *s = store_open(base, dir, &err);
+	assert_non_null(s);
+	struct store_batch *b = store_batch_new();
+	store_batch_put_job(b, 1, 0, "{\"a\":1}");
+	store_batch_put_job(b, 2, 100, "{\"b\":2}");	  /* ended long ago */
+	store_batch_put_job(b, 3, 5000, "{\"c\":3}"); /* ended recently */
+	store_batch_put_payload(b, 1, "#!/bin/sh\necho hi\n", "[\"A=1\"]", "[]");
+	store_batch_put_node(b, "n1", "{\"drain\":true}");
+	store_batch_put_next_id(b, 4);
+	commit_and_wait(base, s, b);
+	/* a later change replaces the earlier record */
+	b = store_batch_new();
+	store_batch_put_job(b, 1, 0, "{\"a\":9}");
+	commit_and_wait(base, s, b);
+	store_close(s);
+
+	s = store_open(base, dir, &err);
+	assert_non_null(s);
+	struct seen seen = {0};
+	uint32_t next = 0;
+	assert_int_equal(store_load(s, 1000, on_job, on_node, &seen, &next, &err), 0);
+	assert_int_equal(next, 4);
+	assert_int_equal(seen.n_jobs, 2);
+	assert_string_equal(seen.jobs[0], "1={\"a\":9}");
+	assert_string_equal(seen.jobs[1], "3={\"c\":3}");
+	assert_int_equal(seen.n_nodes, 1);
+	assert_string_equal(seen.nodes[0], "n1={\"drain\":true}");
+	char *script, *env, *argv;
+	assert_int_equal(store_job_payload(s, 1, &script, &env, &argv), 0);
+	assert_string_equal(script, "#!/bin/sh\necho hi\n");
+	assert_string_equal(env, "[\"A=1\"]");
+	free(script);
+	free(env);
+	free(argv);
+	assert_int_equal(store_job_payload(s, 2, &script, &env, &argv), -ENOENT);
+	store_close(s);
+	event_base_free(base);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void one_batch_at_a_time(void **state)
+{
+	char dir[] = "/tmp/drv-store-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	struct event_base *base = event_base_new();
+	struct drv_error err = {{0}};
+	struct store *s = store_open(base, dir, &err);
+	assert_non_null(s);
+	struct store_batch *a = store_batch_new(), *b = store_batch_new();
+	store_batch_put_next_id(a, 7);
+	store_batch_put_next_id(b, 8);
+	int rc = 1;
+	assert_int_equal(store_commit(s, a, done, &rc), 0);
+	assert_int_equal(store_commit(s, b, done, &rc), -EBUSY);
+	while (rc == 1)
+		event_base_loop(base, EVLOOP_ONCE);
+	commit_and_wait(base, s, b);
+	struct seen seen = {0};
+	uint32_t next = 0;
+	assert_int_equal(store_load(s, 0, on_job, on_node, &seen, &next, &err), 0);
+	assert_int_equal(next, 8);
+	store_close(s);
+	event_base_free(base);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void unusable_dir_is_an_error(void **state)
+{
+	struct event_base *base = event_base_new();
+	struct drv_error err = {{0}};
+	assert_null(store_open(base, "/proc/drover-no-such-dir", &err));
+	assert_non_null(strstr(err.text, "/proc/drover-no-such-dir"));
+	event_base_free(base);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(committed_batch_survives_reopen),
+		cmocka_unit_test(one_batch_at_a_time),
+		cmocka_unit_test(unusable_dir_is_an_error),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,38 @@
+/* jobrec.h — a job record from ctld (docs/protocol.md, "job record") as a
+ * plain struct, so the formatters are pure functions of C data. */
+#ifndef DRV_CLI_JOBREC_H
+#define DRV_CLI_JOBREC_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+/* Strings are borrowed from the JSON object the record was read from (or
+ * from whatever the caller points them at); absent strings are "" except
+ * where noted. Times are epoch seconds, 0 when unknown. */
+struct cli_job {
+	int64_t job_id;
+	const char *name, *user, *partition, *state, *reason;
+	const char *nodelist, *batch_host, *workdir, *submit_host, *command;
+	const char *std_out, *std_err; /* patterns as submitted; NULL if unset */
+	const char *comment;	       /* NULL if unset */
+	const char *hold;	       /* "user", "admin" or NULL */
+	int64_t uid, gid, num_nodes, cpus, priority, restart_count;
+	int64_t time_limit; /* seconds; -1 unlimited */
+	int64_t submit_time, eligible_time, start_time, end_time;
+	int64_t exit_code, exit_signal;
+};
+
+/* Fills *job from obj (borrowed; it must outlive *job). */
+void cli_job_from_json(const json_t *obj, struct cli_job *job);
+
+/* Run time as squeue %M and scontrol RunTime count it: 0 while pending,
+ * now - start while running, end - start once ended. */
+int64_t cli_job_elapsed(const struct cli_job *job, int64_t now);
+
+/* Expands %j %A %x %u %% in a stdout/stderr pattern as Slurm's scontrol
+ * shows it, relative to workdir; other "%X" (like %N, which only the node
+ * knows) stay as written. NULL pattern = slurm-%j.out. Returns a
+ * new malloc'd string or NULL. */
+char *cli_job_stdio_path(const struct cli_job *job, const char *pattern);
+
+#endif

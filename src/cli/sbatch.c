@@ -1,0 +1,332 @@
+/* sbatch.c — submits a batch script: reads the script (file, stdin or
+ * --wrap), merges #SBATCH directives, SBATCH_* variables and the command
+ * line (in that order of precedence, lowest first), sends job.submit and
+ * prints "Submitted batch job N". Nothing goes to stderr on success. */
+#include <errno.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/common.h"
+#include "cli/sbatch_env.h"
+#include "cli/sbatch_opts.h"
+#include "cli/sbatch_script.h"
+#include "common/proto.h"
+#include "common/timefmt.h"
+
+extern char **environ;
+
+struct script {
+	char *text;
+	size_t len;
+	const char *default_name;
+};
+
+static int read_all(FILE *f, struct script *s)
+{
+	char *buf = NULL;
+	size_t len = 0, cap = 0, got;
+
+	do {
+		if (cap - len < 65536) {
+			char *nb = realloc(buf, cap + 65536 + 1);
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap += 65536;
+		}
+		got = fread(buf + len, 1, cap - len, f);
+		len += got;
+	} while (got > 0);
+	if (ferror(f)) {
+		free(buf);
+		return -EIO;
+	}
+	buf[len] = '\0';
+	s->text = buf;
+	s->len = len;
+	return 0;
+}
+
+/* Loads the script from --wrap, the file at argv[idx], or stdin. */
+static int load_script(const struct sbatch_opts *o, int argc, char **argv, int idx,
+		       struct script *s)
+{
+	FILE *f;
+	int rc;
+
+	if (o->wrap) {
+		if (idx < argc) {
+			cli_error("Script arguments not permitted with --wrap option");
+			return -EINVAL;
+		}
+		s->text = sbatch_script_wrap(o->wrap);
+		s->len = s->text ? strlen(s->text) : 0;
+		s->default_name = "wrap";
+		return s->text ? 0 : -ENOMEM;
+	}
+	if (idx >= argc) {
+		s->default_name = "sbatch";
+		return read_all(stdin, s);
+	}
+	f = fopen(argv[idx], "r");
+	if (!f) {
+		cli_error("Unable to open file %s", argv[idx]);
+		return -ENOENT;
+	}
+	rc = read_all(f, s);
+	fclose(f);
+	if (rc < 0)
+		cli_error("Unable to read file %s", argv[idx]);
+	const char *base = strrchr(argv[idx], '/');
+	s->default_name = base ? base + 1 : argv[idx];
+	return rc;
+}
+
+static int check_script(const struct script *s)
+{
+	if (s->len == 0) {
+		cli_error("Batch script is empty!");
+		return -EINVAL;
+	}
+	if (!sbatch_script_has_shebang(s->text, s->len)) {
+		cli_error("This does not look like a batch script.  The first line must "
+			  "start with #! followed by the path to an interpreter.");
+		cli_error("For instance: #!/bin/sh");
+		return -EINVAL;
+	}
+	if (memchr(s->text, '\0', s->len)) {
+		cli_error(
+		    "The SLURM controller does not allow scripts that contain a NULL "
+		    "character '\\0'.");
+		return -EINVAL;
+	}
+	if (strstr(s->text, "\r\n")) {
+		cli_error("Batch script contains DOS line breaks (\\r\\n)");
+		cli_error("instead of expected UNIX line breaks (\\n).");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Directives first, then SBATCH_* variables, then the command line. */
+static int merge_options(const struct script *s, int argc, char **argv,
+			 struct sbatch_opts *o)
+{
+	char **words = NULL, **dargv;
+	size_t n = 0;
+	int rc;
+
+	if (sbatch_script_directives(s->text, s->len, &words, &n) < 0)
+		return -ENOMEM;
+	dargv = calloc(n + 2, sizeof(*dargv));
+	if (!dargv) {
+		sbatch_words_free(words, n);
+		return -ENOMEM;
+	}
+	dargv[0] = argv[0];
+	memcpy(dargv + 1, words, n * sizeof(*words));
+	*o = (struct sbatch_opts){0};
+	rc = sbatch_opts_parse((int)n + 1, dargv, o, NULL);
+	/* Values point into words: keep them until exit (a short-lived
+	 * process); the vector itself is no longer needed. */
+	free(dargv);
+	free(words);
+	if (rc < 0)
+		return rc;
+	sbatch_opts_from_env(o);
+	return sbatch_opts_parse(argc, argv, o, NULL);
+}
+
+static int parse_nodes(const char *s, int64_t *min)
+{
+	char *end = NULL;
+	long long lo, hi;
+
+	if (!s)
+		return 0;
+	errno = 0;
+	lo = strtoll(s, &end, 10);
+	if (end == s || errno || lo < 1 || lo > 100000)
+		return -EINVAL;
+	if (*end == '-') {
+		const char *h = end + 1;
+		hi = strtoll(h, &end, 10);
+		if (end == h || hi < lo)
+			return -EINVAL;
+	}
+	if (*end)
+		return -EINVAL;
+	*min = lo;
+	return 0;
+}
+
+static char *absolute(const char *cwd, const char *path)
+{
+	char *out = NULL;
+
+	if (path[0] == '/')
+		return strdup(path);
+	if (asprintf(&out, "%s/%s", cwd, path) < 0)
+		return NULL;
+	return out;
+}
+
+static void set_str(json_t *body, const char *key, const char *v)
+{
+	if (v)
+		json_object_set_new(body, key, json_string(v));
+}
+
+static json_t *string_array(char *const *v, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < n; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+/* What sbatch knows about where and by whom it runs. */
+struct origin {
+	char cwd[PATH_MAX];
+	char host[256];
+	char user[64];
+};
+
+static int get_origin(struct origin *org)
+{
+	struct passwd *pw = getpwuid(getuid());
+
+	if (!getcwd(org->cwd, sizeof(org->cwd))) {
+		cli_error("Unable to determine current working directory");
+		return -errno;
+	}
+	if (gethostname(org->host, sizeof(org->host)) != 0)
+		snprintf(org->host, sizeof(org->host), "localhost");
+	org->host[sizeof(org->host) - 1] = '\0';
+	if (pw)
+		snprintf(org->user, sizeof(org->user), "%s", pw->pw_name);
+	else
+		snprintf(org->user, sizeof(org->user), "%u", (unsigned)getuid());
+	return 0;
+}
+
+/* Checks the values and builds the job.submit body; NULL after an error
+ * message. */
+static json_t *build_body(const struct sbatch_opts *o, const struct script *s,
+			  const struct origin *org, char **args, size_t nargs)
+{
+	struct drv_error err = {{0}};
+	int64_t nodes = 1, limit = 0;
+	char **env = NULL, *workdir;
+	size_t nenv = 0;
+	json_t *body;
+
+	if (parse_nodes(o->nodes, &nodes) < 0) {
+		cli_error("Invalid node count specification");
+		return NULL;
+	}
+	if (o->time && drv_time_parse_limit(o->time, &limit) < 0) {
+		cli_error("Invalid time limit specification");
+		return NULL;
+	}
+	if (sbatch_env_build(o->export_spec, environ, &env, &nenv, &err) < 0) {
+		cli_error("%s",
+			  err.text[0] ? err.text : "Unable to build the job environment");
+		return NULL;
+	}
+	workdir = o->chdir ? absolute(org->cwd, o->chdir) : strdup(org->cwd);
+	body = json_pack(
+	    "{s:s%, s:s, s:I, s:s, s:s, s:o, s:s, s:b, s:s, s:s, s:o}", "script", s->text,
+	    s->len, "name", o->job_name ? o->job_name : s->default_name, "nodes",
+	    (json_int_t)nodes, "workdir", workdir ? workdir : org->cwd, "submit_dir",
+	    org->cwd, "env", string_array(env, nenv), "export",
+	    o->export_spec ? o->export_spec : "ALL", "hold", o->hold, "submit_host",
+	    org->host, "user", org->user, "argv", string_array(args, nargs));
+	free(workdir);
+	sbatch_words_free(env, nenv);
+	if (body && o->time)
+		json_object_set_new(body, "time_limit", json_integer(limit));
+	if (body) {
+		set_str(body, "partition", o->partition);
+		set_str(body, "stdout", o->output);
+		set_str(body, "stderr", o->error);
+		set_str(body, "comment", o->comment);
+	}
+	return body;
+}
+
+static int submit(const struct sbatch_opts *o, json_t *body)
+{
+	struct drv_conf *conf = NULL;
+	struct drv_error err = {{0}};
+	json_t *reply = NULL;
+	int rc;
+
+	if (cli_conf_load(&conf) < 0) {
+		json_decref(body);
+		return 1;
+	}
+	rc = cli_call(conf, "job.submit", body, &reply, &err);
+	drv_conf_free(conf);
+	if (rc != 0) {
+		const char *why =
+		    err.text[0] ? err.text
+		    : rc > 0	? drv_rc_text(rc)
+				: "Unable to contact slurm controller (connect failure)";
+		cli_error("Batch job submission failed: %s", why);
+		return 1;
+	}
+	if (o->parsable)
+		printf("%lld\n", (long long)cli_json_int(reply, "job_id", 0));
+	else
+		printf("Submitted batch job %lld\n",
+		       (long long)cli_json_int(reply, "job_id", 0));
+	json_decref(reply);
+	return 0;
+}
+
+static int run(int argc, char **argv)
+{
+	struct sbatch_opts first = {0}, o;
+	struct script s = {0};
+	struct origin org;
+	json_t *body;
+	int idx = argc;
+
+	if (sbatch_opts_parse(argc, argv, &first, &idx) < 0)
+		return 1;
+	if (first.help) {
+		sbatch_usage();
+		return 0;
+	}
+	if (first.version) {
+		cli_print_version();
+		return 0;
+	}
+	if (load_script(&first, argc, argv, idx, &s) < 0 || check_script(&s) < 0 ||
+	    merge_options(&s, idx, argv, &o) < 0 || get_origin(&org) < 0) {
+		free(s.text);
+		return 1;
+	}
+	if (idx < argc)
+		idx++; /* the script's own arguments follow it */
+	body = build_body(&o, &s, &org, argv + idx, (size_t)(argc - idx));
+	free(s.text);
+	if (!body)
+		return 1;
+	return submit(&o, body);
+}
+
+int main(int argc, char **argv)
+{
+	cli_init("sbatch");
+	argv[0] = (char *)"sbatch"; /* getopt's messages name the program */
+	return run(argc, argv);
+}

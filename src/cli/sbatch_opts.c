@@ -1,0 +1,257 @@
+/* sbatch_opts.c — the option table of sbatch. Options Drover carries are
+ * stored; options that only shape resources Drover does not track yet are
+ * accepted and ignored so scripts written for Slurm still submit; options
+ * whose meaning cannot be honoured silently (job arrays, dependencies) are
+ * refused with a message. */
+#include "cli/sbatch_opts.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/common.h"
+
+enum {
+	OPT_IGNORE = 0x100,
+	OPT_REFUSE,
+	OPT_PARSABLE,
+	OPT_COMMENT,
+	OPT_WRAP,
+	OPT_EXPORT,
+	OPT_HELP,
+	OPT_USAGE,
+};
+
+/* Every long option sbatch accepts; val names what happens to it. */
+static const struct option long_opts[] = {
+    {"job-name", required_argument, 0, 'J'},
+    {"output", required_argument, 0, 'o'},
+    {"error", required_argument, 0, 'e'},
+    {"partition", required_argument, 0, 'p'},
+    {"nodes", required_argument, 0, 'N'},
+    {"time", required_argument, 0, 't'},
+    {"chdir", required_argument, 0, 'D'},
+    {"hold", no_argument, 0, 'H'},
+    {"parsable", no_argument, 0, OPT_PARSABLE},
+    {"comment", required_argument, 0, OPT_COMMENT},
+    {"wrap", required_argument, 0, OPT_WRAP},
+    {"export", required_argument, 0, OPT_EXPORT},
+    {"help", no_argument, 0, OPT_HELP},
+    {"usage", no_argument, 0, OPT_USAGE},
+    {"version", no_argument, 0, 'V'},
+    {"array", required_argument, 0, OPT_REFUSE},
+    {"dependency", required_argument, 0, OPT_REFUSE},
+    {"account", required_argument, 0, 'A'},
+    {"cpus-per-task", required_argument, 0, 'c'},
+    {"ntasks", required_argument, 0, 'n'},
+    {"constraint", required_argument, 0, 'C'},
+    {"qos", required_argument, 0, 'q'},
+    {"nodelist", required_argument, 0, 'w'},
+    {"exclude", required_argument, 0, 'x'},
+    {"clusters", required_argument, 0, 'M'},
+    {"cluster", required_argument, 0, 'M'},
+    {"begin", required_argument, 0, 'b'},
+    {"input", required_argument, 0, 'i'},
+    {"licenses", required_argument, 0, 'L'},
+    {"distribution", required_argument, 0, 'm'},
+    {"gpus", required_argument, 0, 'G'},
+    {"core-spec", required_argument, 0, 'S'},
+    {"nodefile", required_argument, 0, 'F'},
+    {"extra-node-info", required_argument, 0, 'B'},
+    {"no-kill", optional_argument, 0, 'k'},
+    {"overcommit", no_argument, 0, 'O'},
+    {"quiet", no_argument, 0, 'Q'},
+    {"oversubscribe", no_argument, 0, 's'},
+    {"verbose", no_argument, 0, 'v'},
+    {"wait", no_argument, 0, 'W'},
+    {"mem", required_argument, 0, OPT_IGNORE},
+    {"mem-per-cpu", required_argument, 0, OPT_IGNORE},
+    {"mem-per-gpu", required_argument, 0, OPT_IGNORE},
+    {"ntasks-per-node", required_argument, 0, OPT_IGNORE},
+    {"ntasks-per-core", required_argument, 0, OPT_IGNORE},
+    {"ntasks-per-socket", required_argument, 0, OPT_IGNORE},
+    {"ntasks-per-gpu", required_argument, 0, OPT_IGNORE},
+    {"exclusive", optional_argument, 0, OPT_IGNORE},
+    {"gres", required_argument, 0, OPT_IGNORE},
+    {"gres-flags", required_argument, 0, OPT_IGNORE},
+    {"gpus-per-node", required_argument, 0, OPT_IGNORE},
+    {"gpus-per-task", required_argument, 0, OPT_IGNORE},
+    {"gpus-per-socket", required_argument, 0, OPT_IGNORE},
+    {"cpus-per-gpu", required_argument, 0, OPT_IGNORE},
+    {"gpu-bind", required_argument, 0, OPT_IGNORE},
+    {"gpu-freq", required_argument, 0, OPT_IGNORE},
+    {"wckey", required_argument, 0, OPT_IGNORE},
+    {"reservation", required_argument, 0, OPT_IGNORE},
+    {"mail-type", required_argument, 0, OPT_IGNORE},
+    {"mail-user", required_argument, 0, OPT_IGNORE},
+    {"requeue", no_argument, 0, OPT_IGNORE},
+    {"no-requeue", no_argument, 0, OPT_IGNORE},
+    {"signal", required_argument, 0, OPT_IGNORE},
+    {"open-mode", required_argument, 0, OPT_IGNORE},
+    {"nice", optional_argument, 0, OPT_IGNORE},
+    {"priority", required_argument, 0, OPT_IGNORE},
+    {"tmp", required_argument, 0, OPT_IGNORE},
+    {"time-min", required_argument, 0, OPT_IGNORE},
+    {"deadline", required_argument, 0, OPT_IGNORE},
+    {"get-user-env", optional_argument, 0, OPT_IGNORE},
+    {"propagate", optional_argument, 0, OPT_IGNORE},
+    {"kill-on-invalid-dep", required_argument, 0, OPT_IGNORE},
+    {"contiguous", no_argument, 0, OPT_IGNORE},
+    {"hint", required_argument, 0, OPT_IGNORE},
+    {"mincpus", required_argument, 0, OPT_IGNORE},
+    {"sockets-per-node", required_argument, 0, OPT_IGNORE},
+    {"cores-per-socket", required_argument, 0, OPT_IGNORE},
+    {"threads-per-core", required_argument, 0, OPT_IGNORE},
+    {"network", required_argument, 0, OPT_IGNORE},
+    {"switches", required_argument, 0, OPT_IGNORE},
+    {"acctg-freq", required_argument, 0, OPT_IGNORE},
+    {"thread-spec", required_argument, 0, OPT_IGNORE},
+    {"power", required_argument, 0, OPT_IGNORE},
+    {"profile", required_argument, 0, OPT_IGNORE},
+    {"reboot", no_argument, 0, OPT_IGNORE},
+    {"spread-job", no_argument, 0, OPT_IGNORE},
+    {"use-min-nodes", no_argument, 0, OPT_IGNORE},
+    {"ignore-pbs", no_argument, 0, OPT_IGNORE},
+    {"cluster-constraint", required_argument, 0, OPT_IGNORE},
+    {"container", required_argument, 0, OPT_IGNORE},
+    {"bb", required_argument, 0, OPT_IGNORE},
+    {"bbf", required_argument, 0, OPT_IGNORE},
+    {"batch", required_argument, 0, OPT_IGNORE},
+    {"prefer", required_argument, 0, OPT_IGNORE},
+    {"tres-per-task", required_argument, 0, OPT_IGNORE},
+    {"mem-bind", required_argument, 0, OPT_IGNORE},
+    {"cpu-freq", required_argument, 0, OPT_IGNORE},
+    {"delay-boot", required_argument, 0, OPT_IGNORE},
+    {"export-file", required_argument, 0, OPT_IGNORE},
+    {"mcs-label", required_argument, 0, OPT_IGNORE},
+    {"uid", required_argument, 0, OPT_IGNORE},
+    {"gid", required_argument, 0, OPT_IGNORE},
+    {0, 0, 0, 0},
+};
+
+#define SHORT_OPTS "+J:o:e:p:N:t:D:HVhA:c:n:C:q:w:x:M:b:i:L:m:G:S:F:B:k::OQsvWa:d:"
+
+/* Stores the options Drover carries; 1 when c is not one of them. */
+static int store(struct sbatch_opts *o, int c, const char *arg)
+{
+	switch (c) {
+	case 'J':
+		o->job_name = arg;
+		break;
+	case 'o':
+		o->output = arg;
+		break;
+	case 'e':
+		o->error = arg;
+		break;
+	case 'p':
+		o->partition = arg;
+		break;
+	case 'N':
+		o->nodes = arg;
+		break;
+	case 't':
+		o->time = arg;
+		break;
+	case 'D':
+		o->chdir = arg;
+		break;
+	case 'H':
+		o->hold = true;
+		break;
+	case OPT_PARSABLE:
+		o->parsable = true;
+		break;
+	case OPT_COMMENT:
+		o->comment = arg;
+		break;
+	case OPT_WRAP:
+		o->wrap = arg;
+		break;
+	case OPT_EXPORT:
+		o->export_spec = arg;
+		break;
+	case OPT_HELP:
+	case OPT_USAGE:
+	case 'h':
+		o->help = true;
+		break;
+	case 'V':
+		o->version = true;
+		break;
+	default:
+		return 1;
+	}
+	return 0;
+}
+
+int sbatch_opts_parse(int argc, char **argv, struct sbatch_opts *o, int *script_idx)
+{
+	int c, idx = 0;
+
+	optind = 0; /* glibc: start over, also for a second vector */
+	while ((c = getopt_long(argc, argv, SHORT_OPTS, long_opts, &idx)) != -1) {
+		if (c == '?') {
+			cli_try_help();
+			return -EINVAL;
+		}
+		if (c == 'a' || c == 'd' || c == OPT_REFUSE) {
+			cli_error("--%s is not supported by Drover yet",
+				  c == 'a'   ? "array"
+				  : c == 'd' ? "dependency"
+					     : long_opts[idx].name);
+			return -EINVAL;
+		}
+		store(o, c, optarg); /* anything else is accepted and ignored */
+	}
+	if (script_idx)
+		*script_idx = optind;
+	return 0;
+}
+
+void sbatch_opts_from_env(struct sbatch_opts *o)
+{
+	const char *v;
+
+	if ((v = getenv("SBATCH_JOB_NAME")) && *v)
+		o->job_name = v;
+	if ((v = getenv("SBATCH_PARTITION")) && *v)
+		o->partition = v;
+	if ((v = getenv("SBATCH_TIMELIMIT")) && *v)
+		o->time = v;
+	if ((v = getenv("SBATCH_EXPORT")) && *v)
+		o->export_spec = v;
+}
+
+void sbatch_usage(void)
+{
+	printf("Usage: sbatch [OPTIONS...] executable [args...]\n"
+	       "\n"
+	       "Parallel run options:\n"
+	       "  -D, --chdir=directory       set working directory for batch script\n"
+	       "      --comment=name          arbitrary comment\n"
+	       "  -e, --error=err             file for batch script's standard error\n"
+	       "      --export[=names]        specify environment variables to export\n"
+	       "  -H, --hold                  submit job in held state\n"
+	       "  -J, --job-name=jobname      name of job\n"
+	       "  -N, --nodes=N               number of nodes on which to run (N = "
+	       "min[-max])\n"
+	       "  -o, --output=out            file for batch script's standard output\n"
+	       "  -p, --partition=partition   partition requested\n"
+	       "      --parsable              outputs only the jobid and cluster name "
+	       "(if present),\n"
+	       "                              separated by semicolon, only on successful "
+	       "submission.\n"
+	       "  -t, --time=minutes          time limit\n"
+	       "      --wrap[=command string] wrap command string in a sh script and "
+	       "submit\n"
+	       "\n"
+	       "Help options:\n"
+	       "  -h, --help                  show this help message\n"
+	       "      --usage                 display brief usage message\n"
+	       "\n"
+	       "Other options:\n"
+	       "  -V, --version               output version information and exit\n");
+}

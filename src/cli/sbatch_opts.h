@@ -1,0 +1,31 @@
+/* sbatch_opts.h — sbatch's options, read the same way from #SBATCH
+ * directives, from SBATCH_* variables and from the command line, each later
+ * source overriding the earlier. */
+#ifndef DRV_CLI_SBATCH_OPTS_H
+#define DRV_CLI_SBATCH_OPTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Strings are borrowed from the argv/words they were parsed from. */
+struct sbatch_opts {
+	const char *job_name, *output, *error, *partition, *chdir, *export_spec;
+	const char *comment, *wrap, *nodes, *time;
+	bool parsable, hold;
+	bool help, version;
+};
+
+/* Parses argv[1..argc) into *o (fields already set are overridden). With
+ * stop_at_script, parsing stops at the first non-option (the script) and
+ * *script_idx is its index (argc when there is none). Prints Slurm's
+ * messages for bad options. Returns 0, or -EINVAL after printing. argv[0]
+ * must be the program name. */
+int sbatch_opts_parse(int argc, char **argv, struct sbatch_opts *o, int *script_idx);
+
+/* Applies SBATCH_JOB_NAME, SBATCH_PARTITION, SBATCH_TIMELIMIT, SBATCH_EXPORT
+ * (borrowed from the environment). */
+void sbatch_opts_from_env(struct sbatch_opts *o);
+
+void sbatch_usage(void);
+
+#endif

@@ -1,0 +1,310 @@
+/* scontrol.c — Slurm's scontrol for the commands Drover has: show job |
+ * node | partition | hostnames | hostlist | config, hold, uhold, release,
+ * update NodeName=..., ping and version. Parses the command words, sends one
+ * request per command and prints with scontrol_show.c. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/common.h"
+#include "cli/scontrol.h"
+#include "cli/scontrol_show.h"
+#include "common/hostlist.h"
+#include "common/proto.h"
+#include "common/timefmt.h"
+
+enum { OPT_HELP = 0x100, OPT_USAGE };
+
+static const struct option long_opts[] = {
+    {"details", no_argument, 0, 'd'},
+    {"oneliner", no_argument, 0, 'o'},
+    {"quiet", no_argument, 0, 'Q'},
+    {"verbose", no_argument, 0, 'v'},
+    {"version", no_argument, 0, 'V'},
+    {"all", no_argument, 0, 'a'},
+    {"clusters", required_argument, 0, 'M'},
+    {"cluster", required_argument, 0, 'M'},
+    {"help", no_argument, 0, OPT_HELP},
+    {"usage", no_argument, 0, OPT_USAGE},
+    {0, 0, 0, 0},
+};
+
+static void usage(void)
+{
+	printf("scontrol [<OPTION>] [<COMMAND>]\n"
+	       "    Valid <OPTION> values are:\n"
+	       "     -d or --details: Include extra detail in output\n"
+	       "     -h or --help: Print this help\n"
+	       "     -Q or --quiet: Disable warnings\n"
+	       "     -V or --version: Print version information\n\n"
+	       "    Valid <COMMAND> values are:\n"
+	       "     hold <job_list>              prevent specified job from starting.\n"
+	       "     ping                         print status of slurmctld daemons.\n"
+	       "     release <job_list>           permit specified job to start.\n"
+	       "     show <ENTITY> [<ID>]         display state of identified entity, "
+	       "default\n"
+	       "                                  is all records.\n"
+	       "     uhold <job_list>             place user hold on specified job.\n"
+	       "     update <SPECIFICATIONS>      update node configuration.\n"
+	       "     version                      display tool version number.\n\n"
+	       "  <ENTITY> may be \"config\", \"hostlist\", \"hostnames\", \"job\", "
+	       "\"node\" or\n"
+	       "  \"partition\".\n");
+}
+
+bool sctl_is_cmd(const char *word, const char *cmd, size_t min)
+{
+	size_t len = strlen(word);
+
+	return len >= min && len <= strlen(cmd) && !strncasecmp(word, cmd, len);
+}
+
+const char *sctl_failure_text(int rc, const struct drv_error *err)
+{
+	if (err->text[0])
+		return err->text;
+	return rc > 0 ? drv_rc_text(rc)
+		      : "Unable to contact slurm controller (connect failure)";
+}
+
+int sctl_call(struct sctl *s, const char *type, json_t *body, json_t **reply,
+	      struct drv_error *err)
+{
+	if (!s->conf && cli_conf_load(&s->conf) < 0) {
+		json_decref(body);
+		err->text[0] = '\0';
+		return -EINVAL;
+	}
+	return cli_call(s->conf, type, body, reply, err);
+}
+
+/* --- show job ------------------------------------------------------------ */
+
+static int show_job(struct sctl *s, const char *id_str)
+{
+	struct drv_error err = {{0}};
+	json_t *body = json_pack("{s:b}", "all_states", 1), *reply = NULL, *v;
+	int64_t id = 0, now;
+	size_t i;
+	int rc;
+
+	if (id_str && cli_parse_int(id_str, 1, INT64_MAX, &id) < 0) {
+		json_decref(body);
+		fprintf(stderr, "slurm_load_jobs error: %s\n",
+			drv_rc_text(DRV_RC_INVALID_JOB_ID));
+		return 1;
+	}
+	if (id_str)
+		json_object_set_new(body, "job_ids", json_pack("[I]", (json_int_t)id));
+	rc = sctl_call(s, "job.query", body, &reply, &err);
+	if (rc != 0) {
+		fprintf(stderr, "slurm_load_jobs error: %s\n",
+			sctl_failure_text(rc, &err));
+		return 1;
+	}
+	if (json_array_size(json_object_get(reply, "jobs")) == 0) {
+		json_decref(reply);
+		if (id_str) {
+			fprintf(stderr, "slurm_load_jobs error: %s\n",
+				drv_rc_text(DRV_RC_INVALID_JOB_ID));
+			return 1;
+		}
+		printf("No jobs in the system\n");
+		return 0;
+	}
+	now = cli_json_int(reply, "now", (int64_t)time(NULL));
+	json_array_foreach(json_object_get(reply, "jobs"), i, v)
+	{
+		struct cli_job job;
+		cli_job_from_json(v, &job);
+		scs_print_job(stdout, &job, now, s->detail > 0);
+	}
+	json_decref(reply);
+	return 0;
+}
+
+/* --- show node / partition ------------------------------------------------ */
+
+static int show_records(struct sctl *s, const char *type, const char *list_key,
+			const char *name, const char *what)
+{
+	struct drv_error err = {{0}};
+	json_t *body = json_object(), *reply = NULL, *v;
+	size_t i;
+	int rc;
+
+	if (name)
+		json_object_set_new(body, "names", json_pack("[s]", name));
+	rc = sctl_call(s, type, body, &reply, &err);
+	if (rc != 0) {
+		fprintf(stderr, "slurm_load_%s error: %s\n",
+			!strcmp(what, "Node") ? "node" : "partitions",
+			sctl_failure_text(rc, &err));
+		return 1;
+	}
+	if (json_array_size(json_object_get(reply, list_key)) == 0) {
+		json_decref(reply);
+		if (name) {
+			printf("%s %s not found\n", what, name);
+			return 1;
+		}
+		printf("No %s in the system\n",
+		       !strcmp(what, "Node") ? "nodes" : "partitions");
+		return 0;
+	}
+	json_array_foreach(json_object_get(reply, list_key), i, v)
+	{
+		if (!strcmp(what, "Node"))
+			scs_print_node(stdout, v);
+		else
+			scs_print_part(stdout, v);
+	}
+	json_decref(reply);
+	return 0;
+}
+
+/* --- show hostnames / hostlist ---------------------------------------------- */
+
+static int show_hostnames(const char *expr, bool compress)
+{
+	struct drv_error err = {{0}};
+	char **names = NULL;
+	size_t n = 0;
+
+	if (!expr)
+		expr = getenv("SLURM_JOB_NODELIST");
+	if (!expr || !*expr) {
+		cli_error("host list is empty");
+		return 1;
+	}
+	if (drv_hostlist_expand(expr, &names, &n, &err) < 0) {
+		cli_error("Invalid hostlist: %s", expr);
+		return 1;
+	}
+	if (compress) {
+		char *c = drv_hostlist_compress(names, n);
+		printf("%s\n", c ? c : "");
+		free(c);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			printf("%s\n", names[i]);
+	}
+	drv_strv_free(names, n);
+	return 0;
+}
+
+/* --- show config ------------------------------------------------------------ */
+
+static int show_config(struct sctl *s)
+{
+	struct drv_error err = {{0}};
+	json_t *reply = NULL, *kv;
+	char when[64];
+	size_t i;
+	int rc = sctl_call(s, "conf.query", json_object(), &reply, &err);
+
+	if (rc != 0) {
+		fprintf(stderr, "slurm_load_ctl_conf error: %s\n",
+			sctl_failure_text(rc, &err));
+		return 1;
+	}
+	drv_time_fmt_iso(time(NULL), when, sizeof(when));
+	printf("Configuration data as of %s\n", when);
+	json_array_foreach(json_object_get(reply, "config"), i, kv)
+	{
+		printf("%-23s = %s\n", json_string_value(json_array_get(kv, 0)) ?: "",
+		       json_string_value(json_array_get(kv, 1)) ?: "(null)");
+	}
+	json_decref(reply);
+	return 0;
+}
+
+static int show(struct sctl *s, int argc, char **argv)
+{
+	const char *what = argc > 0 ? argv[0] : NULL;
+	const char *id = argc > 1 ? argv[1] : NULL;
+
+	if (!what) {
+		fprintf(stderr, "too few arguments for keyword:show\n");
+		return 1;
+	}
+	if (sctl_is_cmd(what, "hostnames", 5) || !strcasecmp(what, "hostname"))
+		return show_hostnames(id, false);
+	if (sctl_is_cmd(what, "hostlist", 5))
+		return show_hostnames(id, true);
+	if (sctl_is_cmd(what, "jobs", 1) || sctl_is_cmd(what, "jobid", 4))
+		return show_job(s, id);
+	if (sctl_is_cmd(what, "nodes", 1))
+		return show_records(s, "node.query", "nodes", id, "Node");
+	if (sctl_is_cmd(what, "partitions", 1))
+		return show_records(s, "part.query", "partitions", id, "Partition");
+	if (sctl_is_cmd(what, "config", 1))
+		return show_config(s);
+	fprintf(stderr, "invalid entity:%s for keyword:show\n", what);
+	return 1;
+}
+
+static int dispatch(struct sctl *s, int argc, char **argv)
+{
+	const char *cmd = argv[0];
+
+	if (sctl_is_cmd(cmd, "show", 3))
+		return show(s, argc - 1, argv + 1);
+	if (sctl_is_cmd(cmd, "hold", 2) || sctl_is_cmd(cmd, "uhold", 2) ||
+	    sctl_is_cmd(cmd, "release", 3))
+		return sctl_hold(s, argc, argv);
+	if (sctl_is_cmd(cmd, "update", 1))
+		return sctl_update(s, argc - 1, argv + 1);
+	if (sctl_is_cmd(cmd, "ping", 2))
+		return sctl_ping(s);
+	if (sctl_is_cmd(cmd, "version", 2)) {
+		cli_print_version();
+		return 0;
+	}
+	fprintf(stderr, "invalid keyword: %s\n", cmd);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct sctl s = {0};
+	int c, rc;
+
+	cli_init("scontrol");
+	argv[0] = (char *)"scontrol";
+	while ((c = getopt_long(argc, argv, "adhM:oQvV", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			s.detail++;
+			break;
+		case 'Q':
+			s.quiet = true;
+			break;
+		case 'h':
+		case OPT_HELP:
+		case OPT_USAGE:
+			usage();
+			return 0;
+		case 'V':
+			cli_print_version();
+			return 0;
+		case '?':
+			cli_try_help();
+			return 1;
+		default:
+			break; /* accepted, no effect in Drover */
+		}
+	}
+	if (optind >= argc) {
+		usage();
+		return 1;
+	}
+	rc = dispatch(&s, argc - optind, argv + optind);
+	drv_conf_free(s.conf);
+	return rc;
+}

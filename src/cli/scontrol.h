@@ -1,0 +1,34 @@
+/* scontrol.h — what scontrol's command files share. */
+#ifndef DRV_CLI_SCONTROL_H
+#define DRV_CLI_SCONTROL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "common/conf.h"
+#include "common/error.h"
+
+struct sctl {
+	int detail;	       /* -d count */
+	bool quiet;	       /* -Q */
+	struct drv_conf *conf; /* loaded on first use; owned */
+};
+
+/* Loads the config if needed, then calls ctld (body stolen). Returns as
+ * drv_client_call; a config that fails to load gives -EINVAL after its
+ * message, with err empty. */
+int sctl_call(struct sctl *s, const char *type, json_t *body, json_t **reply,
+	      struct drv_error *err);
+
+/* The text to print for a failed call (static or borrowed from err). */
+const char *sctl_failure_text(int rc, const struct drv_error *err);
+
+/* A command word matches cmd, abbreviated to no fewer than min chars. */
+bool sctl_is_cmd(const char *word, const char *cmd, size_t min);
+
+/* Each returns the exit status. argv[0] is the command word. */
+int sctl_hold(struct sctl *s, int argc, char **argv);
+int sctl_update(struct sctl *s, int argc, char **argv);
+int sctl_ping(struct sctl *s);
+
+#endif

@@ -1,0 +1,212 @@
+/* scontrol_cmds.c — scontrol's commands that change state: hold, uhold,
+ * release, update NodeName=..., and ping. Messages and exit codes follow
+ * Slurm 22.05's scontrol. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "cli/common.h"
+#include "cli/scontrol.h"
+#include "common/proto.h"
+
+/* Collects the ids of "ID[,ID...]" words (a JobId= prefix allowed). */
+static int job_ids(int argc, char **argv, json_t *ids)
+{
+	for (int i = 0; i < argc; i++) {
+		char *copy = strdup(argv[i]), *save = NULL, *w = copy;
+		int rc = 0;
+
+		if (!strncasecmp(w, "jobid=", 6))
+			w += 6;
+		else if (!strncasecmp(w, "job=", 4))
+			w += 4;
+		for (char *t = strtok_r(w, ",", &save); t && rc == 0;
+		     t = strtok_r(NULL, ",", &save)) {
+			int64_t id;
+			if (cli_parse_int(t, 1, INT64_MAX, &id) < 0) {
+				fprintf(stderr, "%s for job %s\n",
+					drv_rc_text(DRV_RC_INVALID_JOB_ID), t);
+				rc = -EINVAL;
+			} else {
+				json_array_append_new(ids, json_integer(id));
+			}
+		}
+		free(copy);
+		if (rc < 0)
+			return rc;
+	}
+	return json_array_size(ids) ? 0 : -EINVAL;
+}
+
+int sctl_hold(struct sctl *s, int argc, char **argv)
+{
+	struct drv_error err = {{0}};
+	bool release = !strncasecmp(argv[0], "re", 2);
+	bool user = !strncasecmp(argv[0], "u", 1) || getuid() != 0;
+	json_t *ids = json_array(), *reply = NULL, *res, *body;
+	size_t i;
+	int rc, failed = 0;
+
+	if (argc < 2) {
+		json_decref(ids);
+		fprintf(stderr, "too few arguments for keyword:%s\n", argv[0]);
+		return 1;
+	}
+	if (job_ids(argc - 1, argv + 1, ids) < 0) {
+		json_decref(ids);
+		return 1;
+	}
+	body = json_pack("{s:o}", "job_ids", ids);
+	if (!release)
+		json_object_set_new(body, "user", json_boolean(user));
+	rc = sctl_call(s, release ? "job.release" : "job.hold", body, &reply, &err);
+	if (rc != 0) {
+		if (!s->quiet)
+			fprintf(stderr, "%s for job %s\n", sctl_failure_text(rc, &err),
+				argv[1]);
+		return 1;
+	}
+	json_array_foreach(json_object_get(reply, "results"), i, res)
+	{
+		int jrc = (int)cli_json_int(res, "rc", 0);
+		const char *text = cli_json_str(res, "error", NULL);
+
+		if (jrc == 0)
+			continue;
+		failed = 1;
+		if (!s->quiet)
+			fprintf(stderr, "%s for job %lld\n",
+				text && *text ? text : drv_rc_text(jrc),
+				(long long)cli_json_int(res, "job_id", 0));
+	}
+	json_decref(reply);
+	return failed;
+}
+
+/* --- update NodeName=... State=... Reason=... ------------------------------- */
+
+struct node_update {
+	const char *nodes, *state, *reason;
+};
+
+static const char *const node_states[] = {"DRAIN", "RESUME", "DOWN", "UNDRAIN"};
+
+/* Reads the Key=Value words; "Key Value" is accepted as Slurm does. */
+static int parse_update(int argc, char **argv, struct node_update *u)
+{
+	for (int i = 0; i < argc; i++) {
+		char *eq = strchr(argv[i], '=');
+		size_t klen = eq ? (size_t)(eq - argv[i]) : strlen(argv[i]);
+		const char *val = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
+
+		if (!val) {
+			fprintf(stderr, "Invalid input: %s\nRequest aborted\n", argv[i]);
+			return -EINVAL;
+		}
+		if (!strncasecmp(argv[i], "NodeName", klen > 4 ? klen : 4) && klen >= 4)
+			u->nodes = val;
+		else if (klen >= 2 && !strncasecmp(argv[i], "State", klen))
+			u->state = val;
+		else if (klen >= 1 && !strncasecmp(argv[i], "Reason", klen))
+			u->reason = val;
+		else if (klen >= 3 && !strncasecmp(argv[i], "JobId", klen)) {
+			cli_error("Updating jobs is not supported by Drover yet");
+			return -ENOTSUP;
+		} else {
+			fprintf(stderr, "Update of this parameter is not supported: %s\n",
+				argv[i]);
+			fprintf(stderr, "Request aborted\n");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static const char *node_state(const char *v)
+{
+	for (size_t i = 0; v && i < sizeof(node_states) / sizeof(node_states[0]); i++)
+		if (!strcasecmp(v, node_states[i]))
+			return node_states[i];
+	return NULL;
+}
+
+int sctl_update(struct sctl *s, int argc, char **argv)
+{
+	struct node_update u = {0};
+	struct drv_error err = {{0}};
+	json_t *body, *reply = NULL;
+	const char *st;
+	int rc;
+
+	if (argc < 1) {
+		fprintf(stderr, "too few arguments for keyword:update\n");
+		return 1;
+	}
+	if (parse_update(argc, argv, &u) < 0)
+		return 1;
+	if (!u.nodes || !u.state) {
+		fprintf(stderr, "No valid entity in update command\n");
+		fprintf(stderr, "Input line must include \"NodeName\" and \"State\"\n");
+		return 1;
+	}
+	st = node_state(u.state);
+	if (!st) {
+		fprintf(stderr, "Invalid input: State=%s\nRequest aborted\n", u.state);
+		fprintf(stderr, "Valid states are: DRAIN RESUME DOWN UNDRAIN\n");
+		return 1;
+	}
+	if ((!strcmp(st, "DRAIN") || !strcmp(st, "DOWN")) && (!u.reason || !*u.reason)) {
+		fprintf(stderr,
+			"You must specify a reason when DOWNING or DRAINING a node. "
+			"Request denied\n");
+		return 1;
+	}
+	body = json_pack("{s:s, s:s}", "nodes", u.nodes, "state", st);
+	if (u.reason)
+		json_object_set_new(body, "reason", json_string(u.reason));
+	rc = sctl_call(s, "node.update", body, &reply, &err);
+	json_decref(reply);
+	if (rc != 0) {
+		fprintf(stderr, "slurm_update error: %s\n", sctl_failure_text(rc, &err));
+		return 1;
+	}
+	return 0;
+}
+
+/* --- ping ------------------------------------------------------------------ */
+
+int sctl_ping(struct sctl *s)
+{
+	struct drv_conf one;
+	int down = 0;
+
+	if (!s->conf && cli_conf_load(&s->conf) < 0)
+		return 1;
+	for (size_t i = 0; i < s->conf->n_ctld_hosts; i++) {
+		struct drv_error err = {{0}};
+		json_t *reply = NULL;
+		char role[32];
+		int rc;
+
+		/* one host at a time: a shallow copy that lists only host i */
+		one = *s->conf;
+		one.ctld_hosts = &s->conf->ctld_hosts[i];
+		one.n_ctld_hosts = 1;
+		rc = cli_call(&one, "ctld.ping", json_object(), &reply, &err);
+		json_decref(reply);
+		if (i == 0)
+			snprintf(role, sizeof(role), "primary");
+		else if (i == 1)
+			snprintf(role, sizeof(role), "backup");
+		else
+			snprintf(role, sizeof(role), "backup%zu", i);
+		printf("Slurmctld(%s) at %s is %s\n", role, s->conf->ctld_hosts[i].name,
+		       rc == 0 ? "UP" : "DOWN");
+		if (rc != 0)
+			down = 1;
+	}
+	return down;
+}

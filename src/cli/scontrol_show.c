@@ -1,0 +1,270 @@
+/* scontrol_show.c — formats job, node and partition records as scontrol
+ * shows them. Fields Drover does not track print the value Slurm prints
+ * when they are unset, so parsers that expect the key find it. */
+#include "cli/scontrol_show.h"
+
+#include <grp.h>
+#include <inttypes.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "cli/common.h"
+#include "common/timefmt.h"
+
+#define NL "\n   "
+
+static void iso(int64_t t, char *buf, size_t len)
+{
+	drv_time_fmt_iso((time_t)(t > 0 ? t : 0), buf, len);
+}
+
+static void group_name(int64_t gid, char *buf, size_t len)
+{
+	struct group *gr = getgrgid((gid_t)gid);
+
+	if (gr)
+		snprintf(buf, len, "%s", gr->gr_name);
+	else
+		snprintf(buf, len, "%" PRId64, gid);
+}
+
+/* The end time scontrol shows: the real end, or start + limit while the
+ * job runs, or Unknown. */
+static int64_t shown_end(const struct cli_job *j)
+{
+	if (j->end_time > 0)
+		return j->end_time;
+	if (j->start_time > 0 && j->time_limit >= 0)
+		return j->start_time + j->time_limit;
+	return 0;
+}
+
+static void print_job_head(FILE *out, const struct cli_job *j, bool detail)
+{
+	char grp[64];
+
+	group_name(j->gid, grp, sizeof(grp));
+	fprintf(out, "JobId=%" PRId64 " JobName=%s" NL, j->job_id, j->name);
+	fprintf(out, "UserId=%s(%" PRId64 ") GroupId=%s(%" PRId64 ") MCS_label=N/A" NL,
+		j->user, j->uid, grp, j->gid);
+	fprintf(out, "Priority=%" PRId64 " Nice=0 Account=(null) QOS=normal" NL,
+		j->priority);
+	fprintf(out, "JobState=%s Reason=%s Dependency=(null)" NL, j->state, j->reason);
+	fprintf(out,
+		"Requeue=1 Restarts=%" PRId64 " BatchFlag=1 Reboot=0 ExitCode=%" PRId64
+		":%" PRId64 NL,
+		j->restart_count, j->exit_code, j->exit_signal);
+	if (detail)
+		fprintf(out, "DerivedExitCode=0:0" NL);
+}
+
+static void print_job_times(FILE *out, const struct cli_job *j, int64_t now)
+{
+	char a[64], b[64];
+	int64_t end = shown_end(j);
+
+	drv_time_fmt_limit(cli_job_elapsed(j, now), a, sizeof(a));
+	if (j->time_limit == DRV_NO_VAL)
+		snprintf(b, sizeof(b), "Partition_Limit");
+	else
+		drv_time_fmt_limit(j->time_limit, b, sizeof(b));
+	fprintf(out, "RunTime=%s TimeLimit=%s TimeMin=N/A" NL, a, b);
+	iso(j->submit_time, a, sizeof(a));
+	iso(j->eligible_time, b, sizeof(b));
+	fprintf(out, "SubmitTime=%s EligibleTime=%s" NL, a, b);
+	fprintf(out, "AccrueTime=%s" NL, b);
+	iso(j->start_time, a, sizeof(a));
+	iso(end, b, sizeof(b));
+	if (j->time_limit == DRV_INFINITE && end > now)
+		snprintf(b, sizeof(b), "Unknown");
+	fprintf(out, "StartTime=%s EndTime=%s Deadline=N/A" NL, a, b);
+	iso(j->start_time > 0 ? j->start_time : j->submit_time, a, sizeof(a));
+	fprintf(out,
+		"SuspendTime=None SecsPreSuspend=0 LastSchedEval=%s Scheduler=Main" NL,
+		a);
+}
+
+static void print_job_alloc(FILE *out, const struct cli_job *j)
+{
+	fprintf(out, "Partition=%s AllocNode:Sid=%s:0" NL, j->partition, j->submit_host);
+	fprintf(out, "ReqNodeList=(null) ExcNodeList=(null)" NL);
+	fprintf(out, "NodeList=%s" NL, *j->nodelist ? j->nodelist : "(null)");
+	if (*j->batch_host)
+		fprintf(out, "BatchHost=%s" NL, j->batch_host);
+	fprintf(out,
+		"NumNodes=%" PRId64 " NumCPUs=%" PRId64
+		" NumTasks=1 CPUs/Task=1 ReqB:S:C:T=0:0:*:*" NL,
+		j->num_nodes, j->cpus);
+	fprintf(out, "TRES=cpu=%" PRId64 ",node=%" PRId64 ",billing=%" PRId64 NL, j->cpus,
+		j->num_nodes, j->cpus);
+	fprintf(out, "Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*" NL);
+	fprintf(out, "MinCPUsNode=1 MinMemoryNode=0 MinTmpDiskNode=0" NL);
+	fprintf(out, "Features=(null) DelayBoot=00:00:00" NL);
+	fprintf(out, "OverSubscribe=OK Contiguous=0 Licenses=(null) Network=(null)" NL);
+}
+
+static void print_job_files(FILE *out, const struct cli_job *j)
+{
+	char *err = cli_job_stdio_path(j, j->std_err ? j->std_err : j->std_out);
+	char *outp = cli_job_stdio_path(j, j->std_out);
+
+	fprintf(out, "Command=%s" NL, j->command);
+	fprintf(out, "WorkDir=%s", j->workdir);
+	if (j->comment)
+		fprintf(out, NL "Comment=%s ", j->comment);
+	fprintf(out, NL "StdErr=%s", err ? err : "");
+	fprintf(out, NL "StdIn=/dev/null");
+	fprintf(out, NL "StdOut=%s", outp ? outp : "");
+	fprintf(out, NL "Power=" NL "\n\n");
+	free(err);
+	free(outp);
+}
+
+void scs_print_job(FILE *out, const struct cli_job *job, int64_t now, bool detail)
+{
+	print_job_head(out, job, detail);
+	print_job_times(out, job, now);
+	print_job_alloc(out, job);
+	print_job_files(out, job);
+}
+
+void scs_node_state(const json_t *node, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s", cli_json_str(node, "state", "UNKNOWN"),
+		 cli_json_bool(node, "drain", false) ? "+DRAIN" : "",
+		 cli_json_bool(node, "not_responding", false) ? "+NOT_RESPONDING" : "");
+}
+
+static const char *or_null(const char *s)
+{
+	return s && *s ? s : "(null)";
+}
+
+static void partitions_of(const json_t *node, char *buf, size_t len)
+{
+	const json_t *parts = json_object_get(node, "partitions");
+	size_t i, used = 0;
+	const json_t *p;
+
+	buf[0] = '\0';
+	json_array_foreach(parts, i, p)
+	{
+		if (!json_is_string(p) || used >= len)
+			continue;
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? "," : "",
+					 json_string_value(p));
+	}
+}
+
+static void print_node_tail(FILE *out, const json_t *n)
+{
+	char t1[64], t2[64];
+	const char *reason = cli_json_str(n, "reason", NULL);
+
+	iso(cli_json_int(n, "boot_time", 0), t1, sizeof(t1));
+	iso(cli_json_int(n, "boot_time", 0), t2, sizeof(t2));
+	if (!cli_json_int(n, "boot_time", 0))
+		fprintf(out, "BootTime=None SlurmdStartTime=None" NL);
+	else
+		fprintf(out, "BootTime=%s SlurmdStartTime=%s" NL, t1, t2);
+	iso(cli_json_int(n, "last_seen", 0), t1, sizeof(t1));
+	fprintf(out, "LastBusyTime=%s" NL, t1);
+	fprintf(out, "CfgTRES=cpu=%" PRId64 ",mem=%" PRId64 "M,billing=%" PRId64 NL,
+		cli_json_int(n, "cpus", 1), cli_json_int(n, "real_memory", 1),
+		cli_json_int(n, "cpus", 1));
+	if (cli_json_int(n, "alloc_cpus", 0) > 0)
+		fprintf(out, "AllocTRES=cpu=%" PRId64 NL,
+			cli_json_int(n, "alloc_cpus", 0));
+	else
+		fprintf(out, "AllocTRES=" NL);
+	fprintf(out, "CapWatts=n/a" NL "CurrentWatts=0 AveWatts=0" NL);
+	fprintf(out, "ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s");
+	if (reason && *reason) {
+		int64_t rt = cli_json_int(n, "reason_time", 0);
+
+		fprintf(out, NL "Reason=%s", reason);
+		if (rt > 0) {
+			iso(rt, t1, sizeof(t1));
+			fprintf(out, " [%s@%s]", cli_json_str(n, "reason_user", "root"),
+				t1);
+		}
+	}
+	fprintf(out, "\n\n");
+}
+
+void scs_print_node(FILE *out, const json_t *n)
+{
+	char state[96], parts[1024];
+	const char *name = cli_json_str(n, "name", "");
+	const char *host = cli_json_str(n, "hostname", name);
+
+	struct utsname u;
+
+	if (uname(&u) != 0)
+		snprintf(u.machine, sizeof(u.machine), "x86_64");
+	scs_node_state(n, state, sizeof(state));
+	partitions_of(n, parts, sizeof(parts));
+	fprintf(out, "NodeName=%s Arch=%s CoresPerSocket=1 " NL, name, u.machine);
+	fprintf(out,
+		"CPUAlloc=%" PRId64 " CPUEfctv=%" PRId64 " CPUTot=%" PRId64
+		" CPULoad=0.00" NL,
+		cli_json_int(n, "alloc_cpus", 0), cli_json_int(n, "cpus", 1),
+		cli_json_int(n, "cpus", 1));
+	fprintf(out, "AvailableFeatures=%s" NL,
+		or_null(cli_json_str(n, "features", NULL)));
+	fprintf(out, "ActiveFeatures=%s" NL, or_null(cli_json_str(n, "features", NULL)));
+	fprintf(out, "Gres=%s" NL, or_null(cli_json_str(n, "gres", NULL)));
+	fprintf(out, "NodeAddr=%s NodeHostName=%s Version=22.05.8" NL,
+		cli_json_str(n, "addr", host), host);
+	fprintf(out,
+		"RealMemory=%" PRId64 " AllocMem=0 FreeMem=N/A Sockets=%" PRId64
+		" Boards=1" NL,
+		cli_json_int(n, "real_memory", 1), cli_json_int(n, "cpus", 1));
+	fprintf(out,
+		"State=%s ThreadsPerCore=1 TmpDisk=0 Weight=1 Owner=N/A MCS_label=N/A" NL,
+		state);
+	if (parts[0])
+		fprintf(out, "Partitions=%s " NL, parts);
+	print_node_tail(out, n);
+}
+
+static void limit_str(int64_t secs, char *buf, size_t len)
+{
+	drv_time_fmt_limit(secs, buf, len);
+}
+
+void scs_print_part(FILE *out, const json_t *p)
+{
+	char maxt[64], deft[64];
+	int64_t cpus = cli_json_int(p, "total_cpus", 0);
+	int64_t nodes = cli_json_int(p, "total_nodes", 0);
+
+	limit_str(cli_json_int(p, "max_time", DRV_INFINITE), maxt, sizeof(maxt));
+	limit_str(cli_json_int(p, "default_time", DRV_NO_VAL), deft, sizeof(deft));
+	fprintf(out, "PartitionName=%s" NL, cli_json_str(p, "name", ""));
+	fprintf(out, "AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL" NL);
+	fprintf(out, "AllocNodes=ALL Default=%s QoS=N/A" NL,
+		cli_json_bool(p, "is_default", false) ? "YES" : "NO");
+	fprintf(
+	    out,
+	    "DefaultTime=%s DisableRootJobs=NO ExclusiveUser=NO GraceTime=0 Hidden=NO" NL,
+	    deft);
+	fprintf(
+	    out,
+	    "MaxNodes=UNLIMITED MaxTime=%s MinNodes=0 LLN=NO MaxCPUsPerNode=UNLIMITED" NL,
+	    maxt);
+	fprintf(out, "Nodes=%s" NL, or_null(cli_json_str(p, "nodes", NULL)));
+	fprintf(out, "PriorityJobFactor=1 PriorityTier=1 RootOnly=NO ReqResv=NO "
+		     "OverSubscribe=NO" NL);
+	fprintf(out, "OverTimeLimit=NONE PreemptMode=OFF" NL);
+	fprintf(out,
+		"State=%s TotalCPUs=%" PRId64 " TotalNodes=%" PRId64
+		" SelectTypeParameters=NONE" NL,
+		cli_json_str(p, "state", "UP"), cpus, nodes);
+	fprintf(out, "JobDefaults=(null)" NL);
+	fprintf(out, "DefMemPerNode=UNLIMITED MaxMemPerNode=UNLIMITED" NL);
+	fprintf(out, "TRES=cpu=%" PRId64 ",node=%" PRId64 ",billing=%" PRId64 "\n\n",
+		cpus, nodes, cpus);
+}

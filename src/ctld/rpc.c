@@ -90,6 +90,8 @@ void rpc_dispatch(struct ctld *c, struct peer *p, json_t *env, bool mac_ok)
 		rpc_reply(&r, DRV_RC_AUTH, drv_rc_text(DRV_RC_AUTH), NULL);
 		return;
 	}
+	/* Defaults only now: the credential's digest covers the body as sent. */
+	drv_msg_fill_defaults(r.type, r.body);
 	h->fn(&r);
 }
 

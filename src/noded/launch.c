@@ -120,8 +120,8 @@ static int launch_failed(struct noded *nd, int64_t job_id, int64_t restart,
 	struct noded_job *job = jobs_add(nd, job_id, restart);
 	if (job) {
 		job->has_dir = dir != NULL;
+		/* link.c sends the job.complete right after the error reply. */
 		jobs_set_done(job, 1, 0, true, err->text);
-		link_send_completions(nd);
 	}
 	return DRV_RC_ERROR;
 }

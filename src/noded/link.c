@@ -178,6 +178,8 @@ static void handle_request(struct noded *nd, struct drv_conn *c, const char *typ
 	if (reply && drv_conn_send(c, reply, true) < 0)
 		log_warn("cannot reply to ctld's %s", type);
 	json_decref(reply);
+	/* A failed launch owes a job.complete, sent after the reply. */
+	link_send_completions(nd);
 }
 
 static void on_msg(struct drv_conn *c, json_t *env, bool mac_ok, void *arg)

@@ -46,8 +46,9 @@ static int write_spec(struct noded *nd, json_t *body, const char *dir)
 static void exec_shepherd(const char *path, const char *dir, int errfd,
 			  const sigset_t *oldmask)
 {
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
 	for (int s = 1; s < NSIG; s++)
-		signal(s, SIG_DFL);
+		sigaction(s, &dfl, NULL);
 	sigprocmask(SIG_SETMASK, oldmask, NULL);
 	int null = open("/dev/null", O_RDWR);
 	if (null >= 0) {

@@ -21,6 +21,7 @@
 #define COMPLETE_RESEND_S 2
 
 static void link_connect(struct noded *nd);
+static void send_register(struct noded *nd);
 
 static void arm(struct event *ev, int ms)
 {
@@ -149,6 +150,20 @@ static void handle_reply(struct noded *nd, json_t *env)
 		register_done(nd, rc, error, body);
 		return;
 	}
+	if (id != 0 && id == nd->ping_id) {
+		nd->ping_id = 0;
+		if (rc == DRV_RC_INVALID_NODE_NAME) {
+			/* ctld lost our registration (it restarted): register
+			 * again on this link. */
+			log_warn(
+			    "ctld does not know node=%s on this link; registering again",
+			    nd->name);
+			nd->registered = false;
+			event_del(nd->ping_ev);
+			send_register(nd);
+			return;
+		}
+	}
 	for (struct noded_job *j = nd->jobs; j; j = j->next) {
 		if (j->complete_id == id && id != 0) {
 			complete_acked(nd, j, rc, error);
@@ -258,7 +273,7 @@ static void on_ping(evutil_socket_t fd, short what, void *arg)
 		return;
 	json_t *body = json_pack("{s:s, s:o}", "name", nd->name, "jobs", jobs_list(nd));
 	if (body)
-		send_request(nd, "node.ping", body, NULL);
+		send_request(nd, "node.ping", body, &nd->ping_id);
 	int interval = nd->conf->slurmd_timeout / 3;
 	arm(nd->ping_ev, (interval < 1 ? 1 : interval) * 1000);
 }

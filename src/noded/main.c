@@ -88,9 +88,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	return -1;
 }
 
+/* -t prints warnings for a person; a daemon logs them. arg: the opts. */
 static void on_conf_warn(const char *msg, void *arg)
 {
-	if (arg)
+	const struct opts *o = arg;
+	if (o->test)
 		fprintf(stderr, "drover-noded: warning: %s\n", msg);
 	else
 		log_warn("%s", msg);
@@ -101,8 +103,7 @@ static int load_config(struct noded *nd, const struct opts *o, char *hostbuf)
 {
 	char *path = drv_conf_resolve_path(o->conf_file);
 	struct drv_error err = {""};
-	int rc = path ? drv_conf_load(path, on_conf_warn, o->test ? (void *)1 : NULL,
-				      &nd->conf, &err)
+	int rc = path ? drv_conf_load(path, on_conf_warn, (void *)o, &nd->conf, &err)
 		      : -ENOMEM;
 	if (rc < 0) {
 		fprintf(stderr, "drover-noded: error: %s\n", err.text);

@@ -65,6 +65,7 @@ struct noded {
 	struct drv_conn *conn;
 	bool registered;
 	int64_t register_id;
+	int64_t ping_id; /* the node.ping awaiting its reply, 0 none */
 	int backoff_ms;
 	int64_t next_id;
 	struct event *reconnect_ev;

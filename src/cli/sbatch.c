@@ -23,6 +23,7 @@ struct script {
 	char *text;
 	size_t len;
 	const char *default_name;
+	const char *path; /* the script file as given; NULL for stdin and --wrap */
 };
 
 static int read_all(FILE *f, struct script *s)
@@ -74,6 +75,7 @@ static int load_script(const struct sbatch_opts *o, int argc, char **argv, int i
 		s->default_name = "sbatch";
 		return read_all(stdin, s);
 	}
+	s->path = argv[idx];
 	f = fopen(argv[idx], "r");
 	if (!f) {
 		cli_error("Unable to open file %s", argv[idx]);
@@ -258,6 +260,7 @@ static json_t *build_body(const struct sbatch_opts *o, const struct script *s,
 		set_str(body, "stdout", o->output);
 		set_str(body, "stderr", o->error);
 		set_str(body, "comment", o->comment);
+		set_str(body, "command", s->path); /* scontrol's Command= */
 	}
 	return body;
 }

@@ -81,17 +81,19 @@ static size_t split_items(const char *spec, char *buf)
 	char *o = buf;
 
 	for (const char *s = spec;; s++) {
-		if (!*s || (*s == ',' && !quote)) {
+		char c = *s; /* read before writing: out may overwrite it */
+
+		if (!c || (c == ',' && !quote)) {
 			*o++ = '\0';
 			count++;
-			if (!*s)
+			if (!c)
 				break;
-		} else if (quote && *s == quote) {
+		} else if (quote && c == quote) {
 			quote = 0;
-		} else if (!quote && (*s == '\'' || *s == '"')) {
-			quote = *s;
+		} else if (!quote && (c == '\'' || c == '"')) {
+			quote = c;
 		} else {
-			*o++ = *s;
+			*o++ = c;
 		}
 	}
 	return count;

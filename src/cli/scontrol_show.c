@@ -110,7 +110,7 @@ static void print_job_files(FILE *out, const struct cli_job *j)
 	char *err = cli_job_stdio_path(j, j->std_err ? j->std_err : j->std_out);
 	char *outp = cli_job_stdio_path(j, j->std_out);
 
-	fprintf(out, "Command=%s" NL, j->command);
+	fprintf(out, "Command=%s" NL, *j->command ? j->command : "(null)");
 	fprintf(out, "WorkDir=%s", j->workdir);
 	if (j->comment)
 		fprintf(out, NL "Comment=%s ", j->comment);

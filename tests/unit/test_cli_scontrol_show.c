@@ -1,0 +1,159 @@
+/* Unit tests for cli/scontrol_show.c: the exact bytes of scontrol's job,
+ * node and partition records. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "cli/scontrol_show.h"
+
+static char *job_text(const struct cli_job *j, int64_t now, bool detail)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&out, &len);
+
+	scs_print_job(m, j, now, detail);
+	fclose(m);
+	return out;
+}
+
+static struct cli_job pending(void)
+{
+	struct cli_job j = {0};
+
+	j.job_id = 12;
+	j.name = "hello";
+	j.user = "root";
+	j.partition = "debug";
+	j.state = "PENDING";
+	j.reason = "Priority";
+	j.nodelist = "";
+	j.batch_host = "";
+	j.workdir = "/home/u";
+	j.submit_host = "login";
+	j.command = "/home/u/job.sh";
+	j.num_nodes = 1;
+	j.cpus = 1;
+	j.priority = 100;
+	j.time_limit = 300;
+	j.submit_time = j.eligible_time = 86400;
+	return j;
+}
+
+static void test_pending_job(void **state)
+{
+	struct cli_job j = pending();
+	char *t = job_text(&j, 86400, false);
+	const char *want =
+	    "JobId=12 JobName=hello\n"
+	    "   UserId=root(0) GroupId=root(0) MCS_label=N/A\n"
+	    "   Priority=100 Nice=0 Account=(null) QOS=normal\n"
+	    "   JobState=PENDING Reason=Priority Dependency=(null)\n"
+	    "   Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode=0:0\n"
+	    "   RunTime=00:00:00 TimeLimit=00:05:00 TimeMin=N/A\n"
+	    "   SubmitTime=1970-01-02T00:00:00 EligibleTime=1970-01-02T00:00:00\n"
+	    "   AccrueTime=1970-01-02T00:00:00\n"
+	    "   StartTime=Unknown EndTime=Unknown Deadline=N/A\n"
+	    "   SuspendTime=None SecsPreSuspend=0 LastSchedEval=1970-01-02T00:00:00 "
+	    "Scheduler=Main\n"
+	    "   Partition=debug AllocNode:Sid=login:0\n"
+	    "   ReqNodeList=(null) ExcNodeList=(null)\n"
+	    "   NodeList=(null)\n"
+	    "   NumNodes=1 NumCPUs=1 NumTasks=1 CPUs/Task=1 ReqB:S:C:T=0:0:*:*\n"
+	    "   TRES=cpu=1,node=1,billing=1\n"
+	    "   Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*\n"
+	    "   MinCPUsNode=1 MinMemoryNode=0 MinTmpDiskNode=0\n"
+	    "   Features=(null) DelayBoot=00:00:00\n"
+	    "   OverSubscribe=OK Contiguous=0 Licenses=(null) Network=(null)\n"
+	    "   Command=/home/u/job.sh\n"
+	    "   WorkDir=/home/u\n"
+	    "   StdErr=/home/u/slurm-12.out\n"
+	    "   StdIn=/dev/null\n"
+	    "   StdOut=/home/u/slurm-12.out\n"
+	    "   Power=\n"
+	    "   \n"
+	    "\n";
+
+	assert_string_equal(t, want);
+	free(t);
+}
+
+static void test_finished_job(void **state)
+{
+	struct cli_job j = pending();
+	char *t;
+
+	j.state = "FAILED";
+	j.reason = "NonZeroExitCode";
+	j.nodelist = j.batch_host = "n1";
+	j.start_time = 86400 + 10;
+	j.end_time = 86400 + 75;
+	j.exit_code = 3;
+	j.std_out = "out-%j-%x.txt";
+	j.std_err = "/abs/%u.%A.err%%";
+	j.comment = "hi there";
+	j.command = "";
+	t = job_text(&j, 200000, true);
+	assert_non_null(strstr(t, "JobState=FAILED Reason=NonZeroExitCode"));
+	assert_non_null(strstr(t, "ExitCode=3:0\n   DerivedExitCode=0:0\n"));
+	assert_non_null(strstr(t, "RunTime=00:01:05 TimeLimit=00:05:00"));
+	assert_non_null(strstr(t, "EndTime=1970-01-02T00:01:15 "));
+	assert_non_null(strstr(t, "NodeList=n1\n   BatchHost=n1\n"));
+	assert_non_null(strstr(t, "Command=(null)\n"));
+	assert_non_null(strstr(t, "WorkDir=/home/u\n   Comment=hi there \n"));
+	assert_non_null(strstr(t, "StdErr=/abs/root.12.err%\n"));
+	assert_non_null(strstr(t, "StdOut=/home/u/out-12-hello.txt\n"));
+	free(t);
+}
+
+static void test_node_and_partition(void **state)
+{
+	json_t *n = json_pack("{s:s, s:s, s:b, s:b, s:i, s:i, s:s, s:i, s:[s]}", "name",
+			      "n1", "state", "IDLE", "drain", 1, "not_responding", 0,
+			      "cpus", 4, "real_memory", 1000, "reason", "maint",
+			      "reason_time", 86400, "partitions", "debug");
+	json_t *p =
+	    json_pack("{s:s, s:s, s:b, s:i, s:i, s:s, s:i, s:i}", "name", "debug",
+		      "nodes", "n[1-2]", "is_default", 1, "max_time", -1, "default_time",
+		      600, "state", "UP", "total_nodes", 2, "total_cpus", 8);
+	char *out = NULL, state_s[64];
+	size_t len = 0;
+	FILE *m = open_memstream(&out, &len);
+
+	scs_node_state(n, state_s, sizeof(state_s));
+	assert_string_equal(state_s, "IDLE+DRAIN");
+	scs_print_node(m, n);
+	scs_print_part(m, p);
+	fclose(m);
+	assert_non_null(strstr(out, "NodeName=n1 Arch="));
+	assert_non_null(strstr(out, "   State=IDLE+DRAIN ThreadsPerCore=1"));
+	assert_non_null(strstr(out, "   Partitions=debug \n"));
+	assert_non_null(strstr(out, "   Reason=maint [root@1970-01-02T00:00:00]\n\n"));
+	assert_non_null(strstr(out, "PartitionName=debug\n   AllowGroups=ALL"));
+	assert_non_null(strstr(out, "Default=YES QoS=N/A\n   DefaultTime=00:10:00 "));
+	assert_non_null(strstr(out, "MaxTime=UNLIMITED "));
+	assert_non_null(strstr(out, "   State=UP TotalCPUs=8 TotalNodes=2 "));
+	free(out);
+	json_decref(n);
+	json_decref(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_pending_job),
+	    cmocka_unit_test(test_finished_job),
+	    cmocka_unit_test(test_node_and_partition),
+	};
+
+	setenv("TZ", "UTC", 1);
+	tzset();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

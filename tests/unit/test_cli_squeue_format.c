@@ -1,0 +1,181 @@
+/* Unit tests for cli/squeue_format.c and cli/squeue_list.c: format specs,
+ * widths, justification, literal text, %R forms, filters and sort order. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cli/squeue_format.h"
+#include "cli/squeue_list.h"
+
+static struct cli_job job(int64_t id, const char *state)
+{
+	struct cli_job j = {0};
+
+	j.job_id = id;
+	j.name = "myjob";
+	j.user = "alice";
+	j.partition = "debug";
+	j.state = state;
+	j.reason = "None";
+	j.nodelist = "";
+	j.batch_host = "";
+	j.workdir = "/w";
+	j.submit_host = "h";
+	j.command = "";
+	j.num_nodes = 1;
+	j.time_limit = -1;
+	return j;
+}
+
+static char bad_seen;
+
+static void on_bad(char c, void *arg)
+{
+	bad_seen = c;
+}
+
+/* Prints the header (job == NULL) or one line with fmt. Caller frees. */
+static char *render(const char *fmt, const struct cli_job *j, int64_t now)
+{
+	struct sq_format f;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&out, &len);
+
+	assert_int_equal(sq_format_parse(fmt, &f, on_bad, NULL), 0);
+	if (j)
+		sq_print_job(&f, j, now, m);
+	else
+		sq_print_header(&f, m);
+	fclose(m);
+	sq_format_fini(&f);
+	return out;
+}
+
+static void check(const char *fmt, const struct cli_job *j, int64_t now, const char *want)
+{
+	char *got = render(fmt, j, now);
+
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void test_default_header_and_line(void **state)
+{
+	struct cli_job r = job(42, "RUNNING");
+
+	r.nodelist = "n[1-2]";
+	r.num_nodes = 2;
+	r.start_time = 1000;
+	check(SQ_DEFAULT_FORMAT, NULL, 0,
+	      "             JOBID PARTITION     NAME     USER ST       TIME  NODES "
+	      "NODELIST(REASON)\n");
+	check(SQ_DEFAULT_FORMAT, &r, 1083,
+	      "                42     debug    myjob    alice  R       1:23      2 "
+	      "n[1-2]\n");
+}
+
+static void test_pending_reason_and_literals(void **state)
+{
+	struct cli_job p = job(7, "PENDING");
+
+	p.reason = "Priority";
+	check("%i|%T|%t|%M|%R", &p, 99, "7|PENDING|PD|0:00|(Priority)\n");
+	check("%i|%T", NULL, 0, "JOBID|STATE\n");
+	check("x%i y", &p, 0, "x7 y\n");
+	check("%i %%t", &p, 0, "7 PD\n");
+}
+
+static void test_widths(void **state)
+{
+	struct cli_job p = job(123456, "PENDING");
+
+	p.name = "averyveryverylongname";
+	check("%5i|%.5i|%3j|%.3j|%j", &p, 0,
+	      "12345|12345|ave|ave|averyveryverylongname\n");
+	check("%8i|%.8i|", &p, 0, "123456  |  123456|\n");
+	check("%.3R", &p, 0, "(No\n");
+}
+
+static void test_finished_and_times(void **state)
+{
+	struct cli_job d = job(5, "COMPLETED"), f = job(6, "FAILED"),
+		       t = job(8, "RUNNING");
+
+	d.nodelist = "n1";
+	d.start_time = 100;
+	d.end_time = 100 + 3723;
+	f.reason = "NonZeroExitCode";
+	t.time_limit = 90061;
+	t.start_time = 50;
+	check("%R %M", &d, 999999, "n1 1:02:03\n");
+	check("%R", &f, 0, "(NonZeroExitCode)\n");
+	check("%l %L", &t, 111, "1-01:01:01 1-01:00:00\n");
+	check("%.10l", &d, 0, " UNLIMITED\n");
+}
+
+static void test_unknown_letter(void **state)
+{
+	struct cli_job p = job(1, "PENDING");
+
+	bad_seen = 0;
+	check("%i %b|%t", &p, 0, "1 %b|PD\n");
+	assert_int_equal(bad_seen, 'b');
+}
+
+static void test_long_format(void **state)
+{
+	char bad[32];
+	char *f =
+	    sq_format_from_long("JobArrayID,StateCompact:.4,Reason", bad, sizeof(bad));
+
+	assert_string_equal(f, "%20i%.4t%20r");
+	free(f);
+	assert_null(sq_format_from_long("JobID,Bogus", bad, sizeof(bad)));
+	assert_string_equal(bad, "Bogus");
+}
+
+static void test_filter_and_sort(void **state)
+{
+	struct cli_job j[4] = {job(1, "RUNNING"), job(2, "PENDING"), job(3, "COMPLETED"),
+			       job(4, "PENDING")};
+	struct sq_filter f = {0};
+	json_t *ids = json_pack("[I]", (json_int_t)3);
+
+	j[1].priority = 10;
+	j[3].priority = 20;
+	assert_true(sq_job_matches(&f, &j[0]));
+	assert_false(sq_job_matches(&f, &j[2]));
+	f.all_states = true;
+	assert_true(sq_job_matches(&f, &j[2]));
+	f.all_states = false;
+	f.job_ids = ids;
+	assert_false(sq_job_matches(&f, &j[2])); /* finished: hidden without -t */
+	assert_true(sq_filter_has_id(&f, 3));
+	json_decref(ids);
+	sq_sort(j, 4);
+	assert_int_equal(j[0].job_id, 4);
+	assert_int_equal(j[1].job_id, 2);
+	assert_int_equal(j[2].job_id, 1);
+	assert_int_equal(j[3].job_id, 3);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_default_header_and_line),
+	    cmocka_unit_test(test_pending_reason_and_literals),
+	    cmocka_unit_test(test_widths),
+	    cmocka_unit_test(test_finished_and_times),
+	    cmocka_unit_test(test_unknown_letter),
+	    cmocka_unit_test(test_long_format),
+	    cmocka_unit_test(test_filter_and_sort),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,10 +157,47 @@ static void take_status(struct noded_job *job, json_t *status)
 		 job->exit_code, job->sig);
 }
 
+/* The job's processes outlive a shepherd killed with SIGKILL. Kill them,
+ * but only when the group leader is still the job's: in the shepherd's
+ * session (the shepherd called setsid, so its pid is the session id). A
+ * reused pid would not be in that session. */
+static void kill_orphans(const char *dir)
+{
+	pid_t pgid, sid;
+	char path[PATH_MAX];
+	if (spool_read_pgid(dir, &pgid) < 0)
+		return;
+	if (snprintf(path, sizeof(path), "%s/shepherd.pid", dir) >= (int)sizeof(path))
+		return;
+	FILE *f = fopen(path, "re");
+	long shepherd = 0;
+	if (!f || fscanf(f, "%ld", &shepherd) != 1 || shepherd <= 1) {
+		if (f)
+			fclose(f);
+		return;
+	}
+	fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pgid);
+	f = fopen(path, "re");
+	char buf[512];
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')'); /* after "pid (comm)" */
+	int pgrp;
+	if (p && sscanf(p + 1, " %*c %*d %d %d", &pgrp, &sid) == 2 && pgrp == pgid &&
+	    sid == (pid_t)shepherd) {
+		log_warn("killing process group %d left by a lost shepherd", (int)pgid);
+		kill(-pgid, SIGKILL);
+	}
+}
+
 /* No shepherd and no status: the shepherd died without a word. Record the
  * verdict in the dir too, so that it is the same after a restart. */
 static void mark_lost(struct noded_job *job, const char *dir)
 {
+	kill_orphans(dir);
 	char buf[160];
 	int n = snprintf(buf, sizeof(buf),
 			 "{\"exit_code\":0,\"signal\":9,\"restart\":%lld,"

@@ -88,8 +88,9 @@ class Cluster:
         return as_nobody_prefix() if self.owner == "nobody" else []
 
     def run(self, *cmd, input=None, cwd=None, env=None, timeout=60):
+        cwd = cwd or (self.work if self.work.is_dir() else "/")
         return run(self.prefix() + list(cmd), env=env or self.env, input=input,
-                   cwd=cwd or self.work, timeout=timeout)
+                   cwd=cwd, timeout=timeout)
 
     def ok(self, *cmd, **kw):
         rc, out, err = self.run(*cmd, **kw)

@@ -21,7 +21,7 @@ def assert_still_serving(c, jobs_before):
 
 @pytest.mark.parametrize("args, message", [
     (["-t", "99:99:99:99"], "time"),
-    (["-N", "abc"], "abc"),
+    (["-N", "abc"], "Invalid node count specification"),
     (["-p", "nosuch"], "Invalid partition name specified"),
     (["--bogus-option"], "unrecognized option"),
 ])

@@ -27,7 +27,7 @@ def test_sbatch_lines_run_and_output_file_holds_what_it_printed(cluster):
 
 def test_command_line_overrides_sbatch_lines(cluster):
     cluster.write("job.sh", "#!/bin/bash\n#SBATCH -J fromfile\necho x\n")
-    jid = cluster.sbatch("-J fromcli", "job.sh")
+    jid = cluster.sbatch("-J", "fromcli", "job.sh")
     assert cluster.wait_done(jid)["JobName"] == "fromcli"
 
 
@@ -94,9 +94,9 @@ def test_sbatch_prints_exactly_submitted_and_parsable(cluster):
 def test_squeue_shows_running_and_pending_with_columns(make_cluster):
     c = make_cluster(nodes=1)
     c.write("long.sh", "#!/bin/bash\nsleep 60\n")
-    running = c.sbatch("-J longjob", "long.sh")
+    running = c.sbatch("-J", "longjob", "long.sh")
     c.wait_state(running, "RUNNING")
-    pending = c.sbatch("-J waiting", "long.sh")
+    pending = c.sbatch("-J", "waiting", "long.sh")
     user = c.ok("id", "-un").strip()
 
     out = c.ok("squeue")

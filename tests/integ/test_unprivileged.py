@@ -28,45 +28,51 @@ def nobody_env(home):
     return env
 
 
-def test_unprivileged_user_runs_a_cluster_in_its_default_dir(make_cluster):
+@pytest.fixture
+def nobody_home():
+    """A HOME owned by nobody; removed after the clusters in it are down
+    (request it before make_cluster so that it is torn down after)."""
     home = tempfile.mkdtemp(prefix="drv-home-", dir="/tmp")
     os.chmod(home, 0o755)
     os.chown(home, 65534, 65534)
-    try:
-        env = nobody_env(home)
-        prefix = as_nobody_prefix()
-        # No --dir: the default is ~/.local/state/drover.
-        rc, out, err = run(prefix + [BIN / "drover", "up", "--nodes", "1",
-                                     "--set", "SlurmdTimeout=5"], env=env, cwd=home,
-                           timeout=90)
-        state = os.path.join(home, ".local/state/drover")
-        c = make_cluster(start=False, owner="nobody", dir=state)
-        assert rc == 0, err
-        c.apply_exports(out)
-        assert c.env["DROVER_CONF"] == os.path.join(state, "drover.conf")
-        assert os.stat(os.path.join(state, "drover.key")).st_mode & 0o077 == 0
-        c.env.update(HOME=home, USER="nobody", LOGNAME="nobody")
-        jid = c.sbatch("--wrap", "id -u; echo $HOME")
-        job = c.wait_done(jid)
-        assert job["JobState"] == "COMPLETED", job
-        out_file = c.work / f"slurm-{jid}.out"
-        assert out_file.read_text() == f"65534\n{home}\n"
-        assert os.stat(out_file).st_uid == 65534
-        assert os.stat(c.pidfile("ctld")).st_uid == 65534
+    yield home
+    shutil.rmtree(home, ignore_errors=True)
 
-        # root is another uid: this cluster refuses its jobs.
-        before = c.job_ids()
-        rc, out, err = run(["sbatch", "--wrap", "true"], cwd="/tmp",
-                           env=dict(os.environ, DROVER_CONF=c.env["DROVER_CONF"],
-                                    PATH=f"{BIN}:/usr/bin:/bin"))
-        assert rc != 0 and out == ""
-        assert "denied" in err.lower(), err
-        assert c.job_ids() == before
 
-        rc, out, err = c.drover("down")
-        assert rc == 0, err
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
+def test_unprivileged_user_runs_a_cluster_in_its_default_dir(nobody_home, make_cluster):
+    home = nobody_home
+    env = nobody_env(home)
+    prefix = as_nobody_prefix()
+    # No --dir: the default is ~/.local/state/drover.
+    rc, out, err = run(prefix + [BIN / "drover", "up", "--nodes", "1",
+                                 "--set", "SlurmdTimeout=5"], env=env, cwd=home,
+                       timeout=90)
+    state = os.path.join(home, ".local/state/drover")
+    c = make_cluster(start=False, owner="nobody", dir=state)
+    assert rc == 0, err
+    c.apply_exports(out)
+    assert c.env["DROVER_CONF"] == os.path.join(state, "drover.conf")
+    assert os.stat(os.path.join(state, "drover.key")).st_mode & 0o077 == 0
+    c.env.update(HOME=home, USER="nobody", LOGNAME="nobody")
+    jid = c.sbatch("--wrap", "id -u; echo $HOME")
+    job = c.wait_done(jid)
+    assert job["JobState"] == "COMPLETED", job
+    out_file = c.work / f"slurm-{jid}.out"
+    assert out_file.read_text() == f"65534\n{home}\n"
+    assert os.stat(out_file).st_uid == 65534
+    assert os.stat(c.pidfile("ctld")).st_uid == 65534
+
+    # root is another uid: this cluster refuses its jobs.
+    before = c.job_ids()
+    rc, out, err = run(["sbatch", "--wrap", "true"], cwd="/tmp",
+                       env=dict(os.environ, DROVER_CONF=c.env["DROVER_CONF"],
+                                PATH=f"{BIN}:/usr/bin:/bin"))
+    assert rc != 0 and out == ""
+    assert "denied" in err.lower(), err
+    assert c.job_ids() == before
+
+    rc, out, err = c.drover("down")
+    assert rc == 0, err
 
 
 def test_job_from_another_uid_is_refused(make_cluster):

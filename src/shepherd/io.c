@@ -54,7 +54,7 @@ static size_t expand_one(struct sbuf *b, const char *p, const struct spec *s)
 {
 	int width = 0;
 	size_t used = 0;
-	while (isdigit((unsigned char)p[used]) && used < 2)
+	while (used < 2 && isdigit((unsigned char)p[used]))
 		width = width * 10 + (p[used++] - '0');
 	char c = p[used];
 	switch (c) {

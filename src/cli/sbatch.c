@@ -116,9 +116,11 @@ static int check_script(const struct script *s)
 	return 0;
 }
 
-/* Directives first, then SBATCH_* variables, then the command line. */
+/* Directives first, then SBATCH_* variables, then the command line. The
+ * option values point into the directive words, which are handed back in
+ * words and nwords for the caller to free once the options are used. */
 static int merge_options(const struct script *s, int argc, char **argv,
-			 struct sbatch_opts *o)
+			 struct sbatch_opts *o, char ***wordsp, size_t *nwords)
 {
 	char **words = NULL, **dargv;
 	size_t n = 0;
@@ -126,19 +128,16 @@ static int merge_options(const struct script *s, int argc, char **argv,
 
 	if (sbatch_script_directives(s->text, s->len, &words, &n) < 0)
 		return -ENOMEM;
+	*wordsp = words;
+	*nwords = n;
 	dargv = calloc(n + 2, sizeof(*dargv));
-	if (!dargv) {
-		sbatch_words_free(words, n);
+	if (!dargv)
 		return -ENOMEM;
-	}
 	dargv[0] = argv[0];
 	memcpy(dargv + 1, words, n * sizeof(*words));
 	*o = (struct sbatch_opts){0};
 	rc = sbatch_opts_parse((int)n + 1, dargv, o, NULL);
-	/* Values point into words: keep them until exit (a short-lived
-	 * process); the vector itself is no longer needed. */
 	free(dargv);
-	free(words);
 	if (rc < 0)
 		return rc;
 	sbatch_opts_from_env(o);
@@ -300,7 +299,9 @@ static int run(int argc, char **argv)
 	struct sbatch_opts first = {0}, o;
 	struct script s = {0};
 	struct origin org;
-	json_t *body;
+	json_t *body = NULL;
+	char **words = NULL;
+	size_t nwords = 0;
 	int idx = argc;
 
 	if (sbatch_opts_parse(argc, argv, &first, &idx) < 0)
@@ -313,18 +314,16 @@ static int run(int argc, char **argv)
 		cli_print_version();
 		return 0;
 	}
-	if (load_script(&first, argc, argv, idx, &s) < 0 || check_script(&s) < 0 ||
-	    merge_options(&s, idx, argv, &o) < 0 || get_origin(&org) < 0) {
-		free(s.text);
-		return 1;
+	if (load_script(&first, argc, argv, idx, &s) == 0 && check_script(&s) == 0 &&
+	    merge_options(&s, idx, argv, &o, &words, &nwords) == 0 &&
+	    get_origin(&org) == 0) {
+		if (idx < argc)
+			idx++; /* the script's own arguments follow it */
+		body = build_body(&o, &s, &org, argv + idx, (size_t)(argc - idx));
 	}
-	if (idx < argc)
-		idx++; /* the script's own arguments follow it */
-	body = build_body(&o, &s, &org, argv + idx, (size_t)(argc - idx));
 	free(s.text);
-	if (!body)
-		return 1;
-	return submit(&o, body);
+	sbatch_words_free(words, nwords);
+	return body ? submit(&o, body) : 1;
 }
 
 int main(int argc, char **argv)

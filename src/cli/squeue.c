@@ -155,8 +155,7 @@ static int parse_states(const char *s, struct sq_opts *o)
 		if (!st) {
 			cli_error("Invalid job state specified: %s",
 				  json_string_value(v));
-			cli_error("Valid job states include: %s\n",
-				  cli_state_all_names());
+			cli_error("Valid job states include: %s", cli_state_all_names());
 			json_decref(names);
 			return -EINVAL;
 		}

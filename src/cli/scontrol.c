@@ -83,6 +83,54 @@ int sctl_call(struct sctl *s, const char *type, json_t *body, json_t **reply,
 	return cli_call(s->conf, type, body, reply, err);
 }
 
+/* Prints one record (text as scontrol_show.c makes it) to stdout; with -o
+ * the continuation breaks become spaces and the record ends in one newline,
+ * as Slurm's one-liner form. text is consumed. */
+static void emit(const struct sctl *s, char *text)
+{
+	size_t len;
+
+	if (!text)
+		return;
+	if (s->oneliner) {
+		char *o = text;
+		for (const char *p = text; *p; p++) {
+			if (!strncmp(p, "\n   ", 4)) {
+				*o++ = ' ';
+				p += 3;
+			} else {
+				*o++ = *p;
+			}
+		}
+		*o = '\0';
+		len = strlen(text);
+		if (len >= 2 && !strcmp(text + len - 2, "\n\n"))
+			text[len - 1] = '\0';
+	}
+	fputs(text, stdout);
+	free(text);
+}
+
+/* A memory stream for one record; emit() prints and frees it. */
+struct rec {
+	char *text;
+	size_t len;
+	FILE *f;
+};
+
+static FILE *rec_open(struct rec *r)
+{
+	r->text = NULL;
+	r->f = open_memstream(&r->text, &r->len);
+	return r->f;
+}
+
+static void rec_emit(const struct sctl *s, struct rec *r)
+{
+	fclose(r->f);
+	emit(s, r->text);
+}
+
 /* --- show job ------------------------------------------------------------ */
 
 static int show_job(struct sctl *s, const char *id_str)
@@ -121,8 +169,13 @@ static int show_job(struct sctl *s, const char *id_str)
 	json_array_foreach(json_object_get(reply, "jobs"), i, v)
 	{
 		struct cli_job job;
+		struct rec r;
+
 		cli_job_from_json(v, &job);
-		scs_print_job(stdout, &job, now, s->detail > 0);
+		if (!rec_open(&r))
+			break;
+		scs_print_job(r.f, &job, now, s->detail > 0);
+		rec_emit(s, &r);
 	}
 	json_decref(reply);
 	return 0;
@@ -159,10 +212,15 @@ static int show_records(struct sctl *s, const char *type, const char *list_key,
 	}
 	json_array_foreach(json_object_get(reply, list_key), i, v)
 	{
+		struct rec r;
+
+		if (!rec_open(&r))
+			break;
 		if (!strcmp(what, "Node"))
-			scs_print_node(stdout, v);
+			scs_print_node(r.f, v);
 		else
-			scs_print_part(stdout, v);
+			scs_print_part(r.f, v);
+		rec_emit(s, &r);
 	}
 	json_decref(reply);
 	return 0;
@@ -262,6 +320,11 @@ static int dispatch(struct sctl *s, int argc, char **argv)
 		return sctl_update(s, argc - 1, argv + 1);
 	if (sctl_is_cmd(cmd, "ping", 2))
 		return sctl_ping(s);
+	if (sctl_is_cmd(cmd, "requeue", 3) || sctl_is_cmd(cmd, "requeuehold", 8) ||
+	    sctl_is_cmd(cmd, "suspend", 2) || sctl_is_cmd(cmd, "resume", 3)) {
+		cli_error("%s is not supported by Drover yet", cmd);
+		return 1;
+	}
 	if (sctl_is_cmd(cmd, "version", 2)) {
 		cli_print_version();
 		return 0;
@@ -284,6 +347,9 @@ int main(int argc, char **argv)
 			break;
 		case 'Q':
 			s.quiet = true;
+			break;
+		case 'o':
+			s.oneliner = true;
 			break;
 		case 'h':
 		case OPT_HELP:

@@ -11,6 +11,7 @@
 struct sctl {
 	int detail;	       /* -d count */
 	bool quiet;	       /* -Q */
+	bool oneliner;	       /* -o: one line per record */
 	struct drv_conf *conf; /* loaded on first use; owned */
 };
 

@@ -4,9 +4,11 @@
  * (so no new shepherd appears), then the jobs (each shepherd and its job's
  * process group, found in the spool dirs), then authd. A process is
  * signalled only while the lock that proves it is ours is held, so a
- * recycled pid is never hit. Running it twice is harmless. */
+ * recycled pid is never hit. Running it twice is harmless; a config that
+ * no longer loads falls back to the dir's standard layout. */
 #include <dirent.h>
 #include <errno.h>
+#include <glob.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,6 +116,47 @@ static int stop_range(struct cluster_daemon *d, size_t from, size_t to)
 	return rc;
 }
 
+/* Without a readable config, stops what the standard layout of a cluster
+ * dir names: run/ctld.pid, run/noded-*.pid, the jobs in spool/x/job.*,
+ * then run/authd.pid. Returns 0 when everything found is stopped. */
+static int down_by_layout(const char *dir)
+{
+	char pattern[4200];
+	glob_t nodes = {0}, spools = {0};
+	snprintf(pattern, sizeof(pattern), "%s/run/noded-*.pid", dir);
+	glob(pattern, 0, NULL, &nodes);
+	size_t n = 2 + nodes.gl_pathc;
+	struct cluster_daemon *d = calloc(n, sizeof(*d));
+	if (!d) {
+		globfree(&nodes);
+		return -1;
+	}
+	snprintf(d[0].label, sizeof(d[0].label), "authd");
+	snprintf(pattern, sizeof(pattern), "%s/run/authd.pid", dir);
+	d[0].pidfile = strdup(pattern);
+	snprintf(d[1].label, sizeof(d[1].label), "ctld");
+	snprintf(pattern, sizeof(pattern), "%s/run/ctld.pid", dir);
+	d[1].pidfile = strdup(pattern);
+	for (size_t i = 0; i < nodes.gl_pathc; i++) {
+		const char *base = strrchr(nodes.gl_pathv[i], '/') + 1;
+		snprintf(d[2 + i].label, sizeof(d[2 + i].label), "noded %.*s",
+			 (int)(strlen(base) - strlen("noded-") - strlen(".pid")),
+			 base + strlen("noded-"));
+		d[2 + i].pidfile = strdup(nodes.gl_pathv[i]);
+	}
+	globfree(&nodes);
+	int rc = stop_range(d, 1, 2);
+	rc |= stop_range(d, 2, n);
+	snprintf(pattern, sizeof(pattern), "%s/spool/*/", dir);
+	glob(pattern, GLOB_ONLYDIR, NULL, &spools);
+	for (size_t i = 0; i < spools.gl_pathc; i++)
+		kill_jobs_in(spools.gl_pathv[i]);
+	globfree(&spools);
+	rc |= stop_range(d, 0, 1);
+	cluster_daemons_free(d, n);
+	return rc;
+}
+
 int cmd_down(int argc, char **argv)
 {
 	const char *dir_opt = NULL;
@@ -125,20 +168,26 @@ int cmd_down(int argc, char **argv)
 	struct drv_conf *conf = NULL;
 	struct cluster_daemon *d = NULL;
 	size_t n = 0;
-	if (cluster_locate(dir_opt, &dir, &conf_path, &err) < 0 ||
-	    cluster_load_conf(conf_path, false, &conf, &err) < 0 ||
-	    cluster_daemons(conf, dir, &d, &n, &err) < 0) {
+	if (cluster_locate(dir_opt, &dir, &conf_path, &err) < 0) {
 		fprintf(stderr, "drover down: %s\n", err.text);
-		drv_conf_free(conf);
-		free(dir);
-		free(conf_path);
 		return 1;
 	}
-	/* d[0] is authd, d[1] ctld, then the nodes. */
-	rc = stop_range(d, 1, 2);
-	rc |= stop_range(d, 2, n);
-	kill_jobs(conf);
-	rc |= stop_range(d, 0, 1);
+	if (cluster_load_conf(conf_path, false, &conf, &err) < 0 ||
+	    cluster_daemons(conf, dir, &d, &n, &err) < 0) {
+		/* A broken config must not keep a cluster from being stopped. */
+		char run[4200];
+		snprintf(run, sizeof(run), "%s/run", dir);
+		bool has_run = access(run, F_OK) == 0;
+		fprintf(stderr, "drover down: %s%s\n", err.text,
+			has_run ? "; stopping what the cluster dir names" : "");
+		rc = has_run ? down_by_layout(dir) : -1;
+	} else {
+		/* d[0] is authd, d[1] ctld, then the nodes. */
+		rc = stop_range(d, 1, 2);
+		rc |= stop_range(d, 2, n);
+		kill_jobs(conf);
+		rc |= stop_range(d, 0, 1);
+	}
 	if (rc == 0)
 		fprintf(stderr, "drover: cluster in %s is down\n", dir);
 	cluster_daemons_free(d, n);

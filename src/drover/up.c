@@ -34,20 +34,21 @@ struct up_opts {
 static void up_usage(FILE *f)
 {
 	fprintf(
-	    f, "Usage: drover up [OPTIONS]\n\n"
-	       "Starts a local cluster (authd, ctld and N noded on 127.0.0.1) as the\n"
-	       "invoking user, or what is missing of one, and prints the environment\n"
-	       "for it: eval \"$(drover up)\"\n\n"
-	       "  -n, --nodes N      number of nodes (default 2)\n"
-	       "  -c, --cpus C       CPUs per node (default: this host's)\n"
-	       "  -m, --mem MB       RealMemory per node in MiB (default 4096)\n"
-	       "  -g, --gpus G       fake GPUs per node (default 0)\n"
-	       "  -d, --dir DIR      cluster directory (default $XDG_STATE_HOME/drover\n"
-	       "                     or ~/.local/state/drover)\n"
-	       "  -s, --set KEY=VAL  set a drover.conf key (repeatable)\n"
-	       "  -h, --help         this text\n"
-	       "  -V, --version      print the version\n\n"
-	       "Options that shape the cluster apply when DIR has no drover.conf yet.\n");
+	    f,
+	    "Usage: drover up [OPTIONS]\n\n"
+	    "Starts a local cluster (authd, ctld and N noded on 127.0.0.1) as the\n"
+	    "invoking user, or what is missing of one, and prints the environment\n"
+	    "for it: eval \"$(drover up)\"\n\n"
+	    "  -n, --nodes N      number of nodes (default 2)\n"
+	    "  -c, --cpus C       CPUs per node (default: this host's)\n"
+	    "  -m, --mem MB       RealMemory per node in MiB (default 4096)\n"
+	    "  -g, --gpus G       fake GPUs per node (default 0)\n"
+	    "  -d, --dir DIR      cluster directory (default: that of $DROVER_CONF,\n"
+	    "                     else $XDG_STATE_HOME/drover or ~/.local/state/drover)\n"
+	    "  -s, --set KEY=VAL  set a drover.conf key (repeatable)\n"
+	    "  -h, --help         this text\n"
+	    "  -V, --version      print the version\n\n"
+	    "Options that shape the cluster apply when DIR has no drover.conf yet.\n");
 }
 
 static int parse_num(const char *opt, const char *s, long min, long max, long *out)

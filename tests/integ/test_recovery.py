@@ -142,3 +142,20 @@ def test_down_stops_daemons_and_jobs_and_is_idempotent(cluster):
     assert "running" not in out
     rc, out, err = cluster.down()
     assert rc == 0, err
+
+
+def test_down_works_when_the_config_no_longer_loads(cluster):
+    jid = cluster.sbatch("--wrap", "sleep 300")
+    cluster.wait_state(jid, "RUNNING")
+    daemons = [cluster.pid(n) for n in ("authd", "ctld", "n1", "n2")]
+    cluster.conf.write_text(cluster.conf.read_text() + "this is not a config line\n")
+    rc, out, err = cluster.down()
+    assert rc == 0, err
+    assert "drover.conf" in err  # says what was wrong with it
+    for pid in daemons:
+        wait_for(lambda: not pid_alive(pid), 5, what=f"pid {pid} gone")
+    shepherds = list((cluster.dir / "spool").glob("*/job.*/shepherd.pid"))
+    assert shepherds, "expected the job's spool dir"
+    for sp in shepherds:
+        pid = int(sp.read_text().split()[0])
+        wait_for(lambda: not pid_alive(pid), 5, what=f"shepherd {pid} gone")

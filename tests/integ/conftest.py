@@ -68,7 +68,8 @@ def as_nobody_prefix():
 class Cluster:
     """One local cluster in its own directory."""
 
-    def __init__(self, nodes=2, sets=(), dir=None, owner=None):
+    def __init__(self, nodes=2, sets=(), dir=None, owner=None, bin=None):
+        self.bin = pathlib.Path(bin or BIN)
         self.nodes = nodes
         self.sets = dict({"SlurmdTimeout": "5", "KillWait": "1"}, **dict(sets))
         # Short paths: authd's socket must fit in sun_path (108 bytes).
@@ -80,7 +81,7 @@ class Cluster:
         self.owner = owner  # None: the test's own user; "nobody": via setpriv
         self.conf = self.dir / "drover.conf"
         base = {k: v for k, v in os.environ.items() if k != "DROVER_CONF"}
-        self.env = dict(base, PATH=f"{BIN}:{base.get('PATH', '/usr/bin:/bin')}")
+        self.env = dict(base, PATH=f"{self.bin}:{base.get('PATH', '/usr/bin:/bin')}")
         self.up_out = ""
 
     # -- running commands --------------------------------------------------
@@ -98,7 +99,7 @@ class Cluster:
         return out
 
     def drover(self, *args, timeout=90):
-        return self.run(BIN / "drover", *args, timeout=timeout)
+        return self.run(self.bin / "drover", *args, timeout=timeout)
 
     # -- lifecycle --------------------------------------------------------
     def up(self, extra=()):
@@ -225,8 +226,8 @@ def make_cluster():
     """Factory: make_cluster(nodes=2, sets={...}, start=True, owner=None)."""
     made = []
 
-    def make(nodes=2, sets=(), start=True, owner=None, dir=None):
-        c = Cluster(nodes=nodes, sets=sets, owner=owner, dir=dir)
+    def make(nodes=2, sets=(), start=True, owner=None, dir=None, bin=None):
+        c = Cluster(nodes=nodes, sets=sets, owner=owner, dir=dir, bin=bin)
         made.append(c)
         if owner == "nobody":
             os.chown(c.dir, 65534, 65534)

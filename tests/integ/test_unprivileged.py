@@ -3,6 +3,7 @@ drop to nobody with setpriv), and a cluster refuses jobs from any uid but
 its owner's (local mode)."""
 
 import os
+import pathlib
 import shutil
 import tempfile
 
@@ -13,18 +14,37 @@ from conftest import BIN, as_nobody_prefix, run
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root to become nobody")
 
 
-@pytest.fixture(autouse=True)
-def build_readable_by_nobody():
-    rc, _, err = run(as_nobody_prefix() + ["test", "-x", BIN / "drover"])
+PROGRAMS = ["drover", "drover-authd", "drover-ctld", "drover-noded", "drover-shepherd",
+            "sbatch", "squeue", "scancel", "scontrol"]
+
+
+@pytest.fixture(scope="module")
+def nobody_bin():
+    """A program dir nobody can run: the build dir itself, or (when it lies
+    under a private dir such as /root) a world-readable copy; the programs
+    find their siblings beside themselves, so a copy works the same."""
+    rc, _, _ = run(as_nobody_prefix() + ["test", "-x", BIN / "drover"])
+    if rc == 0:
+        yield BIN
+        return
+    copy = tempfile.mkdtemp(prefix="drv-bin-", dir="/tmp")
+    os.chmod(copy, 0o755)
+    for p in PROGRAMS:
+        shutil.copy2(BIN / p, copy)
+        os.chmod(os.path.join(copy, p), 0o755)
+    rc, _, err = run(as_nobody_prefix() + ["test", "-x", os.path.join(copy, "drover")])
     if rc != 0:
-        pytest.skip(f"{BIN} is not readable by nobody")
+        shutil.rmtree(copy)
+        pytest.skip(f"nobody cannot run programs from /tmp: {err}")
+    yield pathlib.Path(copy)
+    shutil.rmtree(copy, ignore_errors=True)
 
 
-def nobody_env(home):
+def nobody_env(home, bin):
     env = {k: v for k, v in os.environ.items()
            if k not in ("DROVER_CONF", "XDG_STATE_HOME")}
     env.update(HOME=str(home), USER="nobody", LOGNAME="nobody",
-               PATH=f"{BIN}:/usr/bin:/bin")
+               PATH=f"{bin}:/usr/bin:/bin")
     return env
 
 
@@ -39,16 +59,17 @@ def nobody_home():
     shutil.rmtree(home, ignore_errors=True)
 
 
-def test_unprivileged_user_runs_a_cluster_in_its_default_dir(nobody_home, make_cluster):
+def test_unprivileged_user_runs_a_cluster_in_its_default_dir(nobody_bin, nobody_home,
+                                                            make_cluster):
     home = nobody_home
-    env = nobody_env(home)
+    env = nobody_env(home, nobody_bin)
     prefix = as_nobody_prefix()
     # No --dir: the default is ~/.local/state/drover.
-    rc, out, err = run(prefix + [BIN / "drover", "up", "--nodes", "1",
+    rc, out, err = run(prefix + [nobody_bin / "drover", "up", "--nodes", "1",
                                  "--set", "SlurmdTimeout=5"], env=env, cwd=home,
                        timeout=90)
     state = os.path.join(home, ".local/state/drover")
-    c = make_cluster(start=False, owner="nobody", dir=state)
+    c = make_cluster(start=False, owner="nobody", dir=state, bin=nobody_bin)
     assert rc == 0, err
     c.apply_exports(out)
     assert c.env["DROVER_CONF"] == os.path.join(state, "drover.conf")
@@ -75,13 +96,13 @@ def test_unprivileged_user_runs_a_cluster_in_its_default_dir(nobody_home, make_c
     assert rc == 0, err
 
 
-def test_job_from_another_uid_is_refused(make_cluster):
+def test_job_from_another_uid_is_refused(nobody_bin, make_cluster):
     c = make_cluster(nodes=1)
     before = c.job_ids()
     work = tempfile.mkdtemp(prefix="drv-nobody-", dir="/tmp")
     os.chown(work, 65534, 65534)
     try:
-        env = dict(nobody_env(work), DROVER_CONF=str(c.conf))
+        env = dict(nobody_env(work, nobody_bin), DROVER_CONF=str(c.conf))
         rc, out, err = run(as_nobody_prefix() + ["sbatch", "--wrap", "true"],
                            env=env, cwd=work)
         assert rc != 0, f"a job from nobody was accepted: {out}"

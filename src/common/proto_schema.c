@@ -130,6 +130,7 @@ static const struct field f_job_submit[] = {
     STR("submit_host", false, 0, NAME_LEN),
     STR("user", true, 1, NAME_LEN),
     STRSD("argv", 0),
+    STR("command", false, 0, PATH_LEN),
     END,
 };
 

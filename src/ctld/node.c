@@ -3,6 +3,7 @@
 #include "ctld/node.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,8 @@ json_t *node_to_record(const struct node *n, const struct drv_conf *conf)
 	json_object_set_new(r, "reason", json_string(n->reason));
 	json_object_set_new(r, "reason_time", json_integer(n->reason_time));
 	json_object_set_new(r, "reason_uid", json_integer(n->reason_uid));
+	struct passwd *pw = n->reason_time ? getpwuid(n->reason_uid) : NULL;
+	json_object_set_new(r, "reason_user", json_string(pw ? pw->pw_name : "root"));
 	json_object_set_new(r, "cpus", json_integer(nc->cpus));
 	json_object_set_new(r, "alloc_cpus", json_integer(n->job ? nc->cpus : 0));
 	json_object_set_new(r, "real_memory", json_integer((json_int_t)nc->real_memory));

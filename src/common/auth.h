@@ -38,8 +38,8 @@ void drv_hmac(const struct drv_key *key, const void *data, size_t len,
 void drv_envelope_digest(json_t *env, char hex[65]);
 
 /* A new credential (new reference), bound to digest. */
-json_t *drv_cred_issue(const struct drv_key *key, uid_t uid, gid_t gid,
-		       const char *host, const char *digest, int64_t now);
+json_t *drv_cred_issue(const struct drv_key *key, uid_t uid, gid_t gid, const char *host,
+		       const char *digest, int64_t now);
 
 struct drv_cred_info {
 	uid_t uid;
@@ -64,7 +64,7 @@ void drv_nonce_cache_free(struct drv_nonce_cache *c);
  * million live nonces it refuses new ones with -ENOSPC (treat as an
  * authentication failure) rather than forget one. -EINVAL for a nonce longer
  * than 64 characters. */
-int drv_nonce_cache_add(struct drv_nonce_cache *c, const char *nonce,
-			int64_t expires, int64_t now);
+int drv_nonce_cache_add(struct drv_nonce_cache *c, const char *nonce, int64_t expires,
+			int64_t now);
 
 #endif

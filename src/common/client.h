@@ -22,7 +22,8 @@ int drv_client_call(const struct drv_conf *conf, const char *type, json_t *body,
 /* The lower half, used by authd's own clients and tests: ask authd at
  * socket_path to sign digest (returns a new credential reference or NULL
  * with err) or to verify cred against digest (0 or -EPERM with err). */
-json_t *drv_authd_sign(const char *socket_path, const char *digest, struct drv_error *err);
+json_t *drv_authd_sign(const char *socket_path, const char *digest,
+		       struct drv_error *err);
 int drv_authd_verify(const char *socket_path, json_t *cred, const char *digest,
 		     struct drv_error *err);
 

@@ -13,29 +13,29 @@
 #include "common/error.h"
 
 #define DRV_INFINITE (-1) /* time limits: UNLIMITED / INFINITE */
-#define DRV_NO_VAL (-2)   /* a value that was not given */
+#define DRV_NO_VAL (-2)	  /* a value that was not given */
 
 struct drv_node_conf {
-	char *name;	    /* one per node: NodeName lists are expanded */
-	char *hostname;	    /* NodeHostname, default: name */
-	char *addr;	    /* NodeAddr, default: hostname */
-	int port;	    /* Port, default: SlurmdPort */
-	int cpus;	    /* CPUs, default 1 */
+	char *name;	      /* one per node: NodeName lists are expanded */
+	char *hostname;	      /* NodeHostname, default: name */
+	char *addr;	      /* NodeAddr, default: hostname */
+	int port;	      /* Port, default: SlurmdPort */
+	int cpus;	      /* CPUs, default 1 */
 	uint64_t real_memory; /* RealMemory in MiB, default 1 */
-	char *gres;	    /* Gres= as written ("gpu:4", "gpu:a100:2"), or NULL */
-	char *features;	    /* Features= as written, or NULL */
-	char *state;	    /* State= upper-cased ("DRAIN", "DOWN", ...), or NULL */
+	char *gres;	      /* Gres= as written ("gpu:4", "gpu:a100:2"), or NULL */
+	char *features;	      /* Features= as written, or NULL */
+	char *state;	      /* State= upper-cased ("DRAIN", "DOWN", ...), or NULL */
 };
 
 struct drv_part_conf {
 	char *name;
-	char *nodes;	     /* compressed hostlist of its nodes */
-	char **node_names;   /* expanded, in config order */
+	char *nodes;	   /* compressed hostlist of its nodes */
+	char **node_names; /* expanded, in config order */
 	size_t n_nodes;
-	bool is_default;     /* Default=YES */
-	int64_t max_time;    /* seconds, DRV_INFINITE by default */
+	bool is_default;      /* Default=YES */
+	int64_t max_time;     /* seconds, DRV_INFINITE by default */
 	int64_t default_time; /* seconds, DRV_NO_VAL when not set */
-	char *state;	     /* "UP" (default), "DOWN", "DRAIN", "INACTIVE" */
+	char *state;	      /* "UP" (default), "DOWN", "DRAIN", "INACTIVE" */
 };
 
 struct drv_ctld_host {
@@ -50,27 +50,27 @@ struct drv_conf_kv {
 };
 
 struct drv_conf {
-	char *path;	/* the file that was loaded */
-	char *dir;	/* its directory */
-	char *cluster_name;		/* ClusterName, default "drover" */
+	char *path;			  /* the file that was loaded */
+	char *dir;			  /* its directory */
+	char *cluster_name;		  /* ClusterName, default "drover" */
 	struct drv_ctld_host *ctld_hosts; /* SlurmctldHost, repeatable */
 	size_t n_ctld_hosts;
-	int ctld_port;			/* SlurmctldPort, default 6817 */
-	int slurmd_port;		/* SlurmdPort, default 6818 */
-	char *state_save_location;	/* default /var/spool/drover/ctld */
-	char *slurmd_spool_dir;		/* raw, may hold %n/%h; default /var/spool/drover/d/%n */
-	char *slurmd_log_file;		/* raw, may hold %n/%h; NULL = stderr */
-	char *slurmd_pid_file;		/* raw, may hold %n/%h; NULL = none */
-	char *ctld_log_file;		/* NULL = stderr */
-	char *ctld_pid_file;		/* NULL = none */
-	char *auth_type;		/* "auth/drover" (only accepted value for now) */
-	char *auth_socket;		/* AuthInfo socket=, default /run/drover/authd.sock */
-	char *auth_key;			/* AuthInfo key=, default drover.key beside the config */
-	int slurmd_timeout;		/* seconds, default 300 */
-	int kill_wait;			/* seconds, default 30 */
-	int min_job_age;		/* seconds, default 300 */
-	uint64_t max_message_size;	/* bytes, default 4 MiB */
-	bool config_overrides;		/* SlurmdParameters=config_overrides */
+	int ctld_port;		   /* SlurmctldPort, default 6817 */
+	int slurmd_port;	   /* SlurmdPort, default 6818 */
+	char *state_save_location; /* default /var/spool/drover/ctld */
+	char *slurmd_spool_dir; /* raw, may hold %n/%h; default /var/spool/drover/d/%n */
+	char *slurmd_log_file;	/* raw, may hold %n/%h; NULL = stderr */
+	char *slurmd_pid_file;	/* raw, may hold %n/%h; NULL = none */
+	char *ctld_log_file;	/* NULL = stderr */
+	char *ctld_pid_file;	/* NULL = none */
+	char *auth_type;	/* "auth/drover" (only accepted value for now) */
+	char *auth_socket;	/* AuthInfo socket=, default /run/drover/authd.sock */
+	char *auth_key;		/* AuthInfo key=, default drover.key beside the config */
+	int slurmd_timeout;	/* seconds, default 300 */
+	int kill_wait;		/* seconds, default 30 */
+	int min_job_age;	/* seconds, default 300 */
+	uint64_t max_message_size; /* bytes, default 4 MiB */
+	bool config_overrides;	   /* SlurmdParameters=config_overrides */
 
 	struct drv_node_conf *nodes;
 	size_t n_nodes;

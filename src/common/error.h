@@ -11,6 +11,6 @@ struct drv_error {
 /* Formats the message into err (which may be NULL); always returns -code so
  * callers can write `return drv_error_set(err, EINVAL, "bad %s", x);`. */
 int drv_error_set(struct drv_error *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 #endif

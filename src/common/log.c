@@ -37,10 +37,11 @@ void drv_log(enum drv_log_level level, const char *fmt, ...)
 	struct tm tm;
 	localtime_r(&tv.tv_sec, &tm);
 	char line[1024];
-	int n = snprintf(line, sizeof(line), "%04d-%02d-%02dT%02d:%02d:%02d.%03d %s[%d]: %s: ",
-			 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
-			 tm.tm_sec, (int)(tv.tv_usec / 1000), log_prog, (int)getpid(),
-			 names[level]);
+	int n =
+	    snprintf(line, sizeof(line),
+		     "%04d-%02d-%02dT%02d:%02d:%02d.%03d %s[%d]: %s: ", tm.tm_year + 1900,
+		     tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		     (int)(tv.tv_usec / 1000), log_prog, (int)getpid(), names[level]);
 	va_list ap;
 	va_start(ap, fmt);
 	if (n > 0 && (size_t)n < sizeof(line))

@@ -10,7 +10,7 @@ void drv_log_init(const char *prog, enum drv_log_level level);
 /* Reopens stderr onto path (append). Returns 0 or -errno. */
 int drv_log_to_file(const char *path);
 void drv_log(enum drv_log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 #define log_error(...) drv_log(DRV_LOG_ERROR, __VA_ARGS__)
 #define log_warn(...) drv_log(DRV_LOG_WARN, __VA_ARGS__)

@@ -29,10 +29,9 @@ typedef void (*drv_conn_close_f)(struct drv_conn *c, void *arg);
  * copied. Frames without a MAC are accepted either way (mac_ok false): the
  * owner decides what an unsigned peer may do. A malformed envelope gets a
  * reply with rc DRV_RC_PROTOCOL (never sent for a malformed reply). */
-struct drv_conn *drv_conn_new(struct event_base *base, int fd,
-			      const struct drv_key *key, uint64_t max_msg,
-			      drv_conn_msg_f on_msg, drv_conn_close_f on_close,
-			      void *arg);
+struct drv_conn *drv_conn_new(struct event_base *base, int fd, const struct drv_key *key,
+			      uint64_t max_msg, drv_conn_msg_f on_msg,
+			      drv_conn_close_f on_close, void *arg);
 
 /* Starts a non-blocking TCP connect; callbacks as above. A refused or failed
  * connect fires the close callback from the loop. NULL (errno set) only when
@@ -46,7 +45,7 @@ struct drv_conn *drv_conn_connect(struct event_base *base, const char *host, int
 /* Queues env (borrowed) for sending; MACed when mac is true (-EINVAL if the
  * conn has no key). -EMSGSIZE above max_msg, -EPIPE once closing. */
 int drv_conn_send(struct drv_conn *c, json_t *env, bool mac);
-void drv_conn_free(struct drv_conn *c); /* accepts NULL; no close callback */
+void drv_conn_free(struct drv_conn *c);		     /* accepts NULL; no close callback */
 const char *drv_conn_peer(const struct drv_conn *c); /* "127.0.0.1:4567" */
 void drv_conn_set_arg(struct drv_conn *c, void *arg);
 void *drv_conn_get_arg(const struct drv_conn *c);

@@ -30,18 +30,19 @@
 /* Slurm's error codes for the errors Slurm users know (slurm_errno.h). */
 enum drv_rc {
 	DRV_RC_OK = 0,
-	DRV_RC_ERROR = 1,			/* generic; message says what */
-	DRV_RC_PROTOCOL = 1001,			/* malformed message */
-	DRV_RC_AUTH = 1007,			/* SLURM_PROTOCOL_AUTHENTICATION_ERROR */
-	DRV_RC_INVALID_PARTITION = 2000,	/* "Invalid partition name specified" */
-	DRV_RC_ACCESS_DENIED = 2002,		/* "Access/permission denied" */
-	DRV_RC_INVALID_NODE_NAME = 2018,	/* "Invalid node name specified" */
-	DRV_RC_NODE_CONFIG_UNAVAIL = 2014,	/* "Requested node configuration is not available" */
-	DRV_RC_INVALID_JOB_ID = 2017,		/* "Invalid job id specified" */
-	DRV_RC_ALREADY_DONE = 2021,		/* "Job/step already completing or completed" */
-	DRV_RC_JOB_PENDING = 2024,		/* "Job is pending execution" */
-	DRV_RC_INVALID_TIME_LIMIT = 2051,	/* "Requested time limit is invalid ..." */
-	DRV_RC_NOT_SUPPORTED = 2054,		/* "Operation not supported" */
+	DRV_RC_ERROR = 1,		 /* generic; message says what */
+	DRV_RC_PROTOCOL = 1001,		 /* malformed message */
+	DRV_RC_AUTH = 1007,		 /* SLURM_PROTOCOL_AUTHENTICATION_ERROR */
+	DRV_RC_INVALID_PARTITION = 2000, /* "Invalid partition name specified" */
+	DRV_RC_ACCESS_DENIED = 2002,	 /* "Access/permission denied" */
+	DRV_RC_INVALID_NODE_NAME = 2018, /* "Invalid node name specified" */
+	DRV_RC_NODE_CONFIG_UNAVAIL =
+	    2014, /* "Requested node configuration is not available" */
+	DRV_RC_INVALID_JOB_ID = 2017,	  /* "Invalid job id specified" */
+	DRV_RC_ALREADY_DONE = 2021,	  /* "Job/step already completing or completed" */
+	DRV_RC_JOB_PENDING = 2024,	  /* "Job is pending execution" */
+	DRV_RC_INVALID_TIME_LIMIT = 2051, /* "Requested time limit is invalid ..." */
+	DRV_RC_NOT_SUPPORTED = 2054,	  /* "Operation not supported" */
 };
 
 /* Slurm's text for rc (static string). */
@@ -51,8 +52,8 @@ const char *drv_rc_text(int rc);
 
 /* Serialises env (borrowed) into a new frame (*out, caller frees). With a key
  * the frame is MACed. Returns 0 or -errno (-EMSGSIZE above max). */
-int drv_frame_build(json_t *env, const struct drv_key *key, uint64_t max,
-		    char **out, size_t *len);
+int drv_frame_build(json_t *env, const struct drv_key *key, uint64_t max, char **out,
+		    size_t *len);
 
 /* Reads the 4-byte header: sets *json_len and *has_mac. Returns -EMSGSIZE
  * (with err) when the frame is above max, so the caller refuses it before
@@ -69,12 +70,12 @@ int drv_frame_verify_mac(const struct drv_key *key, const unsigned char *frame,
  * *env, or -EBADMSG with err naming the field. A "reply" must carry an integer
  * rc; its body is not checked (an absent body becomes {}). Bodies may carry
  * fields beyond the declared ones: they are ignored, not refused. */
-int drv_envelope_parse(const char *json, size_t len, json_t **env,
-		       struct drv_error *err);
+int drv_envelope_parse(const char *json, size_t len, json_t **env, struct drv_error *err);
 
 /* --- building envelopes (all return new references) -------------------- */
 json_t *drv_request_new(const char *type, int64_t id, json_t *body /* stolen */);
-json_t *drv_reply_new(int64_t id, int rc, const char *error, json_t *body /* stolen, may be NULL */);
+json_t *drv_reply_new(int64_t id, int rc, const char *error,
+		      json_t *body /* stolen, may be NULL */);
 
 /* --- schema ----------------------------------------------------------- */
 

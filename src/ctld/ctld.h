@@ -111,7 +111,8 @@ void sched_init(struct ctld *c);
 
 /* --- job_state.c: every job transition ----------------------------------- */
 void job_accept(struct ctld *c, struct job *j, int64_t now);
-void job_start(struct ctld *c, struct job *j, const uint32_t *nodes, uint32_t n, int64_t now);
+void job_start(struct ctld *c, struct job *j, const uint32_t *nodes, uint32_t n,
+	       int64_t now);
 void job_end(struct ctld *c, struct job *j, int exit_code, int sig, int64_t now);
 int job_cancel(struct ctld *c, struct job *j, uid_t by, int64_t now);
 int job_signal(struct ctld *c, struct job *j, int sig, bool batch_only);
@@ -122,11 +123,12 @@ void job_launch(struct ctld *c, struct job *j); /* (re)send the launch after com
 void job_purge_old(struct ctld *c, int64_t now);
 
 /* --- node_state.c: every node transition ---------------------------------- */
-int node_register(struct ctld *c, struct node *n, struct peer *p, json_t *body, int64_t now);
+int node_register(struct ctld *c, struct node *n, struct peer *p, json_t *body,
+		  int64_t now);
 void node_lost_conn(struct ctld *c, struct node *n);
 void node_check_timeouts(struct ctld *c, int64_t now);
-int node_admin_update(struct ctld *c, struct node *n, const char *state, const char *reason,
-		      uid_t uid, int64_t now);
+int node_admin_update(struct ctld *c, struct node *n, const char *state,
+		      const char *reason, uid_t uid, int64_t now);
 void node_release_job(struct ctld *c, struct job *j);
 
 /* --- recover.c ------------------------------------------------------------ */

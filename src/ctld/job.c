@@ -12,10 +12,10 @@
 static const struct {
 	const char *name, *compact;
 } state_names[JOB_STATE_COUNT] = {
-	[JOB_PENDING] = {"PENDING", "PD"},   [JOB_RUNNING] = {"RUNNING", "R"},
-	[JOB_COMPLETED] = {"COMPLETED", "CD"}, [JOB_FAILED] = {"FAILED", "F"},
-	[JOB_CANCELLED] = {"CANCELLED", "CA"}, [JOB_TIMEOUT] = {"TIMEOUT", "TO"},
-	[JOB_NODE_FAIL] = {"NODE_FAIL", "NF"},
+    [JOB_PENDING] = {"PENDING", "PD"},	   [JOB_RUNNING] = {"RUNNING", "R"},
+    [JOB_COMPLETED] = {"COMPLETED", "CD"}, [JOB_FAILED] = {"FAILED", "F"},
+    [JOB_CANCELLED] = {"CANCELLED", "CA"}, [JOB_TIMEOUT] = {"TIMEOUT", "TO"},
+    [JOB_NODE_FAIL] = {"NODE_FAIL", "NF"},
 };
 
 const char *job_state_name(enum job_state s)
@@ -49,9 +49,9 @@ void job_free(struct job *j)
 {
 	if (!j)
 		return;
-	char **strs[] = {&j->name,	 &j->user,	 &j->partition,	  &j->workdir,
-			 &j->submit_dir, &j->stdout_pat, &j->stderr_pat,  &j->comment,
-			 &j->submit_host, &j->command,	 &j->export_env, &j->nodelist,
+	char **strs[] = {&j->name,	  &j->user,	  &j->partition,  &j->workdir,
+			 &j->submit_dir,  &j->stdout_pat, &j->stderr_pat, &j->comment,
+			 &j->submit_host, &j->command,	  &j->export_env, &j->nodelist,
 			 &j->batch_host};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		free(*strs[i]);

@@ -36,12 +36,12 @@ struct job {
 	enum job_hold hold;
 	uint32_t restart_count;
 	uint64_t priority;
-	uint32_t *alloc;    /* node indices while allocated, alloc[0] is the batch host */
-	uint32_t n_alloc;   /* 0 when no nodes are held */
-	char *nodelist;	    /* compressed names of the nodes it ran on, "" before */
-	char *batch_host;   /* the node that ran the batch script, NULL before */
-	bool launch_acked;  /* noded confirmed the shepherd runs */
-	bool completing;    /* ended in ctld's eyes, nodes still cleaning up */
+	uint32_t *alloc;   /* node indices while allocated, alloc[0] is the batch host */
+	uint32_t n_alloc;  /* 0 when no nodes are held */
+	char *nodelist;	   /* compressed names of the nodes it ran on, "" before */
+	char *batch_host;  /* the node that ran the batch script, NULL before */
+	bool launch_acked; /* noded confirmed the shepherd runs */
+	bool completing;   /* ended in ctld's eyes, nodes still cleaning up */
 	uint32_t missing_pings; /* pings from the batch host that did not list it */
 	uid_t cancel_uid;
 	/* table links */
@@ -67,7 +67,7 @@ void job_free(struct job *j);
 int job_table_init(struct job_table *t);
 void job_table_fini(struct job_table *t); /* frees every job */
 struct job *job_table_find(const struct job_table *t, uint32_t id);
-void job_table_add(struct job_table *t, struct job *j); /* ids arrive ascending */
+void job_table_add(struct job_table *t, struct job *j);	   /* ids arrive ascending */
 void job_table_remove(struct job_table *t, struct job *j); /* does not free */
 
 /* JSON encodings (new references). The client record is the protocol's job

@@ -26,12 +26,14 @@ json_t *job_to_record(const struct job *j, char *const *node_names)
 	json_object_set_new(r, "user", json_string(j->user ? j->user : ""));
 	json_object_set_new(r, "uid", json_integer(j->uid));
 	json_object_set_new(r, "gid", json_integer(j->gid));
-	json_object_set_new(r, "partition", json_string(j->partition ? j->partition : ""));
+	json_object_set_new(r, "partition",
+			    json_string(j->partition ? j->partition : ""));
 	json_object_set_new(r, "state", json_string(job_state_name(j->state)));
 	json_object_set_new(r, "reason", json_string(j->reason));
 	json_object_set_new(r, "num_nodes", json_integer(j->num_nodes));
 	json_object_set_new(r, "nodelist", json_string(j->nodelist ? j->nodelist : ""));
-	json_object_set_new(r, "batch_host", json_string(j->batch_host ? j->batch_host : ""));
+	json_object_set_new(r, "batch_host",
+			    json_string(j->batch_host ? j->batch_host : ""));
 	json_object_set_new(r, "time_limit", json_integer(j->time_limit));
 	json_object_set_new(r, "submit_time", json_integer(j->submit_time));
 	json_object_set_new(r, "eligible_time", json_integer(j->eligible_time));
@@ -47,7 +49,8 @@ json_t *job_to_record(const struct job *j, char *const *node_names)
 	json_object_set_new(r, "restart_count", json_integer(j->restart_count));
 	json_object_set_new(r, "hold", str_or_null(hold_name(j->hold)));
 	json_object_set_new(r, "cpus", json_integer(j->num_nodes));
-	json_object_set_new(r, "submit_host", json_string(j->submit_host ? j->submit_host : ""));
+	json_object_set_new(r, "submit_host",
+			    json_string(j->submit_host ? j->submit_host : ""));
 	json_object_set_new(r, "command", json_string(j->command ? j->command : ""));
 	json_object_set_new(r, "cancel_uid", json_integer(j->cancel_uid));
 	return r;
@@ -56,7 +59,8 @@ json_t *job_to_record(const struct job *j, char *const *node_names)
 json_t *job_to_store(const struct job *j, char *const *node_names)
 {
 	json_t *r = job_to_record(j, node_names);
-	json_object_set_new(r, "submit_dir", json_string(j->submit_dir ? j->submit_dir : ""));
+	json_object_set_new(r, "submit_dir",
+			    json_string(j->submit_dir ? j->submit_dir : ""));
 	json_object_set_new(r, "export", str_or_null(j->export_env));
 	json_object_set_new(r, "launch_acked", json_boolean(j->launch_acked));
 	json_object_set_new(r, "completing", json_boolean(j->completing));
@@ -97,7 +101,8 @@ static void decode_strings(struct job *j, json_t *rec)
 
 struct job *job_from_store(json_t *rec, json_t **alloc_names)
 {
-	int state = job_state_parse(json_string_value(json_object_get(rec, "state")) ?: "");
+	int state =
+	    job_state_parse(json_string_value(json_object_get(rec, "state")) ?: "");
 	if (!json_is_object(rec) || state < 0 || get_int(rec, "job_id") <= 0)
 		return NULL;
 	struct job *j = job_new();

@@ -31,8 +31,8 @@ void job_accept(struct ctld *c, struct job *j, int64_t now)
 	job_table_add(&c->jobs, j);
 	commit_job(c, j);
 	sched_request(c);
-	log_info("job=%u submitted by uid=%u name=%s partition=%s nodes=%u", j->id, j->uid,
-		 j->name, j->partition, j->num_nodes);
+	log_info("job=%u submitted by uid=%u name=%s partition=%s nodes=%u", j->id,
+		 j->uid, j->name, j->partition, j->num_nodes);
 }
 
 struct launch_ref {
@@ -43,7 +43,8 @@ static void launch_after_commit(struct ctld *c, void *arg)
 {
 	struct launch_ref *ref = arg;
 	struct job *j = job_table_find(&c->jobs, ref->id);
-	if (j && j->state == JOB_RUNNING && j->restart_count == ref->restart && !j->completing)
+	if (j && j->state == JOB_RUNNING && j->restart_count == ref->restart &&
+	    !j->completing)
 		link_send_launch(c, j);
 	free(ref);
 }
@@ -58,7 +59,8 @@ void job_launch(struct ctld *c, struct job *j)
 	commit_defer(c, launch_after_commit, ref);
 }
 
-void job_start(struct ctld *c, struct job *j, const uint32_t *nodes, uint32_t n, int64_t now)
+void job_start(struct ctld *c, struct job *j, const uint32_t *nodes, uint32_t n,
+	       int64_t now)
 {
 	j->alloc = malloc(n * sizeof(*j->alloc));
 	if (!j->alloc)
@@ -99,7 +101,8 @@ void job_end(struct ctld *c, struct job *j, int exit_code, int sig, int64_t now)
 			j->reason = sig ? "RaisedSignal" : "NonZeroExitCode";
 	}
 	finish(c, j);
-	log_info("job=%u ended %s exit=%d:%d", j->id, job_state_name(j->state), exit_code, sig);
+	log_info("job=%u ended %s exit=%d:%d", j->id, job_state_name(j->state), exit_code,
+		 sig);
 }
 
 struct signal_ref {
@@ -117,7 +120,8 @@ static void signal_after_commit(struct ctld *c, void *arg)
 	free(ref);
 }
 
-static void signal_later(struct ctld *c, struct job *j, int sig, bool batch_only, bool kill)
+static void signal_later(struct ctld *c, struct job *j, int sig, bool batch_only,
+			 bool kill)
 {
 	struct signal_ref *ref = malloc(sizeof(*ref));
 	if (!ref)
@@ -168,8 +172,9 @@ void job_node_fail(struct ctld *c, struct job *j, int64_t now)
 int job_set_hold(struct ctld *c, struct job *j, enum job_hold hold)
 {
 	j->hold = hold;
-	j->reason = hold == HOLD_USER ? "JobHeldUser" : hold == HOLD_ADMIN ? "JobHeldAdmin"
-									: "None";
+	j->reason = hold == HOLD_USER	 ? "JobHeldUser"
+		    : hold == HOLD_ADMIN ? "JobHeldAdmin"
+					 : "None";
 	if (hold == HOLD_NONE && !j->eligible_time)
 		j->eligible_time = j->submit_time;
 	commit_job(c, j);

@@ -9,7 +9,6 @@
 #include <time.h>
 #include <unistd.h>
 
-
 #include "common/daemon.h"
 #include "common/log.h"
 #include "ctld/ctld.h"
@@ -59,7 +58,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 			printf("drover-ctld %s\n", DRV_VERSION);
 			exit(0);
 		default:
-			fprintf(stderr, "Try \"drover-ctld --help\" for more information\n");
+			fprintf(stderr,
+				"Try \"drover-ctld --help\" for more information\n");
 			return -EINVAL;
 		}
 	}
@@ -91,7 +91,8 @@ static int build_partitions(struct ctld *c, struct drv_error *err)
 		struct part *p = &c->parts[i];
 		p->conf = &c->conf->parts[i];
 		p->up = !strcmp(p->conf->state, "UP");
-		p->node_idx = calloc(p->conf->n_nodes ? p->conf->n_nodes : 1, sizeof(uint32_t));
+		p->node_idx =
+		    calloc(p->conf->n_nodes ? p->conf->n_nodes : 1, sizeof(uint32_t));
 		if (!p->node_idx)
 			return drv_error_set(err, ENOMEM, "out of memory");
 		for (size_t k = 0; k < p->conf->n_nodes; k++) {
@@ -136,8 +137,8 @@ static int start_loop(struct ctld *c, struct drv_error *err)
 	commit_init(c);
 	sched_init(c);
 	int port = 0;
-	c->listener = drv_listen_tcp(c->base, c->conf->ctld_hosts[0].addr, c->conf->ctld_port,
-				     peer_accept, c, &port, err);
+	c->listener = drv_listen_tcp(c->base, c->conf->ctld_hosts[0].addr,
+				     c->conf->ctld_port, peer_accept, c, &port, err);
 	if (!c->listener)
 		return -EADDRINUSE;
 	struct timeval one_sec = {1, 0};
@@ -202,7 +203,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (c.conf->ctld_log_file && drv_log_to_file(c.conf->ctld_log_file) < 0) {
-		fprintf(stderr, "drover-ctld: error: cannot open log %s\n", c.conf->ctld_log_file);
+		fprintf(stderr, "drover-ctld: error: cannot open log %s\n",
+			c.conf->ctld_log_file);
 		goto out;
 	}
 	if (!o.foreground && drv_daemonize(&err) < 0) {

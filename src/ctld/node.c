@@ -33,10 +33,12 @@ int node_table_init(struct node_table *t, const struct drv_conf *conf, int64_t n
 		const char *st = n->conf->state;
 		if (st && (!strcmp(st, "DRAIN") || !strcmp(st, "DRAINED"))) {
 			n->drain = true;
-			snprintf(n->reason, sizeof(n->reason), "State=%s in the config", st);
+			snprintf(n->reason, sizeof(n->reason), "State=%s in the config",
+				 st);
 		} else if (st && !strcmp(st, "DOWN")) {
 			n->down = n->down_by_admin = true;
-			snprintf(n->reason, sizeof(n->reason), "State=DOWN in the config");
+			snprintf(n->reason, sizeof(n->reason),
+				 "State=DOWN in the config");
 		}
 		t->names[i] = n->conf->name;
 	}
@@ -80,7 +82,8 @@ static json_t *parts_of(const struct node *n, const struct drv_conf *conf)
 	for (size_t p = 0; p < conf->n_parts; p++)
 		for (size_t i = 0; i < conf->parts[p].n_nodes; i++)
 			if (!strcmp(conf->parts[p].node_names[i], n->conf->name)) {
-				json_array_append_new(a, json_string(conf->parts[p].name));
+				json_array_append_new(a,
+						      json_string(conf->parts[p].name));
 				break;
 			}
 	return a;
@@ -104,8 +107,8 @@ json_t *node_to_record(const struct node *n, const struct drv_conf *conf)
 	json_object_set_new(r, "alloc_cpus", json_integer(n->job ? nc->cpus : 0));
 	json_object_set_new(r, "real_memory", json_integer((json_int_t)nc->real_memory));
 	json_object_set_new(r, "gres", nc->gres ? json_string(nc->gres) : json_null());
-	json_object_set_new(r, "features", nc->features ? json_string(nc->features)
-							 : json_null());
+	json_object_set_new(r, "features",
+			    nc->features ? json_string(nc->features) : json_null());
 	json_object_set_new(r, "addr", json_string(nc->addr));
 	json_object_set_new(r, "hostname", json_string(nc->hostname));
 	json_object_set_new(r, "port", json_integer(nc->port));

@@ -76,8 +76,8 @@ static void kill_stray(struct ctld *c, struct node *n, json_int_t job_id)
 	log_info("node=%s reports job=%lld that should not run there: killing it",
 		 n->conf->name, (long long)job_id);
 	send_to_node(c, n, "job.signal",
-		     json_pack("{s:I,s:i,s:b,s:i}", "job_id", job_id, "signal", SIGKILL, "kill",
-			       1, "kill_wait", c->conf->kill_wait),
+		     json_pack("{s:I,s:i,s:b,s:i}", "job_id", job_id, "signal", SIGKILL,
+			       "kill", 1, "kill_wait", c->conf->kill_wait),
 		     NULL);
 }
 
@@ -126,7 +126,8 @@ void link_node_register(struct rpc_req *r)
 	struct peer *p = peer_find(c, r->peer_id);
 	if (!n || !p) {
 		log_warn("refused registration of unknown node %s", name ? name : "?");
-		rpc_reply(r, DRV_RC_INVALID_NODE_NAME, drv_rc_text(DRV_RC_INVALID_NODE_NAME), NULL);
+		rpc_reply(r, DRV_RC_INVALID_NODE_NAME,
+			  drv_rc_text(DRV_RC_INVALID_NODE_NAME), NULL);
 		return;
 	}
 	int64_t now = time(NULL);
@@ -162,8 +163,8 @@ void link_job_complete(struct rpc_req *r)
 	struct ctld *c = r->c;
 	json_int_t id = json_integer_value(json_object_get(r->body, "job_id"));
 	json_int_t restart = json_integer_value(json_object_get(r->body, "restart"));
-	struct job *j = id > 0 && id <= UINT32_MAX ? job_table_find(&c->jobs, (uint32_t)id)
-						   : NULL;
+	struct job *j =
+	    id > 0 && id <= UINT32_MAX ? job_table_find(&c->jobs, (uint32_t)id) : NULL;
 	struct peer *p = peer_find(c, r->peer_id);
 	if (p && p->node)
 		p->node->last_seen = time(NULL);
@@ -173,7 +174,8 @@ void link_job_complete(struct rpc_req *r)
 		int code = (int)json_integer_value(json_object_get(r->body, "exit_code"));
 		int sig = (int)json_integer_value(json_object_get(r->body, "signal"));
 		if (json_is_true(json_object_get(r->body, "launch_failed"))) {
-			const char *msg = json_string_value(json_object_get(r->body, "message"));
+			const char *msg =
+			    json_string_value(json_object_get(r->body, "message"));
 			log_error("job=%u launch failed: %s", j->id, msg ? msg : "?");
 			code = code ? code : 1;
 		}

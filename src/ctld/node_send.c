@@ -30,8 +30,9 @@ static json_t *launch_body(struct ctld *c, struct job *j, const char *script, js
 	json_object_set_new(b, "num_nodes", json_integer(j->n_alloc));
 	json_object_set_new(b, "workdir", json_string(j->workdir ? j->workdir : "/"));
 	json_object_set_new(b, "submit_dir",
-			    json_string(j->submit_dir ? j->submit_dir : j->workdir ? j->workdir
-										     : "/"));
+			    json_string(j->submit_dir ? j->submit_dir
+					: j->workdir  ? j->workdir
+						      : "/"));
 	json_object_set_new(b, "stdout",
 			    json_string(j->stdout_pat ? j->stdout_pat : "slurm-%j.out"));
 	if (j->stderr_pat)
@@ -39,7 +40,8 @@ static json_t *launch_body(struct ctld *c, struct job *j, const char *script, js
 	json_object_set_new(b, "script", json_string(script));
 	json_object_set_new(b, "env", env);
 	json_object_set_new(b, "argv", argv);
-	json_object_set_new(b, "submit_host", json_string(j->submit_host ? j->submit_host : ""));
+	json_object_set_new(b, "submit_host",
+			    json_string(j->submit_host ? j->submit_host : ""));
 	json_object_set_new(b, "cluster", json_string(c->conf->cluster_name));
 	json_object_set_new(b, "time_limit", json_integer(j->time_limit));
 	json_object_set_new(b, "kill_wait", json_integer(c->conf->kill_wait));
@@ -50,7 +52,8 @@ void link_send_launch(struct ctld *c, struct job *j)
 {
 	struct node *n = &c->nodes.nodes[j->alloc[0]];
 	if (!n->peer) {
-		log_info("job=%u launch waits for node=%s to connect", j->id, n->conf->name);
+		log_info("job=%u launch waits for node=%s to connect", j->id,
+			 n->conf->name);
 		return;
 	}
 	char *script = NULL, *env = NULL, *argv = NULL;
@@ -76,8 +79,8 @@ void link_send_signal(struct ctld *c, struct job *j, int sig, bool batch_only, b
 	struct node *n = &c->nodes.nodes[j->alloc[0]];
 	if (!n->peer)
 		return; /* reconciled when noded registers again */
-	json_t *body = json_pack("{s:i,s:i,s:b,s:b,s:i}", "job_id", (int)j->id, "signal", sig,
-				 "batch_only", batch_only, "kill", kill, "kill_wait",
+	json_t *body = json_pack("{s:i,s:i,s:b,s:b,s:i}", "job_id", (int)j->id, "signal",
+				 sig, "batch_only", batch_only, "kill", kill, "kill_wait",
 				 c->conf->kill_wait);
 	json_t *req = drv_request_new("job.signal", ctld_next_msg_id(c), body);
 	peer_send(c, n->peer, req);

@@ -50,7 +50,8 @@ static void check_resources(struct ctld *c, struct node *n, json_t *body, int64_
 	log_warn("node=%s drained: %s", n->conf->name, why);
 }
 
-int node_register(struct ctld *c, struct node *n, struct peer *p, json_t *body, int64_t now)
+int node_register(struct ctld *c, struct node *n, struct peer *p, json_t *body,
+		  int64_t now)
 {
 	if (n->peer && n->peer != p)
 		n->peer->node = NULL; /* a newer connection replaces a stale one */
@@ -102,8 +103,8 @@ void node_check_timeouts(struct ctld *c, int64_t now)
 	}
 }
 
-int node_admin_update(struct ctld *c, struct node *n, const char *state, const char *reason,
-		      uid_t uid, int64_t now)
+int node_admin_update(struct ctld *c, struct node *n, const char *state,
+		      const char *reason, uid_t uid, int64_t now)
 {
 	if (!strcmp(state, "DRAIN")) {
 		n->drain = true;
@@ -122,7 +123,7 @@ int node_admin_update(struct ctld *c, struct node *n, const char *state, const c
 	n->admin_override = true;
 	commit_node(c, n);
 	sched_request(c);
-	log_info("node=%s set %s by uid=%u reason=%s", n->conf->name, state, (unsigned)uid,
-		 reason ? reason : "");
+	log_info("node=%s set %s by uid=%u reason=%s", n->conf->name, state,
+		 (unsigned)uid, reason ? reason : "");
 	return 0;
 }

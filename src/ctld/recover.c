@@ -24,8 +24,8 @@ static void on_job(const char *key, const char *text, void *arg)
 	if (n && (!job_state_final(j->state) || j->completing)) {
 		j->alloc = calloc(n, sizeof(*j->alloc));
 		for (size_t i = 0; j->alloc && i < n; i++) {
-			struct node *node =
-				node_find(&c->nodes, json_string_value(json_array_get(names, i)) ?: "");
+			struct node *node = node_find(
+			    &c->nodes, json_string_value(json_array_get(names, i)) ?: "");
 			if (!node)
 				continue;
 			j->alloc[j->n_alloc++] = node->idx;
@@ -52,8 +52,8 @@ int ctld_recover(struct ctld *c, struct drv_error *err)
 {
 	int64_t now = time(NULL);
 	uint32_t next_id = 1;
-	int rc = store_load(c->store, now - c->conf->min_job_age, on_job, on_node, c, &next_id,
-			    err);
+	int rc = store_load(c->store, now - c->conf->min_job_age, on_job, on_node, c,
+			    &next_id, err);
 	if (rc < 0)
 		return rc;
 	c->jobs.next_id = next_id;

@@ -17,19 +17,13 @@ struct handler {
 };
 
 static const struct handler handlers[] = {
-	{"job.submit", rpc_job_submit, false},
-	{"job.query", rpc_job_query, false},
-	{"job.cancel", rpc_job_cancel, false},
-	{"job.release", rpc_job_release, false},
-	{"job.hold", rpc_job_hold, false},
-	{"node.query", rpc_node_query, false},
-	{"node.update", rpc_node_update, false},
-	{"part.query", rpc_part_query, false},
-	{"ctld.ping", rpc_ctld_ping, false},
-	{"conf.query", rpc_conf_query, false},
-	{"node.register", link_node_register, true},
-	{"node.ping", link_node_ping, true},
-	{"job.complete", link_job_complete, true},
+    {"job.submit", rpc_job_submit, false},	 {"job.query", rpc_job_query, false},
+    {"job.cancel", rpc_job_cancel, false},	 {"job.release", rpc_job_release, false},
+    {"job.hold", rpc_job_hold, false},		 {"node.query", rpc_node_query, false},
+    {"node.update", rpc_node_update, false},	 {"part.query", rpc_part_query, false},
+    {"ctld.ping", rpc_ctld_ping, false},	 {"conf.query", rpc_conf_query, false},
+    {"node.register", link_node_register, true}, {"node.ping", link_node_ping, true},
+    {"job.complete", link_job_complete, true},
 };
 
 static const struct handler *find_handler(const char *type)
@@ -48,8 +42,8 @@ static int check_client(struct rpc_req *r, json_t *env, const char *peer)
 	char digest[65];
 	drv_envelope_digest(env, digest);
 	int64_t now = time(NULL);
-	if (drv_cred_check(&r->c->key, json_object_get(env, "cred"), digest, now, &r->cred,
-			   &err) < 0) {
+	if (drv_cred_check(&r->c->key, json_object_get(env, "cred"), digest, now,
+			   &r->cred, &err) < 0) {
 		log_warn("refused %s from %s: %s", r->type, peer, err.text);
 		return -1;
 	}
@@ -77,7 +71,8 @@ void rpc_dispatch(struct ctld *c, struct peer *p, json_t *env, bool mac_ok)
 	}
 	const struct handler *h = find_handler(r.type);
 	if (!h) {
-		rpc_reply(&r, DRV_RC_NOT_SUPPORTED, "Operation not supported by ctld", NULL);
+		rpc_reply(&r, DRV_RC_NOT_SUPPORTED, "Operation not supported by ctld",
+			  NULL);
 		return;
 	}
 	if (!mac_ok && check_client(&r, env, drv_conn_peer(p->conn)) < 0) {
@@ -103,9 +98,9 @@ static void send_reply(struct ctld *c, uint64_t peer_id, json_t *env)
 	if (!p->daemon) {
 		char digest[65];
 		drv_envelope_digest(env, digest);
-		json_object_set_new(env, "cred", drv_cred_issue(&c->key, c->owner_uid,
-								 c->owner_gid, c->host, digest,
-								 time(NULL)));
+		json_object_set_new(env, "cred",
+				    drv_cred_issue(&c->key, c->owner_uid, c->owner_gid,
+						   c->host, digest, time(NULL)));
 	}
 	peer_send(c, p, env);
 }

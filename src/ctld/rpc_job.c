@@ -41,7 +41,8 @@ static int check_submitter(const struct rpc_req *r, char *msg, size_t len)
 	snprintf(msg, len,
 		 "Access/permission denied: this local-mode cluster runs as user %s "
 		 "(uid %u) and accepts jobs from that user only (you are uid %u)",
-		 pw ? pw->pw_name : "?", (unsigned)r->c->owner_uid, (unsigned)r->cred.uid);
+		 pw ? pw->pw_name : "?", (unsigned)r->c->owner_uid,
+		 (unsigned)r->cred.uid);
 	return -1;
 }
 
@@ -78,20 +79,22 @@ void rpc_job_submit(struct rpc_req *r)
 	struct ctld *c = r->c;
 	char msg[256];
 	if (check_submitter(r, msg, sizeof(msg)) < 0) {
-		log_warn("refused job.submit from uid %u: not the cluster's user", r->cred.uid);
+		log_warn("refused job.submit from uid %u: not the cluster's user",
+			 r->cred.uid);
 		rpc_reply(r, DRV_RC_ACCESS_DENIED, msg, NULL);
 		return;
 	}
 	const char *pname = json_string_value(json_object_get(r->body, "partition"));
 	const struct part *p = find_part(c, pname);
 	if (!p) {
-		rpc_reply(r, DRV_RC_INVALID_PARTITION, drv_rc_text(DRV_RC_INVALID_PARTITION), NULL);
+		rpc_reply(r, DRV_RC_INVALID_PARTITION,
+			  drv_rc_text(DRV_RC_INVALID_PARTITION), NULL);
 		return;
 	}
 	json_t *n = json_object_get(r->body, "nodes");
 	if (n && json_integer_value(n) > (json_int_t)p->n_nodes) {
-		rpc_reply(r, DRV_RC_NODE_CONFIG_UNAVAIL, drv_rc_text(DRV_RC_NODE_CONFIG_UNAVAIL),
-			  NULL);
+		rpc_reply(r, DRV_RC_NODE_CONFIG_UNAVAIL,
+			  drv_rc_text(DRV_RC_NODE_CONFIG_UNAVAIL), NULL);
 		return;
 	}
 	struct job *j = job_new();
@@ -104,8 +107,8 @@ void rpc_job_submit(struct rpc_req *r)
 	commit_meta(c);
 	char *env = dump_or_empty(json_object_get(r->body, "env"), "[]");
 	char *argv = dump_or_empty(json_object_get(r->body, "argv"), "[]");
-	commit_payload(c, j->id,
-		       json_string_value(json_object_get(r->body, "script")), env, argv);
+	commit_payload(c, j->id, json_string_value(json_object_get(r->body, "script")),
+		       env, argv);
 	free(env);
 	free(argv);
 	job_accept(c, j, time(NULL));
@@ -179,13 +182,15 @@ static void for_each_job(struct rpc_req *r, job_op_f op)
 	{
 		json_int_t id = json_integer_value(x);
 		struct job *j = id > 0 && id <= UINT32_MAX
-					? job_table_find(&r->c->jobs, (uint32_t)id)
-					: NULL;
+				    ? job_table_find(&r->c->jobs, (uint32_t)id)
+				    : NULL;
 		int rc = !j ? DRV_RC_INVALID_JOB_ID
-			    : (j->uid != r->cred.uid && !rpc_is_admin(r)) ? DRV_RC_ACCESS_DENIED
-									  : op(r, j, now);
-		json_array_append_new(results, json_pack("{s:I,s:i,s:s}", "job_id", id, "rc", rc,
-							 "error", rc ? drv_rc_text(rc) : ""));
+			 : (j->uid != r->cred.uid && !rpc_is_admin(r))
+			     ? DRV_RC_ACCESS_DENIED
+			     : op(r, j, now);
+		json_array_append_new(results,
+				      json_pack("{s:I,s:i,s:s}", "job_id", id, "rc", rc,
+						"error", rc ? drv_rc_text(rc) : ""));
 	}
 	rpc_reply_durable(r, 0, NULL, json_pack("{s:o}", "results", results));
 }

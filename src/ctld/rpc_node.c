@@ -19,7 +19,8 @@ static bool name_wanted(json_t *names, const char *name)
 		return true;
 	size_t i;
 	json_t *x;
-	json_array_foreach(names, i, x) if (!strcmp(json_string_value(x) ?: "", name)) return true;
+	json_array_foreach(names, i,
+			   x) if (!strcmp(json_string_value(x) ?: "", name)) return true;
 	return false;
 }
 
@@ -55,7 +56,8 @@ void rpc_node_update(struct rpc_req *r)
 	size_t n = 0;
 	struct drv_error err = {{0}};
 	if (!rpc_is_admin(r)) {
-		rpc_reply(r, DRV_RC_ACCESS_DENIED, drv_rc_text(DRV_RC_ACCESS_DENIED), NULL);
+		rpc_reply(r, DRV_RC_ACCESS_DENIED, drv_rc_text(DRV_RC_ACCESS_DENIED),
+			  NULL);
 		return;
 	}
 	if (!state || !valid_state(state)) {
@@ -63,7 +65,8 @@ void rpc_node_update(struct rpc_req *r)
 		return;
 	}
 	if (!expr || drv_hostlist_expand(expr, &names, &n, &err) < 0) {
-		rpc_reply(r, DRV_RC_INVALID_NODE_NAME, drv_rc_text(DRV_RC_INVALID_NODE_NAME), NULL);
+		rpc_reply(r, DRV_RC_INVALID_NODE_NAME,
+			  drv_rc_text(DRV_RC_INVALID_NODE_NAME), NULL);
 		return;
 	}
 	/* All names first, so an unknown one changes nothing. */
@@ -76,8 +79,8 @@ void rpc_node_update(struct rpc_req *r)
 		}
 	int64_t now = time(NULL);
 	for (size_t i = 0; i < n; i++)
-		node_admin_update(c, node_find(&c->nodes, names[i]), state, reason, r->cred.uid,
-				  now);
+		node_admin_update(c, node_find(&c->nodes, names[i]), state, reason,
+				  r->cred.uid, now);
 	drv_strv_free(names, n);
 	rpc_reply_durable(r, 0, NULL, NULL);
 }
@@ -94,11 +97,12 @@ void rpc_part_query(struct rpc_req *r)
 		for (uint32_t k = 0; k < p->n_nodes; k++)
 			cpus += r->c->nodes.nodes[p->node_idx[k]].conf->cpus;
 		json_array_append_new(
-			out, json_pack("{s:s,s:s,s:b,s:I,s:I,s:s,s:i,s:I}", "name", p->conf->name,
-				       "nodes", p->conf->nodes, "is_default", p->conf->is_default,
-				       "max_time", (json_int_t)p->conf->max_time, "default_time",
-				       (json_int_t)p->conf->default_time, "state", p->conf->state,
-				       "total_nodes", (int)p->n_nodes, "total_cpus", cpus));
+		    out,
+		    json_pack("{s:s,s:s,s:b,s:I,s:I,s:s,s:i,s:I}", "name", p->conf->name,
+			      "nodes", p->conf->nodes, "is_default", p->conf->is_default,
+			      "max_time", (json_int_t)p->conf->max_time, "default_time",
+			      (json_int_t)p->conf->default_time, "state", p->conf->state,
+			      "total_nodes", (int)p->n_nodes, "total_cpus", cpus));
 	}
 	rpc_reply(r, 0, NULL, json_pack("{s:o}", "partitions", out));
 }
@@ -106,8 +110,8 @@ void rpc_part_query(struct rpc_req *r)
 void rpc_ctld_ping(struct rpc_req *r)
 {
 	rpc_reply(r, 0, NULL,
-		  json_pack("{s:s,s:s}", "host", r->c->conf->ctld_hosts[0].name, "cluster",
-			    r->c->conf->cluster_name));
+		  json_pack("{s:s,s:s}", "host", r->c->conf->ctld_hosts[0].name,
+			    "cluster", r->c->conf->cluster_name));
 }
 
 static void add_kv(json_t *a, const char *k, const char *v)

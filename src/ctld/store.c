@@ -31,16 +31,15 @@ struct store_batch {
 	size_t n, cap;
 };
 
-
 const char *store_schema_sql =
-	"PRAGMA journal_mode=WAL;"
-	"CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);"
-	"CREATE TABLE IF NOT EXISTS jobs(id INTEGER PRIMARY KEY,"
-	" end_time INTEGER NOT NULL DEFAULT 0, rec TEXT NOT NULL);"
-	"CREATE INDEX IF NOT EXISTS jobs_end ON jobs(end_time);"
-	"CREATE TABLE IF NOT EXISTS job_payload(id INTEGER PRIMARY KEY,"
-	" script TEXT NOT NULL, env TEXT NOT NULL, argv TEXT NOT NULL);"
-	"CREATE TABLE IF NOT EXISTS nodes(name TEXT PRIMARY KEY, rec TEXT NOT NULL);";
+    "PRAGMA journal_mode=WAL;"
+    "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS jobs(id INTEGER PRIMARY KEY,"
+    " end_time INTEGER NOT NULL DEFAULT 0, rec TEXT NOT NULL);"
+    "CREATE INDEX IF NOT EXISTS jobs_end ON jobs(end_time);"
+    "CREATE TABLE IF NOT EXISTS job_payload(id INTEGER PRIMARY KEY,"
+    " script TEXT NOT NULL, env TEXT NOT NULL, argv TEXT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS nodes(name TEXT PRIMARY KEY, rec TEXT NOT NULL);";
 
 /* --- batches ------------------------------------------------------------ */
 
@@ -126,11 +125,11 @@ void store_batch_put_next_id(struct store_batch *b, uint32_t next_job_id)
 /* --- the writer thread --------------------------------------------------- */
 
 static const char *op_sql[] = {
-	[OP_JOB] = "INSERT OR REPLACE INTO jobs(id,end_time,rec) VALUES(?1,?2,?3)",
-	[OP_PAYLOAD] = "INSERT OR REPLACE INTO job_payload(id,script,env,argv) "
-		       "VALUES(?1,?4,?5,?6)",
-	[OP_NODE] = "INSERT OR REPLACE INTO nodes(name,rec) VALUES(?4,?5)",
-	[OP_NEXT_ID] = "INSERT OR REPLACE INTO meta(key,value) VALUES('next_job_id',?2)",
+    [OP_JOB] = "INSERT OR REPLACE INTO jobs(id,end_time,rec) VALUES(?1,?2,?3)",
+    [OP_PAYLOAD] = "INSERT OR REPLACE INTO job_payload(id,script,env,argv) "
+		   "VALUES(?1,?4,?5,?6)",
+    [OP_NODE] = "INSERT OR REPLACE INTO nodes(name,rec) VALUES(?4,?5)",
+    [OP_NEXT_ID] = "INSERT OR REPLACE INTO meta(key,value) VALUES('next_job_id',?2)",
 };
 
 static int run_op(sqlite3 *db, const struct op *op)

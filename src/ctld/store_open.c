@@ -17,8 +17,10 @@
 
 static int open_db(const char *path, sqlite3 **db, struct drv_error *err)
 {
-	if (sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-				       SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(path, db,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+				SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
 		drv_error_set(err, EIO, "cannot open store %s: %s", path,
 			      *db ? sqlite3_errmsg(*db) : "out of memory");
 		sqlite3_close(*db);
@@ -33,8 +35,10 @@ static int init_schema(struct store *s, const char *path, struct drv_error *err)
 {
 	char *msg = NULL;
 	if (sqlite3_exec(s->wdb, store_schema_sql, NULL, NULL, &msg) != SQLITE_OK ||
-	    sqlite3_exec(s->wdb, "PRAGMA synchronous=FULL", NULL, NULL, &msg) != SQLITE_OK) {
-		drv_error_set(err, EIO, "store %s: %s", path, msg ? msg : "schema failed");
+	    sqlite3_exec(s->wdb, "PRAGMA synchronous=FULL", NULL, NULL, &msg) !=
+		SQLITE_OK) {
+		drv_error_set(err, EIO, "store %s: %s", path,
+			      msg ? msg : "schema failed");
 		sqlite3_free(msg);
 		return -EIO;
 	}
@@ -54,7 +58,8 @@ static int start_thread(struct store *s, struct event_base *base, struct drv_err
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
 	if (pthread_create(&s->thread, NULL, store_writer_main, s) != 0)
-		return drv_error_set(err, EAGAIN, "store: cannot start the writer thread");
+		return drv_error_set(err, EAGAIN,
+				     "store: cannot start the writer thread");
 	s->thread_started = true;
 	return 0;
 }
@@ -103,7 +108,8 @@ void store_close(struct store *s)
 	free(s);
 }
 
-static int load_rows(sqlite3 *db, const char *sql, int64_t arg, store_row_f fn, void *fn_arg)
+static int load_rows(sqlite3 *db, const char *sql, int64_t arg, store_row_f fn,
+		     void *fn_arg)
 {
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
@@ -122,8 +128,8 @@ int store_load(struct store *s, int64_t min_end, store_row_f on_job, store_row_f
 {
 	sqlite3_stmt *st;
 	*next_job_id = 1;
-	if (sqlite3_prepare_v2(s->rdb, "SELECT value FROM meta WHERE key='next_job_id'", -1,
-			       &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(s->rdb, "SELECT value FROM meta WHERE key='next_job_id'",
+			       -1, &st, NULL) != SQLITE_OK)
 		return drv_error_set(err, EIO, "store: %s", sqlite3_errmsg(s->rdb));
 	if (sqlite3_step(st) == SQLITE_ROW)
 		*next_job_id = (uint32_t)sqlite3_column_int64(st, 0);
@@ -147,7 +153,8 @@ int store_job_payload(struct store *s, uint32_t id, char **script, char **env_js
 		      char **argv_json)
 {
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(s->rdb, "SELECT script, env, argv FROM job_payload WHERE id=?1",
+	if (sqlite3_prepare_v2(s->rdb,
+			       "SELECT script, env, argv FROM job_payload WHERE id=?1",
 			       -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_int64(st, 1, id);

@@ -16,11 +16,11 @@
 #include <stdint.h>
 
 enum sched_verdict {
-	SCHED_WAIT_PRIORITY,	  /* a higher-priority job of its partition waits */
-	SCHED_WAIT_RESOURCES,	  /* not enough free nodes now */
-	SCHED_WAIT_PART_DOWN,	  /* its partition is not UP */
-	SCHED_WAIT_NODE_CONFIG,	  /* the partition can never hold it */
-	SCHED_START,		  /* start on alloc[alloc_off .. alloc_off+num_nodes) */
+	SCHED_WAIT_PRIORITY,	/* a higher-priority job of its partition waits */
+	SCHED_WAIT_RESOURCES,	/* not enough free nodes now */
+	SCHED_WAIT_PART_DOWN,	/* its partition is not UP */
+	SCHED_WAIT_NODE_CONFIG, /* the partition can never hold it */
+	SCHED_START,		/* start on alloc[alloc_off .. alloc_off+num_nodes) */
 };
 
 struct sched_node {

@@ -15,7 +15,8 @@ static const uint32_t first2[] = {0, 1};
 
 static struct sched_job job(uint32_t id, uint64_t prio, uint32_t part, uint32_t n)
 {
-	struct sched_job j = {.job_id = id, .priority = prio, .part = part, .num_nodes = n};
+	struct sched_job j = {
+	    .job_id = id, .priority = prio, .part = part, .num_nodes = n};
 	return j;
 }
 
@@ -121,12 +122,12 @@ static void malformed_snapshot_is_refused(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(starts_in_priority_order),
-		cmocka_unit_test(blocked_job_holds_back_lower_priority),
-		cmocka_unit_test(blocking_is_per_partition),
-		cmocka_unit_test(equal_priority_goes_by_job_id),
-		cmocka_unit_test(down_partition_and_oversize_do_not_block),
-		cmocka_unit_test(malformed_snapshot_is_refused),
+	    cmocka_unit_test(starts_in_priority_order),
+	    cmocka_unit_test(blocked_job_holds_back_lower_priority),
+	    cmocka_unit_test(blocking_is_per_partition),
+	    cmocka_unit_test(equal_priority_goes_by_job_id),
+	    cmocka_unit_test(down_partition_and_oversize_do_not_block),
+	    cmocka_unit_test(malformed_snapshot_is_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,7 +39,8 @@ static void done(int rc, void *arg)
 	*(int *)arg = rc;
 }
 
-static void commit_and_wait(struct event_base *base, struct store *s, struct store_batch *b)
+static void commit_and_wait(struct event_base *base, struct store *s,
+			    struct store_batch *b)
 {
 	int rc = 1;
 	assert_int_equal(store_commit(s, b, done, &rc), 0);
@@ -58,7 +59,7 @@ static void committed_batch_survives_reopen(void **state)
 	assert_non_null(s);
 	struct store_batch *b = store_batch_new();
 	store_batch_put_job(b, 1, 0, "{\"a\":1}");
-	store_batch_put_job(b, 2, 100, "{\"b\":2}");	  /* ended long ago */
+	store_batch_put_job(b, 2, 100, "{\"b\":2}");  /* ended long ago */
 	store_batch_put_job(b, 3, 5000, "{\"c\":3}"); /* ended recently */
 	store_batch_put_payload(b, 1, "#!/bin/sh\necho hi\n", "[\"A=1\"]", "[]");
 	store_batch_put_node(b, "n1", "{\"drain\":true}");
@@ -136,9 +137,9 @@ static void unusable_dir_is_an_error(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(committed_batch_survives_reopen),
-		cmocka_unit_test(one_batch_at_a_time),
-		cmocka_unit_test(unusable_dir_is_an_error),
+	    cmocka_unit_test(committed_batch_survives_reopen),
+	    cmocka_unit_test(one_batch_at_a_time),
+	    cmocka_unit_test(unusable_dir_is_an_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,86 @@
+"""Client credentials at ctld, with real credentials from the cluster's authd:
+a replayed one, one lifted onto another request, and an expired one (MACed
+with the real key, so only the expiry is wrong) are all refused, logged, and
+change nothing."""
+
+import hashlib
+import hmac
+import json
+import socket
+import time
+
+from test_bad_input import assert_still_serving, connect, frame, recv_frame
+
+
+def canonical(obj):
+    # jansson's JSON_COMPACT | JSON_SORT_KEYS, which ctld and authd use
+    return json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()
+
+
+def digest(env):
+    return hashlib.sha256(canonical({k: v for k, v in env.items() if k != "cred"})).hexdigest()
+
+
+def authd_sign(c, dig):
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(str(c.dir / "run" / "authd.sock"))
+    s.settimeout(5)
+    s.sendall(frame(json.dumps({"v": 1, "type": "auth.sign", "id": 1,
+                                "body": {"digest": dig}}).encode()))
+    reply = recv_frame(s)
+    s.close()
+    assert reply and reply["rc"] == 0, reply
+    return reply["body"]["cred"]
+
+
+def send(c, env):
+    s = connect(c)
+    s.sendall(frame(json.dumps(env).encode()))
+    reply = recv_frame(s)
+    s.close()
+    return reply
+
+
+def hold_request(jid):
+    return {"v": 1, "type": "job.hold", "id": 3, "body": {"job_ids": [jid]}}
+
+
+def test_replayed_lifted_and_expired_credentials_are_refused(cluster):
+    c = cluster
+    jid = c.sbatch("-H", "--wrap", "true")
+    c.ok("scontrol", "release", str(jid))
+    c.wait_done(jid)
+    pending = c.sbatch("-H", "--wrap", "true")
+    jobs = c.job_ids()
+    log_before = len(c.log())
+
+    # A genuine request goes through once ...
+    query = {"v": 1, "type": "job.query", "id": 2, "body": {}}
+    query["cred"] = authd_sign(c, digest(query))
+    assert send(c, query)["rc"] == 0
+    # ... and is refused when replayed.
+    assert send(c, query)["rc"] == 1007
+
+    # A credential lifted from one request onto another.
+    lifted = hold_request(pending)
+    lifted["body"] = {"job_ids": [pending], "user": True}
+    other = {"v": 1, "type": "job.query", "id": 9, "body": {"users": ["x"]}}
+    lifted["cred"] = authd_sign(c, digest(other))
+    assert send(c, lifted)["rc"] == 1007
+
+    # An expired credential with a valid MAC (made with the real key).
+    key = bytes.fromhex((c.dir / "drover.key").read_text().strip())
+    env = {"v": 1, "type": "job.cancel", "id": 4, "body": {"job_ids": [pending]}}
+    now = int(time.time())
+    cred = {"uid": 0, "gid": 0, "host": "x", "issued": now - 900, "expires": now - 600,
+            "nonce": "ab" * 32, "digest": digest(env)}
+    cred["mac"] = hmac.new(key, canonical(cred), hashlib.sha256).hexdigest()
+    env["cred"] = cred
+    assert send(c, env)["rc"] == 1007
+
+    assert_still_serving(c, jobs)
+    assert c.state(pending) == "PENDING", "a refused request changed the job"
+    log = c.log()[log_before:]
+    assert "replayed" in log, log
+    assert "expired" in log, log
+    assert "digest" in log, log

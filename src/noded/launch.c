@@ -37,7 +37,7 @@ static int write_spec(struct noded *nd, json_t *body, const char *dir)
 	json_decref(spec);
 	if (!text)
 		return -ENOMEM;
-	int rc = spool_write_atomic(dir, "spec.json", text, strlen(text), 0600);
+	int rc = drv_write_file_atomic(dir, "spec.json", text, strlen(text), 0600);
 	free(text);
 	return rc;
 }
@@ -114,7 +114,7 @@ static int launch_failed(struct noded *nd, int64_t job_id, int64_t restart,
 				       "launch_failed", 1, "message", err->text);
 		char *text = st ? json_dumps(st, JSON_COMPACT) : NULL;
 		if (text)
-			spool_write_atomic(dir, "status", text, strlen(text), 0600);
+			drv_write_file_atomic(dir, "status", text, strlen(text), 0600);
 		free(text);
 		json_decref(st);
 	}

@@ -15,6 +15,7 @@
 
 #include "common/auth.h"
 #include "common/conf.h"
+#include "common/fileio.h"
 
 struct drv_conn;
 struct evconnlistener;
@@ -106,9 +107,6 @@ int64_t jobs_now(void); /* monotonic seconds */
 /* --- spool.c: job dirs ------------------------------------------------- */
 /* "SPOOL/job.<id>" into buf. 0 or -ENAMETOOLONG. */
 int spool_job_dir(const struct noded *nd, int64_t job_id, char *buf, size_t size);
-/* Writes data to dir/name atomically (tmp, fsync, rename, fsync dir). */
-int spool_write_atomic(const char *dir, const char *name, const char *data, size_t len,
-		       mode_t mode);
 /* Is the shepherd's flock on dir/lock held? */
 bool spool_lock_held(const char *dir);
 /* Reads an integer member of dir/file's JSON object; -ENOENT etc. */

@@ -30,48 +30,6 @@ int spool_job_dir(const struct noded *nd, int64_t job_id, char *buf, size_t size
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len > 0) {
-		ssize_t w = write(fd, data, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		data += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
-int spool_write_atomic(const char *dir, const char *name, const char *data, size_t len,
-		       mode_t mode)
-{
-	char tmp[PATH_MAX], path[PATH_MAX];
-	if (snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name) >= (int)sizeof(tmp) ||
-	    snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-	if (fd < 0)
-		return -errno;
-	int rc = write_all(fd, data, len);
-	if (rc == 0 && fsync(fd) < 0)
-		rc = -errno;
-	close(fd);
-	if (rc == 0 && rename(tmp, path) < 0)
-		rc = -errno;
-	if (rc < 0) {
-		unlink(tmp);
-		return rc;
-	}
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
-	return 0;
-}
-
 bool spool_lock_held(const char *dir)
 {
 	char path[PATH_MAX];
@@ -203,7 +161,7 @@ static void mark_lost(struct noded_job *job, const char *dir)
 			 "{\"exit_code\":0,\"signal\":9,\"restart\":%lld,"
 			 "\"message\":\"shepherd lost\"}\n",
 			 (long long)job->restart);
-	spool_write_atomic(dir, "status", buf, (size_t)n, 0600);
+	drv_write_file_atomic(dir, "status", buf, (size_t)n, 0600);
 	jobs_set_done(job, 0, 9, false, "shepherd lost");
 	log_warn("job=%lld shepherd lost", (long long)job->job_id);
 }

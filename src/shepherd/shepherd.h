@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "common/fileio.h"
+
 /* The launch spec. Strings are borrowed from root (never NULL: absent ones
  * are ""); env and argv are arrays of borrowed strings. */
 struct spec {
@@ -67,8 +69,6 @@ int run_job(const char *dir, const struct spec *s, const char *script_path,
 	    struct job_result *res);
 
 /* --- status.c ---------------------------------------------------------- */
-int status_write_atomic(const char *dir, const char *name, const char *data, size_t len,
-			mode_t mode);
 int status_record(const char *dir, const struct spec *s, const struct job_result *res);
 /* Tells noded (SPOOL/noded.sock, SPOOL = dir's parent); failure is fine. */
 void status_notify(const char *dir, int64_t job_id);

@@ -16,48 +16,6 @@
 
 #include "shepherd/shepherd.h"
 
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len > 0) {
-		ssize_t w = write(fd, data, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		data += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
-int status_write_atomic(const char *dir, const char *name, const char *data, size_t len,
-			mode_t mode)
-{
-	char tmp[PATH_MAX], path[PATH_MAX];
-	if (snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name) >= (int)sizeof(tmp) ||
-	    snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
-	if (fd < 0)
-		return -errno;
-	int rc = write_all(fd, data, len);
-	if (rc == 0 && fsync(fd) < 0)
-		rc = -errno;
-	close(fd);
-	if (rc == 0 && rename(tmp, path) < 0)
-		rc = -errno;
-	if (rc < 0) {
-		unlink(tmp);
-		return rc;
-	}
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
-	return 0;
-}
-
 int status_record(const char *dir, const struct spec *s, const struct job_result *res)
 {
 	json_t *st = json_pack("{s:i, s:i, s:I}", "exit_code", res->exit_code, "signal",
@@ -71,7 +29,7 @@ int status_record(const char *dir, const struct spec *s, const struct job_result
 	if (!text)
 		return -ENOMEM;
 	size_t len = strlen(text);
-	int rc = status_write_atomic(dir, "status", text, len, 0600);
+	int rc = drv_write_file_atomic(dir, "status", text, len, 0600);
 	free(text);
 	return rc;
 }

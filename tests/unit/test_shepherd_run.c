@@ -139,8 +139,8 @@ static void run_script(const char *script, const char *out, const char *err,
 	assert_int_equal(spec_load(dir, &s, msg, sizeof(msg)), 0);
 	char path[PATH_MAX];
 	snprintf(path, sizeof(path), "%s/script", dir);
-	assert_int_equal(status_write_atomic(dir, "script", script, strlen(script), 0700),
-			 0);
+	assert_int_equal(
+	    drv_write_file_atomic(dir, "script", script, strlen(script), 0700), 0);
 	assert_int_equal(run_job(dir, &s, path, res), 0);
 	assert_int_equal(status_record(dir, &s, res), 0);
 	spec_fini(&s);

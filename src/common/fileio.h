@@ -1,0 +1,18 @@
+/* fileio.h — small file helpers that survive EINTR and crashes. */
+#ifndef DRV_FILEIO_H
+#define DRV_FILEIO_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Writes all len bytes, retrying on EINTR and short writes. 0 or -errno. */
+int drv_write_all(int fd, const void *data, size_t len);
+
+/* Replaces DIR/NAME with data durably: writes DIR/.NAME.tmp (never through a
+ * symlink), fsyncs it, renames it over NAME and fsyncs DIR. Readers see the
+ * old or the new content, never a part. 0 or -errno; on failure NAME is
+ * untouched and the temporary file removed. */
+int drv_write_file_atomic(const char *dir, const char *name, const void *data, size_t len,
+			  mode_t mode);
+
+#endif

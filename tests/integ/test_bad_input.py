@@ -60,6 +60,18 @@ def test_malformed_config_is_refused_with_file_and_line(cluster, tmp_path):
     rc, out, err = run([BIN / "drover-ctld", "-t", "-f", warn])
     assert rc == 0, out + err
     assert f"{warn}:{line}" in out + err, "an unknown key must warn naming file:line"
+    # ... while client commands stay silent on stderr when they succeed.
+    rc, out, err = cluster.run("squeue", env=dict(cluster.env, DROVER_CONF=str(warn)))
+    assert rc == 0 and err == "", err
+
+    # A key Drover cannot honour safely yet is an error naming file:line.
+    munge = tmp_path / "munge.conf"
+    munge.write_text(re.sub(r"^AuthType=.*$", "AuthType=auth/munge", good, flags=re.M))
+    munge_line = next(i for i, l in enumerate(good.splitlines(), 1)
+                      if l.startswith("AuthType="))
+    rc, out, err = run([BIN / "drover-ctld", "-t", "-f", munge])
+    assert rc != 0
+    assert f"{munge}:{munge_line}" in err and "auth/munge" in err, err
 
     # A daemon does not start on a malformed config.
     bad.write_text(re.sub(r"^SlurmctldPort=\d+", "SlurmctldPort=notaport", good, flags=re.M))

@@ -131,6 +131,22 @@ static const struct field f_job_submit[] = {
     STR("user", true, 1, NAME_LEN),
     STRSD("argv", 0),
     STR("command", false, 0, PATH_LEN),
+    INT("ntasks", false, 1, 1000000),
+    INT("cpus_per_task", false, 1, 100000),
+    INT("ntasks_per_node", false, 1, 100000),
+    INT("mem_per_node", false, 0, I32 * 1024),
+    INT("mem_per_cpu", false, 1, I32 * 1024),
+    INT("gpus", false, 1, 100000),
+    INT("gpus_per_node", false, 1, 100000),
+    STR("gpu_type", false, 1, NAME_LEN),
+    BOOLD("exclusive", "false"),
+    INT("nice", false, -2147483645LL, 2147483645LL),
+    STR("account", false, 1, NAME_LEN),
+    STR("qos", false, 1, NAME_LEN),
+    STR("dependency", false, 1, TEXT_LEN),
+    STR("open_mode", false, 6, 8),
+    STR("stdin", false, 1, PATH_LEN),
+    INT("nodes_max", false, 1, 100000),
     END,
 };
 
@@ -154,6 +170,14 @@ static const struct field f_job_ids[] = {INTS("job_ids", true, 1, JOB_ID_MAX), E
 static const struct field f_job_hold[] = {
     INTS("job_ids", true, 1, JOB_ID_MAX),
     BOOLD("user", "false"),
+    END,
+};
+
+static const struct field f_job_update[] = {
+    INTS("job_ids", true, 1, JOB_ID_MAX),
+    INT("time_limit", false, -1, I32),
+    STR("partition", false, 1, NAME_LEN),
+    INT("nice", false, -2147483645LL, 2147483645LL),
     END,
 };
 
@@ -198,6 +222,7 @@ static const struct field f_job_complete[] = {
     INT("exit_code", true, 0, 255),
     INT("signal", true, 0, SIG_MAX),
     BOOLD("launch_failed", "false"),
+    BOOLD("timeout", "false"),
     STR("message", false, 0, TEXT_LEN),
     END,
 };
@@ -243,6 +268,7 @@ static const struct msg_type msg_types[] = {
     {"job.cancel", f_job_cancel},
     {"job.release", f_job_ids},
     {"job.hold", f_job_hold},
+    {"job.update", f_job_update},
     {"node.query", f_names},
     {"node.update", f_node_update},
     {"part.query", f_names},

@@ -71,6 +71,10 @@ struct drv_conf {
 	int min_job_age;	/* seconds, default 300 */
 	uint64_t max_message_size; /* bytes, default 4 MiB */
 	bool config_overrides;	   /* SlurmdParameters=config_overrides */
+	uint64_t def_mem_per_cpu;  /* DefMemPerCPU in MiB, 0 = not set */
+	uint64_t def_mem_per_node; /* DefMemPerNode in MiB, 0 = not set (whole node) */
+	bool cr_memory;		   /* SelectTypeParameters=CR_*_Memory (the default) */
+	bool enforce_part_limits;  /* EnforcePartLimits=ALL|ANY|YES */
 
 	struct drv_node_conf *nodes;
 	size_t n_nodes;

@@ -347,6 +347,48 @@ static int apply_slurmd_params(struct conf_parser *p, const struct conf_key *k,
 	return rc;
 }
 
+/* SelectTypeParameters: memory is a consumable resource with any of the
+ * CR_*_Memory values (Slurm's default is CR_Core_Memory). */
+static int apply_select_params(struct conf_parser *p, const struct conf_key *k,
+			       void *target, const char *value, struct drv_error *err)
+{
+	struct drv_conf *c = target;
+	static const char *const known[] = {
+	    "CR_CPU",	      "CR_Core",	  "CR_Socket", "CR_CPU_Memory",
+	    "CR_Core_Memory", "CR_Socket_Memory", "CR_Memory", NULL};
+	size_t n = strcspn(value, ",");
+	bool ok = false;
+	for (size_t i = 0; known[i] && !ok; i++)
+		ok = strlen(known[i]) == n && !strncasecmp(value, known[i], n);
+	if (!ok)
+		return drv_error_set(err, EINVAL,
+				     "SelectTypeParameters: '%.60s' is not one of "
+				     "CR_CPU, CR_Core, CR_Socket and their _Memory forms",
+				     value);
+	c->cr_memory = n >= 7 && !strncasecmp(value + n - 7, "_Memory", 7);
+	c->cr_memory |= n == 9 && !strncasecmp(value, "CR_Memory", 9);
+	return 0;
+}
+
+/* EnforcePartLimits: ALL/ANY/YES refuse at submit what a partition's limits
+ * forbid; NO (the default) lets such jobs wait. */
+static int apply_enforce_part(struct conf_parser *p, const struct conf_key *k,
+			      void *target, const char *value, struct drv_error *err)
+{
+	struct drv_conf *c = target;
+	if (!strcasecmp(value, "ALL") || !strcasecmp(value, "ANY") ||
+	    !strcasecmp(value, "YES"))
+		c->enforce_part_limits = true;
+	else if (!strcasecmp(value, "NO"))
+		c->enforce_part_limits = false;
+	else
+		return drv_error_set(err, EINVAL,
+				     "EnforcePartLimits: '%.60s' is not ALL, ANY, "
+				     "NO or YES",
+				     value);
+	return 0;
+}
+
 #define OTHER(key)                                                                       \
 	{                                                                                \
 		.name = key, .type = CONF_OTHER, .reload = true                          \
@@ -371,6 +413,10 @@ const struct conf_key conf_global_keys[] = {
 	{"MinJobAge", CONF_INT, FIELD(drv_conf, min_job_age), "300", 0, 2147483647, NULL, true, NULL},
 	{"MaxMessageSize", CONF_U64, FIELD(drv_conf, max_message_size), "4194304", 4096, 1073741824, NULL, false, NULL},
 	{"SlurmdParameters", CONF_CUSTOM, 0, NULL, 0, 0, NULL, true, apply_slurmd_params},
+	{"DefMemPerCPU", CONF_U64, FIELD(drv_conf, def_mem_per_cpu), "0", 0, 1LL << 40, NULL, true, NULL},
+	{"DefMemPerNode", CONF_U64, FIELD(drv_conf, def_mem_per_node), "0", 0, 1LL << 40, NULL, true, NULL},
+	{"SelectTypeParameters", CONF_CUSTOM, 0, "CR_Core_Memory", 0, 0, NULL, false, apply_select_params},
+	{"EnforcePartLimits", CONF_CUSTOM, 0, "NO", 0, 0, NULL, true, apply_enforce_part},
 	OTHER("AccountingStorageBackupHost"), OTHER("AccountingStorageEnforce"),
 	OTHER("AccountingStorageExternalHost"), OTHER("AccountingStorageHost"),
 	OTHER("AccountingStorageParameters"), OTHER("AccountingStoragePass"),
@@ -385,9 +431,9 @@ const struct conf_key conf_global_keys[] = {
 	OTHER("CliFilterPlugins"), OTHER("CommunicationParameters"), OTHER("CompleteWait"),
 	OTHER("ControlAddr"), OTHER("ControlMachine"), OTHER("CoreSpecPlugin"),
 	OTHER("CpuFreqDef"), OTHER("CpuFreqGovernors"), OTHER("CredType"),
-	OTHER("DebugFlags"), OTHER("DefCpuPerGPU"), OTHER("DefMemPerCPU"),
-	OTHER("DefMemPerGPU"), OTHER("DefMemPerNode"), OTHER("DependencyParameters"),
-	OTHER("DisableRootJobs"), OTHER("EioTimeout"), OTHER("EnforcePartLimits"),
+	OTHER("DebugFlags"), OTHER("DefCpuPerGPU"), 
+	OTHER("DefMemPerGPU"),  OTHER("DependencyParameters"),
+	OTHER("DisableRootJobs"), OTHER("EioTimeout"), 
 	OTHER("Epilog"), OTHER("EpilogMsgTime"), OTHER("EpilogSlurmctld"),
 	OTHER("FairShareDampeningFactor"), OTHER("FederationParameters"),
 	OTHER("FirstJobId"), OTHER("GetEnvTimeout"), OTHER("GpuFreqDef"),
@@ -426,7 +472,7 @@ const struct conf_key conf_global_keys[] = {
 	OTHER("ResvOverRun"), OTHER("ResvProlog"), OTHER("ReturnToService"),
 	OTHER("RoutePlugin"), OTHER("SchedulerParameters"), OTHER("SchedulerTimeSlice"),
 	OTHER("SchedulerType"), OTHER("ScronParameters"), OTHER("SelectType"),
-	OTHER("SelectTypeParameters"), OTHER("SlurmctldAddr"), OTHER("SlurmctldDebug"),
+	 OTHER("SlurmctldAddr"), OTHER("SlurmctldDebug"),
 	OTHER("SlurmctldParameters"), OTHER("SlurmctldPrimaryOffProg"),
 	OTHER("SlurmctldPrimaryOnProg"), OTHER("SlurmctldSyslogDebug"),
 	OTHER("SlurmctldTimeout"), OTHER("SlurmdDebug"), OTHER("SlurmdSyslogDebug"),
@@ -472,15 +518,15 @@ const struct conf_key conf_part_keys[] = {
 	{"DefaultTime", CONF_TIME, FIELD(conf_part_line, default_time), NULL, 0, 0, NULL, true, NULL},
 	{"State", CONF_ENUM, FIELD(conf_part_line, state), "UP", 0, 0, part_states, true, NULL},
 	OTHER("AllocNodes"), OTHER("AllowAccounts"), OTHER("AllowGroups"), OTHER("AllowQos"),
-	OTHER("Alternate"), OTHER("CpuBind"), OTHER("DefCpuPerGPU"), OTHER("DefMemPerCPU"),
-	OTHER("DefMemPerGPU"), OTHER("DefMemPerNode"), OTHER("DenyAccounts"),
+	OTHER("Alternate"), OTHER("CpuBind"), OTHER("DefCpuPerGPU"), 
+	OTHER("DefMemPerGPU"),  OTHER("DenyAccounts"),
 	OTHER("DenyQos"), OTHER("DisableRootJobs"), OTHER("ExclusiveTopo"),
 	OTHER("ExclusiveUser"), OTHER("GraceTime"), OTHER("Hidden"), OTHER("LLN"),
 	OTHER("MaxCPUsPerNode"), OTHER("MaxCPUsPerSocket"), OTHER("MaxMemPerCPU"),
 	OTHER("MaxMemPerNode"), OTHER("MaxNodes"), OTHER("MinNodes"), OTHER("OverSubscribe"),
 	OTHER("OverTimeLimit"), OTHER("PowerDownOnIdle"), OTHER("PreemptMode"),
 	OTHER("PriorityJobFactor"), OTHER("PriorityTier"), OTHER("QOS"), OTHER("ReqResv"),
-	OTHER("ResumeTimeout"), OTHER("RootOnly"), OTHER("SelectTypeParameters"),
+	OTHER("ResumeTimeout"), OTHER("RootOnly"), 
 	OTHER("Shared"), OTHER("SuspendTime"), OTHER("SuspendTimeout"),
 	OTHER("TRESBillingWeights"),
 	{0},

@@ -346,6 +346,28 @@ static void test_unknown_and_other_keys(void **state)
 	drv_conf_free(c);
 }
 
+static void test_resource_keys(void **state)
+{
+	struct fixture *f = *state;
+	struct drv_conf *c = load_ok(f, CTLD);
+	assert_true(c->cr_memory); /* Slurm's default CR_Core_Memory */
+	assert_false(c->enforce_part_limits);
+	assert_int_equal(c->def_mem_per_cpu, 0);
+	drv_conf_free(c);
+	c = load_ok(f, CTLD "DefMemPerCPU=512\nDefMemPerNode=2048\n"
+			    "SelectTypeParameters=CR_Core\nEnforcePartLimits=ALL\n");
+	assert_int_equal(c->def_mem_per_cpu, 512);
+	assert_int_equal(c->def_mem_per_node, 2048);
+	assert_false(c->cr_memory);
+	assert_true(c->enforce_part_limits);
+	drv_conf_free(c);
+	c = load_ok(f, CTLD "SelectTypeParameters=cr_cpu_memory,CR_ONE_TASK_PER_CORE\n");
+	assert_true(c->cr_memory);
+	drv_conf_free(c);
+	load_bad(f, CTLD "SelectTypeParameters=CR_Bogus\n", 2, "SelectTypeParameters");
+	load_bad(f, CTLD "EnforcePartLimits=maybe\n", 2, "EnforcePartLimits");
+}
+
 static void test_errors(void **state)
 {
 	struct fixture *f = *state;
@@ -480,6 +502,7 @@ int main(void)
 	    T(test_error_in_include_names_that_file),
 	    T(test_no_ctld_host_and_missing_file),
 	    T(test_relative_config_path),
+	    T(test_resource_keys),
 	    cmocka_unit_test(test_node_path),
 	    cmocka_unit_test(test_resolve_path),
 	};

@@ -13,6 +13,7 @@
 #include "cli/common.h"
 #include "cli/sbatch_env.h"
 #include "cli/sbatch_opts.h"
+#include "cli/sbatch_res.h"
 #include "cli/sbatch_script.h"
 #include "common/proto.h"
 #include "common/timefmt.h"
@@ -144,29 +145,6 @@ static int merge_options(const struct script *s, int argc, char **argv,
 	return sbatch_opts_parse(argc, argv, o, NULL);
 }
 
-static int parse_nodes(const char *s, int64_t *min)
-{
-	char *end = NULL;
-	long long lo, hi;
-
-	if (!s)
-		return 0;
-	errno = 0;
-	lo = strtoll(s, &end, 10);
-	if (end == s || errno || lo < 1 || lo > 100000)
-		return -EINVAL;
-	if (*end == '-') {
-		const char *h = end + 1;
-		hi = strtoll(h, &end, 10);
-		if (end == h || hi < lo)
-			return -EINVAL;
-	}
-	if (*end)
-		return -EINVAL;
-	*min = lo;
-	return 0;
-}
-
 static char *absolute(const char *cwd, const char *path)
 {
 	char *out = NULL;
@@ -218,19 +196,32 @@ static int get_origin(struct origin *org)
 	return 0;
 }
 
+/* Prints a resource error as sbatch does: most are "error:", a few are
+ * "fatal:", and those slurmctld finds in Slurm read as a refused submit. */
+static void report_res_error(const struct drv_error *err)
+{
+	if (!strncmp(err->text, "fatal: ", 7))
+		fprintf(stderr, "%s: %s\n", cli_prog(), err->text);
+	else if (!strncmp(err->text, "submit: ", 8))
+		cli_error("Batch job submission failed: %s", err->text + 8);
+	else
+		cli_error("%s", err->text);
+}
+
 /* Checks the values and builds the job.submit body; NULL after an error
  * message. */
 static json_t *build_body(const struct sbatch_opts *o, const struct script *s,
 			  const struct origin *org, char **args, size_t nargs)
 {
 	struct drv_error err = {{0}};
-	int64_t nodes = 1, limit = 0;
+	struct sbatch_res res;
+	int64_t limit = 0;
 	char **env = NULL, *workdir;
 	size_t nenv = 0;
 	json_t *body;
 
-	if (parse_nodes(o->nodes, &nodes) < 0) {
-		cli_error("Invalid node count specification");
+	if (sbatch_res_from_opts(o, &res, &err) < 0) {
+		report_res_error(&err);
 		return NULL;
 	}
 	if (o->time && drv_time_parse_limit(o->time, &limit) < 0) {
@@ -244,16 +235,20 @@ static json_t *build_body(const struct sbatch_opts *o, const struct script *s,
 	}
 	workdir = o->chdir ? absolute(org->cwd, o->chdir) : strdup(org->cwd);
 	body = json_pack(
-	    "{s:s%, s:s, s:I, s:s, s:s, s:o, s:s, s:b, s:s, s:s, s:o}", "script", s->text,
-	    s->len, "name", o->job_name ? o->job_name : s->default_name, "nodes",
-	    (json_int_t)nodes, "workdir", workdir ? workdir : org->cwd, "submit_dir",
-	    org->cwd, "env", string_array(env, nenv), "export",
-	    o->export_spec ? o->export_spec : "ALL", "hold", o->hold, "submit_host",
-	    org->host, "user", org->user, "argv", string_array(args, nargs));
+	    "{s:s%, s:s, s:s, s:s, s:o, s:s, s:b, s:s, s:s, s:o}", "script", s->text,
+	    s->len, "name", o->job_name ? o->job_name : s->default_name, "workdir",
+	    workdir ? workdir : org->cwd, "submit_dir", org->cwd, "env",
+	    string_array(env, nenv), "export", o->export_spec ? o->export_spec : "ALL",
+	    "hold", o->hold, "submit_host", org->host, "user", org->user, "argv",
+	    string_array(args, nargs));
 	free(workdir);
 	sbatch_words_free(env, nenv);
 	if (body && o->time)
 		json_object_set_new(body, "time_limit", json_integer(limit));
+	if (body && sbatch_res_to_json(&res, body) < 0) {
+		json_decref(body);
+		body = NULL;
+	}
 	if (body) {
 		set_str(body, "partition", o->partition);
 		set_str(body, "stdout", o->output);

@@ -1,12 +1,13 @@
 /* sbatch_opts.c — the option table of sbatch. Options Drover carries are
- * stored; options that only shape resources Drover does not track yet are
- * accepted and ignored so scripts written for Slurm still submit; options
- * whose meaning cannot be honoured silently (job arrays, dependencies) are
- * refused with a message. */
+ * stored as given (sbatch_res.c checks the resource ones); options Drover
+ * does not implement yet are accepted and ignored so scripts written for
+ * Slurm still submit (docs/compat.md lists them); options whose meaning
+ * cannot be honoured silently (job arrays) are refused with a message. */
 #include "cli/sbatch_opts.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,15 @@ enum {
 	OPT_EXPORT,
 	OPT_HELP,
 	OPT_USAGE,
+	OPT_MEM,
+	OPT_MEM_PER_CPU,
+	OPT_MEM_PER_GPU,
+	OPT_NTASKS_PER_NODE,
+	OPT_EXCLUSIVE,
+	OPT_GRES,
+	OPT_GPUS_PER_NODE,
+	OPT_OPEN_MODE,
+	OPT_NICE,
 };
 
 /* Every long option sbatch accepts; val names what happens to it. */
@@ -42,7 +52,7 @@ static const struct option long_opts[] = {
     {"usage", no_argument, 0, OPT_USAGE},
     {"version", no_argument, 0, 'V'},
     {"array", required_argument, 0, OPT_REFUSE},
-    {"dependency", required_argument, 0, OPT_REFUSE},
+    {"dependency", required_argument, 0, 'd'},
     {"account", required_argument, 0, 'A'},
     {"cpus-per-task", required_argument, 0, 'c'},
     {"ntasks", required_argument, 0, 'n'},
@@ -66,17 +76,17 @@ static const struct option long_opts[] = {
     {"oversubscribe", no_argument, 0, 's'},
     {"verbose", no_argument, 0, 'v'},
     {"wait", no_argument, 0, 'W'},
-    {"mem", required_argument, 0, OPT_IGNORE},
-    {"mem-per-cpu", required_argument, 0, OPT_IGNORE},
-    {"mem-per-gpu", required_argument, 0, OPT_IGNORE},
-    {"ntasks-per-node", required_argument, 0, OPT_IGNORE},
+    {"mem", required_argument, 0, OPT_MEM},
+    {"mem-per-cpu", required_argument, 0, OPT_MEM_PER_CPU},
+    {"mem-per-gpu", required_argument, 0, OPT_MEM_PER_GPU},
+    {"ntasks-per-node", required_argument, 0, OPT_NTASKS_PER_NODE},
     {"ntasks-per-core", required_argument, 0, OPT_IGNORE},
     {"ntasks-per-socket", required_argument, 0, OPT_IGNORE},
     {"ntasks-per-gpu", required_argument, 0, OPT_IGNORE},
-    {"exclusive", optional_argument, 0, OPT_IGNORE},
-    {"gres", required_argument, 0, OPT_IGNORE},
+    {"exclusive", optional_argument, 0, OPT_EXCLUSIVE},
+    {"gres", required_argument, 0, OPT_GRES},
     {"gres-flags", required_argument, 0, OPT_IGNORE},
-    {"gpus-per-node", required_argument, 0, OPT_IGNORE},
+    {"gpus-per-node", required_argument, 0, OPT_GPUS_PER_NODE},
     {"gpus-per-task", required_argument, 0, OPT_IGNORE},
     {"gpus-per-socket", required_argument, 0, OPT_IGNORE},
     {"cpus-per-gpu", required_argument, 0, OPT_IGNORE},
@@ -89,8 +99,8 @@ static const struct option long_opts[] = {
     {"requeue", no_argument, 0, OPT_IGNORE},
     {"no-requeue", no_argument, 0, OPT_IGNORE},
     {"signal", required_argument, 0, OPT_IGNORE},
-    {"open-mode", required_argument, 0, OPT_IGNORE},
-    {"nice", optional_argument, 0, OPT_IGNORE},
+    {"open-mode", required_argument, 0, OPT_OPEN_MODE},
+    {"nice", optional_argument, 0, OPT_NICE},
     {"priority", required_argument, 0, OPT_IGNORE},
     {"tmp", required_argument, 0, OPT_IGNORE},
     {"time-min", required_argument, 0, OPT_IGNORE},
@@ -133,10 +143,70 @@ static const struct option long_opts[] = {
 
 #define SHORT_OPTS "+J:o:e:p:N:t:D:HVhA:c:n:C:q:w:x:M:b:i:L:m:G:S:F:B:k::OQsvWa:d:"
 
+/* Stores the resource and policy options; 1 when c is not one of them. */
+static int store_res(struct sbatch_opts *o, int c, const char *arg)
+{
+	switch (c) {
+	case 'n':
+		o->ntasks = arg;
+		break;
+	case 'c':
+		o->cpus_per_task = arg;
+		break;
+	case OPT_NTASKS_PER_NODE:
+		o->ntasks_per_node = arg;
+		break;
+	case OPT_MEM:
+		o->mem = arg;
+		break;
+	case OPT_MEM_PER_CPU:
+		o->mem_per_cpu = arg;
+		break;
+	case OPT_MEM_PER_GPU:
+		o->mem_per_gpu = arg;
+		break;
+	case 'G':
+		o->gpus = arg;
+		break;
+	case OPT_GRES:
+		o->gres = arg;
+		break;
+	case OPT_GPUS_PER_NODE:
+		o->gpus_per_node = arg;
+		break;
+	case OPT_EXCLUSIVE:
+		o->exclusive = arg ? arg : "exclusive";
+		break;
+	case OPT_NICE:
+		o->nice = arg ? arg : "100";
+		break;
+	default:
+		return 1;
+	}
+	return 0;
+}
+
 /* Stores the options Drover carries; 1 when c is not one of them. */
 static int store(struct sbatch_opts *o, int c, const char *arg)
 {
+	if (store_res(o, c, arg) == 0)
+		return 0;
 	switch (c) {
+	case 'A':
+		o->account = arg;
+		break;
+	case 'q':
+		o->qos = arg;
+		break;
+	case 'd':
+		o->dependency = arg;
+		break;
+	case 'i':
+		o->input = arg;
+		break;
+	case OPT_OPEN_MODE:
+		o->open_mode = arg;
+		break;
 	case 'J':
 		o->job_name = arg;
 		break;
@@ -197,11 +267,9 @@ int sbatch_opts_parse(int argc, char **argv, struct sbatch_opts *o, int *script_
 			cli_try_help();
 			return -EINVAL;
 		}
-		if (c == 'a' || c == 'd' || c == OPT_REFUSE) {
+		if (c == 'a' || c == OPT_REFUSE) {
 			cli_error("--%s is not supported by Drover yet",
-				  c == 'a'   ? "array"
-				  : c == 'd' ? "dependency"
-					     : long_opts[idx].name);
+				  c == 'a' ? "array" : long_opts[idx].name);
 			return -EINVAL;
 		}
 		store(o, c, optarg); /* anything else is accepted and ignored */
@@ -211,18 +279,35 @@ int sbatch_opts_parse(int argc, char **argv, struct sbatch_opts *o, int *script_
 	return 0;
 }
 
+/* The input variables of Slurm's sbatch(1) for the options Drover reads. */
+static const struct {
+	const char *var;
+	size_t off;
+} env_vars[] = {
+    {"SBATCH_JOB_NAME", offsetof(struct sbatch_opts, job_name)},
+    {"SBATCH_PARTITION", offsetof(struct sbatch_opts, partition)},
+    {"SBATCH_TIMELIMIT", offsetof(struct sbatch_opts, time)},
+    {"SBATCH_EXPORT", offsetof(struct sbatch_opts, export_spec)},
+    {"SBATCH_ACCOUNT", offsetof(struct sbatch_opts, account)},
+    {"SBATCH_QOS", offsetof(struct sbatch_opts, qos)},
+    {"SBATCH_GPUS", offsetof(struct sbatch_opts, gpus)},
+    {"SBATCH_GRES", offsetof(struct sbatch_opts, gres)},
+    {"SBATCH_GPUS_PER_NODE", offsetof(struct sbatch_opts, gpus_per_node)},
+    {"SBATCH_MEM_PER_NODE", offsetof(struct sbatch_opts, mem)},
+    {"SBATCH_MEM_PER_CPU", offsetof(struct sbatch_opts, mem_per_cpu)},
+    {"SBATCH_MEM_PER_GPU", offsetof(struct sbatch_opts, mem_per_gpu)},
+    {"SBATCH_EXCLUSIVE", offsetof(struct sbatch_opts, exclusive)},
+    {"SBATCH_OPEN_MODE", offsetof(struct sbatch_opts, open_mode)},
+};
+
 void sbatch_opts_from_env(struct sbatch_opts *o)
 {
-	const char *v;
+	for (size_t i = 0; i < sizeof(env_vars) / sizeof(env_vars[0]); i++) {
+		const char *v = getenv(env_vars[i].var);
 
-	if ((v = getenv("SBATCH_JOB_NAME")) && *v)
-		o->job_name = v;
-	if ((v = getenv("SBATCH_PARTITION")) && *v)
-		o->partition = v;
-	if ((v = getenv("SBATCH_TIMELIMIT")) && *v)
-		o->time = v;
-	if ((v = getenv("SBATCH_EXPORT")) && *v)
-		o->export_spec = v;
+		if (v && *v)
+			*(const char **)((char *)o + env_vars[i].off) = v;
+	}
 }
 
 void sbatch_usage(void)

@@ -11,6 +11,11 @@
 struct sbatch_opts {
 	const char *job_name, *output, *error, *partition, *chdir, *export_spec;
 	const char *comment, *wrap, *nodes, *time;
+	/* resources and policy, checked by sbatch_res.c */
+	const char *ntasks, *cpus_per_task, *ntasks_per_node;
+	const char *mem, *mem_per_cpu, *mem_per_gpu;
+	const char *gpus, *gres, *gpus_per_node, *exclusive, *nice;
+	const char *account, *qos, *dependency, *open_mode, *input;
 	bool parsable, hold;
 	bool help, version;
 };
@@ -22,8 +27,10 @@ struct sbatch_opts {
  * must be the program name. */
 int sbatch_opts_parse(int argc, char **argv, struct sbatch_opts *o, int *script_idx);
 
-/* Applies SBATCH_JOB_NAME, SBATCH_PARTITION, SBATCH_TIMELIMIT, SBATCH_EXPORT
- * (borrowed from the environment). */
+/* Applies the SBATCH_* input variables Slurm's sbatch reads for the options
+ * above (SBATCH_JOB_NAME, SBATCH_PARTITION, SBATCH_TIMELIMIT, SBATCH_EXPORT,
+ * SBATCH_ACCOUNT, SBATCH_QOS, SBATCH_GPUS, SBATCH_GRES, SBATCH_MEM_PER_NODE,
+ * ...; borrowed from the environment). */
 void sbatch_opts_from_env(struct sbatch_opts *o);
 
 void sbatch_usage(void);

@@ -79,6 +79,8 @@ static void send_complete(struct noded *nd, struct noded_job *job)
 		return;
 	if (job->launch_failed)
 		json_object_set_new(body, "launch_failed", json_true());
+	if (job->timeout)
+		json_object_set_new(body, "timeout", json_true());
 	if (job->message)
 		json_object_set_new(body, "message", json_string(job->message));
 	if (send_request(nd, "job.complete", body, &job->complete_id) == 0) {

@@ -34,6 +34,7 @@ struct noded_job {
 	int exit_code;	    /* JOB_DONE: what job.complete reports */
 	int sig;
 	bool launch_failed;
+	bool timeout;		  /* the shepherd ended it at its time limit */
 	char *message;		  /* owned; NULL when none */
 	bool has_dir;		  /* a job dir exists in the spool */
 	int64_t complete_id;	  /* request id of the job.complete in flight, 0 none */

@@ -111,8 +111,9 @@ static void take_status(struct noded_job *job, json_t *status)
 		      (int)json_int_member(status, "signal", 0),
 		      json_is_true(json_object_get(status, "launch_failed")),
 		      json_is_string(msg) ? json_string_value(msg) : NULL);
-	log_info("job=%lld ended: exit_code=%d signal=%d", (long long)job->job_id,
-		 job->exit_code, job->sig);
+	job->timeout = json_is_true(json_object_get(status, "timeout"));
+	log_info("job=%lld ended: exit_code=%d signal=%d%s", (long long)job->job_id,
+		 job->exit_code, job->sig, job->timeout ? " (time limit)" : "");
 }
 
 /* The job's processes outlive a shepherd killed with SIGKILL. Kill them,

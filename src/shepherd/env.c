@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/hostlist.h"
 #include "shepherd/shepherd.h"
@@ -131,6 +132,75 @@ static int set_slurm_vars(char ***e, const struct spec *s, const char *nodes)
 	return rc;
 }
 
+/* Sets name to v unless v is -1 (not given). */
+static int set_given(char ***e, const char *name, int64_t v)
+{
+	return v >= 0 ? env_set_int(e, name, v) : 0;
+}
+
+static int set_str_given(char ***e, const char *name, const char *v)
+{
+	return v && *v ? env_set(e, name, v) : 0;
+}
+
+/* What ctld allocated, each under the condition Slurm sets it: tasks only
+ * with -n, per-task CPUs only with -c, memory only the kind requested. */
+static int set_resource_vars(char ***e, const struct spec *s)
+{
+	int rc = 0;
+	if (s->ntasks_given && s->ntasks > 0) {
+		rc |= env_set_int(e, "SLURM_NTASKS", s->ntasks);
+		rc |= env_set_int(e, "SLURM_NPROCS", s->ntasks);
+	}
+	rc |= set_given(e, "SLURM_NTASKS_PER_NODE", s->ntasks_per_node);
+	rc |= set_str_given(e, "SLURM_TASKS_PER_NODE", s->tasks_per_node);
+	rc |= set_given(e, "SLURM_CPUS_ON_NODE", s->cpus_on_node);
+	rc |= set_given(e, "SLURM_CPUS_PER_TASK", s->cpus_per_task);
+	rc |= set_str_given(e, "SLURM_JOB_CPUS_PER_NODE", s->job_cpus_per_node);
+	if (s->mem_per_cpu >= 0)
+		rc |= env_set_int(e, "SLURM_MEM_PER_CPU", s->mem_per_cpu);
+	else
+		rc |= set_given(e, "SLURM_MEM_PER_NODE", s->mem_per_node);
+	rc |= set_str_given(e, "SLURM_JOB_ACCOUNT", s->account);
+	rc |= env_set(e, "SLURM_JOB_QOS", s->qos && *s->qos ? s->qos : "normal");
+	return rc;
+}
+
+/* GPUs: without device constraint CUDA_VISIBLE_DEVICES holds the same
+ * node-global indices as SLURM_JOB_GPUS, as Slurm sets it. */
+static int set_gpu_vars(char ***e, const struct spec *s)
+{
+	int rc = 0;
+	if (s->gpus && *s->gpus) {
+		rc |= env_set_int(e, "SLURM_GPUS_ON_NODE", s->n_gpus);
+		rc |= env_set(e, "SLURM_JOB_GPUS", s->gpus);
+		rc |= env_set(e, "GPU_DEVICE_ORDINAL", s->gpus);
+		rc |= env_set(e, "CUDA_VISIBLE_DEVICES", s->gpus);
+	}
+	rc |= set_given(e, "SLURM_GPUS", s->gpus_total);
+	rc |= set_given(e, "SLURM_GPUS_PER_NODE", s->gpus_per_node);
+	return rc;
+}
+
+/* Set by sbatch from the submitting process; filled in here when the submit
+ * environment lacks them (--export=NONE, an older client). */
+static int set_submit_defaults(char ***e, const struct spec *s)
+{
+	int rc = 0;
+	if (!env_has(*e, "SLURM_PRIO_PROCESS"))
+		rc |= env_set(e, "SLURM_PRIO_PROCESS", "0");
+	if (!env_has(*e, "SLURM_UMASK")) {
+		mode_t m = umask(022);
+		umask(m);
+		char buf[16];
+		snprintf(buf, sizeof(buf), "%04o", (unsigned)m);
+		rc |= env_set(e, "SLURM_UMASK", buf);
+	}
+	rc |= env_set(e, "SLURM_TOPOLOGY_ADDR", s->node);
+	rc |= env_set(e, "SLURM_TOPOLOGY_ADDR_PATTERN", "node");
+	return rc;
+}
+
 char **env_build(const struct spec *s)
 {
 	char **envp = calloc(1, sizeof(*envp));
@@ -147,7 +217,8 @@ char **env_build(const struct spec *s)
 	}
 	char *nodes = rc == 0 ? compressed_nodelist(s) : NULL;
 	if (!nodes || set_slurm_vars(&envp, s, nodes) != 0 ||
-	    set_login_defaults(&envp, s) != 0) {
+	    set_resource_vars(&envp, s) != 0 || set_gpu_vars(&envp, s) != 0 ||
+	    set_submit_defaults(&envp, s) != 0 || set_login_defaults(&envp, s) != 0) {
 		free(nodes);
 		env_free(envp);
 		return NULL;

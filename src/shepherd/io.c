@@ -1,9 +1,10 @@
 /* io.c — the job's standard streams: file name patterns and opening them.
  *
  * Patterns follow sbatch's filename patterns: %j job id, %J "<id>.batch",
- * %x job name, %u user name, %N node name, %A array master (the job id),
- * %a array index, %n node index, %t task id, %s step ("batch"), %% a
- * percent; a number after % zero-pads numeric ones (%4j). Files are opened
+ * %x job name, %u user name, %N node name, %A array master (the job id
+ * outside arrays), %a array index (4294967294, Slurm's NO_VAL-1, outside
+ * arrays), %n node index, %t task id, %s step ("batch"), %% a percent; a
+ * number after % zero-pads numeric ones (%4j). Files are opened
  * in the job's child after it became the user and chdir'd, so that relative
  * names land in the working directory and permissions are the user's. */
 #include <ctype.h>
@@ -59,8 +60,10 @@ static size_t expand_one(struct sbuf *b, const char *p, const struct spec *s)
 	char c = p[used];
 	switch (c) {
 	case 'j':
-	case 'A':
 		sb_num(b, s->job_id, width);
+		break;
+	case 'A':
+		sb_num(b, s->array_job_id > 0 ? s->array_job_id : s->job_id, width);
 		break;
 	case 'J':
 		sb_num(b, s->job_id, width);
@@ -76,8 +79,8 @@ static size_t expand_one(struct sbuf *b, const char *p, const struct spec *s)
 		sb_add(b, s->node, strlen(s->node));
 		break;
 	case 'a':
-		sb_num(b, 4294967294LL, width);
-		break; /* not an array job */
+		sb_num(b, s->array_task_id >= 0 ? s->array_task_id : 4294967294LL, width);
+		break;
 	case 'n':
 	case 't':
 		sb_num(b, 0, width);
@@ -118,9 +121,10 @@ char *io_expand(const char *pattern, const struct spec *s)
 	return b.s;
 }
 
-static int open_into(const char *path, int target, char *err, size_t errlen)
+static int open_into(const char *path, int target, bool append, char *err, size_t errlen)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC);
+	int fd = open(path, flags, 0666);
 	if (fd < 0) {
 		int e = errno;
 		snprintf(err, errlen, "cannot open %s: %s", path, strerror(e));
@@ -136,20 +140,41 @@ static int open_into(const char *path, int target, char *err, size_t errlen)
 	return 0;
 }
 
-int io_setup(const char *out_path, const char *err_path, char *err, size_t errlen)
+/* stdin: the -i file read-only. A missing one fails the job, and the job's
+ * stderr (already open) says why, as slurmstepd's error does. */
+static int open_input(const char *path, char *err, size_t errlen)
 {
-	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (null < 0 || dup2(null, STDIN_FILENO) < 0) {
-		snprintf(err, errlen, "/dev/null: %s", strerror(errno));
-		return -errno;
+	const char *name = *path ? path : "/dev/null";
+	int fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		snprintf(err, errlen, "Could not open stdin file %s: %s", name,
+			 strerror(e));
+		dprintf(STDERR_FILENO, "slurmstepd: error: %s\n", err);
+		return -e;
 	}
-	if (null != STDIN_FILENO)
-		close(null);
-	int rc = open_into(out_path, STDOUT_FILENO, err, errlen);
+	if (fd != STDIN_FILENO) {
+		int rc = dup2(fd, STDIN_FILENO) < 0 ? -errno : 0;
+		close(fd);
+		if (rc < 0) {
+			snprintf(err, errlen, "dup2: %s", strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+int io_setup(const struct io_paths *p, char *err, size_t errlen)
+{
+	int rc = open_into(p->out, STDOUT_FILENO, p->append, err, errlen);
 	if (rc < 0)
 		return rc;
 	/* Without its own file stderr shares stdout's (one offset, as Slurm). */
-	if (!*err_path || strcmp(err_path, out_path) == 0)
-		return dup2(STDOUT_FILENO, STDERR_FILENO) < 0 ? -errno : 0;
-	return open_into(err_path, STDERR_FILENO, err, errlen);
+	if (!*p->err || strcmp(p->err, p->out) == 0)
+		rc = dup2(STDOUT_FILENO, STDERR_FILENO) < 0 ? -errno : 0;
+	else
+		rc = open_into(p->err, STDERR_FILENO, p->append, err, errlen);
+	if (rc < 0)
+		return rc;
+	return open_input(p->in, err, errlen);
 }

@@ -126,8 +126,8 @@ static int shepherd(const char *dir)
 	}
 	if (res.message[0])
 		log_error("job=%lld: %s", (long long)s.job_id, res.message);
-	log_info("job=%lld ended: exit_code=%d signal=%d", (long long)s.job_id,
-		 res.exit_code, res.sig);
+	log_info("job=%lld ended: exit_code=%d signal=%d%s", (long long)s.job_id,
+		 res.exit_code, res.sig, res.timeout ? " (time limit)" : "");
 	rc = status_record(dir, &s, &res);
 	if (rc < 0)
 		log_error("job=%lld: cannot write %s/status: %s", (long long)s.job_id,

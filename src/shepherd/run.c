@@ -4,8 +4,9 @@
  * The child makes itself a process group leader and then waits on a pipe
  * until the parent has recorded the group id in the job dir, so noded can
  * signal the whole job from the moment it runs. The shepherd itself is never
- * in that group. When the script ends, what it left behind in its group is
- * killed, as Slurm does at the end of a batch step. */
+ * in that group. While it runs, limit.c enforces its time limit; when the
+ * script ends, what it left behind in its group is killed, as Slurm does at
+ * the end of a batch step. */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -28,7 +29,7 @@ struct child_ctx {
 	const char *script_path;
 	char **argv;
 	char **envp;
-	char *out_path, *err_path;
+	char *out_path, *err_path, *in_path;
 	int release_fd; /* read end: one byte once the pgid is recorded */
 	int err_fd;	/* write end: why it failed before exec */
 };
@@ -65,6 +66,20 @@ static void drop_privileges(const struct child_ctx *c)
 			   (unsigned)s->uid);
 }
 
+/* The submitter's umask, which sbatch passed as SLURM_UMASK (octal). */
+static void apply_umask(char **envp)
+{
+	for (char **p = envp; *p; p++) {
+		if (strncmp(*p, "SLURM_UMASK=", 12) != 0)
+			continue;
+		char *end;
+		unsigned long m = strtoul(*p + 12, &end, 8);
+		if (end != *p + 12 && !*end && m <= 0777)
+			umask((mode_t)m);
+		return;
+	}
+}
+
 static void __attribute__((noreturn)) child_main(struct child_ctx *c)
 {
 	setpgid(0, 0);
@@ -87,8 +102,13 @@ static void __attribute__((noreturn)) child_main(struct child_ctx *c)
 		if (chdir("/tmp") < 0)
 			child_fail(c, 1, "chdir /tmp: %s", strerror(errno));
 	}
+	apply_umask(c->envp);
 	char err[256];
-	if (io_setup(c->out_path, c->err_path, err, sizeof(err)) < 0)
+	struct io_paths io = {.in = c->in_path,
+			      .out = c->out_path,
+			      .err = c->err_path,
+			      .append = c->s->open_append};
+	if (io_setup(&io, err, sizeof(err)) < 0)
 		child_fail(c, 1, "%s", err);
 	if (chdir_errno)
 		dprintf(STDERR_FILENO,
@@ -120,7 +140,8 @@ static int prepare(struct child_ctx *c, const struct spec *s, const char *script
 	const char *out = *s->stdout_pat ? s->stdout_pat : "slurm-%j.out";
 	c->out_path = io_expand(out, s);
 	c->err_path = io_expand(s->stderr_pat, s);
-	return c->envp && c->out_path && c->err_path ? 0 : -ENOMEM;
+	c->in_path = io_expand(s->stdin_pat, s);
+	return c->envp && c->out_path && c->err_path && c->in_path ? 0 : -ENOMEM;
 }
 
 static void cleanup(struct child_ctx *c)
@@ -129,15 +150,17 @@ static void cleanup(struct child_ctx *c)
 	env_free(c->envp);
 	free(c->out_path);
 	free(c->err_path);
+	free(c->in_path);
 }
 
-/* Waits for the script; kills what is left of its group while the leader is
- * still a zombie (so its pid, the group id, cannot have been reused). */
-static void wait_job(pid_t pid, struct job_result *res)
+/* Waits for the script under its time limit; kills what is left of its
+ * group while the leader is still a zombie (so its pid, the group id,
+ * cannot have been reused). */
+static void wait_job(const struct spec *s, struct limit *l, pid_t pid,
+		     struct job_result *res)
 {
-	siginfo_t si;
-	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
-		;
+	limit_wait(l, pid, s->job_id);
+	res->timeout = l->timed_out;
 	kill(-pid, SIGKILL);
 	int st = 0;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
@@ -181,39 +204,64 @@ static void release_child(const char *dir, pid_t pid, int release_wr, int err_rd
 	close(err_rd);
 }
 
-int run_job(const char *dir, const struct spec *s, const char *script_path,
-	    struct job_result *res)
+/* Forks the child; 0 with *pid, or -errno with nothing left open. */
+static int start_child(struct child_ctx *c, int rel[2], int errp[2], pid_t *pid)
 {
-	struct child_ctx c = {0};
-	int rel[2] = {-1, -1}, errp[2] = {-1, -1};
-	memset(res, 0, sizeof(*res));
-	int rc = prepare(&c, s, script_path);
-	if (rc == 0 && (pipe2(rel, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0))
-		rc = -errno;
-	pid_t pid = rc == 0 ? fork() : -1;
-	if (pid == 0) {
+	if (pipe2(rel, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(errp, O_CLOEXEC) < 0) {
+		int e = errno;
+		close(rel[0]);
+		close(rel[1]);
+		return -e;
+	}
+	pid_t child = fork();
+	if (child == 0) {
 		close(rel[1]);
 		close(errp[0]);
-		c.release_fd = rel[0];
-		c.err_fd = errp[1];
-		child_main(&c);
+		c->release_fd = rel[0];
+		c->err_fd = errp[1];
+		child_main(c);
 	}
-	if (pid < 0) {
-		rc = rc ? rc : -errno;
+	if (child < 0) {
+		int e = errno;
 		for (int i = 0; i < 2; i++) {
-			if (rel[i] >= 0)
-				close(rel[i]);
-			if (errp[i] >= 0)
-				close(errp[i]);
+			close(rel[i]);
+			close(errp[i]);
 		}
-		cleanup(&c);
-		return rc;
+		return -e;
 	}
 	close(rel[0]);
 	close(errp[1]);
-	log_info("job=%lld script running, pid %d", (long long)s->job_id, (int)pid);
-	release_child(dir, pid, rel[1], errp[0], res);
-	wait_job(pid, res);
-	cleanup(&c);
+	*pid = child;
 	return 0;
+}
+
+int run_job(const char *dir, const struct spec *s, const char *script_path,
+	    struct job_result *res)
+{
+	struct limit lim;
+	limit_init(&lim, s, limit_now());
+	struct child_ctx c = {0};
+	int rel[2], errp[2];
+	memset(res, 0, sizeof(*res));
+	/* SIGCHLD stays blocked so limit_wait can wait for it with a timeout;
+	 * the child unblocks everything before exec. */
+	sigset_t chld, old;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &old);
+	pid_t pid = 0;
+	int rc = prepare(&c, s, script_path);
+	if (rc == 0)
+		rc = start_child(&c, rel, errp, &pid);
+	if (rc == 0) {
+		log_info("job=%lld script running, pid %d", (long long)s->job_id,
+			 (int)pid);
+		release_child(dir, pid, rel[1], errp[0], res);
+		wait_job(s, &lim, pid, res);
+	}
+	cleanup(&c);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return rc;
 }

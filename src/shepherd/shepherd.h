@@ -32,6 +32,27 @@ struct spec {
 	size_t n_env;
 	const char **argv;
 	size_t n_argv;
+	/* Issue-3 fields. Absent integers are -1 (never given) unless noted;
+	 * absent strings are "". */
+	int64_t ntasks;			     /* -1: unknown */
+	bool ntasks_given;		     /* -n given: SLURM_NTASKS is set */
+	int64_t cpus_per_task;		     /* -1: -c not given */
+	int64_t ntasks_per_node;	     /* -1: not given */
+	const char *tasks_per_node;	     /* "2(x3),1" or "" */
+	const char *job_cpus_per_node;	     /* same syntax, or "" */
+	int64_t cpus_on_node;		     /* -1: unknown */
+	int64_t mem_per_node, mem_per_cpu;   /* MiB, -1: not per node / per CPU */
+	char *gpus;			     /* owned: "0,1" global indices, "" none */
+	int64_t n_gpus;			     /* how many indices gpus lists */
+	int64_t gpus_total, gpus_per_node;   /* -1: not given */
+	const char *account;		     /* "" when none */
+	const char *qos;		     /* "normal" by default */
+	bool open_append;		     /* --open-mode=append */
+	const char *stdin_pat;		     /* "" means /dev/null */
+	int64_t time_limit;		     /* seconds, <= 0 unlimited */
+	int64_t kill_wait;		     /* seconds */
+	int64_t start_time;		     /* epoch s, 0 unknown */
+	int64_t array_job_id, array_task_id; /* -1: not an array job */
 };
 
 /* --- spec.c ------------------------------------------------------------ */
@@ -52,14 +73,22 @@ void env_free(char **envp);
 /* Expands %j %J %x %u %N %A %a %n %t %s %% (with optional zero-pad width)
  * in pattern. Returns a malloc'd string or NULL. */
 char *io_expand(const char *pattern, const struct spec *s);
-/* In the job's child, after chdir: stdin from /dev/null, stdout and stderr
- * to their files. Returns 0, or -errno with the failing path in err. */
-int io_setup(const char *out_path, const char *err_path, char *err, size_t errlen);
+/* The job's three streams, expanded; paths borrowed. in is "" for /dev/null,
+ * err "" to share out's file. */
+struct io_paths {
+	const char *in, *out, *err;
+	bool append; /* O_APPEND, no truncation */
+};
+/* In the job's child, after chdir: stdout and stderr to their files, then
+ * stdin (so that a missing input file can be reported on the job's
+ * stderr). Returns 0, or -errno with the reason in err. */
+int io_setup(const struct io_paths *p, char *err, size_t errlen);
 
 /* --- run.c ------------------------------------------------------------- */
 struct job_result {
 	int exit_code;
 	int sig;
+	bool timeout;	   /* the time limit ended it (SIGTERM was sent) */
 	char message[256]; /* why the job could not start, or "" */
 };
 /* Runs the job (script at script_path) and waits for it; pgid file and
@@ -67,6 +96,24 @@ struct job_result {
  * job could not even be forked. */
 int run_job(const char *dir, const struct spec *s, const char *script_path,
 	    struct job_result *res);
+
+/* --- limit.c ----------------------------------------------------------- */
+/* The time limit of one job: SIGTERM to its group at the deadline, SIGKILL
+ * kill_wait seconds later. All times are CLOCK_MONOTONIC nanoseconds. */
+struct limit {
+	int64_t term_at; /* 0: no limit */
+	int64_t kill_at; /* 0: SIGTERM not sent yet */
+	int64_t kill_wait_ns;
+	bool timed_out;
+};
+int64_t limit_now(void); /* CLOCK_MONOTONIC in ns */
+/* The deadline of s, counted from its start_time when known, else from
+ * started (a limit_now() taken when the shepherd began). */
+void limit_init(struct limit *l, const struct spec *s, int64_t started);
+/* Waits until pid (the group leader, our child, SIGCHLD blocked by the
+ * caller) has exited, enforcing the limit on group pid meanwhile; leaves
+ * pid unreaped. EINTR-safe. */
+void limit_wait(struct limit *l, pid_t pid, int64_t job_id);
 
 /* --- status.c ---------------------------------------------------------- */
 int status_record(const char *dir, const struct spec *s, const struct job_result *res);

@@ -42,6 +42,58 @@ static int str_array(json_t *o, const char *key, const char ***out, size_t *n)
 	return 0;
 }
 
+/* "0,1,3" from the int array key (the GPU indices). */
+static int int_list(json_t *o, const char *key, char **out, int64_t *n)
+{
+	json_t *a = json_object_get(o, key);
+	size_t len = json_is_array(a) ? json_array_size(a) : 0;
+	char *buf = calloc(len * 21 + 1, 1);
+	if (!buf)
+		return -ENOMEM;
+	size_t used = 0;
+	int64_t k = 0;
+	for (size_t i = 0; i < len; i++) {
+		json_t *v = json_array_get(a, i);
+		if (!json_is_integer(v) || json_integer_value(v) < 0)
+			continue;
+		used += (size_t)sprintf(buf + used, "%s%lld", k ? "," : "",
+					(long long)json_integer_value(v));
+		k++;
+	}
+	*out = buf;
+	*n = k;
+	return 0;
+}
+
+/* The issue-3 fields: all optional, absent ones read as "not given". */
+static void load_resources(json_t *r, struct spec *s)
+{
+	s->ntasks = int_member(r, "ntasks", -1);
+	s->ntasks_given = json_is_true(json_object_get(r, "ntasks_given"));
+	s->cpus_per_task = int_member(r, "cpus_per_task", -1);
+	s->ntasks_per_node = int_member(r, "ntasks_per_node", -1);
+	s->tasks_per_node = str_member(r, "tasks_per_node");
+	s->job_cpus_per_node = str_member(r, "job_cpus_per_node");
+	s->cpus_on_node = int_member(r, "cpus_on_node", -1);
+	s->mem_per_node = int_member(r, "mem_per_node", -1);
+	s->mem_per_cpu = int_member(r, "mem_per_cpu", -1);
+	s->gpus_total = int_member(r, "gpus_total", -1);
+	s->gpus_per_node = int_member(r, "gpus_per_node", -1);
+	s->account = str_member(r, "account");
+	s->qos = str_member(r, "qos");
+	if (!*s->qos)
+		s->qos = "normal";
+	s->open_append = strcmp(str_member(r, "open_mode"), "append") == 0;
+	s->stdin_pat = str_member(r, "stdin");
+	s->time_limit = int_member(r, "time_limit", -1);
+	s->kill_wait = int_member(r, "kill_wait", 30);
+	if (s->kill_wait < 0)
+		s->kill_wait = 0;
+	s->start_time = int_member(r, "start_time", 0);
+	s->array_job_id = int_member(r, "array_job_id", -1);
+	s->array_task_id = int_member(r, "array_task_id", -1);
+}
+
 int spec_load(const char *dir, struct spec *s, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
@@ -81,8 +133,10 @@ int spec_load(const char *dir, struct spec *s, char *err, size_t errlen)
 	}
 	s->uid = (uid_t)uid;
 	s->gid = (gid_t)gid;
+	load_resources(r, s);
 	if (str_array(r, "env", &s->env, &s->n_env) < 0 ||
-	    str_array(r, "argv", &s->argv, &s->n_argv) < 0) {
+	    str_array(r, "argv", &s->argv, &s->n_argv) < 0 ||
+	    int_list(r, "gpus", &s->gpus, &s->n_gpus) < 0) {
 		snprintf(err, errlen, "out of memory");
 		spec_fini(s);
 		return -ENOMEM;
@@ -94,6 +148,7 @@ void spec_fini(struct spec *s)
 {
 	free(s->env);
 	free(s->argv);
+	free(s->gpus);
 	json_decref(s->root);
 	memset(s, 0, sizeof(*s));
 }

@@ -22,6 +22,8 @@ int status_record(const char *dir, const struct spec *s, const struct job_result
 			       res->sig, "restart", (json_int_t)s->restart);
 	if (!st)
 		return -ENOMEM;
+	if (res->timeout)
+		json_object_set_new(st, "timeout", json_true());
 	if (res->message[0])
 		json_object_set_new(st, "message", json_string(res->message));
 	char *text = json_dumps(st, JSON_COMPACT);

@@ -40,6 +40,15 @@ static struct spec sample_spec(void)
 	s.num_nodes = 3;
 	s.env = env;
 	s.n_env = 3;
+	/* Nothing of issue 3 given: what an older ctld sends. */
+	s.ntasks = 1;
+	s.cpus_per_task = s.ntasks_per_node = s.cpus_on_node = -1;
+	s.mem_per_node = s.mem_per_cpu = s.gpus_total = s.gpus_per_node = -1;
+	s.tasks_per_node = s.job_cpus_per_node = s.account = s.stdin_pat = "";
+	s.qos = "normal";
+	s.gpus = "";
+	s.time_limit = -1;
+	s.array_job_id = s.array_task_id = -1;
 	return s;
 }
 
@@ -60,6 +69,12 @@ static void test_expand(void **state)
 	check_expand(&s, "%A_%a.%s", "42_4294967294.batch");
 	check_expand(&s, "keep-%q-%", "keep-%q-%");
 	check_expand(&s, "plain", "plain");
+	check_expand(&s, "%A-%a-%3a", "42-4294967294-4294967294");
+	s.array_job_id = 40;
+	s.array_task_id = 2;
+	check_expand(&s, "%A_%a-%3a-%j-%J", "40_2-002-42-42.batch");
+	s.array_task_id = 0;
+	check_expand(&s, "%a", "0");
 }
 
 static const char *env_get(char **envp, const char *name)
@@ -98,9 +113,105 @@ static void test_env(void **state)
 	env_free(envp);
 }
 
+/* Without any issue-3 field only the unconditional variables appear. */
+static void test_env_conditions_absent(void **state)
+{
+	struct spec s = sample_spec();
+	char **envp = env_build(&s);
+	assert_non_null(envp);
+	static const char *absent[] = {
+	    "SLURM_NTASKS",	   "SLURM_NPROCS",	   "SLURM_NTASKS_PER_NODE",
+	    "SLURM_CPUS_PER_TASK", "SLURM_MEM_PER_NODE",   "SLURM_MEM_PER_CPU",
+	    "SLURM_JOB_ACCOUNT",   "SLURM_GPUS_ON_NODE",   "SLURM_JOB_GPUS",
+	    "GPU_DEVICE_ORDINAL",  "CUDA_VISIBLE_DEVICES", "SLURM_GPUS",
+	    "SLURM_GPUS_PER_NODE", "SLURM_RESTART_COUNT",  NULL};
+	for (const char **v = absent; *v; v++) {
+		if (env_get(envp, *v))
+			fail_msg("%s set without its option", *v);
+	}
+	assert_string_equal(env_get(envp, "SLURM_JOB_QOS"), "normal");
+	assert_string_equal(env_get(envp, "SLURM_JOB_USER"), "alice");
+	assert_string_equal(env_get(envp, "SLURM_JOB_UID"), "1000");
+	assert_string_equal(env_get(envp, "SLURM_JOB_GID"), "1000");
+	assert_string_equal(env_get(envp, "SLURM_PROCID"), "0");
+	assert_string_equal(env_get(envp, "SLURM_LOCALID"), "0");
+	assert_string_equal(env_get(envp, "SLURM_NODEID"), "0");
+	assert_string_equal(env_get(envp, "SLURM_GTIDS"), "0");
+	assert_string_equal(env_get(envp, "SLURM_PRIO_PROCESS"), "0");
+	assert_string_equal(env_get(envp, "SLURM_TOPOLOGY_ADDR"), "gpu07");
+	assert_string_equal(env_get(envp, "SLURM_TOPOLOGY_ADDR_PATTERN"), "node");
+	assert_non_null(env_get(envp, "SLURM_UMASK"));
+	assert_int_equal(strlen(env_get(envp, "SLURM_UMASK")), 4);
+	env_free(envp);
+}
+
+/* -n 2 -c 2 --ntasks-per-node=2 --mem-per-cpu=50 -A acct --qos=q, GPUs 1,3. */
+static void test_env_conditions_given(void **state)
+{
+	static const char *env[] = {"SLURM_UMASK=0077", "SLURM_PRIO_PROCESS=5", NULL};
+	struct spec s = sample_spec();
+	s.env = env;
+	s.n_env = 2;
+	s.ntasks = 2;
+	s.ntasks_given = true;
+	s.cpus_per_task = 2;
+	s.ntasks_per_node = 2;
+	s.tasks_per_node = "2(x3),1";
+	s.job_cpus_per_node = "4(x3),2";
+	s.cpus_on_node = 4;
+	s.mem_per_node = 100;
+	s.mem_per_cpu = 50;
+	s.account = "acct";
+	s.qos = "q";
+	s.gpus = "1,3";
+	s.n_gpus = 2;
+	s.gpus_total = 2;
+	s.gpus_per_node = 2;
+	s.restart = 2;
+	char **envp = env_build(&s);
+	assert_non_null(envp);
+	static const char *want[][2] = {{"SLURM_NTASKS", "2"},
+					{"SLURM_NPROCS", "2"},
+					{"SLURM_CPUS_PER_TASK", "2"},
+					{"SLURM_NTASKS_PER_NODE", "2"},
+					{"SLURM_TASKS_PER_NODE", "2(x3),1"},
+					{"SLURM_JOB_CPUS_PER_NODE", "4(x3),2"},
+					{"SLURM_CPUS_ON_NODE", "4"},
+					{"SLURM_MEM_PER_CPU", "50"},
+					{"SLURM_JOB_ACCOUNT", "acct"},
+					{"SLURM_JOB_QOS", "q"},
+					{"SLURM_GPUS_ON_NODE", "2"},
+					{"SLURM_JOB_GPUS", "1,3"},
+					{"GPU_DEVICE_ORDINAL", "1,3"},
+					{"CUDA_VISIBLE_DEVICES", "1,3"},
+					{"SLURM_GPUS", "2"},
+					{"SLURM_GPUS_PER_NODE", "2"},
+					{"SLURM_RESTART_COUNT", "2"},
+					{"SLURM_UMASK", "0077"},
+					{"SLURM_PRIO_PROCESS", "5"},
+					{NULL, NULL}};
+	for (size_t i = 0; want[i][0]; i++) {
+		const char *got = env_get(envp, want[i][0]);
+		if (!got || strcmp(got, want[i][1]) != 0)
+			fail_msg("%s=%s, want %s", want[i][0], got ? got : "<unset>",
+				 want[i][1]);
+	}
+	/* Memory is per CPU or per node, never both. */
+	assert_null(env_get(envp, "SLURM_MEM_PER_NODE"));
+	env_free(envp);
+	s.env = NULL;
+	s.n_env = 0;
+	s.mem_per_cpu = -1;
+	s.ntasks_given = false;
+	envp = env_build(&s);
+	assert_string_equal(env_get(envp, "SLURM_MEM_PER_NODE"), "100");
+	assert_null(env_get(envp, "SLURM_NTASKS"));
+	env_free(envp);
+}
+
 /* A job dir with a spec for script; returns the dir in buf. */
 static void make_job(char *dir, size_t size, const char *script, const char *out,
-		     const char *err)
+		     const char *err, json_t *extra)
 {
 	snprintf(dir, size, "/tmp/test_shepherd.XXXXXX");
 	assert_non_null(mkdtemp(dir));
@@ -110,6 +221,8 @@ static void make_job(char *dir, size_t size, const char *script, const char *out
 		      (int)getuid(), "gid", (int)getgid(), "workdir", dir, "script",
 		      script, "stdout", out, "stderr", err, "argv", "arg1");
 	assert_non_null(spec);
+	if (extra)
+		json_object_update(spec, extra);
 	char path[PATH_MAX];
 	snprintf(path, sizeof(path), "%s/spec.json", dir);
 	assert_int_equal(json_dump_file(spec, path, 0), 0);
@@ -130,10 +243,13 @@ static char *slurp(const char *dir, const char *name)
 	return buf;
 }
 
-static void run_script(const char *script, const char *out, const char *err,
-		       struct job_result *res, char *dir, size_t size)
+/* Runs script from a fresh job dir; extra (consumed, may be NULL) adds
+ * spec fields. */
+static void run_with(const char *script, const char *out, const char *err, json_t *extra,
+		     struct job_result *res, char *dir, size_t size)
 {
-	make_job(dir, size, script, out, err);
+	make_job(dir, size, script, out, err, extra);
+	json_decref(extra);
 	struct spec s;
 	char msg[256];
 	assert_int_equal(spec_load(dir, &s, msg, sizeof(msg)), 0);
@@ -144,6 +260,12 @@ static void run_script(const char *script, const char *out, const char *err,
 	assert_int_equal(run_job(dir, &s, path, res), 0);
 	assert_int_equal(status_record(dir, &s, res), 0);
 	spec_fini(&s);
+}
+
+static void run_script(const char *script, const char *out, const char *err,
+		       struct job_result *res, char *dir, size_t size)
+{
+	run_with(script, out, err, NULL, res, dir, size);
 }
 
 static void cleanup_dir(const char *dir)
@@ -208,14 +330,93 @@ static void test_run_bad_output(void **state)
 	cleanup_dir(dir);
 }
 
+static void read_into(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	size_t n = fread(buf, 1, size - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+}
+
+/* Two jobs append to one file (an absolute name, outside both job dirs);
+ * what was there stays. The default, truncate, starts it over. */
+static void test_run_open_mode_append(void **state)
+{
+	char dir[64], out[64], buf[64];
+	struct job_result res;
+	snprintf(out, sizeof(out), "/tmp/test_shepherd_append.%d", (int)getpid());
+	FILE *f = fopen(out, "w");
+	assert_non_null(f);
+	fputs("before\n", f);
+	fclose(f);
+	json_t *extra = json_pack("{s:s}", "open_mode", "append");
+	run_with("#!/bin/sh\necho one\n", out, "", json_incref(extra), &res, dir,
+		 sizeof(dir));
+	cleanup_dir(dir);
+	run_with("#!/bin/sh\necho two >&2\n", out, out, extra, &res, dir, sizeof(dir));
+	cleanup_dir(dir);
+	read_into(out, buf, sizeof(buf));
+	assert_string_equal(buf, "before\none\ntwo\n");
+	run_script("#!/bin/sh\necho three\n", out, "", &res, dir, sizeof(dir));
+	cleanup_dir(dir);
+	read_into(out, buf, sizeof(buf));
+	assert_string_equal(buf, "three\n");
+	unlink(out);
+}
+
+static void test_run_stdin(void **state)
+{
+	char dir[64];
+	struct job_result res;
+	char in[PATH_MAX];
+	snprintf(in, sizeof(in), "/tmp/test_shepherd_in.%d", (int)getpid());
+	FILE *f = fopen(in, "w");
+	assert_non_null(f);
+	fputs("line from input\n", f);
+	fclose(f);
+	run_with("#!/bin/sh\ncat\n", "out", "", json_pack("{s:s}", "stdin", in), &res,
+		 dir, sizeof(dir));
+	assert_int_equal(res.exit_code, 0);
+	char *out = slurp(dir, "out");
+	assert_string_equal(out, "line from input\n");
+	free(out);
+	cleanup_dir(dir);
+	unlink(in);
+	/* Without -i: /dev/null, so cat ends at once. */
+	run_script("#!/bin/sh\ncat\necho done\n", "out", "", &res, dir, sizeof(dir));
+	out = slurp(dir, "out");
+	assert_string_equal(out, "done\n");
+	free(out);
+	cleanup_dir(dir);
+	/* A missing input file fails the job, and its stderr says why. */
+	run_with("#!/bin/sh\necho ran\n", "out", "err",
+		 json_pack("{s:s}", "stdin", "missing-%j.in"), &res, dir, sizeof(dir));
+	assert_int_equal(res.exit_code, 1);
+	assert_non_null(strstr(res.message, "missing-5.in"));
+	char *err = slurp(dir, "err");
+	assert_non_null(err);
+	assert_non_null(strstr(err, "slurmstepd: error: Could not open stdin file "
+				    "missing-5.in: No such file or directory"));
+	free(err);
+	out = slurp(dir, "out");
+	assert_string_equal(out, "");
+	free(out);
+	cleanup_dir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_expand),
 	    cmocka_unit_test(test_env),
+	    cmocka_unit_test(test_env_conditions_absent),
+	    cmocka_unit_test(test_env_conditions_given),
 	    cmocka_unit_test(test_run_exit_code),
 	    cmocka_unit_test(test_run_signal_and_stderr),
 	    cmocka_unit_test(test_run_bad_output),
+	    cmocka_unit_test(test_run_open_mode_append),
+	    cmocka_unit_test(test_run_stdin),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

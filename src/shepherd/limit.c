@@ -1,0 +1,108 @@
+/* limit.c — the job's time limit, enforced by the shepherd that owns it.
+ *
+ * At the deadline the job's whole process group gets SIGCONT and SIGTERM,
+ * and KillWait seconds later SIGKILL if its leader still runs. The shepherd
+ * owns the timer so that the limit holds whatever happens to noded. The
+ * deadline is kept on CLOCK_MONOTONIC: a change of the wall clock after the
+ * start neither shortens nor stretches a running job. This file sends
+ * signals only to the group it is given and never reaps. */
+#include <errno.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "common/log.h"
+#include "shepherd/shepherd.h"
+
+#define NS_PER_S 1000000000LL
+
+static int64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
+}
+
+int64_t limit_now(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+void limit_init(struct limit *l, const struct spec *s, int64_t started)
+{
+	l->term_at = 0;
+	l->kill_at = 0;
+	l->kill_wait_ns = (s->kill_wait > 0 ? s->kill_wait : 0) * NS_PER_S;
+	l->timed_out = false;
+	if (s->time_limit <= 0) /* -1 unlimited; -t 0 asks for no limit */
+		return;
+	int64_t limit_ns = s->time_limit * NS_PER_S;
+	if (s->start_time > 0) {
+		/* ctld's start counts: map it onto the monotonic clock once. */
+		int64_t elapsed = clock_ns(CLOCK_REALTIME) - s->start_time * NS_PER_S;
+		if (elapsed < 0)
+			elapsed = 0;
+		l->term_at = limit_now() - elapsed + limit_ns;
+	} else {
+		l->term_at = started + limit_ns;
+	}
+	if (l->term_at <= 0)
+		l->term_at = 1; /* already due */
+}
+
+/* Acts on whichever deadline has passed; returns the next one (0: none). */
+static int64_t limit_step(struct limit *l, pid_t pid, int64_t job_id, int64_t now)
+{
+	if (l->term_at && !l->timed_out && now >= l->term_at) {
+		log_info("job=%lld time limit reached, SIGTERM to group %d, SIGKILL "
+			 "in %llds",
+			 (long long)job_id, (int)pid,
+			 (long long)(l->kill_wait_ns / NS_PER_S));
+		l->timed_out = true;
+		l->kill_at = now + l->kill_wait_ns;
+		kill(-pid, SIGCONT);
+		kill(-pid, SIGTERM);
+	}
+	if (l->kill_at && now >= l->kill_at) {
+		log_info("job=%lld still running after KillWait, SIGKILL to group %d",
+			 (long long)job_id, (int)pid);
+		kill(-pid, SIGKILL);
+		l->kill_at = 0;
+	}
+	if (!l->timed_out)
+		return l->term_at;
+	return l->kill_at;
+}
+
+static bool leader_exited(pid_t pid)
+{
+	siginfo_t si = {0};
+	int rc;
+	do
+		rc = waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT);
+	while (rc < 0 && errno == EINTR);
+	/* ECHILD: not ours to wait for any more, so nothing left to limit. */
+	return rc < 0 || si.si_pid == pid;
+}
+
+void limit_wait(struct limit *l, pid_t pid, int64_t job_id)
+{
+	sigset_t chld;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	while (!leader_exited(pid)) {
+		int64_t now = limit_now();
+		int64_t next = limit_step(l, pid, job_id, now);
+		if (leader_exited(pid))
+			break;
+		/* Without a deadline, still wake now and then: cheap, and it
+		 * bounds the cost of a SIGCHLD lost to another waiter. */
+		int64_t wait_ns = next ? next - now : 60 * NS_PER_S;
+		if (wait_ns < 0)
+			wait_ns = 0;
+		struct timespec ts = {.tv_sec = (time_t)(wait_ns / NS_PER_S),
+				      .tv_nsec = (long)(wait_ns % NS_PER_S)};
+		/* EINTR, EAGAIN (the deadline) and SIGCHLD all loop back. */
+		sigtimedwait(&chld, NULL, &ts);
+	}
+}

@@ -1,0 +1,272 @@
+/* sinfo.c — shows partitions and nodes: asks ctld for both (part.query,
+ * node.query), picks Slurm's format for the options given (-l, -N, -R, -s,
+ * -o), groups and prints with sinfo_format.c. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/common.h"
+#include "cli/sinfo_format.h"
+#include "common/hostlist.h"
+#include "common/proto.h"
+
+#define SI_FMT_SUMMARIZE "%#P %.5a %.10l %.16F  %N"
+
+struct si_opts {
+	bool no_header, long_fmt, node_mode, reason_mode, summarize, dead, responding;
+	const char *format, *partitions, *states, *nodes;
+};
+
+enum { OPT_HELP = 0x100, OPT_USAGE, OPT_IGNORE };
+
+static const struct option long_opts[] = {
+    {"all", no_argument, 0, 'a'},
+    {"dead", no_argument, 0, 'd'},
+    {"exact", no_argument, 0, 'e'},
+    {"noheader", no_argument, 0, 'h'},
+    {"iterate", required_argument, 0, 'i'},
+    {"long", no_argument, 0, 'l'},
+    {"clusters", required_argument, 0, 'M'},
+    {"cluster", required_argument, 0, 'M'},
+    {"nodes", required_argument, 0, 'n'},
+    {"Node", no_argument, 0, 'N'},
+    {"format", required_argument, 0, 'o'},
+    {"partition", required_argument, 0, 'p'},
+    {"responding", no_argument, 0, 'r'},
+    {"list-reasons", no_argument, 0, 'R'},
+    {"summarize", no_argument, 0, 's'},
+    {"sort", required_argument, 0, 'S'},
+    {"states", required_argument, 0, 't'},
+    {"state", required_argument, 0, 't'},
+    {"verbose", no_argument, 0, 'v'},
+    {"version", no_argument, 0, 'V'},
+    {"help", no_argument, 0, OPT_HELP},
+    {"usage", no_argument, 0, OPT_USAGE},
+    {"hide", no_argument, 0, OPT_IGNORE},
+    {"local", no_argument, 0, OPT_IGNORE},
+    {"federation", no_argument, 0, OPT_IGNORE},
+    {"future", no_argument, 0, 'F'},
+    {0, 0, 0, 0},
+};
+
+static void usage(void)
+{
+	printf("Usage: sinfo [OPTIONS]\n"
+	       "  -a, --all                  show all partitions (including hidden and "
+	       "those\n"
+	       "                             not accessible)\n"
+	       "  -d, --dead                 show only non-responding nodes\n"
+	       "  -e, --exact                group nodes only on exact match of "
+	       "configuration\n"
+	       "  -h, --noheader             no headers on output\n"
+	       "  -l, --long                 long output - displays more information\n"
+	       "  -n, --nodes=NODES          report on specific node(s)\n"
+	       "  -N, --Node                 Node-centric format\n"
+	       "  -o, --format=format        format specification\n"
+	       "  -p, --partition=PARTITION  report on specific partition\n"
+	       "  -r, --responding           report only responding nodes\n"
+	       "  -R, --list-reasons         list reason nodes are down or drained\n"
+	       "  -s, --summarize            report state summary only\n"
+	       "  -t, --states=node_state    specify the what states of nodes to view\n"
+	       "  -v, --verbose              verbosity level\n"
+	       "  -V, --version              output version information and exit\n"
+	       "\nHelp options:\n"
+	       "  --help                     show this help message\n"
+	       "  --usage                    display brief usage message\n");
+}
+
+/* 1: exit 0 now (help, version); <0: exit 1. */
+static int one_opt(int c, const char *arg, struct si_opts *o)
+{
+	switch (c) {
+	case 'd':
+		o->dead = true;
+		break;
+	case 'h':
+		o->no_header = true;
+		break;
+	case 'l':
+		o->long_fmt = true;
+		break;
+	case 'n':
+		o->nodes = arg;
+		break;
+	case 'N':
+		o->node_mode = true;
+		break;
+	case 'o':
+		o->format = arg;
+		break;
+	case 'p':
+		o->partitions = arg;
+		break;
+	case 'r':
+		o->responding = true;
+		break;
+	case 'R':
+		o->reason_mode = true;
+		break;
+	case 's':
+		o->summarize = true;
+		break;
+	case 't':
+		o->states = arg;
+		break;
+	case OPT_HELP:
+	case OPT_USAGE:
+		usage();
+		return 1;
+	case 'V':
+		cli_print_version();
+		return 1;
+	case '?':
+		cli_try_help();
+		return -EINVAL;
+	default:
+		break; /* accepted, no effect in Drover */
+	}
+	return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct si_opts *o)
+{
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "adehi:lM:n:No:p:rRsS:t:vVF", long_opts,
+				NULL)) != -1)
+		if ((rc = one_opt(c, optarg, o)) != 0)
+			return rc;
+	if (optind < argc) {
+		cli_error("Unrecognized option: %s", argv[optind]);
+		usage();
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static const char *pick_format(const struct si_opts *o)
+{
+	const char *env = getenv("SINFO_FORMAT");
+
+	if (o->format)
+		return o->format;
+	if (env && *env)
+		return env;
+	if (o->reason_mode)
+		return o->long_fmt ? SI_FMT_REASON_LONG : SI_FMT_REASON;
+	if (o->node_mode)
+		return o->long_fmt ? SI_FMT_NODE_LONG : SI_FMT_NODE;
+	if (o->summarize)
+		return SI_FMT_SUMMARIZE;
+	return o->long_fmt ? SI_FMT_LONG : SI_FMT_DEFAULT;
+}
+
+/* The node.query and part.query replies (new references), or -1 after a
+ * message. */
+static int fetch(json_t **nodes, json_t **parts)
+{
+	struct drv_conf *conf = NULL;
+	struct drv_error err = {{0}};
+	int rc;
+
+	if (cli_conf_load(&conf) < 0)
+		return -1;
+	rc = cli_call(conf, "part.query", json_object(), parts, &err);
+	if (rc == 0)
+		rc = cli_call(conf, "node.query", json_object(), nodes, &err);
+	drv_conf_free(conf);
+	if (rc != 0) {
+		fprintf(stderr, "slurm_load_partitions: %s\n",
+			err.text[0] ? err.text
+			: rc > 0
+			    ? drv_rc_text(rc)
+			    : "Unable to contact slurm controller (connect failure)");
+		return -1;
+	}
+	return 0;
+}
+
+/* Keeps the nodes -n, -d and -r ask for (all when none is given). */
+static size_t filter_nodes(const struct si_opts *o, struct si_node *nodes, size_t n)
+{
+	char **names = NULL;
+	size_t nnames = 0, kept = 0;
+	struct drv_error err = {{0}};
+
+	if (o->nodes && drv_hostlist_expand(o->nodes, &names, &nnames, &err) < 0)
+		nnames = 0;
+	for (size_t i = 0; i < n; i++) {
+		bool keep = !(o->dead && !nodes[i].not_responding) &&
+			    !(o->responding && nodes[i].not_responding);
+		if (keep && o->nodes) {
+			keep = false;
+			for (size_t k = 0; k < nnames && !keep; k++)
+				keep = !strcmp(names[k], nodes[i].name);
+		}
+		if (keep)
+			nodes[kept++] = nodes[i];
+	}
+	drv_strv_free(names, nnames);
+	return kept;
+}
+
+static int show(const struct si_opts *o, const json_t *nreply, const json_t *preply)
+{
+	const json_t *nl = json_object_get(nreply, "nodes");
+	const json_t *pl = json_object_get(preply, "partitions"), *v;
+	struct si_node *nodes = calloc(json_array_size(nl) + 1, sizeof(*nodes));
+	struct si_part *parts = calloc(json_array_size(pl) + 1, sizeof(*parts));
+	struct si_select sel = {o->partitions, o->states, o->node_mode, o->reason_mode};
+	struct si_format fmt = {0};
+	struct si_rows rows = {0};
+	size_t i, nn;
+	char bad = 0;
+	int rc = 1;
+
+	if (!nodes || !parts)
+		goto out;
+	json_array_foreach(nl, i, v) si_node_from_json(v, &nodes[i]);
+	json_array_foreach(pl, i, v) si_part_from_json(v, &parts[i]);
+	nn = filter_nodes(o, nodes, json_array_size(nl));
+	if (si_format_parse(pick_format(o), &fmt, &bad) < 0) {
+		cli_error("Invalid node format specification: %c", bad);
+		goto out;
+	}
+	if (si_group(&fmt, &sel, parts, json_array_size(pl), nodes, nn, &rows) < 0)
+		goto out;
+	if (o->long_fmt) {
+		char when[64];
+		time_t now = time(NULL);
+		printf("%s", ctime_r(&now, when));
+	}
+	si_print(&fmt, &rows, o->no_header, stdout);
+	rc = 0;
+out:
+	si_rows_fini(&rows);
+	si_format_fini(&fmt);
+	free(nodes);
+	free(parts);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct si_opts o = {0};
+	json_t *nodes = NULL, *parts = NULL;
+	int rc;
+
+	cli_init("sinfo");
+	argv[0] = (char *)"sinfo";
+	rc = parse_opts(argc, argv, &o);
+	if (rc != 0)
+		return rc > 0 ? 0 : 1;
+	if (fetch(&nodes, &parts) < 0)
+		return 1;
+	rc = show(&o, nodes, parts);
+	json_decref(nodes);
+	json_decref(parts);
+	return rc;
+}

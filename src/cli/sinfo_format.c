@@ -1,0 +1,576 @@
+/* sinfo_format.c — sinfo's fields: one table row per format letter (its
+ * header, whether the value is cut to the width, how it is made from a
+ * line's partition and nodes), the format parser and the printer. Values
+ * that sum or span a line's nodes (counts, CPU totals, node lists, minimum
+ * CPUs and memory) are computed here too. */
+#include "cli/sinfo_format.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli/common.h"
+#include "common/hostlist.h"
+#include "common/timefmt.h"
+
+void si_node_from_json(const json_t *o, struct si_node *n)
+{
+	memset(n, 0, sizeof(*n));
+	n->name = cli_json_str(o, "name", "");
+	n->state = cli_json_str(o, "state", "UNKNOWN");
+	n->reason = cli_json_str(o, "reason", NULL);
+	if (n->reason && !*n->reason)
+		n->reason = NULL;
+	n->reason_user = cli_json_str(o, "reason_user", NULL);
+	n->gres = cli_json_str(o, "gres", NULL);
+	n->features = cli_json_str(o, "features", NULL);
+	n->addr = cli_json_str(o, "addr", n->name);
+	n->hostname = cli_json_str(o, "hostname", n->name);
+	n->partitions = json_object_get(o, "partitions");
+	n->drain = cli_json_bool(o, "drain", false);
+	n->not_responding = cli_json_bool(o, "not_responding", false);
+	n->cpus = cli_json_int(o, "cpus", 1);
+	n->alloc_cpus = cli_json_int(o, "alloc_cpus", 0);
+	n->real_memory = cli_json_int(o, "real_memory", 1);
+	n->alloc_memory = cli_json_int(o, "alloc_memory", 0);
+	n->reason_time = cli_json_int(o, "reason_time", 0);
+}
+
+void si_part_from_json(const json_t *o, struct si_part *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->name = cli_json_str(o, "name", "");
+	p->nodes = cli_json_str(o, "nodes", "");
+	p->state = cli_json_str(o, "state", "UP");
+	p->is_default = cli_json_bool(o, "is_default", false);
+	p->max_time = cli_json_int(o, "max_time", -1);
+	p->default_time = cli_json_int(o, "default_time", -2);
+}
+
+/* 0 idle, 1 allocated, 2 mixed, 3 down, 4 unknown. */
+static int base(const struct si_node *n)
+{
+	static const char *const names[] = {"IDLE", "ALLOCATED", "MIXED", "DOWN"};
+
+	for (int i = 0; i < 4; i++)
+		if (!strcasecmp(n->state, names[i]))
+			return i;
+	return 4;
+}
+
+static const char *state_name(const struct si_node *n, bool compact)
+{
+	static const char *const c[] = {"idle", "alloc", "mix", "down", "unk"};
+	static const char *const l[] = {"idle", "allocated", "mixed", "down", "unknown"};
+	int b = base(n);
+
+	if (n->drain && b != 3) {
+		if (b == 1 || b == 2)
+			return compact ? "drng" : "draining";
+		return compact ? "drain" : "drained";
+	}
+	return compact ? c[b] : l[b];
+}
+
+const char *si_state_compact(const struct si_node *n, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", state_name(n, true), n->not_responding ? "*" : "");
+	return buf;
+}
+
+const char *si_state_long(const struct si_node *n, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", state_name(n, false), n->not_responding ? "*" : "");
+	return buf;
+}
+
+/* --- field values --------------------------------------------------------- */
+
+typedef void (*field_f)(const struct si_row *r, char *buf, size_t len);
+
+static const struct si_node *first(const struct si_row *r)
+{
+	return r->n ? r->nodes[0] : NULL;
+}
+
+static void fmt_time(int64_t secs, char *b, size_t l)
+{
+	if (secs == -1)
+		snprintf(b, l, "infinite");
+	else if (secs < 0)
+		snprintf(b, l, "n/a");
+	else
+		drv_time_fmt_elapsed(secs, b, l);
+}
+
+static void f_part(const struct si_row *r, char *b, size_t l)
+{
+	const char *name = r->part ? r->part->name : "";
+	snprintf(b, l, "%s%s", name, r->part && r->part->is_default ? "*" : "");
+}
+
+static void f_part_name(const struct si_row *r, char *b, size_t l)
+{
+	snprintf(b, l, "%s", r->part ? r->part->name : "");
+}
+
+static void f_avail(const struct si_row *r, char *b, size_t l)
+{
+	const char *s = r->part ? r->part->state : "UP";
+	size_t i;
+
+	for (i = 0; s[i] && i + 1 < l; i++)
+		b[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] + 32 : s[i]);
+	b[i] = '\0';
+	if (!strcmp(b, "inactive"))
+		snprintf(b, l, "inact");
+}
+
+static void f_limit(const struct si_row *r, char *b, size_t l)
+{
+	fmt_time(r->part ? r->part->max_time : -1, b, l);
+}
+
+static void f_deflimit(const struct si_row *r, char *b, size_t l)
+{
+	fmt_time(r->part ? r->part->default_time : -2, b, l);
+}
+
+static void f_count(const struct si_row *r, char *b, size_t l)
+{
+	snprintf(b, l, "%zu", r->n);
+}
+
+static void f_compact(const struct si_row *r, char *b, size_t l)
+{
+	if (first(r))
+		si_state_compact(first(r), b, l);
+	else
+		snprintf(b, l, "n/a");
+}
+
+static void f_long(const struct si_row *r, char *b, size_t l)
+{
+	if (first(r))
+		si_state_long(first(r), b, l);
+	else
+		snprintf(b, l, "n/a");
+}
+
+/* Names (or addresses, or host names) of the line's nodes, compressed. */
+static void node_list(const struct si_row *r, int which, char *b, size_t l)
+{
+	char **names = calloc(r->n + 1, sizeof(*names));
+	char *s;
+
+	b[0] = '\0';
+	if (!names)
+		return;
+	for (size_t i = 0; i < r->n; i++)
+		names[i] = (char *)(which == 0	 ? r->nodes[i]->name
+				    : which == 1 ? r->nodes[i]->addr
+						 : r->nodes[i]->hostname);
+	s = drv_hostlist_compress(names, r->n);
+	snprintf(b, l, "%s", s ? s : "");
+	free(s);
+	free(names);
+}
+
+static void f_nodes(const struct si_row *r, char *b, size_t l)
+{
+	node_list(r, 0, b, l);
+}
+
+static void f_addrs(const struct si_row *r, char *b, size_t l)
+{
+	node_list(r, 1, b, l);
+}
+
+static void f_hosts(const struct si_row *r, char *b, size_t l)
+{
+	node_list(r, 2, b, l);
+}
+
+static const char *or_null(const char *s)
+{
+	return s && *s ? s : "(null)";
+}
+
+static void f_gres(const struct si_row *r, char *b, size_t l)
+{
+	snprintf(b, l, "%s", or_null(first(r) ? first(r)->gres : NULL));
+}
+
+static void f_features(const struct si_row *r, char *b, size_t l)
+{
+	snprintf(b, l, "%s", or_null(first(r) ? first(r)->features : NULL));
+}
+
+/* The smallest value, with "+" when the nodes differ (Slurm's "250+"). */
+static void min_plus(const struct si_row *r, bool mem, char *b, size_t l)
+{
+	int64_t lo = INT64_MAX, hi = 0;
+
+	for (size_t i = 0; i < r->n; i++) {
+		int64_t v = mem ? r->nodes[i]->real_memory : r->nodes[i]->cpus;
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+	}
+	if (!r->n)
+		lo = hi = 0;
+	snprintf(b, l, "%" PRId64 "%s", lo, hi > lo ? "+" : "");
+}
+
+static void f_cpus(const struct si_row *r, char *b, size_t l)
+{
+	min_plus(r, false, b, l);
+}
+
+static void f_memory(const struct si_row *r, char *b, size_t l)
+{
+	min_plus(r, true, b, l);
+}
+
+/* A node counts as "other" when it cannot run jobs (down or drained). */
+static bool other(const struct si_node *n)
+{
+	return base(n) >= 3 || n->drain || n->not_responding;
+}
+
+static void f_cpu_aiot(const struct si_row *r, char *b, size_t l)
+{
+	int64_t a = 0, i = 0, o = 0, t = 0;
+
+	for (size_t k = 0; k < r->n; k++) {
+		const struct si_node *n = r->nodes[k];
+		t += n->cpus;
+		if (other(n)) {
+			o += n->cpus - n->alloc_cpus;
+			a += n->alloc_cpus;
+		} else {
+			a += n->alloc_cpus;
+			i += n->cpus - n->alloc_cpus;
+		}
+	}
+	snprintf(b, l, "%" PRId64 "/%" PRId64 "/%" PRId64 "/%" PRId64, a, i, o, t);
+}
+
+static void node_aiot(const struct si_row *r, bool with_other, char *b, size_t l)
+{
+	size_t a = 0, i = 0, o = 0;
+
+	for (size_t k = 0; k < r->n; k++) {
+		const struct si_node *n = r->nodes[k];
+		if (other(n))
+			o++;
+		else if (n->alloc_cpus > 0 || base(n) == 1 || base(n) == 2)
+			a++;
+		else
+			i++;
+	}
+	if (with_other)
+		snprintf(b, l, "%zu/%zu/%zu/%zu", a, i, o, r->n);
+	else
+		snprintf(b, l, "%zu/%zu", a, i);
+}
+
+static void f_node_aiot(const struct si_row *r, char *b, size_t l)
+{
+	node_aiot(r, true, b, l);
+}
+
+static void f_node_ai(const struct si_row *r, char *b, size_t l)
+{
+	node_aiot(r, false, b, l);
+}
+
+static void f_reason(const struct si_row *r, char *b, size_t l)
+{
+	const struct si_node *n = first(r);
+	snprintf(b, l, "%s", n && n->reason ? n->reason : "none");
+}
+
+static void f_reason_time(const struct si_row *r, char *b, size_t l)
+{
+	const struct si_node *n = first(r);
+
+	if (n && n->reason && n->reason_time > 0)
+		drv_time_fmt_iso((time_t)n->reason_time, b, l);
+	else
+		snprintf(b, l, "Unknown");
+}
+
+static void f_user(const struct si_row *r, char *b, size_t l)
+{
+	const struct si_node *n = first(r);
+	snprintf(b, l, "%s",
+		 n && n->reason && n->reason_user ? n->reason_user : "Unknown");
+}
+
+static void f_user_long(const struct si_row *r, char *b, size_t l)
+{
+	const struct si_node *n = first(r);
+	const struct passwd *pw;
+
+	if (!n || !n->reason || !n->reason_user) {
+		snprintf(b, l, "Unknown");
+		return;
+	}
+	pw = getpwnam(n->reason_user);
+	if (pw)
+		snprintf(b, l, "%s(%u)", n->reason_user, (unsigned)pw->pw_uid);
+	else
+		snprintf(b, l, "%s", n->reason_user);
+}
+
+static void f_sct(const struct si_row *r, char *b, size_t l)
+{
+	snprintf(b, l, "%" PRId64 ":1:1", first(r) ? first(r)->cpus : 0);
+}
+
+static void f_sockets(const struct si_row *r, char *b, size_t l)
+{
+	snprintf(b, l, "%" PRId64, first(r) ? first(r)->cpus : 0);
+}
+
+static void f_free_mem(const struct si_row *r, char *b, size_t l)
+{
+	snprintf(b, l, "N/A");
+}
+
+#define CONST_FIELD(fname, text)                                                         \
+	static void fname(const struct si_row *r, char *b, size_t l)                     \
+	{                                                                                \
+		snprintf(b, l, "%s", text);                                              \
+	}
+
+CONST_FIELD(f_one, "1")
+CONST_FIELD(f_zero, "0")
+CONST_FIELD(f_no, "no")
+CONST_FIELD(f_all, "all")
+CONST_FIELD(f_oversub, "NO")
+CONST_FIELD(f_job_size, "1-infinite")
+CONST_FIELD(f_load, "N/A")
+CONST_FIELD(f_alloc_nodes, "all")
+
+struct field_row {
+	char letter;
+	const char *header;
+	bool cut;
+	bool summed; /* the value spans the line's nodes: not a grouping key */
+	field_f value;
+};
+
+static const struct field_row fields[] = {
+    {'a', "AVAIL", true, false, f_avail},
+    {'A', "NODES(A/I)", true, true, f_node_ai},
+    {'b', "ACTIVE_FEATURES", true, false, f_features},
+    {'c', "CPUS", true, true, f_cpus},
+    {'C', "CPUS(A/I/O/T)", true, true, f_cpu_aiot},
+    {'d', "TMP_DISK", true, false, f_zero},
+    {'D', "NODES", true, true, f_count},
+    {'e', "FREE_MEM", true, false, f_free_mem},
+    {'E', "REASON", true, false, f_reason},
+    {'f', "AVAIL_FEATURES", true, false, f_features},
+    {'F', "NODES(A/I/O/T)", true, true, f_node_aiot},
+    {'g', "GROUPS", true, false, f_all},
+    {'G', "GRES", true, false, f_gres},
+    {'h', "OVERSUBSCRIBE", true, false, f_oversub},
+    {'H', "TIMESTAMP", true, false, f_reason_time},
+    {'I', "PRIO_JOB_FACTOR", true, false, f_one},
+    {'l', "TIMELIMIT", true, false, f_limit},
+    {'L', "DEFAULTTIME", true, false, f_deflimit},
+    {'m', "MEMORY", true, true, f_memory},
+    {'n', "HOSTNAMES", false, true, f_hosts},
+    {'N', "NODELIST", false, true, f_nodes},
+    {'o', "NODE_ADDR", false, true, f_addrs},
+    {'O', "CPU_LOAD", true, false, f_load},
+    {'p', "PRIO_TIER", true, false, f_one},
+    {'P', "PARTITION", true, false, f_part},
+    {'r', "ROOT", true, false, f_no},
+    {'R', "PARTITION", true, false, f_part_name},
+    {'s', "JOB_SIZE", true, false, f_job_size},
+    {'S', "ALLOCNODES", true, false, f_alloc_nodes},
+    {'t', "STATE", true, false, f_compact},
+    {'T', "STATE", true, false, f_long},
+    {'u', "USER", true, false, f_user},
+    {'U', "USER", true, false, f_user_long},
+    {'w', "WEIGHT", true, false, f_one},
+    {'X', "SOCKETS", true, false, f_sockets},
+    {'Y', "CORES", true, false, f_one},
+    {'z', "S:C:T", true, false, f_sct},
+    {'Z', "THREADS", true, false, f_one},
+};
+
+static const struct field_row *find_field(char letter)
+{
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (fields[i].letter == letter)
+			return &fields[i];
+	return NULL;
+}
+
+bool si_field_summed(char letter)
+{
+	const struct field_row *row = find_field(letter);
+	return row && row->summed;
+}
+
+void si_field_value(char letter, const struct si_row *r, char *buf, size_t len)
+{
+	const struct field_row *row = find_field(letter);
+
+	if (row)
+		row->value(r, buf, len);
+	else
+		buf[0] = '\0';
+}
+
+/* --- parsing and printing ---------------------------------------------- */
+
+static int push(struct si_format *f, struct si_item it, const char *text, size_t len)
+{
+	struct si_item *items = realloc(f->items, (f->n + 1) * sizeof(*items));
+
+	if (!items)
+		return -ENOMEM;
+	f->items = items;
+	if (!it.field && !(it.text = strndup(text, len)))
+		return -ENOMEM;
+	items[f->n++] = it;
+	return 0;
+}
+
+/* One "%..." token at *pp (just after the '%'); advances *pp past it. */
+static int parse_token(struct si_format *f, const char **pp, char *bad)
+{
+	const char *p = *pp;
+	struct si_item it = {0};
+
+	for (; *p == '#' || *p == '.'; p++) {
+		if (*p == '#')
+			it.fit = true;
+		else
+			it.right = true;
+	}
+	while (*p >= '0' && *p <= '9' && it.width < 100000)
+		it.width = it.width * 10 + (*p++ - '0');
+	if (!*p || !find_field(*p)) {
+		*bad = *p;
+		return -EINVAL;
+	}
+	it.field = *p++;
+	*pp = p;
+	return push(f, it, NULL, 0);
+}
+
+int si_format_parse(const char *fmt, struct si_format *out, char *bad)
+{
+	struct si_format f = {0};
+	const char *p = fmt;
+	int rc = 0;
+
+	while (rc == 0 && *p) {
+		if (*p == '%' && p[1] == '%') {
+			rc = push(&f, (struct si_item){0}, "%", 1);
+			p += 2;
+		} else if (*p == '%') {
+			p++;
+			rc = parse_token(&f, &p, bad);
+		} else {
+			size_t len = strcspn(p, "%");
+			rc = push(&f, (struct si_item){0}, p, len);
+			p += len;
+		}
+	}
+	if (rc < 0) {
+		si_format_fini(&f);
+		return rc;
+	}
+	*out = f;
+	return 0;
+}
+
+void si_format_fini(struct si_format *f)
+{
+	for (size_t i = 0; f && i < f->n; i++)
+		free(f->items[i].text);
+	if (f) {
+		free(f->items);
+		f->items = NULL;
+		f->n = 0;
+	}
+}
+
+static void print_str(FILE *out, const char *s, int width, bool right, bool cut)
+{
+	int len = (int)strlen(s);
+
+	if (width <= 0) {
+		fputs(s, out);
+	} else if (len > width && cut) {
+		fwrite(s, 1, (size_t)width, out);
+	} else {
+		fprintf(out, right ? "%*s" : "%-*s", width, s);
+	}
+}
+
+/* The width of item i: as written, or with '#' the widest of the header
+ * and every value. */
+static int item_width(const struct si_item *it, const struct si_rows *rows)
+{
+	const struct field_row *row = find_field(it->field);
+	char buf[4096];
+	int w = (int)strlen(row->header);
+
+	if (!it->fit)
+		return it->width;
+	for (size_t i = 0; i < rows->n; i++) {
+		row->value(&rows->rows[i], buf, sizeof(buf));
+		if ((int)strlen(buf) > w)
+			w = (int)strlen(buf);
+	}
+	return w;
+}
+
+static void print_line(const struct si_format *f, const int *widths,
+		       const struct si_row *r, FILE *out)
+{
+	char buf[4096];
+
+	for (size_t i = 0; i < f->n; i++) {
+		const struct si_item *it = &f->items[i];
+		const struct field_row *row;
+
+		if (!it->field) {
+			fputs(it->text, out);
+			continue;
+		}
+		row = find_field(it->field);
+		if (r)
+			row->value(r, buf, sizeof(buf));
+		print_str(out, r ? buf : row->header, widths[i], it->right,
+			  r ? row->cut : true);
+	}
+	fputc('\n', out);
+}
+
+void si_print(const struct si_format *f, const struct si_rows *rows, bool no_header,
+	      FILE *out)
+{
+	int *widths = calloc(f->n + 1, sizeof(*widths));
+
+	if (!widths)
+		return;
+	for (size_t i = 0; i < f->n; i++)
+		if (f->items[i].field)
+			widths[i] = item_width(&f->items[i], rows);
+	if (!no_header)
+		print_line(f, widths, NULL, out);
+	for (size_t i = 0; i < rows->n; i++)
+		print_line(f, widths, &rows->rows[i], out);
+	free(widths);
+}

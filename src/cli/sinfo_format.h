@@ -1,0 +1,104 @@
+/* sinfo_format.h — sinfo's records, format specifications ("%[#][.][width]X"
+ * with literal text between them), the grouping of nodes into lines (per
+ * partition and state, per node with -N, per reason with -R) and the
+ * printing, as Slurm 22.05's sinfo does them. Pure: the caller reads the
+ * records from ctld and gives the FILE to print to. */
+#ifndef DRV_CLI_SINFO_FORMAT_H
+#define DRV_CLI_SINFO_FORMAT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define SI_FMT_DEFAULT "%#P %.5a %.10l %.6D %.6t %N"
+#define SI_FMT_LONG "%#P %.5a %.10l %.10s %.4r %.8h %.10g %.6D %.11T %N"
+#define SI_FMT_NODE "%#N %.6D %#P %6t"
+#define SI_FMT_NODE_LONG "%#N %.6D %#P %.11T %.4c %.8z %.6m %.8d %.6w %.8f %20E"
+#define SI_FMT_REASON "%20E %9u %19H %N"
+#define SI_FMT_REASON_LONG "%20E %12U %19H %6t %N"
+
+/* A node record (docs/protocol.md). Strings are borrowed from the JSON it
+ * was read from; absent ones are NULL except name and state. */
+struct si_node {
+	const char *name, *state, *reason, *reason_user, *gres, *features;
+	const char *addr, *hostname;
+	const json_t *partitions; /* [S] or NULL */
+	bool drain, not_responding;
+	int64_t cpus, alloc_cpus, real_memory, alloc_memory, reason_time;
+};
+
+/* A partition record; strings borrowed. */
+struct si_part {
+	const char *name, *nodes, *state;
+	bool is_default;
+	int64_t max_time, default_time; /* seconds; -1 infinite, -2 not set */
+};
+
+void si_node_from_json(const json_t *obj, struct si_node *n);
+void si_part_from_json(const json_t *obj, struct si_part *p);
+
+/* sinfo's node states: compact ("idle", "alloc", "mix", "drng", "drain",
+ * "down", "unk") and long ("idle", "allocated", "mixed", "draining",
+ * "drained", "down", "unknown"), with "*" when the node does not respond.
+ * Returned strings are static or written into buf. */
+const char *si_state_compact(const struct si_node *n, char *buf, size_t len);
+const char *si_state_long(const struct si_node *n, char *buf, size_t len);
+
+/* True when the node is in one of the comma-separated states of -t (any
+ * case; "drain" matches drained and draining, "all" everything). */
+bool si_state_matches(const struct si_node *n, const char *states);
+
+struct si_item {
+	char field;	 /* a format letter, or 0 for literal text */
+	int width;	 /* 0: as long as the value */
+	bool right, fit; /* '.': right-justify; '#': as wide as the widest value */
+	char *text;	 /* literal text; owned */
+};
+
+struct si_format {
+	struct si_item *items;
+	size_t n;
+};
+
+/* Parses fmt into *out (release with si_format_fini). An unknown letter
+ * gives -EINVAL with it in *bad. */
+int si_format_parse(const char *fmt, struct si_format *out, char *bad);
+void si_format_fini(struct si_format *f);
+
+/* One output line: a partition (NULL in reason mode) and its nodes. */
+struct si_row {
+	const struct si_part *part;
+	const struct si_node **nodes; /* borrowed pointers; the array is owned */
+	size_t n;
+};
+
+struct si_rows {
+	struct si_row *rows;
+	size_t n;
+};
+
+/* What to show: the partitions of parts_filter (comma list, NULL = all),
+ * nodes in states (NULL = all); node_mode: one line per node and partition;
+ * reason_mode: only nodes with a reason, grouped by reason, user and time
+ * across partitions. Nodes are grouped when every non-summed field of f has
+ * the same value. Returns 0 or -ENOMEM. */
+struct si_select {
+	const char *partitions, *states;
+	bool node_mode, reason_mode;
+};
+int si_group(const struct si_format *f, const struct si_select *sel,
+	     const struct si_part *parts, size_t nparts, const struct si_node *nodes,
+	     size_t nnodes, struct si_rows *out);
+void si_rows_fini(struct si_rows *r);
+
+/* For sinfo_group.c: whether a letter's value spans a line's nodes (counts,
+ * lists, sums: not a grouping key), and a letter's value for one line. */
+bool si_field_summed(char letter);
+void si_field_value(char letter, const struct si_row *r, char *buf, size_t len);
+
+/* Prints the header (unless no_header) and every row. */
+void si_print(const struct si_format *f, const struct si_rows *rows, bool no_header,
+	      FILE *out);
+
+#endif

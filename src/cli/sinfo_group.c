@@ -1,0 +1,207 @@
+/* sinfo_group.c — which nodes sinfo shows and how it groups them into
+ * lines: per partition (in ctld's order), nodes whose shown values agree
+ * share a line; -N gives each node its own line in each partition; -R
+ * groups nodes with a reason across partitions. Pure. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli/sinfo_format.h"
+
+bool si_state_matches(const struct si_node *n, const char *states)
+{
+	char c[32], l[32], *copy, *save = NULL;
+	bool hit = false;
+
+	if (!states)
+		return true;
+	si_state_compact(n, c, sizeof(c));
+	si_state_long(n, l, sizeof(l));
+	c[strcspn(c, "*")] = '\0';
+	l[strcspn(l, "*")] = '\0';
+	copy = strdup(states);
+	for (char *t = strtok_r(copy, ",", &save); t && !hit;
+	     t = strtok_r(NULL, ",", &save))
+		hit = !strcasecmp(t, "all") || !strcasecmp(t, c) || !strcasecmp(t, l) ||
+		      (!strcasecmp(t, "drain") && n->drain) ||
+		      (!strcasecmp(t, "down") && !strcasecmp(n->state, "DOWN")) ||
+		      (!strcasecmp(t, "no_respond") && n->not_responding) ||
+		      (!strcasecmp(t, "responding") && !n->not_responding);
+	free(copy);
+	return hit;
+}
+
+static bool in_list(const char *list, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (const char *p = list; p && *p;) {
+		size_t l = strcspn(p, ",");
+		if (l == len && !strncmp(p, name, len))
+			return true;
+		p += l;
+		if (*p == ',')
+			p++;
+	}
+	return false;
+}
+
+static bool node_in_part(const struct si_node *n, const struct si_part *p)
+{
+	const json_t *v;
+	size_t i;
+
+	json_array_foreach(n->partitions, i, v)
+	{
+		if (json_is_string(v) && !strcmp(json_string_value(v), p->name))
+			return true;
+	}
+	return false;
+}
+
+/* The values of the fields that decide whether two nodes share a line. */
+static char *group_key(const struct si_format *f, const struct si_part *p,
+		       const struct si_node *n, bool node_mode)
+{
+	const struct si_node *one[1] = {n};
+	struct si_row r = {p, one, 1};
+	char *out = NULL, buf[4096];
+	size_t len = 0;
+	FILE *m = open_memstream(&out, &len);
+
+	if (!m)
+		return NULL;
+	if (node_mode)
+		fprintf(m, "%s\x1f", n->name);
+	for (size_t i = 0; i < f->n; i++) {
+		if (!f->items[i].field || si_field_summed(f->items[i].field))
+			continue;
+		si_field_value(f->items[i].field, &r, buf, sizeof(buf));
+		fprintf(m, "%s\x1f", buf);
+	}
+	if (fclose(m) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+struct grouping {
+	struct si_rows *rows;
+	char **keys;
+	size_t cap;
+};
+
+static int add_row(struct grouping *g, const struct si_part *p, char *key)
+{
+	if (g->rows->n == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 8;
+		struct si_row *rows = realloc(g->rows->rows, cap * sizeof(*rows));
+		char **keys;
+
+		if (!rows)
+			return -ENOMEM;
+		g->rows->rows = rows;
+		keys = realloc(g->keys, cap * sizeof(*keys));
+		if (!keys)
+			return -ENOMEM;
+		g->keys = keys;
+		g->cap = cap;
+	}
+	g->rows->rows[g->rows->n] = (struct si_row){p, NULL, 0};
+	g->keys[g->rows->n++] = key;
+	return 0;
+}
+
+/* Puts n on the line of p whose key matches, or on a new line. */
+static int place(struct grouping *g, const struct si_format *f, const struct si_part *p,
+		 const struct si_node *n, bool node_mode)
+{
+	char *key = group_key(f, p, n, node_mode);
+	struct si_row *r = NULL;
+	const struct si_node **nodes;
+
+	if (!key)
+		return -ENOMEM;
+	for (size_t i = 0; i < g->rows->n && !r; i++)
+		if (g->rows->rows[i].part == p && !strcmp(g->keys[i], key))
+			r = &g->rows->rows[i];
+	if (r) {
+		free(key);
+	} else {
+		if (add_row(g, p, key) < 0) {
+			free(key);
+			return -ENOMEM;
+		}
+		r = &g->rows->rows[g->rows->n - 1];
+	}
+	nodes = realloc(r->nodes, (r->n + 1) * sizeof(*nodes));
+	if (!nodes)
+		return -ENOMEM;
+	r->nodes = nodes;
+	r->nodes[r->n++] = n;
+	return 0;
+}
+
+static int group_part(struct grouping *g, const struct si_format *f,
+		      const struct si_select *sel, const struct si_part *p,
+		      const struct si_node *nodes, size_t nnodes)
+{
+	size_t members = 0;
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < nnodes; i++) {
+		if (!node_in_part(&nodes[i], p))
+			continue;
+		members++;
+		if (si_state_matches(&nodes[i], sel->states))
+			rc = place(g, f, p, &nodes[i], sel->node_mode);
+	}
+	if (rc == 0 && members == 0 && !sel->states && !sel->node_mode) {
+		char *key = strdup("");
+		rc = key ? add_row(g, p, key) : -ENOMEM;
+		if (rc < 0)
+			free(key);
+	}
+	return rc;
+}
+
+int si_group(const struct si_format *f, const struct si_select *sel,
+	     const struct si_part *parts, size_t nparts, const struct si_node *nodes,
+	     size_t nnodes, struct si_rows *out)
+{
+	struct si_rows rows = {0};
+	struct grouping g = {&rows, NULL, 0};
+	int rc = 0;
+
+	if (sel->reason_mode) {
+		for (size_t i = 0; rc == 0 && i < nnodes; i++)
+			if (nodes[i].reason && si_state_matches(&nodes[i], sel->states))
+				rc = place(&g, f, NULL, &nodes[i], false);
+	} else {
+		for (size_t p = 0; rc == 0 && p < nparts; p++)
+			if (!sel->partitions || in_list(sel->partitions, parts[p].name))
+				rc = group_part(&g, f, sel, &parts[p], nodes, nnodes);
+	}
+	for (size_t i = 0; i < rows.n; i++)
+		free(g.keys[i]);
+	free(g.keys);
+	if (rc < 0) {
+		si_rows_fini(&rows);
+		return rc;
+	}
+	*out = rows;
+	return 0;
+}
+
+void si_rows_fini(struct si_rows *r)
+{
+	for (size_t i = 0; r && i < r->n; i++)
+		free(r->rows[i].nodes);
+	if (r) {
+		free(r->rows);
+		r->rows = NULL;
+		r->n = 0;
+	}
+}

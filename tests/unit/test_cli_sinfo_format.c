@@ -1,0 +1,167 @@
+/* Unit tests for cli/sinfo_format.c and cli/sinfo_group.c: node states,
+ * grouping per partition and state, -N and -R lines, widths and the
+ * fields client tools parse (%P, %G, %l, %C). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cli/sinfo_format.h"
+
+static json_t *parts_of_debug;
+
+static struct si_node node(const char *name, const char *state)
+{
+	struct si_node n = {0};
+
+	n.name = name;
+	n.addr = name;
+	n.hostname = name;
+	n.state = state;
+	n.cpus = 4;
+	n.real_memory = 1000;
+	n.partitions = parts_of_debug;
+	return n;
+}
+
+static const struct si_part debug = {"debug", "n[1-4]", "UP", true, -1, -2};
+static const struct si_part empty = {"empty", "", "UP", false, 3600, -2};
+
+/* Groups and prints nodes with fmt; the caller frees the text. */
+static char *render(const char *fmt, const struct si_select *sel,
+		    const struct si_node *nodes, size_t n, bool no_header)
+{
+	const struct si_part parts[] = {debug, empty};
+	struct si_format f;
+	struct si_rows rows;
+	char *out = NULL, bad = 0;
+	size_t len = 0;
+	FILE *m = open_memstream(&out, &len);
+
+	assert_int_equal(si_format_parse(fmt, &f, &bad), 0);
+	assert_int_equal(si_group(&f, sel, parts, 2, nodes, n, &rows), 0);
+	si_print(&f, &rows, no_header, m);
+	fclose(m);
+	si_rows_fini(&rows);
+	si_format_fini(&f);
+	return out;
+}
+
+static void check(const char *fmt, const struct si_select *sel,
+		  const struct si_node *nodes, size_t n, const char *want)
+{
+	char *got = render(fmt, sel, nodes, n, false);
+
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void test_states(void **state)
+{
+	struct si_node n = node("n1", "IDLE");
+	char b[32];
+
+	assert_string_equal(si_state_compact(&n, b, sizeof(b)), "idle");
+	n.drain = true;
+	assert_string_equal(si_state_compact(&n, b, sizeof(b)), "drain");
+	assert_string_equal(si_state_long(&n, b, sizeof(b)), "drained");
+	n.state = "MIXED";
+	assert_string_equal(si_state_compact(&n, b, sizeof(b)), "drng");
+	n.drain = false;
+	assert_string_equal(si_state_compact(&n, b, sizeof(b)), "mix");
+	n.state = "ALLOCATED";
+	assert_string_equal(si_state_long(&n, b, sizeof(b)), "allocated");
+	n.state = "DOWN";
+	n.not_responding = true;
+	assert_string_equal(si_state_compact(&n, b, sizeof(b)), "down*");
+	assert_true(si_state_matches(&n, "idle,down"));
+	assert_false(si_state_matches(&n, "idle"));
+	n.state = "UNKNOWN";
+	assert_string_equal(si_state_compact(&n, b, sizeof(b)), "unk*");
+}
+
+static void test_default_summary(void **state)
+{
+	struct si_node nodes[] = {node("n1", "IDLE"), node("n2", "ALLOCATED"),
+				  node("n3", "IDLE"), node("n4", "IDLE")};
+	struct si_select sel = {0};
+
+	nodes[1].alloc_cpus = 4;
+	nodes[3].drain = true;
+	check(SI_FMT_DEFAULT, &sel, nodes, 4,
+	      "PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST\n"
+	      "debug*       up   infinite      2   idle n[1,3]\n"
+	      "debug*       up   infinite      1  alloc n2\n"
+	      "debug*       up   infinite      1  drain n4\n"
+	      "empty        up    1:00:00      0    n/a \n");
+	check("%P", &sel, nodes, 4, "PARTITION\ndebug*\nempty\n");
+	check("%P %G %l %p %c %m", &(struct si_select){.partitions = "debug"}, nodes, 1,
+	      "PARTITION GRES TIMELIMIT PRIO_TIER CPUS MEMORY\n"
+	      "debug* (null) infinite 1 4 1000\n");
+	check("%R|%C|%F|%D", &(struct si_select){.partitions = "debug"}, nodes, 4,
+	      "PARTITION|CPUS(A/I/O/T)|NODES(A/I/O/T)|NODES\n"
+	      "debug|4/8/4/16|1/2/1/4|4\n");
+	check("%.10P|%3D|%5t|",
+	      &(struct si_select){.partitions = "debug", .states = "alloc"}, nodes, 4,
+	      " PARTITION|NOD|STATE|\n    debug*|1  |alloc|\n");
+}
+
+static void test_node_and_reason_modes(void **state)
+{
+	struct si_node nodes[] = {node("n1", "IDLE"), node("n2", "IDLE"),
+				  node("n3", "IDLE")};
+	struct si_select sel = {.node_mode = true, .partitions = "debug"};
+
+	nodes[0].drain = true;
+	nodes[0].reason = "maint";
+	nodes[0].reason_user = "root";
+	nodes[0].reason_time = 0;
+	nodes[1].drain = true;
+	nodes[1].reason = "maint";
+	nodes[1].reason_user = "root";
+	check(SI_FMT_NODE, &sel, nodes, 3,
+	      "NODELIST  NODES PARTITION STATE \n"
+	      "n1            1 debug*    drain \n"
+	      "n2            1 debug*    drain \n"
+	      "n3            1 debug*    idle  \n");
+	sel = (struct si_select){.reason_mode = true};
+	check(SI_FMT_REASON, &sel, nodes, 3,
+	      "REASON               USER      TIMESTAMP           NODELIST\n"
+	      "maint                root      Unknown             n[1-2]\n");
+	nodes[1].reason = "a very long reason that gets cut";
+	check("%E|%N", &sel, nodes, 3,
+	      "REASON|NODELIST\nmaint|n1\na very long reason that gets cut|n2\n");
+}
+
+static void test_bad_format(void **state)
+{
+	struct si_format f;
+	char bad = 0;
+
+	assert_int_equal(si_format_parse("%P %Q", &f, &bad), -EINVAL);
+	assert_int_equal(bad, 'Q');
+	assert_int_equal(si_format_parse("100%% %P", &f, &bad), 0);
+	si_format_fini(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_states),
+	    cmocka_unit_test(test_default_summary),
+	    cmocka_unit_test(test_node_and_reason_modes),
+	    cmocka_unit_test(test_bad_format),
+	};
+	int rc;
+
+	parts_of_debug = json_pack("[s]", "debug");
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	json_decref(parts_of_debug);
+	return rc;
+}

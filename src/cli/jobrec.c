@@ -39,6 +39,32 @@ void cli_job_from_json(const json_t *o, struct cli_job *j)
 	j->end_time = cli_json_int(o, "end_time", 0);
 	j->exit_code = cli_json_int(o, "exit_code", 0);
 	j->exit_signal = cli_json_int(o, "exit_signal", 0);
+	j->account = cli_json_str(o, "account", NULL);
+	j->qos = cli_json_str(o, "qos", "normal");
+	j->gres = cli_json_str(o, "gres", NULL);
+	j->dependency = cli_json_str(o, "dependency", NULL);
+	j->tres = cli_json_str(o, "tres", NULL);
+	j->std_in = cli_json_str(o, "stdin", NULL);
+	j->nice = cli_json_int(o, "nice", 0);
+	j->ntasks = cli_json_int(o, "ntasks", 1);
+	j->gpus = cli_json_int(o, "gpus", 0);
+	j->cpus_per_task = cli_json_int(o, "cpus_per_task", -1);
+	j->ntasks_per_node = cli_json_int(o, "ntasks_per_node", -1);
+	j->min_memory = cli_json_int(o, "min_memory", 0);
+	j->mem_per_cpu = cli_json_bool(o, "mem_per_cpu", false);
+	j->exclusive = cli_json_bool(o, "exclusive", false);
+}
+
+void cli_mem_fmt(int64_t mib, char *buf, size_t len)
+{
+	if (mib > 0 && mib % (1024 * 1024) == 0)
+		snprintf(buf, len, "%lldT", (long long)(mib / (1024 * 1024)));
+	else if (mib > 0 && mib % 1024 == 0)
+		snprintf(buf, len, "%lldG", (long long)(mib / 1024));
+	else if (mib > 0)
+		snprintf(buf, len, "%lldM", (long long)mib);
+	else
+		snprintf(buf, len, "0");
 }
 
 int64_t cli_job_elapsed(const struct cli_job *job, int64_t now)

@@ -4,6 +4,7 @@
 #define DRV_CLI_JOBREC_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Strings are borrowed from the JSON object the record was read from (or
@@ -20,6 +21,18 @@ struct cli_job {
 	int64_t time_limit; /* seconds; -1 unlimited */
 	int64_t submit_time, eligible_time, start_time, end_time;
 	int64_t exit_code, exit_signal;
+	/* issue 3 fields; defaults when ctld does not send them yet */
+	const char *account;	/* NULL if unset */
+	const char *qos;	/* "normal" by default */
+	const char *gres;	/* "gpu:2", "gpu:a100:1" or NULL */
+	const char *dependency; /* NULL if none */
+	const char *tres;	/* NULL: derived from cpus and nodes */
+	const char *std_in;	/* pattern or NULL (/dev/null) */
+	int64_t nice, ntasks, gpus;
+	int64_t cpus_per_task;	 /* -1 when not given */
+	int64_t ntasks_per_node; /* -1 when not given */
+	int64_t min_memory;	 /* MiB per node, or per CPU with mem_per_cpu */
+	bool mem_per_cpu, exclusive;
 };
 
 /* Fills *job from obj (borrowed; it must outlive *job). */
@@ -34,5 +47,9 @@ int64_t cli_job_elapsed(const struct cli_job *job, int64_t now);
  * knows) stay as written. NULL pattern = slurm-%j.out. Returns a
  * new malloc'd string or NULL. */
 char *cli_job_stdio_path(const struct cli_job *job, const char *pattern);
+
+/* Memory as Slurm prints it in squeue %m and scontrol: "0", "1000M", "2G",
+ * "1T" (exact multiples only). */
+void cli_mem_fmt(int64_t mib, char *buf, size_t len);
 
 #endif

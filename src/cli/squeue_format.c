@@ -175,17 +175,47 @@ static void f_end(const struct cli_job *j, int64_t now, char *b, size_t l)
 
 static void f_account(const struct cli_job *j, int64_t now, char *b, size_t l)
 {
-	snprintf(b, l, "(null)");
+	snprintf(b, l, "%s", j->account ? j->account : "(null)");
 }
 
 static void f_qos(const struct cli_job *j, int64_t now, char *b, size_t l)
 {
-	snprintf(b, l, "normal");
+	snprintf(b, l, "%s", j->qos ? j->qos : "normal");
 }
 
 static void f_nice(const struct cli_job *j, int64_t now, char *b, size_t l)
 {
-	snprintf(b, l, "0");
+	snprintf(b, l, "%" PRId64, j->nice);
+}
+
+static void f_min_memory(const struct cli_job *j, int64_t now, char *b, size_t l)
+{
+	cli_mem_fmt(j->min_memory, b, l);
+}
+
+static void f_gres(const struct cli_job *j, int64_t now, char *b, size_t l)
+{
+	snprintf(b, l, "%s", j->gres ? j->gres : "N/A");
+}
+
+static void f_min_cpus(const struct cli_job *j, int64_t now, char *b, size_t l)
+{
+	snprintf(b, l, "%" PRId64, j->cpus_per_task > 0 ? j->cpus_per_task : 1);
+}
+
+static void f_dependency(const struct cli_job *j, int64_t now, char *b, size_t l)
+{
+	snprintf(b, l, "%s", j->dependency ? j->dependency : "(null)");
+}
+
+static void f_oversubscribe(const struct cli_job *j, int64_t now, char *b, size_t l)
+{
+	snprintf(b, l, "%s", j->exclusive ? "NO" : "OK");
+}
+
+static void f_array_index(const struct cli_job *j, int64_t now, char *b, size_t l)
+{
+	snprintf(b, l, "N/A");
 }
 
 static void f_exec_host(const struct cli_job *j, int64_t now, char *b, size_t l)
@@ -195,6 +225,14 @@ static void f_exec_host(const struct cli_job *j, int64_t now, char *b, size_t l)
 
 static const struct field_row fields[] = {
     {'a', "ACCOUNT", true, f_account},
+    {'A', "JOBID", true, f_id},
+    {'b', "TRES_PER_NODE", true, f_gres},
+    {'c', "MIN_CPUS", true, f_min_cpus},
+    {'E', "DEPENDENCY", true, f_dependency},
+    {'F', "ARRAY_JOB_ID", true, f_id},
+    {'h', "OVER_SUBSCRIBE", true, f_oversubscribe},
+    {'K', "ARRAY_TASK_ID", true, f_array_index},
+    {'m', "MIN_MEMORY", true, f_min_memory},
     {'B', "EXEC_HOST", true, f_exec_host},
     {'C', "CPUS", true, f_cpus},
     {'D', "NODES", true, f_nodes},
@@ -371,14 +409,18 @@ struct long_name {
 };
 
 static const struct long_name long_names[] = {
-    {"jobid", 'i'},	{"jobarrayid", 'i'}, {"arrayjobid", 'i'}, {"statecompact", 't'},
-    {"state", 'T'},	{"reason", 'r'},     {"reasonlist", 'R'}, {"name", 'j'},
-    {"partition", 'P'}, {"username", 'u'},   {"userid", 'U'},	  {"timeused", 'M'},
-    {"numnodes", 'D'},	{"nodelist", 'N'},   {"timelimit", 'l'},  {"timeleft", 'L'},
-    {"workdir", 'Z'},	{"comment", 'k'},    {"command", 'o'},	  {"prioritylong", 'Q'},
-    {"numcpus", 'C'},	{"submittime", 'V'}, {"starttime", 'S'},  {"endtime", 'e'},
-    {"account", 'a'},	{"qos", 'q'},	     {"batchhost", 'B'},  {"groupid", 'G'},
-    {"nice", 'y'},
+    {"jobid", 'A'},	  {"jobarrayid", 'i'},	 {"arrayjobid", 'F'},
+    {"arraytaskid", 'K'}, {"minmemory", 'm'},	 {"tres-per-node", 'b'},
+    {"mincpus", 'c'},	  {"dependency", 'E'},	 {"oversubscribe", 'h'},
+    {"shared", 'h'},	  {"statecompact", 't'}, {"state", 'T'},
+    {"reason", 'r'},	  {"reasonlist", 'R'},	 {"name", 'j'},
+    {"partition", 'P'},	  {"username", 'u'},	 {"userid", 'U'},
+    {"timeused", 'M'},	  {"numnodes", 'D'},	 {"nodelist", 'N'},
+    {"timelimit", 'l'},	  {"timeleft", 'L'},	 {"workdir", 'Z'},
+    {"comment", 'k'},	  {"command", 'o'},	 {"prioritylong", 'Q'},
+    {"numcpus", 'C'},	  {"submittime", 'V'},	 {"starttime", 'S'},
+    {"endtime", 'e'},	  {"account", 'a'},	 {"qos", 'q'},
+    {"batchhost", 'B'},	  {"groupid", 'G'},	 {"nice", 'y'},
 };
 
 static char long_letter(const char *name, size_t len)

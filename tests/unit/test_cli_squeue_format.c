@@ -30,6 +30,7 @@ static struct cli_job job(int64_t id, const char *state)
 	j.command = "";
 	j.num_nodes = 1;
 	j.time_limit = -1;
+	j.qos = "normal";
 	return j;
 }
 
@@ -125,8 +126,29 @@ static void test_unknown_letter(void **state)
 	struct cli_job p = job(1, "PENDING");
 
 	bad_seen = 0;
-	check("%i %b|%t", &p, 0, "1 %b|PD\n");
-	assert_int_equal(bad_seen, 'b');
+	check("%i %W|%t", &p, 0, "1 %W|PD\n");
+	assert_int_equal(bad_seen, 'W');
+}
+
+static void test_issue3_fields(void **state)
+{
+	struct cli_job p = job(7, "PENDING");
+
+	check("%a|%q|%m|%b|%y|%c|%E|%h|%A|%F|%K", &p, 0,
+	      "(null)|normal|0|N/A|0|1|(null)|OK|7|7|N/A\n");
+	p.account = "proj";
+	p.qos = "high";
+	p.min_memory = 2048;
+	p.gres = "gpu:2";
+	p.nice = 100;
+	p.cpus_per_task = 4;
+	p.dependency = "afterok:5";
+	p.exclusive = true;
+	check("%a|%q|%m|%b|%y|%c|%E|%h", &p, 0,
+	      "proj|high|2G|gpu:2|100|4|afterok:5|NO\n");
+	p.min_memory = 1000;
+	check("%m", &p, 0, "1000M\n");
+	check("%.8a %q", NULL, 0, " ACCOUNT QOS\n");
 }
 
 static void test_long_format(void **state)
@@ -174,6 +196,7 @@ int main(void)
 	    cmocka_unit_test(test_widths),
 	    cmocka_unit_test(test_finished_and_times),
 	    cmocka_unit_test(test_unknown_letter),
+	    cmocka_unit_test(test_issue3_fields),
 	    cmocka_unit_test(test_long_format),
 	    cmocka_unit_test(test_filter_and_sort),
 	};

@@ -1,37 +1,47 @@
-/* scancel.c — cancels jobs or sends them a signal: one job.cancel for all
- * the ids, then Slurm's message for each id ctld refused. */
+/* scancel.c — cancels jobs or sends them a signal: the ids given and/or
+ * the jobs that match the filters (-u, -n, -t, -p, --me; found with one
+ * job.query), then one job.cancel for all of them and Slurm's message for
+ * each id ctld refused. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <pwd.h>
+#include <strings.h>
+#include <unistd.h>
+
 #include "cli/common.h"
+#include "cli/jobrec.h"
 #include "cli/signame.h"
+#include "cli/state.h"
 #include "common/proto.h"
 
 struct sc_opts {
 	int signal; /* 0: cancel */
 	bool quiet, batch;
 	json_t *ids;
+	/* filters: borrowed comma lists, NULL when not given */
+	const char *user, *name, *state, *partition;
+	char me[32];
 };
 
-enum { OPT_HELP = 0x100, OPT_USAGE, OPT_IGNORE };
+enum { OPT_HELP = 0x100, OPT_USAGE, OPT_IGNORE, OPT_ME };
 
 static const struct option long_opts[] = {
-    {"signal", required_argument, 0, 's'},
-    {"quiet", no_argument, 0, 'Q'},
-    {"batch", no_argument, 0, 'b'},
-    {"full", no_argument, 0, 'f'},
-    {"help", no_argument, 0, OPT_HELP},
-    {"usage", no_argument, 0, OPT_USAGE},
-    {"version", no_argument, 0, 'V'},
-    {"verbose", no_argument, 0, 'v'},
-    {"clusters", required_argument, 0, 'M'},
-    {"cluster", required_argument, 0, 'M'},
-    {"hurry", no_argument, 0, 'H'},
-    {"interactive", no_argument, 0, 'i'},
-    {0, 0, 0, 0},
+    {"signal", required_argument, 0, 's'},   {"quiet", no_argument, 0, 'Q'},
+    {"batch", no_argument, 0, 'b'},	     {"user", required_argument, 0, 'u'},
+    {"name", required_argument, 0, 'n'},     {"jobname", required_argument, 0, 'n'},
+    {"state", required_argument, 0, 't'},    {"partition", required_argument, 0, 'p'},
+    {"me", no_argument, 0, OPT_ME},	     {"account", required_argument, 0, 'A'},
+    {"qos", required_argument, 0, 'q'},	     {"reservation", required_argument, 0, 'R'},
+    {"nodelist", required_argument, 0, 'w'}, {"wckey", required_argument, 0, OPT_IGNORE},
+    {"full", no_argument, 0, 'f'},	     {"help", no_argument, 0, OPT_HELP},
+    {"usage", no_argument, 0, OPT_USAGE},    {"version", no_argument, 0, 'V'},
+    {"verbose", no_argument, 0, 'v'},	     {"clusters", required_argument, 0, 'M'},
+    {"cluster", required_argument, 0, 'M'},  {"hurry", no_argument, 0, 'H'},
+    {"interactive", no_argument, 0, 'i'},    {0, 0, 0, 0},
 };
 
 static void usage(void)
@@ -45,12 +55,63 @@ static void usage(void)
 	       "               [-M cluster_name] [job_id[_array_id][.step_id]]\n");
 }
 
+/* Checks -t: Slurm's scancel takes only these states. */
+static int check_states(const char *list)
+{
+	char *copy = strdup(list), *save = NULL;
+	int rc = 0;
+
+	for (char *t = strtok_r(copy, ",", &save); t && rc == 0;
+	     t = strtok_r(NULL, ",", &save)) {
+		const char *st = cli_state_parse(t);
+		if (!st || (strcmp(st, "PENDING") && strcmp(st, "RUNNING") &&
+			    strcmp(st, "SUSPENDED"))) {
+			cli_error("Invalid job state specified: %s", t);
+			cli_error("Valid job states are PENDING, RUNNING, and SUSPENDED");
+			rc = -EINVAL;
+		}
+	}
+	free(copy);
+	return rc;
+}
+
+/* The filter options; 1 when c is not one of them. */
+static int filter_opt(int c, const char *arg, struct sc_opts *o)
+{
+	switch (c) {
+	case 'u':
+		o->user = arg;
+		return 0;
+	case 'n':
+		o->name = arg;
+		return 0;
+	case 't':
+		o->state = arg;
+		return check_states(arg);
+	case 'p':
+		o->partition = arg;
+		return 0;
+	case OPT_ME:
+		snprintf(o->me, sizeof(o->me), "%u", (unsigned)geteuid());
+		o->user = o->me;
+		return 0;
+	default:
+		return 1;
+	}
+}
+
 /* 1: exit 0 now (help, version); <0: exit 1. */
 static int parse_opts(int argc, char **argv, struct sc_opts *o)
 {
-	int c;
+	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "bfHiM:Qs:vV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "A:bfHiM:n:p:q:QR:s:t:u:vVw:", long_opts,
+				NULL)) != -1) {
+		if ((rc = filter_opt(c, optarg, o)) <= 0) {
+			if (rc < 0)
+				return rc;
+			continue;
+		}
 		switch (c) {
 		case 's':
 			o->signal = cli_signal_parse(optarg);
@@ -82,6 +143,11 @@ static int parse_opts(int argc, char **argv, struct sc_opts *o)
 	return 0;
 }
 
+static bool has_filter(const struct sc_opts *o)
+{
+	return o->user || o->name || o->state || o->partition;
+}
+
 static int parse_ids(int argc, char **argv, struct sc_opts *o)
 {
 	int64_t id;
@@ -94,7 +160,7 @@ static int parse_ids(int argc, char **argv, struct sc_opts *o)
 		}
 		json_array_append_new(o->ids, json_integer(id));
 	}
-	if (json_array_size(o->ids) == 0) {
+	if (json_array_size(o->ids) == 0 && !has_filter(o)) {
 		cli_error("No job identification provided");
 		return -EINVAL;
 	}
@@ -120,7 +186,100 @@ static int report(const struct sc_opts *o, const json_t *res)
 	return 1;
 }
 
-static int cancel(const struct sc_opts *o)
+static bool in_list(const char *list, const char *v)
+{
+	size_t len = strlen(v);
+
+	for (const char *p = list; p && *p;) {
+		size_t l = strcspn(p, ",");
+		if (l == len && !strncasecmp(p, v, len))
+			return true;
+		p += l + (p[l] == ',');
+	}
+	return false;
+}
+
+/* -u's names or uids as user names (a new array), or NULL after a message. */
+static json_t *user_names(const char *list)
+{
+	json_t *a = json_array();
+	char *copy = strdup(list), *save = NULL;
+	int64_t uid;
+
+	for (char *t = strtok_r(copy, ",", &save); t && a;
+	     t = strtok_r(NULL, ",", &save)) {
+		struct passwd *pw = cli_parse_int(t, 0, UINT32_MAX, &uid) == 0
+					? getpwuid((uid_t)uid)
+					: getpwnam(t);
+		if (!pw) {
+			cli_error("Invalid user name: %s", t);
+			json_decref(a);
+			a = NULL;
+		} else {
+			json_array_append_new(a, json_string(pw->pw_name));
+		}
+	}
+	free(copy);
+	return a;
+}
+
+static bool selected(const struct sc_opts *o, const struct cli_job *j)
+{
+	size_t i;
+	json_t *v;
+	bool id_ok = json_array_size(o->ids) == 0;
+
+	json_array_foreach(o->ids, i, v) id_ok |= json_integer_value(v) == j->job_id;
+	if (!id_ok || !cli_state_is_active(j->state))
+		return false;
+	if (o->state && !in_list(o->state, j->state) &&
+	    !in_list(o->state, cli_state_compact(j->state)))
+		return false;
+	return (!o->name || in_list(o->name, j->name)) &&
+	       (!o->partition || in_list(o->partition, j->partition));
+}
+
+/* Replaces o->ids with the jobs that match the filters (and the ids, when
+ * some were given). Returns 0 or -1 after a message. */
+static int select_jobs(const struct drv_conf *conf, struct sc_opts *o)
+{
+	struct drv_error err = {{0}};
+	json_t *body = json_object(), *reply = NULL, *ids = json_array(), *v;
+	struct cli_job j;
+	size_t i;
+	int rc;
+
+	if (o->user) {
+		json_t *users = user_names(o->user);
+		if (!users) {
+			json_decref(body);
+			json_decref(ids);
+			return -1;
+		}
+		json_object_set_new(body, "users", users);
+	}
+	rc = cli_call(conf, "job.query", body, &reply, &err);
+	if (rc != 0) {
+		cli_error("slurm_load_jobs error: %s",
+			  err.text[0] ? err.text
+			  : rc > 0    ? drv_rc_text(rc)
+				      : "Unable to contact slurm controller");
+		json_decref(ids);
+		return -1;
+	}
+	json_array_foreach(json_object_get(reply, "jobs"), i, v)
+	{
+		cli_job_from_json(v, &j);
+		if (selected(o, &j))
+			json_array_append_new(ids, json_integer(j.job_id));
+	}
+	json_decref(reply);
+	json_decref(o->ids);
+	o->ids = ids;
+	return 0;
+}
+
+static int cancel(struct sc_opts *o)
 {
 	struct drv_conf *conf = NULL;
 	struct drv_error err = {{0}};
@@ -130,6 +289,14 @@ static int cancel(const struct sc_opts *o)
 
 	if (cli_conf_load(&conf) < 0)
 		return 1;
+	if (has_filter(o) && select_jobs(conf, o) < 0) {
+		drv_conf_free(conf);
+		return 1;
+	}
+	if (json_array_size(o->ids) == 0) {
+		drv_conf_free(conf);
+		return 0; /* no job matched the filters: nothing to do, as Slurm */
+	}
 	body = json_pack("{s:O}", "job_ids", o->ids);
 	if (o->signal)
 		json_object_set_new(body, "signal", json_integer(o->signal));

@@ -50,7 +50,7 @@ static void usage(void)
 	       "default\n"
 	       "                                  is all records.\n"
 	       "     uhold <job_list>             place user hold on specified job.\n"
-	       "     update <SPECIFICATIONS>      update node configuration.\n"
+	       "     update <SPECIFICATIONS>      update job or node configuration.\n"
 	       "     version                      display tool version number.\n\n"
 	       "  <ENTITY> may be \"config\", \"hostlist\", \"hostnames\", \"job\", "
 	       "\"node\" or\n"

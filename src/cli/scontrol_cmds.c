@@ -1,5 +1,5 @@
 /* scontrol_cmds.c — scontrol's commands that change state: hold, uhold,
- * release, update NodeName=..., and ping. Messages and exit codes follow
+ * release, update NodeName=... and JobId=..., and ping. Messages and exit codes follow
  * Slurm 22.05's scontrol. */
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +11,7 @@
 #include "cli/common.h"
 #include "cli/scontrol.h"
 #include "common/proto.h"
+#include "common/timefmt.h"
 
 /* Collects the ids of "ID[,ID...]" words (a JobId= prefix allowed). */
 static int job_ids(int argc, char **argv, json_t *ids)
@@ -112,10 +113,7 @@ static int parse_update(int argc, char **argv, struct node_update *u)
 			u->state = val;
 		else if (klen >= 1 && !strncasecmp(argv[i], "Reason", klen))
 			u->reason = val;
-		else if (klen >= 3 && !strncasecmp(argv[i], "JobId", klen)) {
-			cli_error("Updating jobs is not supported by Drover yet");
-			return -ENOTSUP;
-		} else {
+		else {
 			fprintf(stderr, "Update of this parameter is not supported: %s\n",
 				argv[i]);
 			fprintf(stderr, "Request aborted\n");
@@ -133,6 +131,90 @@ static const char *node_state(const char *v)
 	return NULL;
 }
 
+/* --- update JobId=... TimeLimit=... Partition=... Nice=... --------------- */
+
+/* One "Key=Value" of a job update into body; -EINVAL after a message. */
+static int job_field(const char *word, json_t *ids, json_t *body)
+{
+	const char *eq = strchr(word, '=');
+	size_t klen = eq ? (size_t)(eq - word) : strlen(word);
+	const char *val = eq ? eq + 1 : "";
+	int64_t v;
+
+	if (klen >= 3 &&
+	    (!strncasecmp(word, "JobId", klen) || klen == 3))
+		return job_ids(1, (char **)&word, ids);
+	if (klen >= 2 && !strncasecmp(word, "TimeLimit", klen)) {
+		if (drv_time_parse_limit(val, &v) < 0) {
+			fprintf(stderr, "Invalid TimeLimit value\n");
+			return -EINVAL;
+		}
+		return json_object_set_new(body, "time_limit", json_integer(v));
+	}
+	if (klen >= 2 && !strncasecmp(word, "Partition", klen) && *val)
+		return json_object_set_new(body, "partition", json_string(val));
+	if (klen >= 2 && !strncasecmp(word, "Nice", klen)) {
+		if (cli_parse_int(*val ? val : "100", -2147483645LL, 2147483645LL, &v) <
+		    0) {
+			fprintf(stderr, "Invalid Nice value: %s\n", val);
+			return -EINVAL;
+		}
+		return json_object_set_new(body, "nice", json_integer(v));
+	}
+	fprintf(stderr, "Update of this parameter is not supported: %s\n", word);
+	fprintf(stderr, "Request aborted\n");
+	return -EINVAL;
+}
+
+static int update_job(struct sctl *s, int argc, char **argv)
+{
+	struct drv_error err = {{0}};
+	json_t *ids = json_array(), *body = json_object(), *reply = NULL, *res;
+	size_t i;
+	int rc = 0, failed = 0;
+
+	for (int k = 0; k < argc && rc == 0; k++)
+		rc = job_field(argv[k], ids, body);
+	if (rc == 0 && json_object_size(body) == 0) {
+		fprintf(stderr, "No changes specified\n");
+		rc = -EINVAL;
+	}
+	if (rc < 0) {
+		json_decref(ids);
+		json_decref(body);
+		return 1;
+	}
+	json_object_set_new(body, "job_ids", ids);
+	rc = sctl_call(s, "job.update", body, &reply, &err);
+	if (rc != 0) {
+		fprintf(stderr, "slurm_update error: %s\n", sctl_failure_text(rc, &err));
+		return 1;
+	}
+	json_array_foreach(json_object_get(reply, "results"), i, res)
+	{
+		int jrc = (int)cli_json_int(res, "rc", 0);
+		const char *text = cli_json_str(res, "error", NULL);
+
+		if (jrc == 0)
+			continue;
+		failed = 1;
+		if (!s->quiet)
+			fprintf(stderr, "slurm_update error: %s\n",
+				text && *text ? text : drv_rc_text(jrc));
+	}
+	json_decref(reply);
+	return failed;
+}
+
+static bool is_job_update(int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++)
+		if (!strncasecmp(argv[i], "JobId=", 6) ||
+		    !strncasecmp(argv[i], "Job=", 4))
+			return true;
+	return false;
+}
+
 int sctl_update(struct sctl *s, int argc, char **argv)
 {
 	struct node_update u = {0};
@@ -145,6 +227,8 @@ int sctl_update(struct sctl *s, int argc, char **argv)
 		fprintf(stderr, "too few arguments for keyword:update\n");
 		return 1;
 	}
+	if (is_job_update(argc, argv))
+		return update_job(s, argc, argv);
 	if (parse_update(argc, argv, &u) < 0)
 		return 1;
 	if (!u.nodes || !u.state) {

@@ -15,6 +15,11 @@
 
 #define NL "\n   "
 
+static const char *or_null(const char *s)
+{
+	return s && *s ? s : "(null)";
+}
+
 static void iso(int64_t t, char *buf, size_t len)
 {
 	drv_time_fmt_iso((time_t)(t > 0 ? t : 0), buf, len);
@@ -49,9 +54,10 @@ static void print_job_head(FILE *out, const struct cli_job *j, bool detail)
 	fprintf(out, "JobId=%" PRId64 " JobName=%s" NL, j->job_id, j->name);
 	fprintf(out, "UserId=%s(%" PRId64 ") GroupId=%s(%" PRId64 ") MCS_label=N/A" NL,
 		j->user, j->uid, grp, j->gid);
-	fprintf(out, "Priority=%" PRId64 " Nice=0 Account=(null) QOS=normal" NL,
-		j->priority);
-	fprintf(out, "JobState=%s Reason=%s Dependency=(null)" NL, j->state, j->reason);
+	fprintf(out, "Priority=%" PRId64 " Nice=%" PRId64 " Account=%s QOS=%s" NL,
+		j->priority, j->nice, or_null(j->account), j->qos ? j->qos : "normal");
+	fprintf(out, "JobState=%s Reason=%s Dependency=%s" NL, j->state, j->reason,
+		or_null(j->dependency));
 	fprintf(out,
 		"Requeue=1 Restarts=%" PRId64 " BatchFlag=1 Reboot=0 ExitCode=%" PRId64
 		":%" PRId64 NL,
@@ -86,38 +92,72 @@ static void print_job_times(FILE *out, const struct cli_job *j, int64_t now)
 		a);
 }
 
+/* TRES= as Slurm prints it: ctld's string, else made from CPUs, memory,
+ * nodes and GPUs. */
+static void job_tres(const struct cli_job *j, char *buf, size_t len)
+{
+	char mem[32];
+	int64_t mib =
+	    j->mem_per_cpu ? j->min_memory * j->cpus : j->min_memory * j->num_nodes;
+	int n;
+
+	if (j->tres && *j->tres) {
+		snprintf(buf, len, "%s", j->tres);
+		return;
+	}
+	cli_mem_fmt(mib, mem, sizeof(mem));
+	n = snprintf(buf, len, "cpu=%" PRId64 "%s%s,node=%" PRId64 ",billing=%" PRId64,
+		     j->cpus, mib > 0 ? ",mem=" : "", mib > 0 ? mem : "", j->num_nodes,
+		     j->cpus);
+	if (j->gpus > 0 && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, ",gres/gpu=%" PRId64, j->gpus);
+}
+
 static void print_job_alloc(FILE *out, const struct cli_job *j)
 {
+	char tres[512], mem[32];
+	int64_t cpt = j->cpus_per_task > 0 ? j->cpus_per_task : 1;
+	int64_t tpn = j->ntasks_per_node > 0 ? j->ntasks_per_node : 0;
+
 	fprintf(out, "Partition=%s AllocNode:Sid=%s:0" NL, j->partition, j->submit_host);
 	fprintf(out, "ReqNodeList=(null) ExcNodeList=(null)" NL);
 	fprintf(out, "NodeList=%s" NL, *j->nodelist ? j->nodelist : "(null)");
 	if (*j->batch_host)
 		fprintf(out, "BatchHost=%s" NL, j->batch_host);
 	fprintf(out,
-		"NumNodes=%" PRId64 " NumCPUs=%" PRId64
-		" NumTasks=1 CPUs/Task=1 ReqB:S:C:T=0:0:*:*" NL,
-		j->num_nodes, j->cpus);
-	fprintf(out, "TRES=cpu=%" PRId64 ",node=%" PRId64 ",billing=%" PRId64 NL, j->cpus,
-		j->num_nodes, j->cpus);
-	fprintf(out, "Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*" NL);
-	fprintf(out, "MinCPUsNode=1 MinMemoryNode=0 MinTmpDiskNode=0" NL);
+		"NumNodes=%" PRId64 " NumCPUs=%" PRId64 " NumTasks=%" PRId64
+		" CPUs/Task=%" PRId64 " ReqB:S:C:T=0:0:*:*" NL,
+		j->num_nodes, j->cpus, j->ntasks > 0 ? j->ntasks : 1, cpt);
+	job_tres(j, tres, sizeof(tres));
+	fprintf(out, "TRES=%s" NL, tres);
+	fprintf(out, "Socks/Node=* NtasksPerN:B:S:C=%" PRId64 ":0:*:* CoreSpec=*" NL,
+		tpn);
+	cli_mem_fmt(j->min_memory, mem, sizeof(mem));
+	fprintf(out, "MinCPUsNode=%" PRId64 " MinMemory%s=%s MinTmpDiskNode=0" NL,
+		cpt * (tpn ? tpn : 1), j->mem_per_cpu ? "CPU" : "Node", mem);
 	fprintf(out, "Features=(null) DelayBoot=00:00:00" NL);
-	fprintf(out, "OverSubscribe=OK Contiguous=0 Licenses=(null) Network=(null)" NL);
+	fprintf(out, "OverSubscribe=%s Contiguous=0 Licenses=(null) Network=(null)" NL,
+		j->exclusive ? "NO" : "OK");
 }
 
 static void print_job_files(FILE *out, const struct cli_job *j)
 {
 	char *err = cli_job_stdio_path(j, j->std_err ? j->std_err : j->std_out);
 	char *outp = cli_job_stdio_path(j, j->std_out);
+	char *inp = j->std_in ? cli_job_stdio_path(j, j->std_in) : NULL;
 
 	fprintf(out, "Command=%s" NL, *j->command ? j->command : "(null)");
 	fprintf(out, "WorkDir=%s", j->workdir);
 	if (j->comment)
 		fprintf(out, NL "Comment=%s ", j->comment);
 	fprintf(out, NL "StdErr=%s", err ? err : "");
-	fprintf(out, NL "StdIn=/dev/null");
+	fprintf(out, NL "StdIn=%s", inp ? inp : "/dev/null");
 	fprintf(out, NL "StdOut=%s", outp ? outp : "");
-	fprintf(out, NL "Power=" NL "\n\n");
+	fprintf(out, NL "Power=");
+	if (j->gres && *j->gres)
+		fprintf(out, NL "TresPerNode=gres:%s", j->gres);
+	fprintf(out, NL "\n\n");
+	free(inp);
 	free(err);
 	free(outp);
 }
@@ -137,11 +177,6 @@ void scs_node_state(const json_t *node, char *buf, size_t len)
 		 cli_json_bool(node, "not_responding", false) ? "+NOT_RESPONDING" : "");
 }
 
-static const char *or_null(const char *s)
-{
-	return s && *s ? s : "(null)";
-}
-
 static void partitions_of(const json_t *node, char *buf, size_t len)
 {
 	const json_t *parts = json_object_get(node, "partitions");
@@ -158,6 +193,32 @@ static void partitions_of(const json_t *node, char *buf, size_t len)
 	}
 }
 
+/* CfgTRES= and AllocTRES= (cpu, mem, gres/gpu as Slurm 22.05 lists them). */
+static void print_node_tres(FILE *out, const json_t *n)
+{
+	char mem[32];
+	int64_t gpus = cli_json_int(n, "gpus", 0);
+	int64_t acpu = cli_json_int(n, "alloc_cpus", 0);
+	int64_t amem = cli_json_int(n, "alloc_memory", 0);
+	int64_t agpu = cli_json_int(n, "alloc_gpus", 0);
+
+	cli_mem_fmt(cli_json_int(n, "real_memory", 1), mem, sizeof(mem));
+	fprintf(out, "CfgTRES=cpu=%" PRId64 ",mem=%s,billing=%" PRId64,
+		cli_json_int(n, "cpus", 1), mem, cli_json_int(n, "cpus", 1));
+	if (gpus > 0)
+		fprintf(out, ",gres/gpu=%" PRId64, gpus);
+	fprintf(out, NL "AllocTRES=");
+	if (acpu > 0)
+		fprintf(out, "cpu=%" PRId64, acpu);
+	if (amem > 0) {
+		cli_mem_fmt(amem, mem, sizeof(mem));
+		fprintf(out, "%smem=%s", acpu > 0 ? "," : "", mem);
+	}
+	if (agpu > 0)
+		fprintf(out, "%sgres/gpu=%" PRId64, acpu + amem > 0 ? "," : "", agpu);
+	fprintf(out, NL);
+}
+
 static void print_node_tail(FILE *out, const json_t *n)
 {
 	char t1[64], t2[64];
@@ -171,14 +232,7 @@ static void print_node_tail(FILE *out, const json_t *n)
 		fprintf(out, "BootTime=%s SlurmdStartTime=%s" NL, t1, t2);
 	iso(cli_json_int(n, "last_seen", 0), t1, sizeof(t1));
 	fprintf(out, "LastBusyTime=%s" NL, t1);
-	fprintf(out, "CfgTRES=cpu=%" PRId64 ",mem=%" PRId64 "M,billing=%" PRId64 NL,
-		cli_json_int(n, "cpus", 1), cli_json_int(n, "real_memory", 1),
-		cli_json_int(n, "cpus", 1));
-	if (cli_json_int(n, "alloc_cpus", 0) > 0)
-		fprintf(out, "AllocTRES=cpu=%" PRId64 NL,
-			cli_json_int(n, "alloc_cpus", 0));
-	else
-		fprintf(out, "AllocTRES=" NL);
+	print_node_tres(out, n);
 	fprintf(out, "CapWatts=n/a" NL "CurrentWatts=0 AveWatts=0" NL);
 	fprintf(out, "ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s");
 	if (reason && *reason) {
@@ -219,9 +273,10 @@ void scs_print_node(FILE *out, const json_t *n)
 	fprintf(out, "NodeAddr=%s NodeHostName=%s Version=22.05.8" NL,
 		cli_json_str(n, "addr", host), host);
 	fprintf(out,
-		"RealMemory=%" PRId64 " AllocMem=0 FreeMem=N/A Sockets=%" PRId64
+		"RealMemory=%" PRId64 " AllocMem=%" PRId64 " FreeMem=N/A Sockets=%" PRId64
 		" Boards=1" NL,
-		cli_json_int(n, "real_memory", 1), cli_json_int(n, "cpus", 1));
+		cli_json_int(n, "real_memory", 1), cli_json_int(n, "alloc_memory", 0),
+		cli_json_int(n, "cpus", 1));
 	fprintf(out,
 		"State=%s ThreadsPerCore=1 TmpDisk=0 Weight=1 Owner=N/A MCS_label=N/A" NL,
 		state);

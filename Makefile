@@ -1,5 +1,6 @@
 # Drover's entry points. `make` builds, `make check` runs every test,
-# `make lint` checks format, static analysis and size limits.
+# `make lint` checks format, static analysis and size limits, `make fuzz`
+# runs every fuzz target of tests/fuzz for FUZZ_SECONDS each (clang).
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 PREFIX ?= /usr/local
@@ -8,10 +9,13 @@ PREFIX ?= /usr/local
 PYTHON ?= /usr/bin/python3
 PYTEST_WORKERS ?= auto
 PYTEST_ARGS ?=
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 30
+FUZZ_TARGETS = frame conf hostlist timefmt sbatch_script cred
 
-C_SOURCES = $(shell find src tests/unit -type f \( -name '*.c' -o -name '*.h' \) 2>/dev/null)
+C_SOURCES = $(shell find src tests/unit tests/fuzz -type f \( -name '*.c' -o -name '*.h' \) 2>/dev/null)
 
-.PHONY: all build deps check unit asan integ lint install demo clean
+.PHONY: all build deps check unit asan integ lint install demo clean fuzz
 
 all: build
 
@@ -56,6 +60,33 @@ lint: deps $(BUILD)/build.ninja
 	  --std=c11 -D_GNU_SOURCE -I src -I . -I $(BUILD) --suppress=missingIncludeSystem src
 	scripts/check-sizes
 
+# libFuzzer builds of tests/fuzz (not part of check). Each target runs on its
+# own copy of its seed corpus in $(FUZZ_BUILD)/corpus, which keeps what the
+# fuzzer finds from one run to the next; crashes land in
+# $(FUZZ_BUILD)/artifacts. Dictionaries (tests/fuzz/NAME.dict) are used
+# where a target has one.
+$(FUZZ_BUILD)/build.ninja:
+	scripts/install-deps fuzz
+	CC=clang meson setup $(FUZZ_BUILD) --werror -Dbuildtype=debugoptimized \
+	  -Dfuzzing=true -Db_sanitize=address,undefined -Db_lundef=false
+
+fuzz: deps $(FUZZ_BUILD)/build.ninja
+	ninja -C $(FUZZ_BUILD) $(addprefix tests/fuzz/fuzz_,$(FUZZ_TARGETS))
+	@set -e; mkdir -p $(FUZZ_BUILD)/artifacts; \
+	for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$t; \
+	  cp tests/fuzz/corpus/$$t/* $(FUZZ_BUILD)/corpus/$$t/; \
+	  dict=; [ -f tests/fuzz/$$t.dict ] && dict=-dict=tests/fuzz/$$t.dict; \
+	  echo "fuzz: $$t for $(FUZZ_SECONDS)s"; \
+	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	    $(FUZZ_BUILD)/tests/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) \
+	    -print_final_stats=1 $$dict -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$t- \
+	    $(FUZZ_BUILD)/corpus/$$t 2>$(FUZZ_BUILD)/fuzz-$$t.log \
+	  || { tail -60 $(FUZZ_BUILD)/fuzz-$$t.log; exit 1; }; \
+	  grep -E '^(stat::number_of_executed_units|#[0-9]+.*DONE)' $(FUZZ_BUILD)/fuzz-$$t.log || true; \
+	done
+
 # Every program lands in PREFIX/bin, where they find each other.
 install: build
 	meson configure $(BUILD) -Dprefix=$(abspath $(PREFIX))
@@ -65,4 +96,4 @@ demo: build
 	scripts/demo $(abspath $(BUILD))
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -36,6 +36,8 @@ def test_three_second_limit_times_out_with_sigterm_first(make_cluster):
     jid = c.sbatch("-t", "0:3", "-o", "lim.out", "limited.sh")
     job = c.wait_done(jid, timeout=20)
     ended_seen = time.time()
+    # noded read the shepherd's verdict (and sends it in job.complete).
+    assert f"job={jid} ended: exit_code=0 signal=0 (time limit)" in c.log("n1")
     assert job["JobState"] == "TIMEOUT", job
     out = (c.work / "lim.out").read_text()
     assert out.startswith("started\ngot TERM\n"), out

@@ -92,6 +92,7 @@ install: build
 	meson configure $(BUILD) -Dprefix=$(abspath $(PREFIX))
 	meson install -C $(BUILD) --quiet
 
+# A local cluster with fake GPUs and a small AI pipeline on it (drover demo).
 demo: build
 	scripts/demo $(abspath $(BUILD))
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "drv_config.h"
+#include "drover/demo.h"
 #include "drover/drover.h"
 
 struct subcommand {
@@ -20,6 +21,7 @@ static const struct subcommand subcommands[] = {
     {"down", cmd_down, "stop a local cluster, its jobs included"},
     {"status", cmd_status, "list a cluster's daemons and whether they run"},
     {"keygen", cmd_keygen, "write a new cluster key"},
+    {"demo", cmd_demo, "run a small GPU pipeline on a new local cluster"},
 };
 
 void drover_print_version(void)

@@ -33,10 +33,16 @@ const char *drv_rc_text(int rc)
 		return "Requested node configuration is not available";
 	case DRV_RC_INVALID_JOB_ID:
 		return "Invalid job id specified";
+	case DRV_RC_JOB_NOT_PENDING:
+		return "Job is no longer pending execution";
 	case DRV_RC_ALREADY_DONE:
 		return "Job/step already completing or completed";
 	case DRV_RC_JOB_PENDING:
 		return "Job is pending execution";
+	case DRV_RC_DEPENDENCY:
+		return "Job dependency problem";
+	case DRV_RC_INVALID_GRES:
+		return "Invalid generic resource (gres) specification";
 	case DRV_RC_INVALID_TIME_LIMIT:
 		return "Requested time limit is invalid (missing or exceeds some limit)";
 	case DRV_RC_NOT_SUPPORTED:

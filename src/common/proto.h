@@ -38,9 +38,12 @@ enum drv_rc {
 	DRV_RC_INVALID_NODE_NAME = 2018, /* "Invalid node name specified" */
 	DRV_RC_NODE_CONFIG_UNAVAIL =
 	    2014, /* "Requested node configuration is not available" */
-	DRV_RC_INVALID_JOB_ID = 2017,	  /* "Invalid job id specified" */
-	DRV_RC_ALREADY_DONE = 2021,	  /* "Job/step already completing or completed" */
-	DRV_RC_JOB_PENDING = 2024,	  /* "Job is pending execution" */
+	DRV_RC_INVALID_JOB_ID = 2017,  /* "Invalid job id specified" */
+	DRV_RC_JOB_NOT_PENDING = 2020, /* "Job is no longer pending execution" */
+	DRV_RC_ALREADY_DONE = 2021,    /* "Job/step already completing or completed" */
+	DRV_RC_JOB_PENDING = 2024,     /* "Job is pending execution" */
+	DRV_RC_DEPENDENCY = 2030,      /* "Job dependency problem" */
+	DRV_RC_INVALID_GRES = 2072, /* "Invalid generic resource (gres) specification" */
 	DRV_RC_INVALID_TIME_LIMIT = 2051, /* "Requested time limit is invalid ..." */
 	DRV_RC_NOT_SUPPORTED = 2054,	  /* "Operation not supported" */
 };

@@ -15,6 +15,7 @@
 #include "ctld/job.h"
 #include "ctld/node.h"
 #include "ctld/store.h"
+#include "sched/sched.h"
 
 /* Event priorities: I/O first, then the scheduler, then the commit of
  * everything the turn changed. */
@@ -108,12 +109,18 @@ bool rpc_is_admin(const struct rpc_req *r);
 /* --- schedule.c ------------------------------------------------------------ */
 void sched_request(struct ctld *c); /* run the scheduler at the end of this turn */
 void sched_init(struct ctld *c);
+int ctld_part_index(const struct ctld *c, const char *name); /* -1 if unknown */
+/* The scheduler's view of the nodes and partitions (arrays of n entries). */
+void ctld_sched_nodes(const struct ctld *c, struct sched_node *out);
+void ctld_sched_parts(const struct ctld *c, struct sched_part *out);
 
 /* --- job_state.c: every job transition ----------------------------------- */
 void job_accept(struct ctld *c, struct job *j, int64_t now);
-void job_start(struct ctld *c, struct job *j, const uint32_t *nodes, uint32_t n,
+void job_start(struct ctld *c, struct job *j, const struct sched_alloc *a, uint32_t n,
 	       int64_t now);
-void job_end(struct ctld *c, struct job *j, int exit_code, int sig, int64_t now);
+void job_hold_nodes(struct ctld *c, struct job *j); /* at start and at recovery */
+void job_end(struct ctld *c, struct job *j, int exit_code, int sig, bool timed_out,
+	     int64_t now);
 int job_cancel(struct ctld *c, struct job *j, uid_t by, int64_t now);
 int job_signal(struct ctld *c, struct job *j, int sig, bool batch_only);
 void job_node_fail(struct ctld *c, struct job *j, int64_t now);

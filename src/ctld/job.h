@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "sched/sched.h"
+
 enum job_state {
 	JOB_PENDING,
 	JOB_RUNNING,
@@ -20,6 +22,29 @@ enum job_state {
 };
 
 enum job_hold { HOLD_NONE, HOLD_USER, HOLD_ADMIN };
+
+/* What a running job holds on one node; alloc[0] is the batch host. */
+struct job_alloc {
+	uint32_t node, cpus, tasks;
+	uint64_t mem;  /* MiB */
+	uint64_t gpus; /* bit mask of GPU indices */
+};
+
+/* The request as the user gave it, with the "given" flags Slurm's
+ * environment depends on (SLURM_NTASKS only with -n, ...). */
+struct job_req {
+	struct sched_req sched; /* what the scheduler places (defaults applied) */
+	bool ntasks_given, cpt_given, mem_given, mem_is_per_cpu;
+	uint64_t mem;	/* MiB as shown (per node or per CPU); 0 = none */
+	char *gpu_type; /* owned; sched.gpu_type points here */
+	char *account, *qos;
+	char *dependency; /* as given */
+	uint32_t *deps;	  /* afterok job ids still to finish */
+	uint32_t n_deps;
+	bool dep_failed; /* a dependency ended other than COMPLETED */
+	int32_t nice;
+	char *open_mode, *stdin_pat;
+};
 
 struct job {
 	uint32_t id;
@@ -36,12 +61,16 @@ struct job {
 	enum job_hold hold;
 	uint32_t restart_count;
 	uint64_t priority;
-	uint32_t *alloc;   /* node indices while allocated, alloc[0] is the batch host */
-	uint32_t n_alloc;  /* 0 when no nodes are held */
-	char *nodelist;	   /* compressed names of the nodes it ran on, "" before */
-	char *batch_host;  /* the node that ran the batch script, NULL before */
-	bool launch_acked; /* noded confirmed the shepherd runs */
-	bool completing;   /* ended in ctld's eyes, nodes still cleaning up */
+	struct job_req req;
+	struct job_alloc *alloc;   /* while nodes are held; alloc[0] is the batch host */
+	uint32_t n_alloc;	   /* 0 when no nodes are held */
+	uint32_t alloc_cpus_total; /* CPUs it had, kept after the end */
+	char *tasks_per_node, *cpus_per_node; /* "2(x3),1", kept after the end */
+	char *alloc_gpus;		      /* GPU indices on the batch node, "0,1" */
+	char *nodelist;		/* compressed names of the nodes it ran on, "" before */
+	char *batch_host;	/* the node that ran the batch script, NULL before */
+	bool launch_acked;	/* noded confirmed the shepherd runs */
+	bool completing;	/* ended in ctld's eyes, nodes still cleaning up */
 	uint32_t missing_pings; /* pings from the batch host that did not list it */
 	uid_t cancel_uid;
 	/* table links */

@@ -3,6 +3,7 @@
  * on the world (launches, signals) only after that commit.
  * Drawn in docs/state-machines.md. */
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,7 @@
 #include "common/log.h"
 #include "common/proto.h"
 #include "ctld/ctld.h"
+#include "ctld/job_req.h"
 #include "ctld/rpc_handlers.h"
 
 /* Slurm's priority/basic: the earlier the submit, the higher. */
@@ -25,7 +27,8 @@ void job_accept(struct ctld *c, struct job *j, int64_t now)
 	j->state = JOB_PENDING;
 	j->submit_time = now;
 	j->eligible_time = j->hold ? 0 : now;
-	j->priority = j->id < PRIORITY_BASE ? PRIORITY_BASE - j->id : 1;
+	int64_t prio = (int64_t)PRIORITY_BASE - (int64_t)j->id - j->req.nice;
+	j->priority = prio > 0 ? (uint64_t)prio : 1;
 	j->reason = j->hold == HOLD_USER ? "JobHeldUser" : "None";
 	j->nodelist = strdup("");
 	job_table_add(&c->jobs, j);
@@ -59,20 +62,67 @@ void job_launch(struct ctld *c, struct job *j)
 	commit_defer(c, launch_after_commit, ref);
 }
 
-void job_start(struct ctld *c, struct job *j, const uint32_t *nodes, uint32_t n,
+/* The strings the batch environment and scontrol show, kept after the end. */
+static void describe_alloc(struct ctld *c, struct job *j)
+{
+	uint32_t *tasks = calloc(j->n_alloc, sizeof(*tasks));
+	uint32_t *cpus = calloc(j->n_alloc, sizeof(*cpus));
+	uint32_t *idx = calloc(j->n_alloc, sizeof(*idx));
+	if (!tasks || !cpus || !idx)
+		abort();
+	j->alloc_cpus_total = 0;
+	for (uint32_t i = 0; i < j->n_alloc; i++) {
+		tasks[i] = j->alloc[i].tasks;
+		cpus[i] = j->alloc[i].cpus;
+		idx[i] = j->alloc[i].node;
+		j->alloc_cpus_total += cpus[i];
+	}
+	free(j->nodelist);
+	j->nodelist = ctld_alloc_hostlist(c, idx, j->n_alloc);
+	free(j->batch_host);
+	j->batch_host = strdup(c->nodes.names[idx[0]]);
+	free(j->tasks_per_node);
+	j->tasks_per_node = job_counts_string(tasks, j->n_alloc);
+	free(j->cpus_per_node);
+	j->cpus_per_node = job_counts_string(cpus, j->n_alloc);
+	char gpus[SCHED_MAX_GPUS * 4] = "";
+	size_t len = 0;
+	for (uint32_t g = 0; g < SCHED_MAX_GPUS; g++)
+		if (j->alloc[0].gpus >> g & 1)
+			len += (size_t)snprintf(gpus + len, sizeof(gpus) - len, "%s%u",
+						len ? "," : "", g);
+	free(j->alloc_gpus);
+	j->alloc_gpus = strdup(gpus);
+	free(tasks);
+	free(cpus);
+	free(idx);
+}
+
+/* Takes the job's resources on each node. */
+void job_hold_nodes(struct ctld *c, struct job *j)
+{
+	for (uint32_t i = 0; i < j->n_alloc; i++) {
+		struct node *n = &c->nodes.nodes[j->alloc[i].node];
+		n->cpus_alloc += j->alloc[i].cpus;
+		n->mem_alloc += j->alloc[i].mem;
+		n->gpus_alloc |= j->alloc[i].gpus;
+		if (node_add_job(n, j) < 0)
+			abort();
+	}
+}
+
+void job_start(struct ctld *c, struct job *j, const struct sched_alloc *a, uint32_t n,
 	       int64_t now)
 {
-	j->alloc = malloc(n * sizeof(*j->alloc));
+	j->alloc = calloc(n, sizeof(*j->alloc));
 	if (!j->alloc)
 		abort();
-	memcpy(j->alloc, nodes, n * sizeof(*nodes));
-	j->n_alloc = n;
 	for (uint32_t i = 0; i < n; i++)
-		c->nodes.nodes[nodes[i]].job = j;
-	free(j->nodelist);
-	j->nodelist = ctld_alloc_hostlist(c, nodes, n);
-	free(j->batch_host);
-	j->batch_host = strdup(c->nodes.names[nodes[0]]);
+		j->alloc[i] = (struct job_alloc){a[i].node, a[i].cpus, a[i].tasks,
+						 a[i].mem, a[i].gpus};
+	j->n_alloc = n;
+	job_hold_nodes(c, j);
+	describe_alloc(c, j);
 	j->state = JOB_RUNNING;
 	j->reason = "None";
 	j->start_time = now;
@@ -90,15 +140,20 @@ static void finish(struct ctld *c, struct job *j)
 	sched_request(c);
 }
 
-void job_end(struct ctld *c, struct job *j, int exit_code, int sig, int64_t now)
+void job_end(struct ctld *c, struct job *j, int exit_code, int sig, bool timed_out,
+	     int64_t now)
 {
 	j->exit_code = exit_code;
 	j->exit_signal = sig;
 	if (j->state == JOB_RUNNING) {
 		j->state = exit_code == 0 && sig == 0 ? JOB_COMPLETED : JOB_FAILED;
+		if (timed_out)
+			j->state = JOB_TIMEOUT;
 		j->end_time = now;
 		if (j->state == JOB_FAILED)
 			j->reason = sig ? "RaisedSignal" : "NonZeroExitCode";
+		else if (j->state == JOB_TIMEOUT)
+			j->reason = "TimeLimit";
 	}
 	finish(c, j);
 	log_info("job=%u ended %s exit=%d:%d", j->id, job_state_name(j->state), exit_code,

@@ -71,6 +71,7 @@ static void print_warning(const char *msg, void *arg)
 	log_warn("%s", msg);
 }
 
+/* The config, what ctld derives from it (nodes' GPUs), and the key. */
 static int load_config(struct ctld *c, const struct options *o, struct drv_error *err)
 {
 	char *path = drv_conf_resolve_path(o->conf_path);
@@ -78,6 +79,10 @@ static int load_config(struct ctld *c, const struct options *o, struct drv_error
 	free(path);
 	if (rc < 0)
 		return rc;
+	struct node_table check;
+	if ((rc = node_table_init(&check, c->conf, 0, err)) < 0)
+		return rc;
+	node_table_fini(&check);
 	return drv_key_load(c->conf->auth_key, &c->key, err);
 }
 
@@ -127,8 +132,9 @@ static int start_loop(struct ctld *c, struct drv_error *err)
 	if (!c->base || event_base_priority_init(c->base, PRIO_COUNT) < 0)
 		return drv_error_set(err, ENOMEM, "cannot create the event loop");
 	c->start_time = time(NULL);
-	if (node_table_init(&c->nodes, c->conf, c->start_time) < 0 ||
-	    job_table_init(&c->jobs) < 0 || build_partitions(c, err) < 0)
+	if (node_table_init(&c->nodes, c->conf, c->start_time, err) < 0)
+		return -EINVAL;
+	if (job_table_init(&c->jobs) < 0 || build_partitions(c, err) < 0)
 		return drv_error_set(err, ENOMEM, "out of memory");
 	c->nonces = drv_nonce_cache_new();
 	c->store = store_open(c->base, c->conf->state_save_location, err);

@@ -8,17 +8,58 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/gres.h"
 #include "ctld/job.h"
+#include "sched/sched.h"
 
-int node_table_init(struct node_table *t, const struct drv_conf *conf, int64_t now)
+/* A node's GPUs from its Gres= line: "gpu:4" or "gpu:a100:2,gpu:v100:2". */
+static int node_gpus(struct node *n, struct drv_error *err)
+{
+	struct drv_gres *g = NULL;
+	size_t k = 0;
+	struct drv_error why = {{0}};
+	if (drv_gres_parse(n->conf->gres, &g, &k, &why) < 0)
+		return drv_error_set(err, EINVAL, "node %s: Gres=%s: %s", n->conf->name,
+				     n->conf->gres, why.text);
+	uint64_t total = 0;
+	for (size_t i = 0; i < k; i++)
+		if (!strcmp(g[i].name, "gpu"))
+			total += g[i].count;
+	if (total > SCHED_MAX_GPUS) {
+		free(g);
+		return drv_error_set(err, EINVAL, "node %s: at most %d GPUs per node",
+				     n->conf->name, SCHED_MAX_GPUS);
+	}
+	n->gpu_type = calloc(total ? total : 1, sizeof(char *));
+	for (size_t i = 0; n->gpu_type && i < k; i++)
+		for (uint64_t c = 0; !strcmp(g[i].name, "gpu") && c < g[i].count; c++)
+			n->gpu_type[n->n_gpus++] =
+			    g[i].type[0] ? strdup(g[i].type) : NULL;
+	free(g);
+	return n->gpu_type ? 0 : drv_error_set(err, ENOMEM, "out of memory");
+}
+
+static void node_init_state(struct node *n)
+{
+	const char *st = n->conf->state;
+	if (st && (!strcmp(st, "DRAIN") || !strcmp(st, "DRAINED"))) {
+		n->drain = true;
+		snprintf(n->reason, sizeof(n->reason), "State=%s in the config", st);
+	} else if (st && !strcmp(st, "DOWN")) {
+		n->down = n->down_by_admin = true;
+		snprintf(n->reason, sizeof(n->reason), "State=DOWN in the config");
+	}
+}
+
+int node_table_init(struct node_table *t, const struct drv_conf *conf, int64_t now,
+		    struct drv_error *err)
 {
 	memset(t, 0, sizeof(*t));
 	t->nodes = calloc(conf->n_nodes ? conf->n_nodes : 1, sizeof(*t->nodes));
 	t->names = calloc(conf->n_nodes ? conf->n_nodes : 1, sizeof(*t->names));
 	if (!t->nodes || !t->names) {
-		free(t->nodes);
-		free(t->names);
-		return -ENOMEM;
+		node_table_fini(t);
+		return drv_error_set(err, ENOMEM, "out of memory");
 	}
 	t->n = conf->n_nodes;
 	for (size_t i = 0; i < t->n; i++) {
@@ -30,26 +71,50 @@ int node_table_init(struct node_table *t, const struct drv_conf *conf, int64_t n
 		/* A node gets SlurmdTimeout from ctld's start to register, so a
 		 * restart of ctld alone never marks nodes DOWN. */
 		n->last_seen = now;
-		const char *st = n->conf->state;
-		if (st && (!strcmp(st, "DRAIN") || !strcmp(st, "DRAINED"))) {
-			n->drain = true;
-			snprintf(n->reason, sizeof(n->reason), "State=%s in the config",
-				 st);
-		} else if (st && !strcmp(st, "DOWN")) {
-			n->down = n->down_by_admin = true;
-			snprintf(n->reason, sizeof(n->reason),
-				 "State=DOWN in the config");
-		}
+		node_init_state(n);
 		t->names[i] = n->conf->name;
+		if (node_gpus(n, err) < 0) {
+			node_table_fini(t);
+			return -EINVAL;
+		}
 	}
 	return 0;
 }
 
 void node_table_fini(struct node_table *t)
 {
+	for (size_t i = 0; t->nodes && i < t->n; i++) {
+		for (uint32_t g = 0; g < t->nodes[i].n_gpus; g++)
+			free(t->nodes[i].gpu_type[g]);
+		free(t->nodes[i].gpu_type);
+		free(t->nodes[i].jobs);
+	}
 	free(t->nodes);
 	free(t->names);
 	memset(t, 0, sizeof(*t));
+}
+
+int node_add_job(struct node *n, struct job *j)
+{
+	if (n->n_jobs == n->cap_jobs) {
+		uint32_t cap = n->cap_jobs ? n->cap_jobs * 2 : 4;
+		struct job **v = realloc(n->jobs, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		n->jobs = v;
+		n->cap_jobs = cap;
+	}
+	n->jobs[n->n_jobs++] = j;
+	return 0;
+}
+
+void node_remove_job(struct node *n, struct job *j)
+{
+	for (uint32_t i = 0; i < n->n_jobs; i++)
+		if (n->jobs[i] == j) {
+			n->jobs[i] = n->jobs[--n->n_jobs];
+			return;
+		}
 }
 
 struct node *node_find(const struct node_table *t, const char *name)
@@ -64,8 +129,8 @@ const char *node_base_state(const struct node *n)
 {
 	if (n->down)
 		return "DOWN";
-	if (n->job)
-		return "ALLOCATED";
+	if (n->n_jobs)
+		return n->cpus_alloc >= (uint32_t)n->conf->cpus ? "ALLOCATED" : "MIXED";
 	if (!n->registered)
 		return "UNKNOWN";
 	return "IDLE";
@@ -89,6 +154,46 @@ static json_t *parts_of(const struct node *n, const struct drv_conf *conf)
 	return a;
 }
 
+/* The GPUs of one type starting at index i: how many are in use, and which. */
+static uint32_t gpu_run(const struct node *n, uint32_t i, char *idx, size_t len,
+			uint32_t *used)
+{
+	const char *type = n->gpu_type[i];
+	uint32_t end = i;
+	size_t il = 0;
+	*used = 0;
+	idx[0] = '\0';
+	for (; end < n->n_gpus; end++) {
+		const char *t = n->gpu_type[end];
+		if (type ? !t || strcmp(t, type) : t != NULL)
+			break;
+		if (n->gpus_alloc >> end & 1) {
+			(*used)++;
+			il += (size_t)snprintf(idx + il, len - il, "%s%u", il ? "," : "",
+					       end);
+		}
+	}
+	return end;
+}
+
+/* "gpu:a100:1(IDX:0),gpu:v100:0(IDX:N/A)" as scontrol's GresUsed; null
+ * without GPUs. Types in the order the node declares them. */
+static json_t *node_gres_used(const struct node *n)
+{
+	if (!n->n_gpus)
+		return json_null();
+	char buf[1024] = "", idx[512];
+	size_t len = 0;
+	for (uint32_t i = 0, used; i < n->n_gpus;) {
+		const char *type = n->gpu_type[i];
+		i = gpu_run(n, i, idx, sizeof(idx), &used);
+		len += (size_t)snprintf(
+		    buf + len, sizeof(buf) - len, "%sgpu%s%s:%u(IDX:%s)", len ? "," : "",
+		    type ? ":" : "", type ? type : "", used, used ? idx : "N/A");
+	}
+	return json_string(buf);
+}
+
 json_t *node_to_record(const struct node *n, const struct drv_conf *conf)
 {
 	json_t *r = json_object();
@@ -104,8 +209,13 @@ json_t *node_to_record(const struct node *n, const struct drv_conf *conf)
 	struct passwd *pw = n->reason_time ? getpwuid(n->reason_uid) : NULL;
 	json_object_set_new(r, "reason_user", json_string(pw ? pw->pw_name : "root"));
 	json_object_set_new(r, "cpus", json_integer(nc->cpus));
-	json_object_set_new(r, "alloc_cpus", json_integer(n->job ? nc->cpus : 0));
+	json_object_set_new(r, "alloc_cpus", json_integer(n->cpus_alloc));
 	json_object_set_new(r, "real_memory", json_integer((json_int_t)nc->real_memory));
+	json_object_set_new(r, "alloc_memory", json_integer((json_int_t)n->mem_alloc));
+	json_object_set_new(r, "gpus", json_integer(n->n_gpus));
+	json_object_set_new(r, "alloc_gpus",
+			    json_integer(__builtin_popcountll(n->gpus_alloc)));
+	json_object_set_new(r, "gres_used", node_gres_used(n));
 	json_object_set_new(r, "gres", nc->gres ? json_string(nc->gres) : json_null());
 	json_object_set_new(r, "features",
 			    nc->features ? json_string(nc->features) : json_null());

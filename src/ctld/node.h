@@ -27,7 +27,13 @@ struct node {
 	int cpus;
 	uint64_t real_memory;
 	int64_t boot_time, last_seen, registered_time;
-	struct job *job;   /* whole-node allocation for now; NULL when free */
+	uint32_t cpus_alloc; /* held by running jobs */
+	uint64_t mem_alloc;  /* MiB */
+	uint64_t gpus_alloc; /* bit mask */
+	uint32_t n_gpus;     /* from the node's Gres=gpu... */
+	char **gpu_type;     /* n_gpus entries (NULL: untyped); owned */
+	struct job **jobs;   /* jobs holding resources here */
+	uint32_t n_jobs, cap_jobs;
 	struct peer *peer; /* noded's connection, NULL when not connected */
 	bool dirty;
 };
@@ -38,11 +44,16 @@ struct node_table {
 	char **names; /* names[i] == nodes[i].conf->name, for hostlist helpers */
 };
 
-int node_table_init(struct node_table *t, const struct drv_conf *conf, int64_t now);
+int node_table_init(struct node_table *t, const struct drv_conf *conf, int64_t now,
+		    struct drv_error *err);
 void node_table_fini(struct node_table *t);
 struct node *node_find(const struct node_table *t, const char *name);
 
-/* Slurm's base state name: "IDLE", "ALLOCATED", "DOWN", "UNKNOWN". */
+/* The jobs holding resources on a node. 0 or -ENOMEM. */
+int node_add_job(struct node *n, struct job *j);
+void node_remove_job(struct node *n, struct job *j);
+
+/* Slurm's base state name: "IDLE", "MIXED", "ALLOCATED", "DOWN", "UNKNOWN". */
 const char *node_base_state(const struct node *n);
 bool node_usable(const struct node *n); /* registered, up, not drained */
 

@@ -53,10 +53,18 @@ static bool reported(json_t *jobs, uint32_t id, uint32_t restart)
 	return false;
 }
 
-static struct job *batch_job_of(struct node *n)
+/* Is j's batch script on n? */
+static bool batch_here(const struct job *j, const struct node *n)
 {
-	struct job *j = n->job;
-	return j && j->n_alloc && j->alloc[0] == n->idx ? j : NULL;
+	return j->n_alloc && j->alloc[0].node == n->idx;
+}
+
+static struct job *batch_job_on(struct node *n, json_int_t id)
+{
+	for (uint32_t i = 0; i < n->n_jobs; i++)
+		if (n->jobs[i]->id == id && batch_here(n->jobs[i], n))
+			return n->jobs[i];
+	return NULL;
 }
 
 static void send_to_node(struct ctld *c, struct node *n, const char *type, json_t *body,
@@ -81,23 +89,11 @@ static void kill_stray(struct ctld *c, struct node *n, json_int_t job_id)
 		     NULL);
 }
 
-/* Jobs noded runs that ctld does not expect there are stopped; the job ctld
- * expects there is acknowledged, launched again, or counted as missing. */
-static void reconcile(struct ctld *c, struct node *n, json_t *jobs, bool at_register,
-		      int64_t now)
+/* One job ctld expects on n: acknowledged, launched again, or counted as
+ * missing (and ended after a few pings). Returns true when it ended. */
+static bool reconcile_one(struct ctld *c, struct node *n, struct job *j, json_t *jobs,
+			  bool at_register, int64_t now)
 {
-	size_t i;
-	json_t *x;
-	json_array_foreach(jobs, i, x)
-	{
-		json_int_t id = json_integer_value(json_object_get(x, "job_id"));
-		struct job *j = batch_job_of(n);
-		if (!j || j->id != id)
-			kill_stray(c, n, id);
-	}
-	struct job *j = batch_job_of(n);
-	if (!j)
-		return;
 	if (reported(jobs, j->id, j->restart_count)) {
 		j->missing_pings = 0;
 		if (!j->launch_acked) {
@@ -112,9 +108,32 @@ static void reconcile(struct ctld *c, struct node *n, json_t *jobs, bool at_regi
 	} else if (++j->missing_pings >= MISSING_PINGS_LIMIT) {
 		log_warn("job=%u no longer reported by node=%s", j->id, n->conf->name);
 		if (j->completing)
-			job_end(c, j, j->exit_code, SIGKILL, now);
+			job_end(c, j, j->exit_code, SIGKILL, false, now);
 		else
 			job_node_fail(c, j, now);
+		return true;
+	}
+	return false;
+}
+
+/* Jobs noded runs that ctld does not expect there are stopped; each job ctld
+ * expects there is checked by reconcile_one. */
+static void reconcile(struct ctld *c, struct node *n, json_t *jobs, bool at_register,
+		      int64_t now)
+{
+	size_t i;
+	json_t *x;
+	json_array_foreach(jobs, i, x)
+	{
+		json_int_t id = json_integer_value(json_object_get(x, "job_id"));
+		if (!batch_job_on(n, id))
+			kill_stray(c, n, id);
+	}
+	for (uint32_t k = 0; k < n->n_jobs;) {
+		struct job *j = n->jobs[k];
+		if (batch_here(j, n) && reconcile_one(c, n, j, jobs, at_register, now))
+			continue; /* it left n->jobs: the same slot holds another */
+		k++;
 	}
 }
 
@@ -168,8 +187,8 @@ void link_job_complete(struct rpc_req *r)
 	struct peer *p = peer_find(c, r->peer_id);
 	if (p && p->node)
 		p->node->last_seen = time(NULL);
-	bool ours = j && j->restart_count == restart && j->n_alloc && p && p->node &&
-		    j->alloc[0] == p->node->idx;
+	bool ours =
+	    j && j->restart_count == restart && p && p->node && batch_here(j, p->node);
 	if (ours && (j->state == JOB_RUNNING || j->completing)) {
 		int code = (int)json_integer_value(json_object_get(r->body, "exit_code"));
 		int sig = (int)json_integer_value(json_object_get(r->body, "signal"));
@@ -179,7 +198,8 @@ void link_job_complete(struct rpc_req *r)
 			log_error("job=%u launch failed: %s", j->id, msg ? msg : "?");
 			code = code ? code : 1;
 		}
-		job_end(c, j, code, sig, time(NULL));
+		bool timeout = json_is_true(json_object_get(r->body, "timeout"));
+		job_end(c, j, code, sig, timeout, time(NULL));
 	}
 	/* Acknowledged once durable: noded re-sends until it hears this. */
 	rpc_reply_durable(r, 0, NULL, NULL);

@@ -15,6 +15,49 @@ static json_t *load_json(const char *text)
 	return v ? v : json_array();
 }
 
+static void set_opt_int(json_t *b, const char *key, bool given, json_int_t v)
+{
+	if (given)
+		json_object_set_new(b, key, json_integer(v));
+}
+
+static void set_opt_str(json_t *b, const char *key, const char *v)
+{
+	if (v)
+		json_object_set_new(b, key, json_string(v));
+}
+
+/* What the batch environment needs to say about the allocation. */
+static void add_resources(json_t *b, const struct job *j)
+{
+	const struct job_req *q = &j->req;
+	uint32_t ntasks = 0;
+	for (uint32_t i = 0; i < j->n_alloc; i++)
+		ntasks += j->alloc[i].tasks;
+	json_object_set_new(b, "ntasks", json_integer(ntasks));
+	json_object_set_new(b, "ntasks_given", json_boolean(q->ntasks_given));
+	set_opt_int(b, "cpus_per_task", q->cpt_given, q->sched.cpus_per_task);
+	set_opt_int(b, "ntasks_per_node", q->sched.ntasks_per_node,
+		    q->sched.ntasks_per_node);
+	set_opt_str(b, "tasks_per_node", j->tasks_per_node);
+	set_opt_str(b, "job_cpus_per_node", j->cpus_per_node);
+	json_object_set_new(b, "cpus_on_node", json_integer(j->alloc[0].cpus));
+	set_opt_int(b, q->mem_is_per_cpu ? "mem_per_cpu" : "mem_per_node", q->mem > 0,
+		    (json_int_t)q->mem);
+	json_t *gpus = json_array();
+	for (uint32_t g = 0; g < SCHED_MAX_GPUS; g++)
+		if (j->alloc[0].gpus >> g & 1)
+			json_array_append_new(gpus, json_integer(g));
+	json_object_set_new(b, "gpus", gpus);
+	set_opt_int(b, "gpus_total", q->sched.gpus_total, q->sched.gpus_total);
+	set_opt_int(b, "gpus_per_node", q->sched.gpus_per_node, q->sched.gpus_per_node);
+	set_opt_str(b, "account", q->account);
+	json_object_set_new(b, "qos", json_string(q->qos ? q->qos : "normal"));
+	json_object_set_new(b, "open_mode",
+			    json_string(q->open_mode ? q->open_mode : "truncate"));
+	set_opt_str(b, "stdin", q->stdin_pat);
+}
+
 static json_t *launch_body(struct ctld *c, struct job *j, const char *script, json_t *env,
 			   json_t *argv)
 {
@@ -45,12 +88,14 @@ static json_t *launch_body(struct ctld *c, struct job *j, const char *script, js
 	json_object_set_new(b, "cluster", json_string(c->conf->cluster_name));
 	json_object_set_new(b, "time_limit", json_integer(j->time_limit));
 	json_object_set_new(b, "kill_wait", json_integer(c->conf->kill_wait));
+	json_object_set_new(b, "start_time", json_integer(j->start_time));
+	add_resources(b, j);
 	return b;
 }
 
 void link_send_launch(struct ctld *c, struct job *j)
 {
-	struct node *n = &c->nodes.nodes[j->alloc[0]];
+	struct node *n = &c->nodes.nodes[j->alloc[0].node];
 	if (!n->peer) {
 		log_info("job=%u launch waits for node=%s to connect", j->id,
 			 n->conf->name);
@@ -59,7 +104,7 @@ void link_send_launch(struct ctld *c, struct job *j)
 	char *script = NULL, *env = NULL, *argv = NULL;
 	if (store_job_payload(c->store, j->id, &script, &env, &argv) < 0) {
 		log_error("job=%u has no script in the store: failing it", j->id);
-		job_end(c, j, 1, 0, time(NULL));
+		job_end(c, j, 1, 0, false, time(NULL));
 		return;
 	}
 	json_t *body = launch_body(c, j, script, load_json(env), load_json(argv));
@@ -76,7 +121,7 @@ void link_send_launch(struct ctld *c, struct job *j)
 
 void link_send_signal(struct ctld *c, struct job *j, int sig, bool batch_only, bool kill)
 {
-	struct node *n = &c->nodes.nodes[j->alloc[0]];
+	struct node *n = &c->nodes.nodes[j->alloc[0].node];
 	if (!n->peer)
 		return; /* reconciled when noded registers again */
 	json_t *body = json_pack("{s:i,s:i,s:b,s:b,s:i}", "job_id", (int)j->id, "signal",

@@ -21,9 +21,12 @@ static void set_reason(struct node *n, const char *reason, uid_t uid, int64_t no
 void node_release_job(struct ctld *c, struct job *j)
 {
 	for (uint32_t i = 0; i < j->n_alloc; i++) {
-		struct node *n = &c->nodes.nodes[j->alloc[i]];
-		if (n->job == j)
-			n->job = NULL;
+		const struct job_alloc *a = &j->alloc[i];
+		struct node *n = &c->nodes.nodes[a->node];
+		n->cpus_alloc -= a->cpus < n->cpus_alloc ? a->cpus : n->cpus_alloc;
+		n->mem_alloc -= a->mem < n->mem_alloc ? a->mem : n->mem_alloc;
+		n->gpus_alloc &= ~a->gpus;
+		node_remove_job(n, j);
 	}
 	free(j->alloc);
 	j->alloc = NULL;
@@ -87,9 +90,8 @@ static void node_set_down(struct ctld *c, struct node *n, const char *why, bool 
 	n->down_by_admin = admin;
 	set_reason(n, why, uid, now);
 	commit_node(c, n);
-	struct job *j = n->job;
-	if (j)
-		job_node_fail(c, j, now);
+	while (n->n_jobs) /* job_node_fail releases the job from this node */
+		job_node_fail(c, n->jobs[n->n_jobs - 1], now);
 	log_warn("node=%s DOWN: %s", n->conf->name, why);
 }
 

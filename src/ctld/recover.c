@@ -24,13 +24,19 @@ static void on_job(const char *key, const char *text, void *arg)
 	if (n && (!job_state_final(j->state) || j->completing)) {
 		j->alloc = calloc(n, sizeof(*j->alloc));
 		for (size_t i = 0; j->alloc && i < n; i++) {
-			struct node *node = node_find(
-			    &c->nodes, json_string_value(json_array_get(names, i)) ?: "");
+			json_t *a = json_array_get(names, i);
+			const char *name = json_string_value(json_object_get(a, "node"));
+			struct node *node = node_find(&c->nodes, name ? name : "");
 			if (!node)
 				continue;
-			j->alloc[j->n_alloc++] = node->idx;
-			node->job = j;
+			j->alloc[j->n_alloc++] = (struct job_alloc){
+			    node->idx,
+			    (uint32_t)json_integer_value(json_object_get(a, "cpus")),
+			    (uint32_t)json_integer_value(json_object_get(a, "tasks")),
+			    (uint64_t)json_integer_value(json_object_get(a, "mem")),
+			    (uint64_t)json_integer_value(json_object_get(a, "gpus"))};
 		}
+		job_hold_nodes(c, j);
 	}
 	if (j->hold)
 		j->reason = j->hold == HOLD_USER ? "JobHeldUser" : "JobHeldAdmin";

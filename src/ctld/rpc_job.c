@@ -1,5 +1,5 @@
-/* rpc_job.c — client requests about jobs: submit, query, cancel, hold and
- * release. Validation happens here; state changes go through job_state.c. */
+/* rpc_job.c — client requests about existing jobs: query, cancel, hold,
+ * release and update. State changes go through job_state.c. */
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,109 +11,6 @@
 #include "common/proto.h"
 #include "ctld/ctld.h"
 #include "ctld/rpc_handlers.h"
-
-static char *body_str(json_t *body, const char *key)
-{
-	const char *s = json_string_value(json_object_get(body, key));
-	return s ? strdup(s) : NULL;
-}
-
-static char *dump_or_empty(json_t *v, const char *empty)
-{
-	return v ? json_dumps(v, JSON_COMPACT) : strdup(empty);
-}
-
-static const struct part *find_part(const struct ctld *c, const char *name)
-{
-	for (size_t i = 0; i < c->n_parts; i++)
-		if ((!name && c->parts[i].conf->is_default) ||
-		    (name && !strcmp(c->parts[i].conf->name, name)))
-			return &c->parts[i];
-	return NULL;
-}
-
-/* Local mode: jobs run as ctld's user, so only that user may submit. */
-static int check_submitter(const struct rpc_req *r, char *msg, size_t len)
-{
-	if (r->cred.uid == r->c->owner_uid)
-		return 0;
-	struct passwd *pw = getpwuid(r->c->owner_uid);
-	snprintf(msg, len,
-		 "Access/permission denied: this local-mode cluster runs as user %s "
-		 "(uid %u) and accepts jobs from that user only (you are uid %u)",
-		 pw ? pw->pw_name : "?", (unsigned)r->c->owner_uid,
-		 (unsigned)r->cred.uid);
-	return -1;
-}
-
-static void fill_job(struct job *j, const struct rpc_req *r, const struct part *p)
-{
-	json_t *b = r->body;
-	j->name = body_str(b, "name");
-	j->user = body_str(b, "user");
-	j->partition = strdup(p->conf->name);
-	j->workdir = body_str(b, "workdir");
-	j->submit_dir = body_str(b, "submit_dir");
-	j->stdout_pat = body_str(b, "stdout");
-	j->stderr_pat = body_str(b, "stderr");
-	j->comment = body_str(b, "comment");
-	j->submit_host = body_str(b, "submit_host");
-	j->command = body_str(b, "command");
-	j->export_env = body_str(b, "export");
-	j->uid = r->cred.uid;
-	j->gid = r->cred.gid;
-	json_t *n = json_object_get(b, "nodes");
-	j->num_nodes = n ? (uint32_t)json_integer_value(n) : 1;
-	json_t *t = json_object_get(b, "time_limit");
-	if (t)
-		j->time_limit = json_integer_value(t);
-	else if (p->conf->default_time != DRV_NO_VAL)
-		j->time_limit = p->conf->default_time;
-	else
-		j->time_limit = p->conf->max_time;
-	j->hold = json_is_true(json_object_get(b, "hold")) ? HOLD_USER : HOLD_NONE;
-}
-
-void rpc_job_submit(struct rpc_req *r)
-{
-	struct ctld *c = r->c;
-	char msg[256];
-	if (check_submitter(r, msg, sizeof(msg)) < 0) {
-		log_warn("refused job.submit from uid %u: not the cluster's user",
-			 r->cred.uid);
-		rpc_reply(r, DRV_RC_ACCESS_DENIED, msg, NULL);
-		return;
-	}
-	const char *pname = json_string_value(json_object_get(r->body, "partition"));
-	const struct part *p = find_part(c, pname);
-	if (!p) {
-		rpc_reply(r, DRV_RC_INVALID_PARTITION,
-			  drv_rc_text(DRV_RC_INVALID_PARTITION), NULL);
-		return;
-	}
-	json_t *n = json_object_get(r->body, "nodes");
-	if (n && json_integer_value(n) > (json_int_t)p->n_nodes) {
-		rpc_reply(r, DRV_RC_NODE_CONFIG_UNAVAIL,
-			  drv_rc_text(DRV_RC_NODE_CONFIG_UNAVAIL), NULL);
-		return;
-	}
-	struct job *j = job_new();
-	if (!j) {
-		rpc_reply(r, DRV_RC_ERROR, "out of memory", NULL);
-		return;
-	}
-	fill_job(j, r, p);
-	j->id = c->jobs.next_id++;
-	commit_meta(c);
-	char *env = dump_or_empty(json_object_get(r->body, "env"), "[]");
-	char *argv = dump_or_empty(json_object_get(r->body, "argv"), "[]");
-	commit_payload(c, j->id, json_string_value(json_object_get(r->body, "script")),
-		       env, argv);
-	free(env);
-	free(argv);
-	job_accept(c, j, time(NULL));
-	rpc_reply_durable(r, 0, NULL, json_pack("{s:i}", "job_id", (json_int_t)j->id));
-}
 
 static bool in_int_list(json_t *list, json_int_t v)
 {
@@ -236,4 +133,37 @@ static int hold_one(struct rpc_req *r, struct job *j, int64_t now)
 void rpc_job_hold(struct rpc_req *r)
 {
 	for_each_job(r, hold_one);
+}
+
+static int update_one(struct rpc_req *r, struct job *j, int64_t now)
+{
+	json_t *limit = json_object_get(r->body, "time_limit");
+	json_t *part = json_object_get(r->body, "partition");
+	json_t *nice = json_object_get(r->body, "nice");
+	if (j->state != JOB_PENDING)
+		return DRV_RC_JOB_NOT_PENDING;
+	if (nice && json_integer_value(nice) < 0 && !rpc_is_admin(r))
+		return DRV_RC_ACCESS_DENIED;
+	if (part && ctld_part_index(r->c, json_string_value(part)) < 0)
+		return DRV_RC_INVALID_PARTITION;
+	if (limit)
+		j->time_limit = json_integer_value(limit);
+	if (part) {
+		free(j->partition);
+		j->partition = strdup(json_string_value(part));
+	}
+	if (nice) {
+		j->priority += (uint64_t)j->req.nice;
+		j->req.nice = (int32_t)json_integer_value(nice);
+		j->priority -= (uint64_t)j->req.nice;
+	}
+	commit_job(r->c, j);
+	sched_request(r->c);
+	log_info("job=%u updated by uid=%u", j->id, (unsigned)r->cred.uid);
+	return 0;
+}
+
+void rpc_job_update(struct rpc_req *r)
+{
+	for_each_job(r, update_one);
 }

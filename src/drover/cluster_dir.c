@@ -225,6 +225,17 @@ static void globals(struct conf_lines *l, const char *dir, int ctld_port)
 	lines_add(l, "MinJobAge", "300");
 }
 
+/* So that jobs without --mem share nodes: each CPU brings its share of the
+ * node's memory (Slurm's default would give a job the whole node). */
+static void memory_default(struct conf_lines *l, const struct up_params *p)
+{
+	unsigned long long per_cpu =
+	    p->cpus > 0 ? p->mem_mb / (unsigned long long)p->cpus : 0;
+	char v[32];
+	snprintf(v, sizeof(v), "%llu", per_cpu ? per_cpu : 1);
+	lines_add(l, "DefMemPerCPU", v);
+}
+
 static void node_lines(struct conf_lines *l, const struct up_params *p, const int *ports)
 {
 	for (int i = 0; i < p->nodes; i++) {
@@ -308,6 +319,7 @@ int cluster_write_conf(const char *dir, const char *conf_path, const struct up_p
 {
 	struct conf_lines g = {.n = 0}, nodes = {.n = 0};
 	globals(&g, dir, ports[0]);
+	memory_default(&g, p);
 	node_lines(&nodes, p, ports);
 	bool node_group = false, part_group = false;
 	int rc = 0;

@@ -1,5 +1,5 @@
-/* sched.c — priority order, strict per partition, whole free nodes.
- * Pure: touches only the snapshot it is given. */
+/* sched.c — the scheduling pass: priority order, strict per partition,
+ * placement by place.c. Pure: touches only the snapshot it is given. */
 #include "sched/sched.h"
 
 #include <errno.h>
@@ -19,35 +19,17 @@ static int check_snapshot(const struct sched_input *in)
 		for (uint32_t i = 0; i < in->parts[p].n_nodes; i++)
 			if (in->parts[p].nodes[i] >= in->n_nodes)
 				return -EINVAL;
+	for (size_t i = 0; i < in->n_nodes; i++)
+		if (in->nodes[i].n_gpus > SCHED_MAX_GPUS ||
+		    in->nodes[i].cpus_used > in->nodes[i].cpus_total)
+			return -EINVAL;
 	for (size_t j = 0; j < in->n_jobs; j++)
-		if (in->jobs[j].part >= in->n_parts)
+		if (in->jobs[j].part >= in->n_parts || !in->jobs[j].req)
 			return -EINVAL;
 	return 0;
 }
 
-/* Picks the first num_nodes free nodes of part, in config order. */
-static bool try_place(struct sched_input *in, const struct sched_part *part,
-		      struct sched_job *job, uint32_t *alloc, size_t cap, size_t *used)
-{
-	uint32_t found = 0;
-	for (uint32_t i = 0; i < part->n_nodes && found < job->num_nodes; i++)
-		if (in->nodes[part->nodes[i]].free)
-			found++;
-	if (found < job->num_nodes || *used + job->num_nodes > cap)
-		return false;
-	job->alloc_off = (uint32_t)*used;
-	for (uint32_t i = 0, n = 0; i < part->n_nodes && n < job->num_nodes; i++) {
-		uint32_t idx = part->nodes[i];
-		if (!in->nodes[idx].free)
-			continue;
-		in->nodes[idx].free = false;
-		alloc[(*used)++] = idx;
-		n++;
-	}
-	return true;
-}
-
-int sched_run(struct sched_input *in, uint32_t *alloc, size_t alloc_cap)
+int sched_run(struct sched_input *in, struct sched_alloc *alloc, size_t alloc_cap)
 {
 	if (check_snapshot(in) < 0)
 		return -EINVAL;
@@ -60,15 +42,21 @@ int sched_run(struct sched_input *in, uint32_t *alloc, size_t alloc_cap)
 	for (size_t j = 0; j < in->n_jobs; j++) {
 		struct sched_job *job = &in->jobs[j];
 		const struct sched_part *part = &in->parts[job->part];
+		uint32_t n = 0;
 		if (!part->up)
 			job->verdict = SCHED_WAIT_PART_DOWN;
-		else if (job->num_nodes == 0 || job->num_nodes > part->n_nodes)
-			job->verdict = SCHED_WAIT_NODE_CONFIG;
 		else if (blocked[job->part])
 			job->verdict = SCHED_WAIT_PRIORITY;
-		else if (try_place(in, part, job, alloc, alloc_cap, &used)) {
+		else if (sched_place(in->nodes, part, job->req, alloc + used,
+				     alloc_cap - used, &n) == 0) {
 			job->verdict = SCHED_START;
+			job->alloc_off = (uint32_t)used;
+			job->alloc_n = n;
+			used += n;
 			started++;
+		} else if (sched_fits_config(in->nodes, in->n_nodes, part, job->req) <
+			   0) {
+			job->verdict = SCHED_WAIT_NODE_CONFIG;
 		} else {
 			job->verdict = SCHED_WAIT_RESOURCES;
 			blocked[job->part] = true;

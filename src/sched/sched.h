@@ -1,13 +1,15 @@
 /* sched.h — the scheduler: a pure function from a snapshot to decisions.
  *
  * No I/O, no clock, no globals: ctld, the simulator and the unit tests call
- * the same code. The caller builds the snapshot (free nodes, partitions,
- * eligible pending jobs), calls sched_run() and applies the verdicts.
+ * the same code. The caller builds the snapshot (nodes with what is in use,
+ * partitions, eligible pending jobs with their requests), calls sched_run()
+ * and applies the verdicts.
  *
- * Policy for now (Slurm's built-in scheduler on whole nodes): jobs are tried
- * in priority order (ties: lower job id first); a job that cannot start
- * blocks every lower-priority job of its partition, which then wait with
- * reason PRIORITY while the blocked one waits with RESOURCES. */
+ * Policy (Slurm's built-in scheduler with select/cons_tres): jobs are tried
+ * in priority order (ties: lower job id first) and share nodes by CPUs,
+ * memory and GPUs; a job that cannot start blocks every lower-priority job of
+ * its partition, which then wait with reason PRIORITY while the blocked one
+ * waits with RESOURCES. */
 #ifndef DRV_SCHED_H
 #define DRV_SCHED_H
 
@@ -15,16 +17,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define SCHED_MEM_WHOLE UINT64_MAX /* --mem=0: all of each node's memory */
+#define SCHED_MAX_GPUS 64	   /* per node: allocations are bit masks */
+
 enum sched_verdict {
 	SCHED_WAIT_PRIORITY,	/* a higher-priority job of its partition waits */
-	SCHED_WAIT_RESOURCES,	/* not enough free nodes now */
+	SCHED_WAIT_RESOURCES,	/* not enough free resources now */
 	SCHED_WAIT_PART_DOWN,	/* its partition is not UP */
 	SCHED_WAIT_NODE_CONFIG, /* the partition can never hold it */
-	SCHED_START,		/* start on alloc[alloc_off .. alloc_off+num_nodes) */
+	SCHED_START,		/* start on alloc[alloc_off .. alloc_off+alloc_n) */
 };
 
 struct sched_node {
-	bool free; /* up, not drained, no job on it */
+	bool up; /* registered, responding, not drained */
+	uint32_t cpus_total, cpus_used;
+	uint64_t mem_total, mem_used; /* MiB; mem_total 0: memory not tracked */
+	uint32_t n_gpus;	      /* <= SCHED_MAX_GPUS */
+	uint64_t gpus_used;	      /* bit i: GPU i is allocated */
+	const char *const *gpu_type;  /* n_gpus entries (NULL: untyped), or NULL */
 };
 
 struct sched_part {
@@ -33,19 +43,41 @@ struct sched_part {
 	bool up;
 };
 
+/* What one job asks for, as Slurm's sbatch options say it. */
+struct sched_req {
+	uint32_t min_nodes;	  /* -N MIN, >= 1 */
+	uint32_t max_nodes;	  /* -N ..MAX; 0: as many as the tasks need */
+	uint32_t ntasks;	  /* -n; 0: one task per node */
+	uint32_t cpus_per_task;	  /* -c, >= 1 */
+	uint32_t ntasks_per_node; /* 0: not given */
+	uint64_t mem_per_node;	  /* MiB, SCHED_MEM_WHOLE, or 0 */
+	uint64_t mem_per_cpu;	  /* MiB, or 0 */
+	uint32_t gpus_per_node;	  /* --gres=gpu:N, --gpus-per-node */
+	uint32_t gpus_total;	  /* --gpus: spread over the job's nodes */
+	const char *gpu_type;	  /* NULL: any type */
+	bool exclusive;		  /* whole nodes, all their CPUs and GPUs */
+};
+
+/* What a started job holds on one node. */
+struct sched_alloc {
+	uint32_t node, cpus, tasks;
+	uint64_t mem;  /* MiB */
+	uint64_t gpus; /* bit mask of GPU indices */
+};
+
 struct sched_job {
 	/* in */
 	uint32_t job_id;
 	uint64_t priority; /* higher runs first */
 	uint32_t part;	   /* index into the partition array */
-	uint32_t num_nodes;
+	const struct sched_req *req;
 	/* out */
 	enum sched_verdict verdict;
-	uint32_t alloc_off; /* with SCHED_START: first node index in alloc[] */
+	uint32_t alloc_off, alloc_n; /* with SCHED_START */
 };
 
 struct sched_input {
-	struct sched_node *nodes; /* borrowed; sched_run marks started nodes busy */
+	struct sched_node *nodes; /* borrowed; sched_run adds what it starts */
 	size_t n_nodes;
 	const struct sched_part *parts;
 	size_t n_parts;
@@ -53,11 +85,23 @@ struct sched_input {
 	size_t n_jobs;
 };
 
-/* Decides every job of in->jobs. alloc must hold at least the sum of
- * num_nodes of all jobs (or n_nodes, whichever is smaller, suffices).
- * Returns the number of jobs to start, or -EINVAL on a malformed snapshot
- * (a partition or node index out of range), in which case nothing is decided. */
-int sched_run(struct sched_input *in, uint32_t *alloc, size_t alloc_cap);
+/* Decides every job. alloc needs room for one entry per node each started
+ * job gets (n_nodes * n_jobs is always enough; the function stops starting
+ * jobs when alloc is full). Returns the number of jobs to start, or -EINVAL
+ * on a malformed snapshot (nothing decided). */
+int sched_run(struct sched_input *in, struct sched_alloc *alloc, size_t alloc_cap);
+
+/* Places one request on part's nodes as they are now; on success marks the
+ * resources used, fills out[0..*n_out) and returns 0; else -ENOSPC and
+ * changes nothing. */
+int sched_place(struct sched_node *nodes, const struct sched_part *part,
+		const struct sched_req *req, struct sched_alloc *out, size_t cap,
+		uint32_t *n_out);
+
+/* Could req ever run in part, were all its nodes up and idle? 0 or -ENOSPC.
+ * nodes is borrowed and left unchanged. */
+int sched_fits_config(const struct sched_node *nodes, size_t n_nodes,
+		      const struct sched_part *part, const struct sched_req *req);
 
 const char *sched_verdict_reason(enum sched_verdict v); /* Slurm's reason name */
 

@@ -92,7 +92,8 @@ def test_sbatch_prints_exactly_submitted_and_parsable(cluster):
 
 
 def test_squeue_shows_running_and_pending_with_columns(make_cluster):
-    c = make_cluster(nodes=1)
+    c = make_cluster(nodes=1, start=False)
+    c.up(extra=("--cpus", "1"))  # one CPU: the second job must wait
     c.write("long.sh", "#!/bin/bash\nsleep 60\n")
     running = c.sbatch("-J", "longjob", "long.sh")
     c.wait_state(running, "RUNNING")

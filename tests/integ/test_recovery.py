@@ -8,7 +8,8 @@ from conftest import pid_alive, wait_for
 
 
 def test_ctld_kill9_with_running_and_pending_jobs(make_cluster):
-    c = make_cluster(nodes=1)
+    c = make_cluster(nodes=1, start=False)
+    c.up(extra=("--cpus", "1"))  # one CPU: the others wait behind the running job
     c.write("run.sh", "#!/bin/bash\n"
             "echo started\n"
             "while [ ! -e go ]; do sleep 0.1; done\n"

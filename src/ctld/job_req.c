@@ -1,0 +1,231 @@
+/* job_req.c — turning sbatch's resource options into a request the
+ * scheduler places, with Slurm's defaults: one task per node, one CPU per
+ * task, DefMemPerCPU / DefMemPerNode / the whole node for memory. */
+#include "ctld/job_req.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/proto.h"
+
+static int64_t get_int(json_t *o, const char *key, int64_t def)
+{
+	json_t *v = json_object_get(o, key);
+	return json_is_integer(v) ? json_integer_value(v) : def;
+}
+
+static char *get_str(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? strdup(s) : NULL;
+}
+
+static void apply_memory(struct job_req *req, json_t *body, const struct drv_conf *conf)
+{
+	struct sched_req *r = &req->sched;
+	json_t *per_node = json_object_get(body, "mem_per_node");
+	json_t *per_cpu = json_object_get(body, "mem_per_cpu");
+	req->mem_given = per_node || per_cpu;
+	if (per_node) {
+		req->mem = (uint64_t)json_integer_value(per_node);
+		r->mem_per_node = req->mem ? req->mem : SCHED_MEM_WHOLE;
+	} else if (per_cpu) {
+		req->mem = (uint64_t)json_integer_value(per_cpu);
+		req->mem_is_per_cpu = true;
+		r->mem_per_cpu = req->mem;
+	} else if (conf->def_mem_per_cpu) {
+		req->mem = conf->def_mem_per_cpu;
+		req->mem_is_per_cpu = true;
+		r->mem_per_cpu = req->mem;
+	} else if (conf->def_mem_per_node) {
+		req->mem = conf->def_mem_per_node;
+		r->mem_per_node = req->mem;
+	} else {
+		r->mem_per_node = SCHED_MEM_WHOLE; /* Slurm: DefMemPerNode=UNLIMITED */
+	}
+}
+
+/* --dependency: only afterok:ID[:ID...] for now (the full grammar comes
+ * with the lifecycle work). */
+static int parse_dependency(struct job_req *req, const char *dep, struct drv_error *err)
+{
+	if (strncmp(dep, "afterok:", 8) != 0)
+		return drv_error_set(err, EINVAL, "Job dependency problem");
+	size_t cap = 1;
+	for (const char *p = dep; *p; p++)
+		cap += *p == ':';
+	req->deps = calloc(cap, sizeof(*req->deps));
+	if (!req->deps)
+		return -ENOMEM;
+	for (const char *p = dep + 8; *p;) {
+		char *end;
+		unsigned long id = strtoul(p, &end, 10);
+		if (end == p || id == 0 || id > UINT32_MAX || (*end && *end != ':'))
+			return drv_error_set(err, EINVAL, "Job dependency problem");
+		req->deps[req->n_deps++] = (uint32_t)id;
+		p = *end ? end + 1 : end;
+	}
+	return req->n_deps ? 0 : drv_error_set(err, EINVAL, "Job dependency problem");
+}
+
+int job_req_from_submit(struct job_req *req, json_t *body, const struct drv_conf *conf,
+			struct drv_error *err)
+{
+	struct sched_req *r = &req->sched;
+	memset(req, 0, sizeof(*req));
+	r->min_nodes = (uint32_t)get_int(body, "nodes", 1);
+	r->max_nodes = (uint32_t)get_int(body, "nodes_max", 0);
+	req->ntasks_given = json_object_get(body, "ntasks") != NULL;
+	r->ntasks = (uint32_t)get_int(body, "ntasks", 0);
+	req->cpt_given = json_object_get(body, "cpus_per_task") != NULL;
+	r->cpus_per_task = (uint32_t)get_int(body, "cpus_per_task", 1);
+	r->ntasks_per_node = (uint32_t)get_int(body, "ntasks_per_node", 0);
+	r->gpus_per_node = (uint32_t)get_int(body, "gpus_per_node", 0);
+	r->gpus_total = (uint32_t)get_int(body, "gpus", 0);
+	r->exclusive = json_is_true(json_object_get(body, "exclusive"));
+	req->gpu_type = get_str(body, "gpu_type");
+	r->gpu_type = req->gpu_type;
+	apply_memory(req, body, conf);
+	req->account = get_str(body, "account");
+	req->qos = get_str(body, "qos");
+	req->nice = (int32_t)get_int(body, "nice", 0);
+	req->open_mode = get_str(body, "open_mode");
+	req->stdin_pat = get_str(body, "stdin");
+	req->dependency = get_str(body, "dependency");
+	int rc = 0;
+	if (r->max_nodes && r->max_nodes < r->min_nodes)
+		rc = drv_error_set(err, EINVAL, "%s",
+				   drv_rc_text(DRV_RC_NODE_CONFIG_UNAVAIL));
+	else if (r->ntasks && r->ntasks < r->min_nodes)
+		rc = drv_error_set(err, EINVAL, "%s",
+				   drv_rc_text(DRV_RC_NODE_CONFIG_UNAVAIL));
+	else if (req->dependency && parse_dependency(req, req->dependency, err) < 0)
+		rc = DRV_RC_DEPENDENCY;
+	if (rc == -EINVAL)
+		rc = DRV_RC_NODE_CONFIG_UNAVAIL;
+	if (rc)
+		job_req_free(req);
+	return rc;
+}
+
+void job_req_free(struct job_req *req)
+{
+	free(req->gpu_type);
+	free(req->account);
+	free(req->qos);
+	free(req->dependency);
+	free(req->deps);
+	free(req->open_mode);
+	free(req->stdin_pat);
+	memset(req, 0, sizeof(*req));
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+json_t *job_req_to_json(const struct job_req *req)
+{
+	const struct sched_req *r = &req->sched;
+	json_t *deps = json_array();
+	for (uint32_t i = 0; i < req->n_deps; i++)
+		json_array_append_new(deps, json_integer(req->deps[i]));
+	json_t *o = json_pack(
+	    "{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:b,s:b,s:b,s:b,s:b,s:I,s:o,s:o,s:o,s:"
+	    "o,"
+	    "s:o,s:b,s:I,s:o,s:o}",
+	    "min_nodes", (json_int_t)r->min_nodes, "max_nodes", (json_int_t)r->max_nodes,
+	    "ntasks", (json_int_t)r->ntasks, "cpus_per_task",
+	    (json_int_t)r->cpus_per_task, "ntasks_per_node",
+	    (json_int_t)r->ntasks_per_node, "mem_per_node",
+	    (json_int_t)(r->mem_per_node == SCHED_MEM_WHOLE
+			     ? -1
+			     : (json_int_t)r->mem_per_node),
+	    "mem_per_cpu", (json_int_t)r->mem_per_cpu, "gpus_per_node",
+	    (json_int_t)r->gpus_per_node, "gpus_total", (json_int_t)r->gpus_total,
+	    "exclusive", r->exclusive, "ntasks_given", req->ntasks_given, "cpt_given",
+	    req->cpt_given, "mem_given", req->mem_given, "mem_is_per_cpu",
+	    req->mem_is_per_cpu, "mem", (json_int_t)req->mem, "gpu_type",
+	    str_or_null(req->gpu_type), "account", str_or_null(req->account), "qos",
+	    str_or_null(req->qos), "dependency", str_or_null(req->dependency), "deps",
+	    deps, "dep_failed", req->dep_failed, "nice", (json_int_t)req->nice,
+	    "open_mode", str_or_null(req->open_mode), "stdin",
+	    str_or_null(req->stdin_pat));
+	return o;
+}
+
+int job_req_from_json(struct job_req *req, json_t *o)
+{
+	struct sched_req *r = &req->sched;
+	memset(req, 0, sizeof(*req));
+	if (!json_is_object(o))
+		return -EINVAL;
+	r->min_nodes = (uint32_t)get_int(o, "min_nodes", 1);
+	r->max_nodes = (uint32_t)get_int(o, "max_nodes", 0);
+	r->ntasks = (uint32_t)get_int(o, "ntasks", 0);
+	r->cpus_per_task = (uint32_t)get_int(o, "cpus_per_task", 1);
+	r->ntasks_per_node = (uint32_t)get_int(o, "ntasks_per_node", 0);
+	int64_t mpn = get_int(o, "mem_per_node", 0);
+	r->mem_per_node = mpn < 0 ? SCHED_MEM_WHOLE : (uint64_t)mpn;
+	r->mem_per_cpu = (uint64_t)get_int(o, "mem_per_cpu", 0);
+	r->gpus_per_node = (uint32_t)get_int(o, "gpus_per_node", 0);
+	r->gpus_total = (uint32_t)get_int(o, "gpus_total", 0);
+	r->exclusive = json_is_true(json_object_get(o, "exclusive"));
+	req->ntasks_given = json_is_true(json_object_get(o, "ntasks_given"));
+	req->cpt_given = json_is_true(json_object_get(o, "cpt_given"));
+	req->mem_given = json_is_true(json_object_get(o, "mem_given"));
+	req->mem_is_per_cpu = json_is_true(json_object_get(o, "mem_is_per_cpu"));
+	req->mem = (uint64_t)get_int(o, "mem", 0);
+	req->gpu_type = get_str(o, "gpu_type");
+	r->gpu_type = req->gpu_type;
+	req->account = get_str(o, "account");
+	req->qos = get_str(o, "qos");
+	req->dependency = get_str(o, "dependency");
+	json_t *deps = json_object_get(o, "deps");
+	req->deps = calloc(json_array_size(deps) + 1, sizeof(*req->deps));
+	for (size_t i = 0; req->deps && i < json_array_size(deps); i++)
+		req->deps[req->n_deps++] =
+		    (uint32_t)json_integer_value(json_array_get(deps, i));
+	req->dep_failed = json_is_true(json_object_get(o, "dep_failed"));
+	req->nice = (int32_t)get_int(o, "nice", 0);
+	req->open_mode = get_str(o, "open_mode");
+	req->stdin_pat = get_str(o, "stdin");
+	return 0;
+}
+
+char *job_counts_string(const uint32_t *v, uint32_t n)
+{
+	size_t cap = 16 + (size_t)n * 24, len = 0;
+	char *s = malloc(cap);
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	for (uint32_t i = 0; i < n;) {
+		uint32_t k = 1;
+		while (i + k < n && v[i + k] == v[i])
+			k++;
+		len += (size_t)snprintf(s + len, cap - len, k > 1 ? "%s%u(x%u)" : "%s%u",
+					i ? "," : "", v[i], k);
+		i += k;
+	}
+	return s;
+}
+
+uint32_t job_cpus(const struct job *j)
+{
+	uint32_t cpus = 0;
+	for (uint32_t i = 0; i < j->n_alloc; i++)
+		cpus += j->alloc[i].cpus;
+	if (cpus)
+		return cpus;
+	if (j->alloc_cpus_total)
+		return j->alloc_cpus_total;
+	const struct sched_req *r = &j->req.sched;
+	uint32_t tasks = r->ntasks	      ? r->ntasks
+			 : r->ntasks_per_node ? r->ntasks_per_node * r->min_nodes
+					      : r->min_nodes;
+	return tasks * (r->cpus_per_task ? r->cpus_per_task : 1);
+}

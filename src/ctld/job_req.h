@@ -1,0 +1,28 @@
+/* job_req.h — a job's resource request: built from job.submit, applied
+ * defaults (DefMemPerCPU, ...), and its JSON form for the store. */
+#ifndef CTLD_JOB_REQ_H
+#define CTLD_JOB_REQ_H
+
+#include <jansson.h>
+
+#include "common/conf.h"
+#include "common/error.h"
+#include "ctld/job.h"
+
+/* Fills req from a job.submit body. Returns 0, or a Slurm rc (enum drv_rc)
+ * with err holding Slurm's message; req is then freed again. */
+int job_req_from_submit(struct job_req *req, json_t *body, const struct drv_conf *conf,
+			struct drv_error *err);
+void job_req_free(struct job_req *req);
+
+json_t *job_req_to_json(const struct job_req *req);	 /* new reference */
+int job_req_from_json(struct job_req *req, json_t *obj); /* 0 or -EINVAL */
+
+/* "2(x3),1": Slurm's compressed list of per-node counts. Returns new text. */
+char *job_counts_string(const uint32_t *v, uint32_t n);
+
+/* The job's total CPUs: allocated while it holds nodes or after it ran,
+ * else what it asks for. */
+uint32_t job_cpus(const struct job *j);
+
+#endif

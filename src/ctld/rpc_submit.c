@@ -1,0 +1,170 @@
+/* rpc_submit.c — job.submit: who may submit, which partition, whether the
+ * request can ever run there (refused at submit as Slurm does), then the
+ * job is created and acknowledged once committed. */
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/log.h"
+#include "common/proto.h"
+#include "ctld/ctld.h"
+#include "ctld/job_req.h"
+#include "ctld/rpc_handlers.h"
+
+static char *body_str(json_t *body, const char *key)
+{
+	const char *s = json_string_value(json_object_get(body, key));
+	return s ? strdup(s) : NULL;
+}
+
+static char *dump_or_empty(json_t *v, const char *empty)
+{
+	return v ? json_dumps(v, JSON_COMPACT) : strdup(empty);
+}
+
+static const struct part *find_part(const struct ctld *c, const char *name)
+{
+	for (size_t i = 0; i < c->n_parts; i++)
+		if ((!name && c->parts[i].conf->is_default) ||
+		    (name && !strcmp(c->parts[i].conf->name, name)))
+			return &c->parts[i];
+	return NULL;
+}
+
+/* Local mode: jobs run as ctld's user, so only that user may submit. */
+static int check_submitter(const struct rpc_req *r, char *msg, size_t len)
+{
+	if (r->cred.uid == r->c->owner_uid)
+		return 0;
+	struct passwd *pw = getpwuid(r->c->owner_uid);
+	snprintf(msg, len,
+		 "Access/permission denied: this local-mode cluster runs as user %s "
+		 "(uid %u) and accepts jobs from that user only (you are uid %u)",
+		 pw ? pw->pw_name : "?", (unsigned)r->c->owner_uid,
+		 (unsigned)r->cred.uid);
+	return -1;
+}
+
+static void fill_job(struct job *j, const struct rpc_req *r, const struct part *p)
+{
+	json_t *b = r->body;
+	j->name = body_str(b, "name");
+	j->user = body_str(b, "user");
+	j->partition = strdup(p->conf->name);
+	j->workdir = body_str(b, "workdir");
+	j->submit_dir = body_str(b, "submit_dir");
+	j->stdout_pat = body_str(b, "stdout");
+	j->stderr_pat = body_str(b, "stderr");
+	j->comment = body_str(b, "comment");
+	j->submit_host = body_str(b, "submit_host");
+	j->command = body_str(b, "command");
+	j->export_env = body_str(b, "export");
+	j->uid = r->cred.uid;
+	j->gid = r->cred.gid;
+	j->num_nodes = j->req.sched.min_nodes;
+	json_t *t = json_object_get(b, "time_limit");
+	if (t)
+		j->time_limit = json_integer_value(t);
+	else if (p->conf->default_time != DRV_NO_VAL)
+		j->time_limit = p->conf->default_time;
+	else
+		j->time_limit = p->conf->max_time;
+	j->hold = json_is_true(json_object_get(b, "hold")) ? HOLD_USER : HOLD_NONE;
+}
+
+/* GPUs of a type no node of the partition has: Slurm's gres error. */
+static bool gpu_type_known(const struct ctld *c, const struct part *p, const char *type)
+{
+	for (uint32_t i = 0; i < p->n_nodes; i++) {
+		const struct node *n = &c->nodes.nodes[p->node_idx[i]];
+		for (uint32_t g = 0; g < n->n_gpus; g++)
+			if (n->gpu_type[g] && !strcmp(n->gpu_type[g], type))
+				return true;
+	}
+	return false;
+}
+
+/* Could the request ever run in p? Slurm refuses it at submit if not. */
+static int check_request(const struct ctld *c, const struct part *p, const struct job *j)
+{
+	const struct job_req *q = &j->req;
+	if (q->gpu_type && !gpu_type_known(c, p, q->gpu_type))
+		return DRV_RC_INVALID_GRES;
+	struct sched_node *nodes = calloc(c->nodes.n ? c->nodes.n : 1, sizeof(*nodes));
+	if (!nodes)
+		return DRV_RC_ERROR;
+	ctld_sched_nodes(c, nodes);
+	struct sched_part sp = {p->node_idx, p->n_nodes, true};
+	int rc = sched_fits_config(nodes, c->nodes.n, &sp, &q->sched);
+	free(nodes);
+	if (rc < 0)
+		return DRV_RC_NODE_CONFIG_UNAVAIL;
+	for (uint32_t i = 0; i < q->n_deps; i++)
+		if (!job_table_find(&c->jobs, q->deps[i]))
+			return DRV_RC_DEPENDENCY;
+	int64_t max = p->conf->max_time;
+	if (c->conf->enforce_part_limits && max != DRV_INFINITE &&
+	    (j->time_limit == DRV_INFINITE || j->time_limit > max))
+		return DRV_RC_INVALID_TIME_LIMIT;
+	return 0;
+}
+
+/* Builds the job; returns NULL and sets *rc and msg when it is refused. */
+static struct job *build_job(struct rpc_req *r, const struct part *p, int *rc,
+			     struct drv_error *msg)
+{
+	struct job *j = job_new();
+	if (!j) {
+		*rc = DRV_RC_ERROR;
+		return NULL;
+	}
+	*rc = job_req_from_submit(&j->req, r->body, r->c->conf, msg);
+	if (*rc == 0) {
+		fill_job(j, r, p);
+		*rc = check_request(r->c, p, j);
+		snprintf(msg->text, sizeof(msg->text), "%s", drv_rc_text(*rc));
+	}
+	if (*rc) {
+		job_free(j);
+		return NULL;
+	}
+	return j;
+}
+
+void rpc_job_submit(struct rpc_req *r)
+{
+	struct ctld *c = r->c;
+	char denied[256];
+	if (check_submitter(r, denied, sizeof(denied)) < 0) {
+		log_warn("refused job.submit from uid %u: not the cluster's user",
+			 r->cred.uid);
+		rpc_reply(r, DRV_RC_ACCESS_DENIED, denied, NULL);
+		return;
+	}
+	const struct part *p =
+	    find_part(c, json_string_value(json_object_get(r->body, "partition")));
+	if (!p) {
+		rpc_reply(r, DRV_RC_INVALID_PARTITION,
+			  drv_rc_text(DRV_RC_INVALID_PARTITION), NULL);
+		return;
+	}
+	struct drv_error msg = {{0}};
+	int rc;
+	struct job *j = build_job(r, p, &rc, &msg);
+	if (!j) {
+		rpc_reply(r, rc, msg.text, NULL);
+		return;
+	}
+	j->id = c->jobs.next_id++;
+	commit_meta(c);
+	char *env = dump_or_empty(json_object_get(r->body, "env"), "[]");
+	char *argv = dump_or_empty(json_object_get(r->body, "argv"), "[]");
+	commit_payload(c, j->id, json_string_value(json_object_get(r->body, "script")),
+		       env, argv);
+	free(env);
+	free(argv);
+	job_accept(c, j, time(NULL));
+	rpc_reply_durable(r, 0, NULL, json_pack("{s:i}", "job_id", (json_int_t)j->id));
+}

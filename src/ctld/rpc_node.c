@@ -133,6 +133,12 @@ void rpc_conf_query(struct rpc_req *r)
 	char buf[64];
 	add_kv(a, "AuthType", cf->auth_type);
 	add_kv(a, "ClusterName", cf->cluster_name);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)cf->def_mem_per_cpu);
+	add_kv(a, "DefMemPerCPU", cf->def_mem_per_cpu ? buf : "UNLIMITED");
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)cf->def_mem_per_node);
+	add_kv(a, "DefMemPerNode", cf->def_mem_per_node ? buf : "UNLIMITED");
+	add_kv(a, "EnforcePartLimits", cf->enforce_part_limits ? "ALL" : "NO");
+	add_kv(a, "GresTypes", "gpu");
 	add_secs(a, "KillWait", cf->kill_wait);
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)cf->max_message_size);
 	add_kv(a, "MaxMessageSize", buf);
@@ -143,6 +149,8 @@ void rpc_conf_query(struct rpc_req *r)
 	snprintf(buf, sizeof(buf), "%d", cf->slurmd_port);
 	add_kv(a, "SlurmdPort", buf);
 	add_secs(a, "SlurmdTimeout", cf->slurmd_timeout);
+	add_kv(a, "SelectType", "select/cons_tres");
+	add_kv(a, "SelectTypeParameters", cf->cr_memory ? "CR_CORE_MEMORY" : "CR_CORE");
 	add_kv(a, "StateSaveLocation", cf->state_save_location);
 	for (size_t i = 0; i < cf->n_other; i++)
 		add_kv(a, cf->other[i].key, cf->other[i].value);

@@ -1,0 +1,66 @@
+/* test_gres.c — Gres= and --gres lists: counts, types, suffixes, hints, and
+ * the malformed entries that must be refused. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "common/gres.h"
+
+static void parses_counts_and_types(void **state)
+{
+	struct drv_gres *g;
+	size_t n;
+	struct drv_error err;
+	assert_int_equal(drv_gres_parse("gpu:4", &g, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(g[0].name, "gpu");
+	assert_string_equal(g[0].type, "");
+	assert_int_equal(g[0].count, 4);
+	free(g);
+	assert_int_equal(drv_gres_parse("gpu:a100:2,gpu:v100:1(S:0),mps:1k", &g, &n, &err), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(g[0].type, "a100");
+	assert_int_equal(g[0].count, 2);
+	assert_string_equal(g[1].type, "v100");
+	assert_int_equal(g[1].count, 1);
+	assert_string_equal(g[2].name, "mps");
+	assert_int_equal(g[2].count, 1024);
+	free(g);
+	assert_int_equal(drv_gres_parse("gpu:h100", &g, &n, &err), 0);
+	assert_string_equal(g[0].type, "h100");
+	assert_int_equal(g[0].count, 1);
+	free(g);
+	assert_int_equal(drv_gres_parse("(null)", &g, &n, &err), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(drv_gres_parse(NULL, &g, &n, &err), 0);
+	assert_int_equal(n, 0);
+}
+
+static void refuses_malformed_entries(void **state)
+{
+	const char *bad[] = {"gpu:0", "gpu:a100:0", ":2", "gpu:a100:x", "gpu::2", "gpu,,x",
+			     "gpu:a100:-1"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct drv_gres *g = (struct drv_gres *)0x1;
+		size_t n = 7;
+		struct drv_error err = {{0}};
+		assert_int_equal(drv_gres_parse(bad[i], &g, &n, &err), -EINVAL);
+		assert_null(g);
+		assert_non_null(strstr(err.text, "invalid gres"));
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(parses_counts_and_types),
+		cmocka_unit_test(refuses_malformed_entries),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

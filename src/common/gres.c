@@ -51,8 +51,8 @@ static int parse_one(const char *s, size_t len, struct drv_gres *g)
 		memcpy(g->type, rest, type_len);
 		return parse_count(c2 + 1, (size_t)(end - c2 - 1), &g->count);
 	}
-	if (parse_count(rest, (size_t)(end - rest), &g->count) == 0)
-		return 0;			/* name:count */
+	if (rest < end && isdigit((unsigned char)*rest)) /* name:count */
+		return parse_count(rest, (size_t)(end - rest), &g->count);
 	size_t type_len = (size_t)(end - rest); /* name:type */
 	if (type_len == 0 || type_len >= sizeof(g->type))
 		return -EINVAL;

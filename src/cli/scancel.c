@@ -229,7 +229,10 @@ static bool selected(const struct sc_opts *o, const struct cli_job *j)
 	json_t *v;
 	bool id_ok = json_array_size(o->ids) == 0;
 
-	json_array_foreach(o->ids, i, v) id_ok |= json_integer_value(v) == j->job_id;
+	json_array_foreach(o->ids, i, v)
+	{
+		id_ok |= json_integer_value(v) == j->job_id;
+	}
 	if (!id_ok || !cli_state_is_active(j->state))
 		return false;
 	if (o->state && !in_list(o->state, j->state) &&

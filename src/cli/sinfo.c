@@ -228,8 +228,14 @@ static int show(const struct si_opts *o, const json_t *nreply, const json_t *pre
 
 	if (!nodes || !parts)
 		goto out;
-	json_array_foreach(nl, i, v) si_node_from_json(v, &nodes[i]);
-	json_array_foreach(pl, i, v) si_part_from_json(v, &parts[i]);
+	json_array_foreach(nl, i, v)
+	{
+		si_node_from_json(v, &nodes[i]);
+	}
+	json_array_foreach(pl, i, v)
+	{
+		si_part_from_json(v, &parts[i]);
+	}
 	nn = filter_nodes(o, nodes, json_array_size(nl));
 	if (si_format_parse(pick_format(o), &fmt, &bad) < 0) {
 		cli_error("Invalid node format specification: %c", bad);

@@ -298,6 +298,8 @@ int cmd_demo(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	bool up = demo_up(&ctx) == 0;
 	rc = !up ? 1 : stop_requested ? DEMO_INTERRUPTED : run_pipeline(&ctx);
+	if (rc == 0)
+		printf("== All %d jobs completed\n", DEMO_N_JOBS);
 	if (o.keep && up && rc != DEMO_INTERRUPTED) {
 		print_keep(&ctx);
 	} else if (demo_down(&ctx) < 0) {

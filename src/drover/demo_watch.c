@@ -38,26 +38,41 @@ static long int_field(json_t *obj, const char *key)
 	return (long)json_integer_value(json_object_get(obj, key));
 }
 
-/* "2 (0,1)" from alloc_gpus {"n1":[0,1]}, else the GPU count, else "". */
+/* Appends the indices of list (a JSON array) to idx as "a,b"; counts them. */
+static void add_indices(json_t *list, char *idx, size_t len, size_t *count)
+{
+	size_t i;
+	json_t *v;
+	json_array_foreach(list, i, v)
+	{
+		size_t used = strlen(idx);
+		snprintf(idx + used, len - used, "%s%lld", *count ? "," : "",
+			 (long long)json_integer_value(v));
+		(*count)++;
+	}
+}
+
+/* "2 (0,1)" from the GPU indices the job holds, else its GPU count, else "".
+ * alloc_gpus is read as ctld may send it: "0,1" (the batch node's), [0,1],
+ * or {"n1":[0,1]}. */
 static void gpus_text(json_t *rec, char *out, size_t len)
 {
 	json_t *alloc = json_object_get(rec, "alloc_gpus");
 	char idx[48] = "";
-	size_t count = 0, used = 0;
-	const char *node;
-	json_t *list;
-	json_object_foreach(alloc, node, list)
-	{
-		size_t i;
-		json_t *v;
-		json_array_foreach(list, i, v)
+	size_t count = 0;
+	if (json_is_string(alloc)) {
+		snprintf(idx, sizeof(idx), "%s", json_string_value(alloc));
+		for (const char *p = idx; *p; p++)
+			count += *p == ',';
+		count += idx[0] != '\0';
+	} else if (json_is_array(alloc)) {
+		add_indices(alloc, idx, sizeof(idx), &count);
+	} else {
+		const char *node;
+		json_t *list;
+		json_object_foreach(alloc, node, list)
 		{
-			int n =
-			    snprintf(idx + used, sizeof(idx) - used, "%s%lld",
-				     count ? "," : "", (long long)json_integer_value(v));
-			if (n > 0 && used + (size_t)n < sizeof(idx))
-				used += (size_t)n;
-			count++;
+			add_indices(list, idx, sizeof(idx), &count);
 		}
 	}
 	if (count)
@@ -189,10 +204,11 @@ static void show(const struct demo_ctx *ctx, const char *line, char *last, size_
 		 * count bytes leniently, the separator is wider in bytes. */
 		fprintf(stderr, "\r\033[K%.*s", term_width() + 2, line);
 		fflush(stderr);
-	} else if (strcmp(line, last)) {
+	} else if (strcmp(strchr(line, ']'), last)) {
+		/* Only when a job moved on, not each second. */
 		fprintf(stderr, "%s\n", line);
 	}
-	snprintf(last, len, "%s", line);
+	snprintf(last, len, "%s", strchr(line, ']'));
 }
 
 static void nap_ms(int ms)

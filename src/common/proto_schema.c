@@ -117,7 +117,7 @@ static const struct field f_job_submit[] = {
     STR("script", true, 1, 0),
     STR("name", true, 0, NAME_LEN),
     STR("partition", false, 1, NAME_LEN),
-    INTD("nodes", 1, 100000, "1"),
+    INT("nodes", false, 1, 100000),
     INT("time_limit", false, -1, I32),
     STR("workdir", true, 1, PATH_LEN),
     STR("submit_dir", false, 0, PATH_LEN),
@@ -217,14 +217,10 @@ static const struct field f_node_ping[] = {
 };
 
 static const struct field f_job_complete[] = {
-    INT("job_id", true, 1, JOB_ID_MAX),
-    INT("restart", true, 0, I32),
-    INT("exit_code", true, 0, 255),
-    INT("signal", true, 0, SIG_MAX),
-    BOOLD("launch_failed", "false"),
-    BOOLD("timeout", "false"),
-    STR("message", false, 0, TEXT_LEN),
-    END,
+    INT("job_id", true, 1, JOB_ID_MAX), INT("restart", true, 0, I32),
+    INT("exit_code", true, 0, 255),	INT("signal", true, 0, SIG_MAX),
+    BOOLD("launch_failed", "false"),	BOOLD("timeout", "false"),
+    STR("message", false, 0, TEXT_LEN), END,
 };
 
 static const struct field f_job_launch[] = {
@@ -261,24 +257,15 @@ static const struct field f_job_signal[] = {
 /* Every declared request type. "reply" is the envelope's own type and has no
  * body schema: its body is the answer to whichever request carried its id. */
 static const struct msg_type msg_types[] = {
-    {"auth.sign", f_auth_sign},
-    {"auth.verify", f_auth_verify},
-    {"job.submit", f_job_submit},
-    {"job.query", f_job_query},
-    {"job.cancel", f_job_cancel},
-    {"job.release", f_job_ids},
-    {"job.hold", f_job_hold},
-    {"job.update", f_job_update},
-    {"node.query", f_names},
-    {"node.update", f_node_update},
-    {"part.query", f_names},
-    {"ctld.ping", f_none},
-    {"conf.query", f_none},
-    {"node.register", f_node_register},
-    {"node.ping", f_node_ping},
-    {"job.complete", f_job_complete},
-    {"job.launch", f_job_launch},
-    {"job.signal", f_job_signal},
+    {"auth.sign", f_auth_sign},	  {"auth.verify", f_auth_verify},
+    {"job.submit", f_job_submit}, {"job.query", f_job_query},
+    {"job.cancel", f_job_cancel}, {"job.release", f_job_ids},
+    {"job.hold", f_job_hold},	  {"job.update", f_job_update},
+    {"node.query", f_names},	  {"node.update", f_node_update},
+    {"part.query", f_names},	  {"ctld.ping", f_none},
+    {"conf.query", f_none},	  {"node.register", f_node_register},
+    {"node.ping", f_node_ping},	  {"job.complete", f_job_complete},
+    {"job.launch", f_job_launch}, {"job.signal", f_job_signal},
 };
 
 #define N_TYPES (sizeof(msg_types) / sizeof(msg_types[0]))

@@ -75,8 +75,11 @@ int job_req_from_submit(struct job_req *req, json_t *body, const struct drv_conf
 {
 	struct sched_req *r = &req->sched;
 	memset(req, 0, sizeof(*req));
+	/* -N N means exactly N nodes, -N MIN-MAX a range, no -N as many as the
+	 * tasks need (at least one). */
 	r->min_nodes = (uint32_t)get_int(body, "nodes", 1);
-	r->max_nodes = (uint32_t)get_int(body, "nodes_max", 0);
+	r->max_nodes = (uint32_t)get_int(
+	    body, "nodes_max", json_object_get(body, "nodes") ? r->min_nodes : 0);
 	req->ntasks_given = json_object_get(body, "ntasks") != NULL;
 	r->ntasks = (uint32_t)get_int(body, "ntasks", 0);
 	req->cpt_given = json_object_get(body, "cpus_per_task") != NULL;

@@ -23,7 +23,8 @@ static void parses_counts_and_types(void **state)
 	assert_string_equal(g[0].type, "");
 	assert_int_equal(g[0].count, 4);
 	free(g);
-	assert_int_equal(drv_gres_parse("gpu:a100:2,gpu:v100:1(S:0),mps:1k", &g, &n, &err), 0);
+	assert_int_equal(
+	    drv_gres_parse("gpu:a100:2,gpu:v100:1(S:0),mps:1k", &g, &n, &err), 0);
 	assert_int_equal(n, 3);
 	assert_string_equal(g[0].type, "a100");
 	assert_int_equal(g[0].count, 2);
@@ -44,8 +45,8 @@ static void parses_counts_and_types(void **state)
 
 static void refuses_malformed_entries(void **state)
 {
-	const char *bad[] = {"gpu:0", "gpu:a100:0", ":2", "gpu:a100:x", "gpu::2", "gpu,,x",
-			     "gpu:a100:-1"};
+	const char *bad[] = {"gpu:0",  "gpu:a100:0", ":2",	   "gpu:a100:x",
+			     "gpu::2", "gpu,,x",     "gpu:a100:-1"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct drv_gres *g = (struct drv_gres *)0x1;
 		size_t n = 7;
@@ -59,8 +60,8 @@ static void refuses_malformed_entries(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(parses_counts_and_types),
-		cmocka_unit_test(refuses_malformed_entries),
+	    cmocka_unit_test(parses_counts_and_types),
+	    cmocka_unit_test(refuses_malformed_entries),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -51,6 +51,7 @@ void cli_job_from_json(const json_t *o, struct cli_job *j)
 	j->cpus_per_task = cli_json_int(o, "cpus_per_task", -1);
 	j->ntasks_per_node = cli_json_int(o, "ntasks_per_node", -1);
 	j->min_memory = cli_json_int(o, "min_memory", 0);
+	j->min_memory_text = cli_json_str(o, "min_memory", NULL);
 	j->mem_per_cpu = cli_json_bool(o, "mem_per_cpu", false);
 	j->exclusive = cli_json_bool(o, "exclusive", false);
 }

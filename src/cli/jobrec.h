@@ -29,9 +29,10 @@ struct cli_job {
 	const char *tres;	/* NULL: derived from cpus and nodes */
 	const char *std_in;	/* pattern or NULL (/dev/null) */
 	int64_t nice, ntasks, gpus;
-	int64_t cpus_per_task;	 /* -1 when not given */
-	int64_t ntasks_per_node; /* -1 when not given */
-	int64_t min_memory;	 /* MiB per node, or per CPU with mem_per_cpu */
+	int64_t cpus_per_task;	     /* -1 when not given */
+	int64_t ntasks_per_node;     /* -1 when not given */
+	int64_t min_memory;	     /* MiB per node, or per CPU with mem_per_cpu */
+	const char *min_memory_text; /* as ctld formatted it ("2G"), or NULL */
 	bool mem_per_cpu, exclusive;
 };
 

@@ -132,7 +132,10 @@ static void print_job_alloc(FILE *out, const struct cli_job *j)
 	fprintf(out, "TRES=%s" NL, tres);
 	fprintf(out, "Socks/Node=* NtasksPerN:B:S:C=%" PRId64 ":0:*:* CoreSpec=*" NL,
 		tpn);
-	cli_mem_fmt(j->min_memory, mem, sizeof(mem));
+	if (j->min_memory_text)
+		snprintf(mem, sizeof(mem), "%s", j->min_memory_text);
+	else
+		cli_mem_fmt(j->min_memory, mem, sizeof(mem));
 	fprintf(out, "MinCPUsNode=%" PRId64 " MinMemory%s=%s MinTmpDiskNode=0" NL,
 		cpt * (tpn ? tpn : 1), j->mem_per_cpu ? "CPU" : "Node", mem);
 	fprintf(out, "Features=(null) DelayBoot=00:00:00" NL);

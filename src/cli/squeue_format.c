@@ -190,7 +190,10 @@ static void f_nice(const struct cli_job *j, int64_t now, char *b, size_t l)
 
 static void f_min_memory(const struct cli_job *j, int64_t now, char *b, size_t l)
 {
-	cli_mem_fmt(j->min_memory, b, l);
+	if (j->min_memory_text)
+		snprintf(b, l, "%s", j->min_memory_text);
+	else
+		cli_mem_fmt(j->min_memory, b, l);
 }
 
 static void f_gres(const struct cli_job *j, int64_t now, char *b, size_t l)

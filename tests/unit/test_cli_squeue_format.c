@@ -148,6 +148,8 @@ static void test_issue3_fields(void **state)
 	      "proj|high|2G|gpu:2|100|4|afterok:5|NO\n");
 	p.min_memory = 1000;
 	check("%m", &p, 0, "1000M\n");
+	p.min_memory_text = "500M"; /* ctld's own text wins */
+	check("%m", &p, 0, "500M\n");
 	check("%.8a %q", NULL, 0, " ACCOUNT QOS\n");
 }
 

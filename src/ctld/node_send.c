@@ -35,7 +35,9 @@ static void add_resources(json_t *b, const struct job *j)
 	for (uint32_t i = 0; i < j->n_alloc; i++)
 		ntasks += j->alloc[i].tasks;
 	json_object_set_new(b, "ntasks", json_integer(ntasks));
-	json_object_set_new(b, "ntasks_given", json_boolean(q->ntasks_given));
+	/* Slurm sets SLURM_NTASKS with -n, and with --ntasks-per-node (count x nodes). */
+	json_object_set_new(b, "ntasks_given",
+			    json_boolean(q->ntasks_given || q->sched.ntasks_per_node));
 	set_opt_int(b, "cpus_per_task", q->cpt_given, q->sched.cpus_per_task);
 	set_opt_int(b, "ntasks_per_node", q->sched.ntasks_per_node,
 		    q->sched.ntasks_per_node);

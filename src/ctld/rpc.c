@@ -16,15 +16,24 @@ struct handler {
 	bool daemon_only;
 };
 
+/* clang-format off */
 static const struct handler handlers[] = {
-    {"job.submit", rpc_job_submit, false},	 {"job.query", rpc_job_query, false},
-    {"job.cancel", rpc_job_cancel, false},	 {"job.release", rpc_job_release, false},
-    {"job.hold", rpc_job_hold, false},		 {"node.query", rpc_node_query, false},
-    {"node.update", rpc_node_update, false},	 {"part.query", rpc_part_query, false},
-    {"ctld.ping", rpc_ctld_ping, false},	 {"conf.query", rpc_conf_query, false},
-    {"node.register", link_node_register, true}, {"node.ping", link_node_ping, true},
-    {"job.complete", link_job_complete, true},
+	{"job.submit", rpc_job_submit, false},
+	{"job.query", rpc_job_query, false},
+	{"job.cancel", rpc_job_cancel, false},
+	{"job.release", rpc_job_release, false},
+	{"job.hold", rpc_job_hold, false},
+	{"job.update", rpc_job_update, false},
+	{"node.query", rpc_node_query, false},
+	{"node.update", rpc_node_update, false},
+	{"part.query", rpc_part_query, false},
+	{"ctld.ping", rpc_ctld_ping, false},
+	{"conf.query", rpc_conf_query, false},
+	{"node.register", link_node_register, true},
+	{"node.ping", link_node_ping, true},
+	{"job.complete", link_job_complete, true},
 };
+/* clang-format on */
 
 static const struct handler *find_handler(const char *type)
 {

@@ -147,7 +147,8 @@ static int update_one(struct rpc_req *r, struct job *j, int64_t now)
 	if (part && ctld_part_index(r->c, json_string_value(part)) < 0)
 		return DRV_RC_INVALID_PARTITION;
 	if (limit)
-		j->time_limit = json_integer_value(limit);
+		j->time_limit =
+		    json_integer_value(limit) ? json_integer_value(limit) : DRV_INFINITE;
 	if (part) {
 		free(j->partition);
 		j->partition = strdup(json_string_value(part));

@@ -65,8 +65,9 @@ static void fill_job(struct job *j, const struct rpc_req *r, const struct part *
 	j->gid = r->cred.gid;
 	j->num_nodes = j->req.sched.min_nodes;
 	json_t *t = json_object_get(b, "time_limit");
-	if (t)
-		j->time_limit = json_integer_value(t);
+	if (t) /* -t 0: no limit, as in Slurm */
+		j->time_limit =
+		    json_integer_value(t) ? json_integer_value(t) : DRV_INFINITE;
 	else if (p->conf->default_time != DRV_NO_VAL)
 		j->time_limit = p->conf->default_time;
 	else

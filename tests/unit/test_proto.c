@@ -279,7 +279,8 @@ static void test_defaults(void **state)
 	json_t *b = json_pack("{s:s, s:s, s:s, s:s}", "script", "x", "name", "n",
 			      "workdir", "/", "user", "u");
 	assert_int_equal(drv_msg_fill_defaults("job.submit", b), 0);
-	assert_null(json_object_get(b, "nodes")); /* -N absent means "as many as needed" */
+	assert_null(
+	    json_object_get(b, "nodes")); /* -N absent means "as many as needed" */
 	assert_string_equal(json_string_value(json_object_get(b, "export")), "ALL");
 	assert_true(json_is_array(json_object_get(b, "env")));
 	assert_true(json_is_false(json_object_get(b, "hold")));

@@ -2,58 +2,174 @@
  * both squeue and scontrol print. */
 #include "cli/jobrec.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/common.h"
 
-void cli_job_from_json(const json_t *o, struct cli_job *j)
+enum key_type { T_STR, T_STR_NULL, T_INT, T_BOOL, T_MEM };
+
+struct key {
+	const char *name;
+	enum key_type type;
+	size_t off;
+};
+
+#define K(n, t, m)                                                                       \
+	{                                                                                \
+		n, t, offsetof(struct cli_job, m)                                        \
+	}
+
+/* Every field of the protocol's job record that the commands read. */
+static const struct key keys[] = {
+    K("job_id", T_INT, job_id),
+    K("name", T_STR, name),
+    K("user", T_STR, user),
+    K("partition", T_STR, partition),
+    K("state", T_STR, state),
+    K("reason", T_STR, reason),
+    K("nodelist", T_STR, nodelist),
+    K("batch_host", T_STR, batch_host),
+    K("workdir", T_STR, workdir),
+    K("submit_host", T_STR, submit_host),
+    K("command", T_STR, command),
+    K("stdout", T_STR_NULL, std_out),
+    K("stderr", T_STR_NULL, std_err),
+    K("comment", T_STR_NULL, comment),
+    K("hold", T_STR_NULL, hold),
+    K("uid", T_INT, uid),
+    K("gid", T_INT, gid),
+    K("num_nodes", T_INT, num_nodes),
+    K("cpus", T_INT, cpus),
+    K("priority", T_INT, priority),
+    K("restart_count", T_INT, restart_count),
+    K("time_limit", T_INT, time_limit),
+    K("submit_time", T_INT, submit_time),
+    K("eligible_time", T_INT, eligible_time),
+    K("start_time", T_INT, start_time),
+    K("end_time", T_INT, end_time),
+    K("exit_code", T_INT, exit_code),
+    K("exit_signal", T_INT, exit_signal),
+    K("account", T_STR_NULL, account),
+    K("qos", T_STR, qos),
+    K("gres", T_STR_NULL, gres),
+    K("dependency", T_STR_NULL, dependency),
+    K("tres", T_STR_NULL, tres),
+    K("stdin", T_STR_NULL, std_in),
+    K("nice", T_INT, nice),
+    K("ntasks", T_INT, ntasks),
+    K("gpus", T_INT, gpus),
+    K("cpus_per_task", T_INT, cpus_per_task),
+    K("ntasks_per_node", T_INT, ntasks_per_node),
+    K("min_memory", T_MEM, min_memory),
+    K("mem_per_cpu", T_BOOL, mem_per_cpu),
+    K("exclusive", T_BOOL, exclusive),
+};
+
+#define N_KEYS (sizeof(keys) / sizeof(keys[0]))
+
+static void set_defaults(struct cli_job *j)
 {
 	memset(j, 0, sizeof(*j));
-	j->job_id = cli_json_int(o, "job_id", 0);
-	j->name = cli_json_str(o, "name", "");
-	j->user = cli_json_str(o, "user", "");
-	j->partition = cli_json_str(o, "partition", "");
-	j->state = cli_json_str(o, "state", "");
-	j->reason = cli_json_str(o, "reason", "None");
-	j->nodelist = cli_json_str(o, "nodelist", "");
-	j->batch_host = cli_json_str(o, "batch_host", "");
-	j->workdir = cli_json_str(o, "workdir", "");
-	j->submit_host = cli_json_str(o, "submit_host", "");
-	j->command = cli_json_str(o, "command", "");
-	j->std_out = cli_json_str(o, "stdout", NULL);
-	j->std_err = cli_json_str(o, "stderr", NULL);
-	j->comment = cli_json_str(o, "comment", NULL);
-	j->hold = cli_json_str(o, "hold", NULL);
-	j->uid = cli_json_int(o, "uid", 0);
-	j->gid = cli_json_int(o, "gid", 0);
-	j->num_nodes = cli_json_int(o, "num_nodes", 1);
-	j->cpus = cli_json_int(o, "cpus", 1);
-	j->priority = cli_json_int(o, "priority", 0);
-	j->restart_count = cli_json_int(o, "restart_count", 0);
-	j->time_limit = cli_json_int(o, "time_limit", -1);
-	j->submit_time = cli_json_int(o, "submit_time", 0);
-	j->eligible_time = cli_json_int(o, "eligible_time", 0);
-	j->start_time = cli_json_int(o, "start_time", 0);
-	j->end_time = cli_json_int(o, "end_time", 0);
-	j->exit_code = cli_json_int(o, "exit_code", 0);
-	j->exit_signal = cli_json_int(o, "exit_signal", 0);
-	j->account = cli_json_str(o, "account", NULL);
-	j->qos = cli_json_str(o, "qos", "normal");
-	j->gres = cli_json_str(o, "gres", NULL);
-	j->dependency = cli_json_str(o, "dependency", NULL);
-	j->tres = cli_json_str(o, "tres", NULL);
-	j->std_in = cli_json_str(o, "stdin", NULL);
-	j->nice = cli_json_int(o, "nice", 0);
-	j->ntasks = cli_json_int(o, "ntasks", 1);
-	j->gpus = cli_json_int(o, "gpus", 0);
-	j->cpus_per_task = cli_json_int(o, "cpus_per_task", -1);
-	j->ntasks_per_node = cli_json_int(o, "ntasks_per_node", -1);
-	j->min_memory = cli_json_int(o, "min_memory", 0);
-	j->min_memory_text = cli_json_str(o, "min_memory", NULL);
-	j->mem_per_cpu = cli_json_bool(o, "mem_per_cpu", false);
-	j->exclusive = cli_json_bool(o, "exclusive", false);
+	j->name = j->user = j->partition = j->state = j->nodelist = "";
+	j->batch_host = j->workdir = j->submit_host = j->command = "";
+	j->reason = "None";
+	j->qos = "normal";
+	j->num_nodes = j->cpus = j->ntasks = 1;
+	j->time_limit = j->cpus_per_task = j->ntasks_per_node = -1;
+}
+
+/* Stores v (borrowed) into the field k describes; null keeps the default. */
+static void set_value(struct cli_job *j, const struct key *k, const json_t *v)
+{
+	char *field = (char *)j + k->off;
+	if (!v || json_is_null(v))
+		return;
+	if ((k->type == T_STR || k->type == T_STR_NULL) && json_is_string(v)) {
+		const char *s = json_string_value(v);
+		memcpy(field, &s, sizeof(s));
+	} else if (k->type == T_INT && json_is_integer(v)) {
+		*(int64_t *)(void *)field = json_integer_value(v);
+	} else if (k->type == T_BOOL && json_is_boolean(v)) {
+		*(bool *)(void *)field = json_is_true(v);
+	} else if (k->type == T_MEM) { /* "2G" as text, or MiB */
+		if (json_is_string(v))
+			j->min_memory_text = json_string_value(v);
+		else if (json_is_integer(v))
+			j->min_memory = json_integer_value(v);
+	}
+}
+
+void cli_job_from_json(const json_t *o, struct cli_job *j)
+{
+	set_defaults(j);
+	for (size_t k = 0; k < N_KEYS; k++)
+		set_value(j, &keys[k], json_object_get(o, keys[k].name));
+}
+
+/* The key each column of a compact reply fills (-1: none we read). */
+static int *column_keys(const json_t *fields)
+{
+	size_t n = json_array_size(fields);
+	int *map = calloc(n ? n : 1, sizeof(*map));
+	for (size_t i = 0; map && i < n; i++) {
+		const char *name = json_string_value(json_array_get(fields, i));
+		map[i] = -1;
+		for (size_t k = 0; name && k < N_KEYS; k++)
+			if (!strcmp(keys[k].name, name))
+				map[i] = (int)k;
+	}
+	return map;
+}
+
+size_t cli_jobs_from_reply(const json_t *reply, struct cli_job **out)
+{
+	const json_t *rows = json_object_get(reply, "rows");
+	const json_t *list = rows ? rows : json_object_get(reply, "jobs");
+	size_t n = json_array_size(list), i;
+	const json_t *v;
+	int *map = rows ? column_keys(json_object_get(reply, "fields")) : NULL;
+	*out = calloc(n + 1, sizeof(**out));
+	if (!*out || (rows && !map)) {
+		free(map);
+		return 0;
+	}
+	json_array_foreach(list, i, v)
+	{
+		if (!rows) {
+			cli_job_from_json(v, &(*out)[i]);
+			continue;
+		}
+		set_defaults(&(*out)[i]);
+		for (size_t c = 0; c < json_array_size(v); c++)
+			if (map[c] >= 0)
+				set_value(&(*out)[i], &keys[map[c]],
+					  json_array_get(v, c));
+	}
+	free(map);
+	return n;
+}
+
+json_t *cli_job_fields(const char *extra)
+{
+	static const char *const list[] = {
+	    "job_id",	  "name",	 "user",       "partition",	"state",
+	    "reason",	  "nodelist",	 "num_nodes",  "cpus",		"priority",
+	    "time_limit", "submit_time", "start_time", "end_time",	"account",
+	    "qos",	  "gres",	 "dependency", "nice",		"ntasks",
+	    "min_memory", "mem_per_cpu", "exclusive",  "cpus_per_task", "hold",
+	    "exit_code",  "exit_signal"};
+	json_t *a = json_array();
+	for (size_t i = 0; i < sizeof(list) / sizeof(list[0]); i++)
+		json_array_append_new(a, json_string(list[i]));
+	for (const char *p = extra; p && *p;) {
+		size_t len = strcspn(p, ",");
+		json_array_append_new(a, json_stringn(p, len));
+		p += len + (p[len] == ',');
+	}
+	return a;
 }
 
 void cli_mem_fmt(int64_t mib, char *buf, size_t len)

@@ -39,6 +39,15 @@ struct cli_job {
 /* Fills *job from obj (borrowed; it must outlive *job). */
 void cli_job_from_json(const json_t *obj, struct cli_job *job);
 
+/* The jobs of a job.query reply, whole records ("jobs") or compact rows
+ * ("fields" + "rows"): *out is a new array (free()) of the returned count;
+ * strings are borrowed from reply. */
+size_t cli_jobs_from_reply(const json_t *reply, struct cli_job **out);
+
+/* The fields a listing (squeue, scancel) asks ctld for, plus extra (a comma
+ * list, or NULL), as a new array. */
+json_t *cli_job_fields(const char *extra);
+
 /* Run time as squeue %M and scontrol RunTime count it: 0 while pending,
  * now - start while running, end - start once ended. */
 int64_t cli_job_elapsed(const struct cli_job *job, int64_t now);

@@ -247,8 +247,7 @@ static bool selected(const struct sc_opts *o, const struct cli_job *j)
 static int select_jobs(const struct drv_conf *conf, struct sc_opts *o)
 {
 	struct drv_error err = {{0}};
-	json_t *body = json_object(), *reply = NULL, *ids = json_array(), *v;
-	struct cli_job j;
+	json_t *body = json_object(), *reply = NULL, *ids = json_array();
 	size_t i;
 	int rc;
 
@@ -261,6 +260,7 @@ static int select_jobs(const struct drv_conf *conf, struct sc_opts *o)
 		}
 		json_object_set_new(body, "users", users);
 	}
+	json_object_set_new(body, "fields", cli_job_fields(NULL));
 	rc = cli_call(conf, "job.query", body, &reply, &err);
 	if (rc != 0) {
 		cli_error("slurm_load_jobs error: %s",
@@ -270,12 +270,12 @@ static int select_jobs(const struct drv_conf *conf, struct sc_opts *o)
 		json_decref(ids);
 		return -1;
 	}
-	json_array_foreach(json_object_get(reply, "jobs"), i, v)
-	{
-		cli_job_from_json(v, &j);
-		if (selected(o, &j))
-			json_array_append_new(ids, json_integer(j.job_id));
-	}
+	struct cli_job *jobs = NULL;
+	size_t n = cli_jobs_from_reply(reply, &jobs);
+	for (i = 0; i < n; i++)
+		if (selected(o, &jobs[i]))
+			json_array_append_new(ids, json_integer(jobs[i].job_id));
+	free(jobs);
 	json_decref(reply);
 	json_decref(o->ids);
 	o->ids = ids;

@@ -237,9 +237,29 @@ static int parse_opts(int argc, char **argv, struct sq_opts *o)
 	return 0;
 }
 
+/* Long strings travel only when the format prints them (-O: always). */
+static const char *extra_fields(const struct sq_opts *o)
+{
+	const char *extras = "comment,batch_host,workdir,uid,gid,command";
+	const char *env = getenv("SQUEUE_FORMAT");
+	const char *spec = o->format ? o->format : env && *env ? env : SQ_DEFAULT_FORMAT;
+	if (o->format_long)
+		return extras;
+	for (const char *p = spec; (p = strchr(p, '%')) != NULL;) {
+		p += 1 + strspn(p + 1, ".-0123456789");
+		if (!*p)
+			break;
+		if (strchr("oZkBUG", *p++))
+			return extras;
+	}
+	return NULL;
+}
+
 static json_t *query_body(const struct sq_opts *o)
 {
 	json_t *body = json_object();
+
+	json_object_set_new(body, "fields", cli_job_fields(extra_fields(o)));
 
 	if (o->job_ids)
 		json_object_set(body, "job_ids", o->job_ids);
@@ -276,11 +296,12 @@ static char *pick_format(const struct sq_opts *o)
 
 static int print_jobs(const struct sq_opts *o, const json_t *reply)
 {
-	const json_t *list = json_object_get(reply, "jobs"), *v;
 	struct sq_filter filt = {o->job_ids,	o->users, o->states,
 				 o->partitions, o->names, o->all_states};
 	size_t n = 0, i, known = 0;
-	struct cli_job *jobs = calloc(json_array_size(list) + 1, sizeof(*jobs));
+	struct cli_job *all = NULL;
+	size_t total = cli_jobs_from_reply(reply, &all);
+	struct cli_job *jobs = all;
 	struct sq_format fmt;
 	char *spec = pick_format(o);
 	int64_t now = cli_json_int(reply, "now", (int64_t)time(NULL));
@@ -290,13 +311,11 @@ static int print_jobs(const struct sq_opts *o, const json_t *reply)
 		free(spec);
 		return 1;
 	}
-	json_array_foreach(list, i, v)
-	{
-		cli_job_from_json(v, &jobs[n]);
-		if (o->job_ids && sq_filter_has_id(&filt, jobs[n].job_id))
+	for (i = 0; i < total; i++) { /* keep the matching ones, in place */
+		if (o->job_ids && sq_filter_has_id(&filt, all[i].job_id))
 			known++;
-		if (sq_job_matches(&filt, &jobs[n]))
-			n++;
+		if (sq_job_matches(&filt, &all[i]))
+			jobs[n++] = all[i];
 	}
 	if (o->job_ids && known == 0) {
 		fprintf(stderr, "slurm_load_jobs error: %s\n",

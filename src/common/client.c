@@ -7,6 +7,9 @@
  * the command prints err once. */
 #include "common/client.h"
 
+/* The largest reply a command reads (a listing of a million jobs fits). */
+#define DRV_MAX_REPLY (512ULL << 20)
+
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -137,7 +140,9 @@ static int exchange(int fd, json_t *req, uint64_t max, int timeout_ms, json_t **
 	if (rc < 0)
 		return drv_error_set(err, -rc, "cannot send request: %s", strerror(-rc));
 	json_t *env;
-	rc = read_reply(fd, max, deadline, &env, err);
+	/* Listings may be larger than any request: allow replies a generous bound. */
+	rc = read_reply(fd, max > DRV_MAX_REPLY ? max : DRV_MAX_REPLY, deadline, &env,
+			err);
 	if (rc < 0)
 		return rc;
 	const char *type = json_string_value(json_object_get(env, "type"));

@@ -114,7 +114,10 @@ static int conn_send(struct drv_conn *c, json_t *env, bool mac)
 	size_t len;
 	if (mac && !c->has_key)
 		return -EINVAL;
-	int rc = drv_frame_build(env, mac ? &c->key : NULL, c->max, &frame, &len);
+	/* MaxMessageSize bounds what a daemon accepts; what it sends (a listing of
+	 * many jobs) is bounded only by the frame format. */
+	int rc =
+	    drv_frame_build(env, mac ? &c->key : NULL, DRV_FRAME_LEN_MASK, &frame, &len);
 	if (rc < 0)
 		return rc;
 	struct evbuffer *out = bufferevent_get_output(c->bev);

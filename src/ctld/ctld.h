@@ -26,6 +26,7 @@ struct part {
 	uint32_t *node_idx;
 	uint32_t n_nodes;
 	bool up;
+	bool blocked; /* a job waits for Resources here: lower ones wait too */
 };
 
 /* A connection: a client for one request, or a noded for its lifetime. */
@@ -68,6 +69,11 @@ struct ctld {
 	bool commit_in_flight;
 	struct deferred *inflight_effects;
 	struct pending_launch *pending_launches; /* node_link.c */
+	/* schedule.c: a full pass after anything that frees resources; after a
+	 * submit, only the new jobs are tried. */
+	bool sched_full;
+	uint32_t *sched_new;
+	size_t n_sched_new, cap_sched_new;
 	bool stopping;
 };
 
@@ -107,7 +113,9 @@ void rpc_reply_durable(const struct rpc_req *r, int rc, const char *error, json_
 bool rpc_is_admin(const struct rpc_req *r);
 
 /* --- schedule.c ------------------------------------------------------------ */
-void sched_request(struct ctld *c); /* run the scheduler at the end of this turn */
+void sched_request(struct ctld *c); /* a full pass at the end of this turn */
+void sched_request_new(struct ctld *c, const struct job *j); /* try j alone */
+void sched_fini(struct ctld *c);
 void sched_init(struct ctld *c);
 int ctld_part_index(const struct ctld *c, const char *name); /* -1 if unknown */
 /* The scheduler's view of the nodes and partitions (arrays of n entries). */

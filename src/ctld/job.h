@@ -99,9 +99,8 @@ struct job *job_table_find(const struct job_table *t, uint32_t id);
 void job_table_add(struct job_table *t, struct job *j);	   /* ids arrive ascending */
 void job_table_remove(struct job_table *t, struct job *j); /* does not free */
 
-/* JSON encodings (new references). The client record is the protocol's job
- * record; the store record adds what recovery needs. */
-json_t *job_to_record(const struct job *j, char *const *node_names);
+/* JSON encodings (new references). The store record is the protocol's job
+ * record (job_fields.h) plus what recovery needs. */
 json_t *job_to_store(const struct job *j, char *const *node_names);
 /* Rebuilds a job from its store record; alloc names are resolved by the
  * caller through names_out (new array of n strings). NULL if malformed. */

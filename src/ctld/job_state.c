@@ -33,7 +33,7 @@ void job_accept(struct ctld *c, struct job *j, int64_t now)
 	j->nodelist = strdup("");
 	job_table_add(&c->jobs, j);
 	commit_job(c, j);
-	sched_request(c);
+	sched_request_new(c, j);
 	log_info("job=%u submitted by uid=%u name=%s partition=%s nodes=%u", j->id,
 		 j->uid, j->name, j->partition, j->num_nodes);
 }

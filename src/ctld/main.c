@@ -174,8 +174,7 @@ static void stop_loop(struct ctld *c)
 		free(c->parts[i].node_idx);
 	free(c->parts);
 	node_table_fini(&c->nodes);
-	if (c->sched_ev)
-		event_free(c->sched_ev);
+	sched_fini(c);
 	if (c->tick_ev)
 		event_free(c->tick_ev);
 	if (c->base)

@@ -10,6 +10,7 @@
 #include "common/log.h"
 #include "common/proto.h"
 #include "ctld/ctld.h"
+#include "ctld/job_fields.h"
 #include "ctld/rpc_handlers.h"
 
 static bool in_int_list(json_t *list, json_int_t v)
@@ -46,23 +47,44 @@ static bool state_wanted(json_t *states, const struct job *j)
 	return false;
 }
 
-void rpc_job_query(struct rpc_req *r)
+static bool job_wanted(const struct rpc_req *r, const struct job *j)
 {
 	json_t *ids = json_object_get(r->body, "job_ids");
 	json_t *users = json_object_get(r->body, "users");
 	json_t *states = json_object_get(r->body, "states");
-	json_t *jobs = json_array();
-	for (struct job *j = r->c->jobs.head; j; j = j->next) {
-		if (ids && !in_int_list(ids, j->id))
-			continue;
-		if (users && !in_str_list(users, j->user))
-			continue;
-		if (states && !state_wanted(states, j))
-			continue;
-		json_array_append_new(jobs, job_to_record(j, r->c->nodes.names));
+	return (!ids || in_int_list(ids, j->id)) &&
+	       (!users || in_str_list(users, j->user)) &&
+	       (!states || state_wanted(states, j));
+}
+
+/* With "fields", compact rows of just those fields (what squeue and sacct
+ * poll); without, whole records (scontrol show job). */
+void rpc_job_query(struct rpc_req *r)
+{
+	json_t *names = json_object_get(r->body, "fields");
+	size_t n = json_array_size(names);
+	const struct job_field **want = calloc(n ? n : 1, sizeof(*want));
+	if (!want) {
+		rpc_reply(r, DRV_RC_ERROR, "out of memory", NULL);
+		return;
 	}
-	rpc_reply(r, 0, NULL,
-		  json_pack("{s:o,s:I}", "jobs", jobs, "now", (json_int_t)time(NULL)));
+	for (size_t i = 0; i < n; i++)
+		want[i] =
+		    job_field_find(json_string_value(json_array_get(names, i)) ?: "");
+	json_t *out = json_array();
+	for (struct job *j = r->c->jobs.head; j; j = j->next)
+		if (job_wanted(r, j))
+			json_array_append_new(out, names ? job_to_row(j, want, n)
+							 : job_to_record(j));
+	free(want);
+	json_t *body = json_pack("{s:I}", "now", (json_int_t)time(NULL));
+	if (names) {
+		json_object_set(body, "fields", names);
+		json_object_set_new(body, "rows", out);
+	} else {
+		json_object_set_new(body, "jobs", out);
+	}
+	rpc_reply(r, 0, NULL, body);
 }
 
 typedef int (*job_op_f)(struct rpc_req *r, struct job *j, int64_t now);

@@ -19,10 +19,41 @@ void sched_init(struct ctld *c)
 	event_priority_set(c->sched_ev, PRIO_SCHED);
 }
 
-void sched_request(struct ctld *c)
+static void activate(struct ctld *c)
 {
 	if (c->sched_ev && !event_pending(c->sched_ev, EV_TIMEOUT, NULL))
 		event_active(c->sched_ev, EV_TIMEOUT, 0);
+}
+
+void sched_request(struct ctld *c)
+{
+	c->sched_full = true;
+	activate(c);
+}
+
+/* A new job cannot change what older ones get: with strict priority it only
+ * needs trying on its own, unless its partition is blocked already. */
+void sched_request_new(struct ctld *c, const struct job *j)
+{
+	if (c->n_sched_new == c->cap_sched_new) {
+		size_t cap = c->cap_sched_new ? c->cap_sched_new * 2 : 64;
+		uint32_t *v = realloc(c->sched_new, cap * sizeof(*v));
+		if (!v) {
+			sched_request(c);
+			return;
+		}
+		c->sched_new = v;
+		c->cap_sched_new = cap;
+	}
+	c->sched_new[c->n_sched_new++] = j->id;
+	activate(c);
+}
+
+void sched_fini(struct ctld *c)
+{
+	free(c->sched_new);
+	if (c->sched_ev)
+		event_free(c->sched_ev);
 }
 
 int ctld_part_index(const struct ctld *c, const char *name)
@@ -65,30 +96,50 @@ static bool over_part_time(const struct part *p, const struct job *j)
 	       (j->time_limit == DRV_INFINITE || j->time_limit > max);
 }
 
-/* The pending jobs the scheduler may consider; the others get their reason. */
-static size_t collect_jobs(struct ctld *c, struct sched_job *out, struct job **map)
+/* Adds j to the snapshot if it may be considered; else gives its reason. */
+static bool consider(struct ctld *c, struct job *j, bool only_new, struct sched_job *out)
+{
+	if (j->state != JOB_PENDING || j->hold != HOLD_NONE)
+		return false;
+	if (j->req.n_deps && waits_for_dependency(c, j))
+		return false;
+	int p = ctld_part_index(c, j->partition);
+	if (p < 0) {
+		j->reason = "PartitionDown";
+		return false;
+	}
+	if (over_part_time(&c->parts[p], j)) {
+		j->reason = "PartitionTimeLimit";
+		return false;
+	}
+	if (only_new && c->parts[p].blocked) {
+		j->reason = "Priority";
+		return false;
+	}
+	*out = (struct sched_job){.job_id = j->id,
+				  .priority = j->priority,
+				  .part = (uint32_t)p,
+				  .req = &j->req.sched};
+	return true;
+}
+
+/* The pending jobs the scheduler may consider: all of them, or only the
+ * newly submitted ones. map stays in id order. */
+static size_t collect_jobs(struct ctld *c, bool only_new, struct sched_job *out,
+			   struct job **map)
 {
 	size_t n = 0;
-	for (struct job *j = c->jobs.head; j; j = j->next) {
-		if (j->state != JOB_PENDING || j->hold != HOLD_NONE)
-			continue;
-		if (j->req.n_deps && waits_for_dependency(c, j))
-			continue;
-		int p = ctld_part_index(c, j->partition);
-		if (p < 0) {
-			j->reason = "PartitionDown";
-			continue;
+	if (only_new) {
+		for (size_t i = 0; i < c->n_sched_new; i++) {
+			struct job *j = job_table_find(&c->jobs, c->sched_new[i]);
+			if (j && consider(c, j, true, &out[n]))
+				map[n++] = j;
 		}
-		if (over_part_time(&c->parts[p], j)) {
-			j->reason = "PartitionTimeLimit";
-			continue;
-		}
-		out[n] = (struct sched_job){.job_id = j->id,
-					    .priority = j->priority,
-					    .part = (uint32_t)p,
-					    .req = &j->req.sched};
-		map[n++] = j;
+		return n;
 	}
+	for (struct job *j = c->jobs.head; j; j = j->next)
+		if (consider(c, j, false, &out[n]))
+			map[n++] = j;
 	return n;
 }
 
@@ -147,26 +198,42 @@ void ctld_sched_parts(const struct ctld *c, struct sched_part *out)
 					     c->parts[i].up};
 }
 
+/* After a full pass, a partition is blocked when one of its jobs waits for
+ * resources; a partial pass can only add blocks. */
+static void note_blocked(struct ctld *c, const struct sched_input *in, bool full)
+{
+	for (size_t p = 0; full && p < c->n_parts; p++)
+		c->parts[p].blocked = false;
+	for (size_t i = 0; i < in->n_jobs; i++)
+		if (in->jobs[i].verdict == SCHED_WAIT_RESOURCES)
+			c->parts[in->jobs[i].part].blocked = true;
+}
+
 static void run(evutil_socket_t fd, short what, void *arg)
 {
 	struct ctld *c = arg;
-	size_t cap = c->jobs.count ? c->jobs.count : 1, nn = c->nodes.n ? c->nodes.n : 1;
-	struct sched_job *jobs = calloc(cap, sizeof(*jobs));
-	struct job **map = calloc(cap, sizeof(*map));
+	bool full = c->sched_full;
+	size_t cap = full ? c->jobs.count : c->n_sched_new;
+	size_t nn = c->nodes.n ? c->nodes.n : 1, alloc_cap = 1;
+	for (size_t i = 0; i < c->nodes.n; i++) /* a started job takes >= 1 CPU per node */
+		alloc_cap += (size_t)c->nodes.nodes[i].conf->cpus;
+	struct sched_job *jobs = calloc(cap + 1, sizeof(*jobs));
+	struct job **map = calloc(cap + 1, sizeof(*map));
 	struct sched_node *nodes = calloc(nn, sizeof(*nodes));
 	struct sched_part *parts = calloc(c->n_parts ? c->n_parts : 1, sizeof(*parts));
-	size_t alloc_cap = 1; /* a started job takes at least one CPU per node */
-	for (size_t i = 0; i < c->nodes.n; i++)
-		alloc_cap += (size_t)c->nodes.nodes[i].conf->cpus;
 	struct sched_alloc *alloc = calloc(alloc_cap, sizeof(*alloc));
 	if (!jobs || !map || !nodes || !parts || !alloc)
 		goto out;
-	size_t n = collect_jobs(c, jobs, map);
+	size_t n = collect_jobs(c, !full, jobs, map);
+	c->sched_full = false;
+	c->n_sched_new = 0;
 	ctld_sched_nodes(c, nodes);
 	ctld_sched_parts(c, parts);
 	struct sched_input in = {nodes, c->nodes.n, parts, c->n_parts, jobs, n};
-	if (n && sched_run(&in, alloc, alloc_cap) >= 0)
+	if (sched_run(&in, alloc, alloc_cap) >= 0) {
+		note_blocked(c, &in, full);
 		apply(c, &in, alloc, map, n);
+	}
 out:
 	free(jobs);
 	free(map);

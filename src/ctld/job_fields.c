@@ -1,0 +1,251 @@
+/* job_fields.c — the fields of the protocol's job record (docs/protocol.md),
+ * declared once: job_to_record() emits all of them, job queries that name
+ * their fields get compact rows of just those (the read path of DESIGN.md). */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctld/job.h"
+#include "ctld/job_fields.h"
+#include "ctld/job_req.h"
+
+enum kind {
+	K_STR,	    /* char * (or const char *): "" when NULL */
+	K_STR_NULL, /* char *: null when NULL */
+	K_I64,
+	K_U64,
+	K_U32,
+	K_INT,
+	K_SPECIAL, /* computed by special() */
+};
+
+enum special {
+	S_STATE,
+	S_HOLD,
+	S_CPUS,
+	S_NTASKS,
+	S_CPT,
+	S_NTPN,
+	S_MIN_MEM,
+	S_MEM_PER_CPU,
+	S_GRES,
+	S_GPUS,
+	S_GPUS_TOTAL,
+	S_EXCLUSIVE,
+	S_TRES,
+	S_QOS,
+	S_NICE,
+	S_UID,
+	S_GID,
+	S_CANCEL_UID,
+};
+
+struct job_field {
+	const char *name;
+	enum kind kind;
+	size_t off;
+	enum special special;
+};
+
+#define F(n, k, member)                                                                  \
+	{                                                                                \
+		n, k, offsetof(struct job, member), 0                                    \
+	}
+#define SP(n, s)                                                                         \
+	{                                                                                \
+		n, K_SPECIAL, 0, s                                                       \
+	}
+
+/* clang-format off */
+static const struct job_field fields[] = {
+	F("job_id", K_U32, id), F("name", K_STR, name), F("user", K_STR, user),
+	SP("uid", S_UID), SP("gid", S_GID), F("partition", K_STR, partition),
+	SP("state", S_STATE), F("reason", K_STR, reason), F("num_nodes", K_U32, num_nodes),
+	F("nodelist", K_STR, nodelist), F("batch_host", K_STR, batch_host),
+	F("time_limit", K_I64, time_limit), F("submit_time", K_I64, submit_time),
+	F("eligible_time", K_I64, eligible_time), F("start_time", K_I64, start_time),
+	F("end_time", K_I64, end_time), F("exit_code", K_INT, exit_code),
+	F("exit_signal", K_INT, exit_signal), F("workdir", K_STR, workdir),
+	F("stdout", K_STR_NULL, stdout_pat), F("stderr", K_STR_NULL, stderr_pat),
+	F("comment", K_STR_NULL, comment), F("priority", K_U64, priority),
+	F("restart_count", K_U32, restart_count), SP("hold", S_HOLD), SP("cpus", S_CPUS),
+	F("submit_host", K_STR, submit_host), F("command", K_STR, command),
+	SP("cancel_uid", S_CANCEL_UID), F("account", K_STR_NULL, req.account),
+	SP("qos", S_QOS), SP("nice", S_NICE), SP("ntasks", S_NTASKS),
+	SP("cpus_per_task", S_CPT), SP("ntasks_per_node", S_NTPN),
+	SP("min_memory", S_MIN_MEM), SP("mem_per_cpu", S_MEM_PER_CPU), SP("gres", S_GRES),
+	SP("gpus", S_GPUS), SP("gpus_total", S_GPUS_TOTAL),
+	F("gpu_type", K_STR_NULL, req.gpu_type), SP("exclusive", S_EXCLUSIVE),
+	F("dependency", K_STR_NULL, req.dependency), SP("tres", S_TRES),
+	F("tasks_per_node", K_STR_NULL, tasks_per_node),
+	F("cpus_per_node", K_STR_NULL, cpus_per_node),
+	F("alloc_gpus", K_STR_NULL, alloc_gpus), F("open_mode", K_STR_NULL, req.open_mode),
+	F("stdin", K_STR_NULL, req.stdin_pat),
+};
+/* clang-format on */
+
+#define N_FIELDS (sizeof(fields) / sizeof(fields[0]))
+
+/* Slurm's memory in TRES strings: 1000M, 2G, 1T. */
+static void fmt_mem(uint64_t mib, char *buf, size_t len)
+{
+	if (mib && mib % (1024 * 1024) == 0)
+		snprintf(buf, len, "%lluT", (unsigned long long)(mib / (1024 * 1024)));
+	else if (mib && mib % 1024 == 0)
+		snprintf(buf, len, "%lluG", (unsigned long long)(mib / 1024));
+	else
+		snprintf(buf, len, "%lluM", (unsigned long long)mib);
+}
+
+static uint32_t job_nodes(const struct job *j)
+{
+	return j->n_alloc ? j->n_alloc : j->req.sched.min_nodes;
+}
+
+static uint64_t job_mem_total(const struct job *j)
+{
+	uint64_t mem = 0;
+	for (uint32_t i = 0; i < j->n_alloc; i++)
+		mem += j->alloc[i].mem;
+	if (mem || j->n_alloc)
+		return mem;
+	return j->req.mem * (j->req.mem_is_per_cpu ? job_cpus(j) : job_nodes(j));
+}
+
+static uint32_t job_gpus(const struct job *j)
+{
+	const struct sched_req *r = &j->req.sched;
+	uint32_t g = 0;
+	for (uint32_t i = 0; i < j->n_alloc; i++)
+		g += (uint32_t)__builtin_popcountll(j->alloc[i].gpus);
+	if (g || j->n_alloc)
+		return g;
+	return r->gpus_total ? r->gpus_total : r->gpus_per_node * job_nodes(j);
+}
+
+/* TRES=cpu=4,mem=2G,node=1,billing=4,gres/gpu=2 as scontrol prints it. */
+static json_t *tres_string(const struct job *j)
+{
+	uint32_t cpus = job_cpus(j), gpus = job_gpus(j);
+	char mem[32], buf[256];
+	fmt_mem(job_mem_total(j), mem, sizeof(mem));
+	int n = snprintf(buf, sizeof(buf), "cpu=%u,mem=%s,node=%u,billing=%u", cpus, mem,
+			 job_nodes(j), cpus);
+	if (gpus && n > 0)
+		snprintf(buf + n, sizeof(buf) - (size_t)n, ",gres/gpu=%u", gpus);
+	return json_string(buf);
+}
+
+static json_t *gres_string(const struct job_req *q)
+{
+	char buf[128];
+	if (!q->sched.gpus_per_node)
+		return json_null();
+	snprintf(buf, sizeof(buf), "gpu%s%s:%u", q->gpu_type ? ":" : "",
+		 q->gpu_type ? q->gpu_type : "", q->sched.gpus_per_node);
+	return json_string(buf);
+}
+
+static json_t *given_int(bool given, json_int_t v)
+{
+	return given ? json_integer(v) : json_null();
+}
+
+static json_t *special(const struct job *j, enum special s)
+{
+	const struct job_req *q = &j->req;
+	char mem[32];
+	switch (s) {
+	case S_STATE:
+		return json_string(job_state_name(j->state));
+	case S_HOLD:
+		return j->hold == HOLD_USER    ? json_string("user")
+		       : j->hold == HOLD_ADMIN ? json_string("admin")
+					       : json_null();
+	case S_CPUS:
+		return json_integer(job_cpus(j));
+	case S_NTASKS:
+		return json_integer(q->sched.ntasks ? q->sched.ntasks : job_nodes(j));
+	case S_CPT:
+		return given_int(q->cpt_given, q->sched.cpus_per_task);
+	case S_NTPN:
+		return given_int(q->sched.ntasks_per_node, q->sched.ntasks_per_node);
+	case S_MIN_MEM:
+		fmt_mem(q->mem, mem, sizeof(mem));
+		return json_string(mem);
+	case S_MEM_PER_CPU:
+		return json_boolean(q->mem_is_per_cpu);
+	case S_GRES:
+		return gres_string(q);
+	case S_GPUS:
+		return json_integer(job_gpus(j));
+	case S_GPUS_TOTAL:
+		return given_int(q->sched.gpus_total, q->sched.gpus_total);
+	case S_EXCLUSIVE:
+		return json_boolean(q->sched.exclusive);
+	case S_TRES:
+		return tres_string(j);
+	case S_QOS:
+		return json_string(q->qos ? q->qos : "normal");
+	case S_NICE:
+		return json_integer(q->nice);
+	case S_UID:
+		return json_integer(j->uid);
+	case S_GID:
+		return json_integer(j->gid);
+	case S_CANCEL_UID:
+		return json_integer(j->cancel_uid);
+	}
+	return json_null();
+}
+
+static json_t *field_value(const struct job *j, const struct job_field *f)
+{
+	const char *base = (const char *)j + f->off;
+	const char *str;
+	switch (f->kind) {
+	case K_STR:
+		memcpy(&str, base, sizeof(str));
+		return json_string(str ? str : "");
+	case K_STR_NULL:
+		memcpy(&str, base, sizeof(str));
+		return str ? json_string(str) : json_null();
+	case K_I64:
+		return json_integer(*(const int64_t *)(const void *)base);
+	case K_U64:
+		return json_integer((json_int_t) * (const uint64_t *)(const void *)base);
+	case K_U32:
+		return json_integer(*(const uint32_t *)(const void *)base);
+	case K_INT:
+		return json_integer(*(const int *)(const void *)base);
+	case K_SPECIAL:
+		return special(j, f->special);
+	}
+	return json_null();
+}
+
+json_t *job_to_record(const struct job *j)
+{
+	json_t *r = json_object();
+	for (size_t i = 0; i < N_FIELDS; i++)
+		json_object_set_new(r, fields[i].name, field_value(j, &fields[i]));
+	return r;
+}
+
+const struct job_field *job_field_find(const char *name)
+{
+	for (size_t i = 0; i < N_FIELDS; i++)
+		if (!strcmp(fields[i].name, name))
+			return &fields[i];
+	return NULL;
+}
+
+json_t *job_to_row(const struct job *j, const struct job_field *const *want, size_t n)
+{
+	json_t *row = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(row,
+				      want[i] ? field_value(j, want[i]) : json_null());
+	return row;
+}

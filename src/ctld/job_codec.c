@@ -20,7 +20,9 @@ json_t *job_to_store(const struct job *j, char *const *node_names)
 {
 	json_t *r = job_to_record(j);
 	json_object_set_new(r, "submit_dir",
-			    json_string(j->submit_dir ? j->submit_dir : ""));
+			    json_string(j->submit_dir ? j->submit_dir
+					: j->workdir  ? j->workdir
+						      : ""));
 	json_object_set_new(r, "export", str_or_null(j->export_env));
 	json_object_set_new(r, "launch_acked", json_boolean(j->launch_acked));
 	json_object_set_new(r, "completing", json_boolean(j->completing));

@@ -30,7 +30,6 @@ void job_accept(struct ctld *c, struct job *j, int64_t now)
 	int64_t prio = (int64_t)PRIORITY_BASE - (int64_t)j->id - j->req.nice;
 	j->priority = prio > 0 ? (uint64_t)prio : 1;
 	j->reason = j->hold == HOLD_USER ? "JobHeldUser" : "None";
-	j->nodelist = strdup("");
 	job_table_add(&c->jobs, j);
 	commit_job(c, j);
 	sched_request_new(c, j);

@@ -61,6 +61,16 @@ static void fill_job(struct job *j, const struct rpc_req *r, const struct part *
 	j->submit_host = body_str(b, "submit_host");
 	j->command = body_str(b, "command");
 	j->export_env = body_str(b, "export");
+	/* A pending job should cost well under 1 KiB: the common values are not
+	 * stored twice (NULL stands for "same as workdir" and "ALL"). */
+	if (j->submit_dir && j->workdir && !strcmp(j->submit_dir, j->workdir)) {
+		free(j->submit_dir);
+		j->submit_dir = NULL;
+	}
+	if (j->export_env && !strcmp(j->export_env, "ALL")) {
+		free(j->export_env);
+		j->export_env = NULL;
+	}
 	j->uid = r->cred.uid;
 	j->gid = r->cred.gid;
 	j->num_nodes = j->req.sched.min_nodes;

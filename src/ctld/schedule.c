@@ -215,7 +215,8 @@ static void run(evutil_socket_t fd, short what, void *arg)
 	bool full = c->sched_full;
 	size_t cap = full ? c->jobs.count : c->n_sched_new;
 	size_t nn = c->nodes.n ? c->nodes.n : 1, alloc_cap = 1;
-	for (size_t i = 0; i < c->nodes.n; i++) /* a started job takes >= 1 CPU per node */
+	for (size_t i = 0; i < c->nodes.n;
+	     i++) /* a started job takes >= 1 CPU per node */
 		alloc_cap += (size_t)c->nodes.nodes[i].conf->cpus;
 	struct sched_job *jobs = calloc(cap + 1, sizeof(*jobs));
 	struct job **map = calloc(cap + 1, sizeof(*map));

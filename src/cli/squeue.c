@@ -237,29 +237,71 @@ static int parse_opts(int argc, char **argv, struct sq_opts *o)
 	return 0;
 }
 
-/* Long strings travel only when the format prints them (-O: always). */
-static const char *extra_fields(const struct sq_opts *o)
+/* The record fields each format letter prints (the read path carries only
+ * what is printed: a listing of 20,000 jobs stays small). */
+static const struct {
+	char letter;
+	const char *fields;
+} letter_fields[] = {
+    {'a', "account"},
+    {'b', "gres"},
+    {'c', "cpus_per_task,ntasks_per_node"},
+    {'E', "dependency"},
+    {'h', "exclusive"},
+    {'m', "min_memory,mem_per_cpu"},
+    {'B', "batch_host"},
+    {'C', "cpus"},
+    {'D', "num_nodes"},
+    {'e', "start_time,end_time,time_limit"},
+    {'G', "gid"},
+    {'k', "comment"},
+    {'l', "time_limit"},
+    {'L', "start_time,time_limit"},
+    {'M', "start_time,end_time"},
+    {'N', "nodelist"},
+    {'o', "command"},
+    {'q', "qos"},
+    {'r', "reason,hold"},
+    {'R', "reason,hold,nodelist"},
+    {'S', "start_time"},
+    {'U', "uid"},
+    {'V', "submit_time"},
+    {'y', "nice"},
+    {'Z', "workdir"},
+};
+
+static void append_names(json_t *a, const char *list)
 {
-	const char *extras = "comment,batch_host,workdir,uid,gid,command";
-	const char *env = getenv("SQUEUE_FORMAT");
-	const char *spec = o->format ? o->format : env && *env ? env : SQ_DEFAULT_FORMAT;
-	if (o->format_long)
-		return extras;
-	for (const char *p = spec; (p = strchr(p, '%')) != NULL;) {
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ",");
+		json_array_append_new(a, json_stringn(p, len));
+		p += len + (p[len] == ',');
+	}
+}
+
+/* Sorting and filtering need job_id, state, partition, name, user, priority. */
+static json_t *fields_for(const char *spec)
+{
+	json_t *a = json_array();
+	append_names(a, "job_id,state,partition,name,user,priority");
+	for (const char *p = spec; p && (p = strchr(p, '%')) != NULL;) {
 		p += 1 + strspn(p + 1, ".-0123456789");
 		if (!*p)
 			break;
-		if (strchr("oZkBUG", *p++))
-			return extras;
+		for (size_t i = 0; i < sizeof(letter_fields) / sizeof(letter_fields[0]);
+		     i++)
+			if (letter_fields[i].letter == *p)
+				append_names(a, letter_fields[i].fields);
+		p++;
 	}
-	return NULL;
+	return a;
 }
 
-static json_t *query_body(const struct sq_opts *o)
+static json_t *query_body(const struct sq_opts *o, const char *spec)
 {
 	json_t *body = json_object();
 
-	json_object_set_new(body, "fields", cli_job_fields(extra_fields(o)));
+	json_object_set_new(body, "fields", fields_for(spec));
 
 	if (o->job_ids)
 		json_object_set(body, "job_ids", o->job_ids);
@@ -294,7 +336,7 @@ static char *pick_format(const struct sq_opts *o)
 	return strdup(o->format ? o->format : env && *env ? env : SQ_DEFAULT_FORMAT);
 }
 
-static int print_jobs(const struct sq_opts *o, const json_t *reply)
+static int print_jobs(const struct sq_opts *o, const json_t *reply, const char *spec)
 {
 	struct sq_filter filt = {o->job_ids,	o->users, o->states,
 				 o->partitions, o->names, o->all_states};
@@ -303,12 +345,10 @@ static int print_jobs(const struct sq_opts *o, const json_t *reply)
 	size_t total = cli_jobs_from_reply(reply, &all);
 	struct cli_job *jobs = all;
 	struct sq_format fmt;
-	char *spec = pick_format(o);
 	int64_t now = cli_json_int(reply, "now", (int64_t)time(NULL));
 
-	if (!jobs || !spec || sq_format_parse(spec, &fmt, bad_letter, NULL) < 0) {
+	if (!jobs || sq_format_parse(spec, &fmt, bad_letter, NULL) < 0) {
 		free(jobs);
-		free(spec);
 		return 1;
 	}
 	for (i = 0; i < total; i++) { /* keep the matching ones, in place */
@@ -328,7 +368,6 @@ static int print_jobs(const struct sq_opts *o, const json_t *reply)
 			sq_print_job(&fmt, &jobs[i], now, stdout);
 	}
 	sq_format_fini(&fmt);
-	free(spec);
 	free(jobs);
 	return o->job_ids && known == 0 ? 1 : 0;
 }
@@ -340,9 +379,12 @@ static int query(const struct sq_opts *o)
 	json_t *reply = NULL;
 	int rc;
 
-	if (cli_conf_load(&conf) < 0)
+	char *spec = pick_format(o);
+	if (!spec || cli_conf_load(&conf) < 0) {
+		free(spec);
 		return 1;
-	rc = cli_call(conf, "job.query", query_body(o), &reply, &err);
+	}
+	rc = cli_call(conf, "job.query", query_body(o, spec), &reply, &err);
 	drv_conf_free(conf);
 	if (rc != 0) {
 		const char *why =
@@ -350,10 +392,12 @@ static int query(const struct sq_opts *o)
 		    : rc > 0	? drv_rc_text(rc)
 				: "Unable to contact slurm controller (connect failure)";
 		fprintf(stderr, "slurm_load_jobs error: %s\n", why);
+		free(spec);
 		return 1;
 	}
-	rc = print_jobs(o, reply);
+	rc = print_jobs(o, reply, spec);
 	json_decref(reply);
+	free(spec);
 	return rc;
 }
 

@@ -108,6 +108,20 @@ static void frame_free_cb(const void *data, size_t len, void *extra)
 	free((void *)data);
 }
 
+int drv_conn_send_text(struct drv_conn *c, const char *json, size_t len)
+{
+	if (c->dead || c->closing)
+		return -EPIPE;
+	if (len > DRV_FRAME_LEN_MASK)
+		return -EMSGSIZE;
+	unsigned char hdr[4] = {(unsigned char)(len >> 24), (unsigned char)(len >> 16),
+				(unsigned char)(len >> 8), (unsigned char)len};
+	struct evbuffer *out = bufferevent_get_output(c->bev);
+	if (evbuffer_add(out, hdr, 4) < 0 || evbuffer_add(out, json, len) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
 static int conn_send(struct drv_conn *c, json_t *env, bool mac)
 {
 	char *frame;

@@ -45,6 +45,9 @@ struct drv_conn *drv_conn_connect(struct event_base *base, const char *host, int
 /* Queues env (borrowed) for sending; MACed when mac is true (-EINVAL if the
  * conn has no key). -EMSGSIZE above max_msg, -EPIPE once closing. */
 int drv_conn_send(struct drv_conn *c, json_t *env, bool mac);
+/* Queues an envelope already encoded as JSON text (copied), without a MAC:
+ * for bulk replies to clients that are written as text, not built as trees. */
+int drv_conn_send_text(struct drv_conn *c, const char *json, size_t len);
 void drv_conn_free(struct drv_conn *c);		     /* accepts NULL; no close callback */
 const char *drv_conn_peer(const struct drv_conn *c); /* "127.0.0.1:4567" */
 void drv_conn_set_arg(struct drv_conn *c, void *arg);

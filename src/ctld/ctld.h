@@ -111,6 +111,8 @@ void rpc_dispatch(struct ctld *c, struct peer *p, json_t *env, bool mac_ok);
 void rpc_reply(const struct rpc_req *r, int rc, const char *error, json_t *body);
 void rpc_reply_durable(const struct rpc_req *r, int rc, const char *error, json_t *body);
 bool rpc_is_admin(const struct rpc_req *r);
+/* A success reply to a client whose body is JSON text (from a drv_jw). */
+void rpc_reply_text(const struct rpc_req *r, const char *body, size_t len);
 
 /* --- schedule.c ------------------------------------------------------------ */
 void sched_request(struct ctld *c); /* a full pass at the end of this turn */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/jsonw.h"
 #include "ctld/job.h"
 #include "ctld/job_fields.h"
 #include "ctld/job_req.h"
@@ -248,4 +249,60 @@ json_t *job_to_row(const struct job *j, const struct job_field *const *want, siz
 		json_array_append_new(row,
 				      want[i] ? field_value(j, want[i]) : json_null());
 	return row;
+}
+
+/* Writes one field's value as JSON text; the common kinds directly, the
+ * computed ones through their JSON value. */
+static void write_field(struct drv_jw *w, const struct job *j, const struct job_field *f)
+{
+	const char *base = (const char *)j + f->off;
+	const char *str;
+	switch (f->kind) {
+	case K_STR:
+		memcpy(&str, base, sizeof(str));
+		drv_jw_str(w, str ? str : "");
+		return;
+	case K_STR_NULL:
+		memcpy(&str, base, sizeof(str));
+		drv_jw_str(w, str);
+		return;
+	case K_I64:
+		drv_jw_int(w, *(const int64_t *)(const void *)base);
+		return;
+	case K_U64:
+		drv_jw_int(w, (int64_t) * (const uint64_t *)(const void *)base);
+		return;
+	case K_U32:
+		drv_jw_int(w, *(const uint32_t *)(const void *)base);
+		return;
+	case K_INT:
+		drv_jw_int(w, *(const int *)(const void *)base);
+		return;
+	case K_SPECIAL:
+		break;
+	}
+	if (f->special == S_STATE) {
+		drv_jw_str(w, job_state_name(j->state));
+		return;
+	}
+	json_t *v = special(j, f->special);
+	char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	drv_jw_raw(w, text ? text : "null", text ? strlen(text) : 4);
+	free(text);
+	json_decref(v);
+}
+
+void job_row_write(struct drv_jw *w, const struct job *j,
+		   const struct job_field *const *want, size_t n)
+{
+	drv_jw_raw(w, "[", 1);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			drv_jw_raw(w, ",", 1);
+		if (want[i])
+			write_field(w, j, want[i]);
+		else
+			drv_jw_raw(w, "null", 4);
+	}
+	drv_jw_raw(w, "]", 1);
 }

@@ -16,4 +16,9 @@ const struct job_field *job_field_find(const char *name);
 /* The values of want[0..n) as an array (new reference); NULL entries give null. */
 json_t *job_to_row(const struct job *j, const struct job_field *const *want, size_t n);
 
+/* The same as JSON text, appended to w: what bulk listings send. */
+struct drv_jw;
+void job_row_write(struct drv_jw *w, const struct job *j,
+		   const struct job_field *const *want, size_t n);
+
 #endif

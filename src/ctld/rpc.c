@@ -5,6 +5,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <sodium.h>
+
+#include "common/jsonw.h"
 #include "common/log.h"
 #include "common/proto.h"
 #include "ctld/ctld.h"
@@ -119,6 +122,50 @@ void rpc_reply(const struct rpc_req *r, int rc, const char *error, json_t *body)
 	json_t *env = drv_reply_new(r->id, rc, error, body);
 	send_reply(r->c, r->peer_id, env);
 	json_decref(env);
+}
+
+/* A success reply whose body is JSON text already (bulk listings): the
+ * envelope is written in canonical form (keys sorted, compact), so its
+ * digest is the hash of the text itself; the credential goes in last. */
+void rpc_reply_text(const struct rpc_req *r, const char *body, size_t len)
+{
+	struct ctld *c = r->c;
+	struct peer *p = peer_find(c, r->peer_id);
+	if (!p)
+		return;
+	if (p->daemon) { /* daemons' replies are MACed trees; they never list */
+		rpc_reply(r, DRV_RC_NOT_SUPPORTED, drv_rc_text(DRV_RC_NOT_SUPPORTED),
+			  NULL);
+		return;
+	}
+	struct drv_jw w;
+	drv_jw_init(&w);
+	drv_jw_raw(&w, "{\"body\":", 8);
+	drv_jw_raw(&w, body, len);
+	drv_jw_raw(&w, ",\"id\":", 6);
+	drv_jw_int(&w, r->id);
+	drv_jw_raw(&w, ",\"rc\":0,\"type\":\"reply\",\"v\":1}", 29);
+	if (w.oom) {
+		drv_jw_fini(&w);
+		rpc_reply(r, DRV_RC_ERROR, "out of memory", NULL);
+		return;
+	}
+	unsigned char h[crypto_hash_sha256_BYTES];
+	char digest[65];
+	crypto_hash_sha256(h, (const unsigned char *)w.buf, w.len);
+	sodium_bin2hex(digest, sizeof(digest), h, sizeof(h));
+	json_t *cred = drv_cred_issue(&c->key, c->owner_uid, c->owner_gid, c->host,
+				      digest, time(NULL));
+	char *ctext = json_dumps(cred, JSON_COMPACT);
+	w.len--; /* reopen the envelope for the credential */
+	drv_jw_raw(&w, ",\"cred\":", 8);
+	drv_jw_raw(&w, ctext ? ctext : "null", ctext ? strlen(ctext) : 4);
+	drv_jw_raw(&w, "}", 1);
+	if (!w.oom)
+		drv_conn_send_text(p->conn, w.buf, w.len);
+	free(ctext);
+	json_decref(cred);
+	drv_jw_fini(&w);
 }
 
 struct late_reply {

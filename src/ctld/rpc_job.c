@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/jsonw.h"
 #include "common/log.h"
 #include "common/proto.h"
 #include "ctld/ctld.h"
@@ -57,34 +58,66 @@ static bool job_wanted(const struct rpc_req *r, const struct job *j)
 	       (!states || state_wanted(states, j));
 }
 
-/* With "fields", compact rows of just those fields (what squeue and sacct
- * poll); without, whole records (scontrol show job). */
-void rpc_job_query(struct rpc_req *r)
+/* Whole records, for scontrol show job. */
+static void query_records(struct rpc_req *r)
 {
-	json_t *names = json_object_get(r->body, "fields");
+	json_t *out = json_array();
+	for (struct job *j = r->c->jobs.head; j; j = j->next)
+		if (job_wanted(r, j))
+			json_array_append_new(out, job_to_record(j));
+	rpc_reply(r, 0, NULL,
+		  json_pack("{s:o,s:I}", "jobs", out, "now", (json_int_t)time(NULL)));
+}
+
+/* Compact rows of just the fields asked for (what squeue and scancel poll),
+ * written as text: {"fields":[...],"now":N,"rows":[[...],...]}. */
+static void query_rows(struct rpc_req *r, json_t *names)
+{
 	size_t n = json_array_size(names);
 	const struct job_field **want = calloc(n ? n : 1, sizeof(*want));
-	if (!want) {
+	char *names_text = json_dumps(names, JSON_COMPACT);
+	struct drv_jw w;
+	drv_jw_init(&w);
+	if (!want || !names_text) {
+		free(want);
+		free(names_text);
 		rpc_reply(r, DRV_RC_ERROR, "out of memory", NULL);
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
 		want[i] =
 		    job_field_find(json_string_value(json_array_get(names, i)) ?: "");
-	json_t *out = json_array();
-	for (struct job *j = r->c->jobs.head; j; j = j->next)
-		if (job_wanted(r, j))
-			json_array_append_new(out, names ? job_to_row(j, want, n)
-							 : job_to_record(j));
-	free(want);
-	json_t *body = json_pack("{s:I}", "now", (json_int_t)time(NULL));
-	if (names) {
-		json_object_set(body, "fields", names);
-		json_object_set_new(body, "rows", out);
-	} else {
-		json_object_set_new(body, "jobs", out);
+	drv_jw_raw(&w, "{\"fields\":", 10);
+	drv_jw_raw(&w, names_text, strlen(names_text));
+	drv_jw_raw(&w, ",\"now\":", 7);
+	drv_jw_int(&w, (int64_t)time(NULL));
+	drv_jw_raw(&w, ",\"rows\":[", 9);
+	bool first = true;
+	for (struct job *j = r->c->jobs.head; j; j = j->next) {
+		if (!job_wanted(r, j))
+			continue;
+		if (!first)
+			drv_jw_raw(&w, ",", 1);
+		first = false;
+		job_row_write(&w, j, want, n);
 	}
-	rpc_reply(r, 0, NULL, body);
+	drv_jw_raw(&w, "]}", 2);
+	if (w.oom)
+		rpc_reply(r, DRV_RC_ERROR, "out of memory", NULL);
+	else
+		rpc_reply_text(r, w.buf, w.len);
+	drv_jw_fini(&w);
+	free(want);
+	free(names_text);
+}
+
+void rpc_job_query(struct rpc_req *r)
+{
+	json_t *names = json_object_get(r->body, "fields");
+	if (names)
+		query_rows(r, names);
+	else
+		query_records(r);
 }
 
 typedef int (*job_op_f)(struct rpc_req *r, struct job *j, int64_t now);

@@ -37,11 +37,13 @@ void limit_init(struct limit *l, const struct spec *s, int64_t started)
 	if (s->time_limit <= 0) /* -1 unlimited; -t 0 asks for no limit */
 		return;
 	int64_t limit_ns = s->time_limit * NS_PER_S;
-	if (s->start_time > 0) {
-		/* ctld's start counts: map it onto the monotonic clock once. */
-		int64_t elapsed = clock_ns(CLOCK_REALTIME) - s->start_time * NS_PER_S;
-		if (elapsed < 0)
-			elapsed = 0;
+	/* ctld's start is in whole seconds: when the job starts in that second or
+	 * the next (the usual case), its own start is the exact one; a launch
+	 * much later than the allocation (sent again after a restart) counts
+	 * from ctld's start, as Slurm does. */
+	int64_t elapsed =
+	    s->start_time > 0 ? clock_ns(CLOCK_REALTIME) - s->start_time * NS_PER_S : 0;
+	if (elapsed > 2 * NS_PER_S) {
 		l->term_at = limit_now() - elapsed + limit_ns;
 	} else {
 		l->term_at = started + limit_ns;

@@ -312,6 +312,8 @@ static json_t *query_body(const struct sq_opts *o, const char *spec)
 	/* With ids, ask for finished jobs too: they are known, only hidden. */
 	if (o->all_states || o->job_ids)
 		json_object_set_new(body, "all_states", json_true());
+	else if (!o->states) /* the default listing: finished jobs stay in ctld */
+		json_object_set_new(body, "active", json_true());
 	return body;
 }
 

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -22,8 +23,8 @@ int drv_write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
-int drv_write_file_atomic(const char *dir, const char *name, const void *data, size_t len,
-			  mode_t mode)
+static int write_replace(const char *dir, const char *name, const void *data, size_t len,
+			 mode_t mode, bool durable)
 {
 	char tmp[PATH_MAX], path[PATH_MAX];
 	if (snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name) >= (int)sizeof(tmp) ||
@@ -33,7 +34,7 @@ int drv_write_file_atomic(const char *dir, const char *name, const void *data, s
 	if (fd < 0)
 		return -errno;
 	int rc = drv_write_all(fd, data, len);
-	if (rc == 0 && fsync(fd) < 0)
+	if (rc == 0 && durable && fsync(fd) < 0)
 		rc = -errno;
 	close(fd);
 	if (rc == 0 && rename(tmp, path) < 0)
@@ -42,10 +43,22 @@ int drv_write_file_atomic(const char *dir, const char *name, const void *data, s
 		unlink(tmp);
 		return rc;
 	}
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dfd = durable ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	if (dfd >= 0) {
 		fsync(dfd);
 		close(dfd);
 	}
 	return 0;
+}
+
+int drv_write_file_atomic(const char *dir, const char *name, const void *data, size_t len,
+			  mode_t mode)
+{
+	return write_replace(dir, name, data, len, mode, true);
+}
+
+int drv_write_file_replace(const char *dir, const char *name, const void *data,
+			   size_t len, mode_t mode)
+{
+	return write_replace(dir, name, data, len, mode, false);
 }

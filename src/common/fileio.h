@@ -15,4 +15,10 @@ int drv_write_all(int fd, const void *data, size_t len);
 int drv_write_file_atomic(const char *dir, const char *name, const void *data, size_t len,
 			  mode_t mode);
 
+/* The same without the fsyncs: atomic against a crash of the writing
+ * process, not against a power cut. For files that only matter while the
+ * machine stays up (a running job's pid, its script). */
+int drv_write_file_replace(const char *dir, const char *name, const void *data,
+			   size_t len, mode_t mode);
+
 #endif

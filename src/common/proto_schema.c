@@ -151,9 +151,13 @@ static const struct field f_job_submit[] = {
 };
 
 static const struct field f_job_query[] = {
-    STRS("fields", false, 64),	    INTS("job_ids", false, 1, JOB_ID_MAX),
-    STRS("users", false, NAME_LEN), STRS("states", false, 64),
-    BOOLD("all_states", "false"),   END,
+    STRS("fields", false, 64),
+    BOOLD("active", "false"),
+    INTS("job_ids", false, 1, JOB_ID_MAX),
+    STRS("users", false, NAME_LEN),
+    STRS("states", false, 64),
+    BOOLD("all_states", "false"),
+    END,
 };
 
 static const struct field f_job_cancel[] = {

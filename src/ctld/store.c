@@ -132,12 +132,14 @@ static const char *op_sql[] = {
     [OP_NEXT_ID] = "INSERT OR REPLACE INTO meta(key,value) VALUES('next_job_id',?2)",
 };
 
-static int run_op(sqlite3 *db, const struct op *op)
+static int run_op(struct store *s, const struct op *op)
 {
-	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(db, op_sql[op->kind], -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return rc;
+	sqlite3_stmt **slot = &s->stmts[op->kind];
+	if (!*slot &&
+	    sqlite3_prepare_v3(s->wdb, op_sql[op->kind], -1, SQLITE_PREPARE_PERSISTENT,
+			       slot, NULL) != SQLITE_OK)
+		return SQLITE_ERROR;
+	sqlite3_stmt *st = *slot;
 	sqlite3_bind_int64(st, 1, op->id);
 	sqlite3_bind_int64(st, 2, op->num);
 	if (op->kind == OP_JOB)
@@ -147,16 +149,18 @@ static int run_op(sqlite3 *db, const struct op *op)
 		sqlite3_bind_text(st, 5, op->s2, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 6, op->s3, -1, SQLITE_STATIC);
 	}
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-static int run_batch(sqlite3 *db, const struct store_batch *b)
+static int run_batch(struct store *s, const struct store_batch *b)
 {
+	sqlite3 *db = s->wdb;
 	int rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 	for (size_t i = 0; rc == SQLITE_OK && i < b->n; i++)
-		rc = run_op(db, &b->ops[i]);
+		rc = run_op(s, &b->ops[i]);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
 	if (rc != SQLITE_OK) {
@@ -178,7 +182,7 @@ void *store_writer_main(void *arg)
 			break;
 		struct store_batch *b = s->todo;
 		pthread_mutex_unlock(&s->mu);
-		int rc = run_batch(s->wdb, b);
+		int rc = run_batch(s, b);
 		store_batch_free(b);
 		pthread_mutex_lock(&s->mu);
 		s->todo = NULL;

@@ -22,6 +22,7 @@ struct store {
 	void *done_arg;
 	int pipe_rd, pipe_wr; /* the writer wakes the loop through this pipe */
 	struct event *done_ev;
+	sqlite3_stmt *stmts[4]; /* the writer's statements, prepared once */
 };
 
 extern const char *store_schema_sql;

@@ -97,6 +97,8 @@ void store_close(struct store *s)
 		pthread_mutex_unlock(&s->mu);
 		pthread_join(s->thread, NULL);
 	}
+	for (size_t i = 0; i < sizeof(s->stmts) / sizeof(s->stmts[0]); i++)
+		sqlite3_finalize(s->stmts[i]);
 	if (s->done_ev)
 		event_free(s->done_ev);
 	if (s->pipe_rd >= 0)

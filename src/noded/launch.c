@@ -37,7 +37,7 @@ static int write_spec(struct noded *nd, json_t *body, const char *dir)
 	json_decref(spec);
 	if (!text)
 		return -ENOMEM;
-	int rc = drv_write_file_atomic(dir, "spec.json", text, strlen(text), 0600);
+	int rc = drv_write_file_replace(dir, "spec.json", text, strlen(text), 0600);
 	free(text);
 	return rc;
 }

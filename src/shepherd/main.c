@@ -77,7 +77,8 @@ static int take_lock(const char *dir)
 static int write_script(const char *dir, const struct spec *s, char *path, size_t size)
 {
 	snprintf(path, size, "%s/script", dir);
-	int rc = drv_write_file_atomic(dir, "script", s->script, strlen(s->script), 0700);
+	int rc =
+	    drv_write_file_replace(dir, "script", s->script, strlen(s->script), 0700);
 	if (rc < 0 || geteuid() != 0 || s->uid == 0)
 		return rc;
 	/* As root for another user: they must reach and run the script, but
@@ -102,7 +103,7 @@ static int shepherd(const char *dir)
 {
 	char pidbuf[24], err[256], script[PATH_MAX];
 	int n = snprintf(pidbuf, sizeof(pidbuf), "%d\n", (int)getpid());
-	drv_write_file_atomic(dir, "shepherd.pid", pidbuf, (size_t)n, 0644);
+	drv_write_file_replace(dir, "shepherd.pid", pidbuf, (size_t)n, 0644);
 	struct spec s;
 	if (spec_load(dir, &s, err, sizeof(err)) < 0) {
 		struct spec none = {0};

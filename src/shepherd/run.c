@@ -182,7 +182,7 @@ static void release_child(const char *dir, pid_t pid, int release_wr, int err_rd
 	setpgid(pid, pid);
 	char buf[32];
 	int n = snprintf(buf, sizeof(buf), "%d\n", (int)pid);
-	int rc = drv_write_file_atomic(dir, "pgid", buf, (size_t)n, 0644);
+	int rc = drv_write_file_replace(dir, "pgid", buf, (size_t)n, 0644);
 	if (rc < 0)
 		log_error("cannot write %s/pgid: %s", dir, strerror(-rc));
 	ssize_t w;

@@ -53,6 +53,9 @@ static bool job_wanted(const struct rpc_req *r, const struct job *j)
 	json_t *ids = json_object_get(r->body, "job_ids");
 	json_t *users = json_object_get(r->body, "users");
 	json_t *states = json_object_get(r->body, "states");
+	if (json_is_true(json_object_get(r->body, "active")) &&
+	    job_state_final(j->state) && !j->completing)
+		return false; /* squeue's default listing: ended jobs stay here */
 	return (!ids || in_int_list(ids, j->id)) &&
 	       (!users || in_str_list(users, j->user)) &&
 	       (!states || state_wanted(states, j));

@@ -84,3 +84,30 @@ def test_replayed_lifted_and_expired_credentials_are_refused(cluster):
     assert "replayed" in log, log
     assert "expired" in log, log
     assert "digest" in log, log
+
+
+def signed(c, env):
+    env["cred"] = authd_sign(c, digest(env))
+    return env
+
+
+def test_listing_rows_carry_only_what_was_asked(cluster):
+    """The read path: compact rows of the named fields; "active" leaves out
+    ended jobs in ctld, so squeue's default listing does not carry them."""
+    c = cluster
+    c.write("hold.sh", "#!/bin/sh\nwhile [ ! -e go ]; do sleep 0.1; done\n")
+    done = c.sbatch("--wrap", "true")
+    c.wait_done(done)
+    running = c.sbatch("hold.sh")
+    c.wait_state(running, "RUNNING")
+    query = {"v": 1, "type": "job.query", "id": 5,
+             "body": {"fields": ["job_id", "state", "nosuchfield"], "active": True}}
+    reply = send(c, signed(c, query))
+    assert reply["rc"] == 0, reply
+    body = reply["body"]
+    assert body["fields"] == ["job_id", "state", "nosuchfield"]
+    assert body["rows"] == [[running, "RUNNING", None]]
+    query = {"v": 1, "type": "job.query", "id": 6, "body": {"fields": ["job_id", "state"]}}
+    rows = send(c, signed(c, query))["body"]["rows"]
+    assert [done, "COMPLETED"] in rows and [running, "RUNNING"] in rows
+    (c.work / "go").touch()

@@ -54,7 +54,8 @@ def test_job_ignoring_term_is_killed_after_kill_wait(make_cluster):
     c.write("stubborn.sh", "#!/bin/bash\n"
             "trap 'echo got TERM' TERM\n"
             "date +%s.%N > t_start\n"
-            "while :; do date +%s.%N > t_tick; sleep 0.1; done\n")
+            # written aside then renamed: SIGKILL must never leave it empty
+            "while :; do date +%s.%N > t_tick.new; mv t_tick.new t_tick; sleep 0.1; done\n")
     jid = c.sbatch("-t", "0:2", "-o", "stub.out", "stubborn.sh")
     job = c.wait_done(jid, timeout=20)
     assert job["JobState"] == "TIMEOUT", job

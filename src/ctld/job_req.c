@@ -62,7 +62,8 @@ static int parse_dependency(struct job_req *req, const char *dep, struct drv_err
 	for (const char *p = dep + 8; *p;) {
 		char *end;
 		unsigned long id = strtoul(p, &end, 10);
-		if (end == p || id == 0 || id > UINT32_MAX || (*end && *end != ':'))
+		if (end == p || id == 0 || id > UINT32_MAX || (*end && *end != ':') ||
+		    (*end == ':' && !end[1]))
 			return drv_error_set(err, EINVAL, "Job dependency problem");
 		req->deps[req->n_deps++] = (uint32_t)id;
 		p = *end ? end + 1 : end;

@@ -1,0 +1,127 @@
+/* test_job_req.c — a job's request as ctld builds it from job.submit:
+ * Slurm's defaults (one task per node, DefMemPerCPU, the whole node),
+ * -N exact or a range, afterok parsing, refusals, the store round trip, and
+ * the "2(x3),1" counts of SLURM_TASKS_PER_NODE. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "common/proto.h"
+#include "ctld/job_req.h"
+
+static int build(const char *body_json, const struct drv_conf *conf, struct job_req *q)
+{
+	json_t *body = json_loads(body_json, 0, NULL);
+	assert_non_null(body);
+	struct drv_error err = {{0}};
+	int rc = job_req_from_submit(q, body, conf, &err);
+	json_decref(body);
+	return rc;
+}
+
+static void defaults_follow_slurm(void **state)
+{
+	struct drv_conf conf = {.def_mem_per_cpu = 0};
+	struct job_req q;
+	assert_int_equal(build("{}", &conf, &q), 0);
+	assert_int_equal(q.sched.min_nodes, 1);
+	assert_int_equal(q.sched.max_nodes, 0); /* no -N: as many as the tasks need */
+	assert_int_equal(q.sched.cpus_per_task, 1);
+	assert_false(q.ntasks_given);
+	assert_true(q.sched.mem_per_node ==
+		    SCHED_MEM_WHOLE); /* DefMemPerNode=UNLIMITED */
+	job_req_free(&q);
+	conf.def_mem_per_cpu = 512;
+	assert_int_equal(
+	    build("{\"nodes\":2,\"ntasks\":4,\"cpus_per_task\":2}", &conf, &q), 0);
+	assert_int_equal(q.sched.min_nodes, 2);
+	assert_int_equal(q.sched.max_nodes, 2); /* -N 2 means exactly 2 */
+	assert_true(q.ntasks_given && q.cpt_given);
+	assert_true(q.mem_is_per_cpu);
+	assert_int_equal(q.sched.mem_per_cpu, 512);
+	assert_false(q.mem_given);
+	job_req_free(&q);
+	assert_int_equal(
+	    build("{\"nodes\":1,\"nodes_max\":3,\"mem_per_node\":0}", &conf, &q), 0);
+	assert_int_equal(q.sched.max_nodes, 3);
+	assert_true(q.sched.mem_per_node == SCHED_MEM_WHOLE);
+	assert_true(q.mem_given);
+	job_req_free(&q);
+}
+
+static void dependencies_and_refusals(void **state)
+{
+	struct drv_conf conf = {0};
+	struct job_req q;
+	assert_int_equal(build("{\"dependency\":\"afterok:7:9\"}", &conf, &q), 0);
+	assert_int_equal(q.n_deps, 2);
+	assert_int_equal(q.deps[0], 7);
+	assert_int_equal(q.deps[1], 9);
+	job_req_free(&q);
+	const char *bad_deps[] = {"afterany:3", "afterok:", "afterok:x",
+				  "afterok:1:", "afterok:0"};
+	for (size_t i = 0; i < sizeof(bad_deps) / sizeof(bad_deps[0]); i++) {
+		char body[128];
+		snprintf(body, sizeof(body), "{\"dependency\":\"%s\"}", bad_deps[i]);
+		assert_int_equal(build(body, &conf, &q), DRV_RC_DEPENDENCY);
+	}
+	assert_int_equal(build("{\"nodes\":3,\"nodes_max\":2}", &conf, &q),
+			 DRV_RC_NODE_CONFIG_UNAVAIL);
+	assert_int_equal(build("{\"nodes\":3,\"ntasks\":2}", &conf, &q),
+			 DRV_RC_NODE_CONFIG_UNAVAIL);
+}
+
+static void store_round_trip(void **state)
+{
+	struct drv_conf conf = {0};
+	struct job_req q, back;
+	assert_int_equal(build("{\"ntasks\":3,\"gpus_per_node\":2,\"gpu_type\":\"a100\","
+			       "\"account\":\"proj\",\"nice\":5,\"exclusive\":true,"
+			       "\"dependency\":\"afterok:4\",\"open_mode\":\"append\"}",
+			       &conf, &q),
+			 0);
+	json_t *j = job_req_to_json(&q);
+	assert_int_equal(job_req_from_json(&back, j), 0);
+	assert_int_equal(back.sched.ntasks, 3);
+	assert_int_equal(back.sched.gpus_per_node, 2);
+	assert_string_equal(back.sched.gpu_type, "a100");
+	assert_string_equal(back.account, "proj");
+	assert_int_equal(back.nice, 5);
+	assert_true(back.sched.exclusive);
+	assert_int_equal(back.n_deps, 1);
+	assert_string_equal(back.open_mode, "append");
+	assert_true(back.sched.mem_per_node == SCHED_MEM_WHOLE);
+	json_decref(j);
+	job_req_free(&q);
+	job_req_free(&back);
+}
+
+static void counts_compress_as_slurm(void **state)
+{
+	const uint32_t a[] = {2, 2, 2, 1}, b[] = {4}, c[] = {1, 2, 2};
+	char *s = job_counts_string(a, 4);
+	assert_string_equal(s, "2(x3),1");
+	free(s);
+	s = job_counts_string(b, 1);
+	assert_string_equal(s, "4");
+	free(s);
+	s = job_counts_string(c, 3);
+	assert_string_equal(s, "1,2(x2)");
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(defaults_follow_slurm),
+	    cmocka_unit_test(dependencies_and_refusals),
+	    cmocka_unit_test(store_round_trip),
+	    cmocka_unit_test(counts_compress_as_slurm),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

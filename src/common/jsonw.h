@@ -18,6 +18,8 @@ struct drv_jw {
 void drv_jw_init(struct drv_jw *w);
 void drv_jw_fini(struct drv_jw *w);
 void drv_jw_raw(struct drv_jw *w, const char *s, size_t n); /* as is */
+/* A string literal as is, its length taken by the compiler. */
+#define drv_jw_lit(w, lit) drv_jw_raw((w), "" lit, sizeof(lit) - 1)
 void drv_jw_str(struct drv_jw *w, const char *s); /* a JSON string; NULL: null */
 void drv_jw_int(struct drv_jw *w, int64_t v);
 

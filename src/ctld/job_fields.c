@@ -295,14 +295,14 @@ static void write_field(struct drv_jw *w, const struct job *j, const struct job_
 void job_row_write(struct drv_jw *w, const struct job *j,
 		   const struct job_field *const *want, size_t n)
 {
-	drv_jw_raw(w, "[", 1);
+	drv_jw_lit(w, "[");
 	for (size_t i = 0; i < n; i++) {
 		if (i)
-			drv_jw_raw(w, ",", 1);
+			drv_jw_lit(w, ",");
 		if (want[i])
 			write_field(w, j, want[i]);
 		else
-			drv_jw_raw(w, "null", 4);
+			drv_jw_lit(w, "null");
 	}
-	drv_jw_raw(w, "]", 1);
+	drv_jw_lit(w, "]");
 }

@@ -140,11 +140,11 @@ void rpc_reply_text(const struct rpc_req *r, const char *body, size_t len)
 	}
 	struct drv_jw w;
 	drv_jw_init(&w);
-	drv_jw_raw(&w, "{\"body\":", 8);
+	drv_jw_lit(&w, "{\"body\":");
 	drv_jw_raw(&w, body, len);
-	drv_jw_raw(&w, ",\"id\":", 6);
+	drv_jw_lit(&w, ",\"id\":");
 	drv_jw_int(&w, r->id);
-	drv_jw_raw(&w, ",\"rc\":0,\"type\":\"reply\",\"v\":1}", 29);
+	drv_jw_lit(&w, ",\"rc\":0,\"type\":\"reply\",\"v\":1}");
 	if (w.oom) {
 		drv_jw_fini(&w);
 		rpc_reply(r, DRV_RC_ERROR, "out of memory", NULL);
@@ -158,9 +158,9 @@ void rpc_reply_text(const struct rpc_req *r, const char *body, size_t len)
 				      digest, time(NULL));
 	char *ctext = json_dumps(cred, JSON_COMPACT);
 	w.len--; /* reopen the envelope for the credential */
-	drv_jw_raw(&w, ",\"cred\":", 8);
+	drv_jw_lit(&w, ",\"cred\":");
 	drv_jw_raw(&w, ctext ? ctext : "null", ctext ? strlen(ctext) : 4);
-	drv_jw_raw(&w, "}", 1);
+	drv_jw_lit(&w, "}");
 	if (!w.oom)
 		drv_conn_send_text(p->conn, w.buf, w.len);
 	free(ctext);

@@ -90,21 +90,21 @@ static void query_rows(struct rpc_req *r, json_t *names)
 	for (size_t i = 0; i < n; i++)
 		want[i] =
 		    job_field_find(json_string_value(json_array_get(names, i)) ?: "");
-	drv_jw_raw(&w, "{\"fields\":", 10);
+	drv_jw_lit(&w, "{\"fields\":");
 	drv_jw_raw(&w, names_text, strlen(names_text));
-	drv_jw_raw(&w, ",\"now\":", 7);
+	drv_jw_lit(&w, ",\"now\":");
 	drv_jw_int(&w, (int64_t)time(NULL));
-	drv_jw_raw(&w, ",\"rows\":[", 9);
+	drv_jw_lit(&w, ",\"rows\":[");
 	bool first = true;
 	for (struct job *j = r->c->jobs.head; j; j = j->next) {
 		if (!job_wanted(r, j))
 			continue;
 		if (!first)
-			drv_jw_raw(&w, ",", 1);
+			drv_jw_lit(&w, ",");
 		first = false;
 		job_row_write(&w, j, want, n);
 	}
-	drv_jw_raw(&w, "]}", 2);
+	drv_jw_lit(&w, "]}");
 	if (w.oom)
 		rpc_reply(r, DRV_RC_ERROR, "out of memory", NULL);
 	else

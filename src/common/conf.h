@@ -75,6 +75,7 @@ struct drv_conf {
 	uint64_t def_mem_per_node; /* DefMemPerNode in MiB, 0 = not set (whole node) */
 	bool cr_memory;		   /* SelectTypeParameters=CR_*_Memory (the default) */
 	bool enforce_part_limits;  /* EnforcePartLimits=ALL|ANY|YES */
+	int64_t purge_job_after;   /* seconds a finished job stays in sacct; 0 = always */
 
 	struct drv_node_conf *nodes;
 	size_t n_nodes;

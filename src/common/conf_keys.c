@@ -389,6 +389,42 @@ static int apply_enforce_part(struct conf_parser *p, const struct conf_key *k,
 	return 0;
 }
 
+/* PurgeJobAfter (slurmdbd.conf's key, read here since ctld keeps the
+ * accounting): N months, or N with a unit, "12hours", "30days"; Drover also
+ * takes seconds and minutes. */
+static int apply_purge_after(struct conf_parser *p, const struct conf_key *k,
+			     void *target, const char *value, struct drv_error *err)
+{
+	static const struct {
+		const char *unit;
+		int64_t secs;
+	} units[] = {{"second", 1},  {"minute", 60},	 {"hour", 3600},
+		     {"day", 86400}, {"month", 2592000}, {"", 2592000}};
+	struct drv_conf *c = target;
+	char *end;
+	errno = 0;
+	long long n = strtoll(value, &end, 10);
+	if (errno || end == value || n < 0 || n > 1000000)
+		goto bad;
+	char unit[16];
+	size_t len = strlen(end);
+	if (len >= sizeof(unit))
+		goto bad;
+	memcpy(unit, end, len + 1);
+	if (len > 1 && (unit[len - 1] | 32) == 's')
+		unit[len - 1] = '\0'; /* "days" as "day" */
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcasecmp(unit, units[i].unit)) {
+			c->purge_job_after = n * units[i].secs;
+			return 0;
+		}
+bad:
+	return drv_error_set(err, EINVAL,
+			     "PurgeJobAfter: '%.60s' is not N[months|days|hours|minutes|"
+			     "seconds]",
+			     value);
+}
+
 #define OTHER(key)                                                                       \
 	{                                                                                \
 		.name = key, .type = CONF_OTHER, .reload = true                          \
@@ -417,6 +453,7 @@ const struct conf_key conf_global_keys[] = {
 	{"DefMemPerNode", CONF_U64, FIELD(drv_conf, def_mem_per_node), "0", 0, 1LL << 40, NULL, true, NULL},
 	{"SelectTypeParameters", CONF_CUSTOM, 0, "CR_Core_Memory", 0, 0, NULL, false, apply_select_params},
 	{"EnforcePartLimits", CONF_CUSTOM, 0, "NO", 0, 0, NULL, true, apply_enforce_part},
+	{"PurgeJobAfter", CONF_CUSTOM, 0, "0", 0, 0, NULL, true, apply_purge_after},
 	OTHER("AccountingStorageBackupHost"), OTHER("AccountingStorageEnforce"),
 	OTHER("AccountingStorageExternalHost"), OTHER("AccountingStorageHost"),
 	OTHER("AccountingStorageParameters"), OTHER("AccountingStoragePass"),

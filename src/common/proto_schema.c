@@ -101,6 +101,7 @@ struct msg_type {
 #define JOB_ID_MAX 4294967294LL /* job ids are uint32, 0xffffffff is NO_VAL */
 #define ID_MAX 4294967294LL	/* uid/gid: (uid_t)-1 means "none" */
 #define I32 2147483647LL
+#define I64_MAX 9223372036854775807LL
 #define SIG_MAX 127
 #define NAME_LEN 256
 #define PATH_LEN 4096
@@ -157,6 +158,18 @@ static const struct field f_job_query[] = {
     STRS("users", false, NAME_LEN),
     STRS("states", false, 64),
     BOOLD("all_states", "false"),
+    END,
+};
+
+static const struct field f_acct_query[] = {
+    INTS("job_ids", false, 1, JOB_ID_MAX),
+    INTS("uids", false, 0, ID_MAX),
+    STRS("accounts", false, NAME_LEN),
+    STRS("names", false, NAME_LEN),
+    STRS("partitions", false, NAME_LEN),
+    STRS("states", false, 64),
+    INTD("start", 0, I64_MAX, "0"),
+    INTD("end", 0, I64_MAX, "0"),
     END,
 };
 
@@ -259,15 +272,25 @@ static const struct field f_job_signal[] = {
 /* Every declared request type. "reply" is the envelope's own type and has no
  * body schema: its body is the answer to whichever request carried its id. */
 static const struct msg_type msg_types[] = {
-    {"auth.sign", f_auth_sign},	  {"auth.verify", f_auth_verify},
-    {"job.submit", f_job_submit}, {"job.query", f_job_query},
-    {"job.cancel", f_job_cancel}, {"job.release", f_job_ids},
-    {"job.hold", f_job_hold},	  {"job.update", f_job_update},
-    {"node.query", f_names},	  {"node.update", f_node_update},
-    {"part.query", f_names},	  {"ctld.ping", f_none},
-    {"conf.query", f_none},	  {"node.register", f_node_register},
-    {"node.ping", f_node_ping},	  {"job.complete", f_job_complete},
-    {"job.launch", f_job_launch}, {"job.signal", f_job_signal},
+    {"auth.sign", f_auth_sign},
+    {"auth.verify", f_auth_verify},
+    {"job.submit", f_job_submit},
+    {"job.query", f_job_query},
+    {"acct.query", f_acct_query},
+    {"job.cancel", f_job_cancel},
+    {"job.release", f_job_ids},
+    {"job.hold", f_job_hold},
+    {"job.update", f_job_update},
+    {"node.query", f_names},
+    {"node.update", f_node_update},
+    {"part.query", f_names},
+    {"ctld.ping", f_none},
+    {"conf.query", f_none},
+    {"node.register", f_node_register},
+    {"node.ping", f_node_ping},
+    {"job.complete", f_job_complete},
+    {"job.launch", f_job_launch},
+    {"job.signal", f_job_signal},
 };
 
 #define N_TYPES (sizeof(msg_types) / sizeof(msg_types[0]))

@@ -56,6 +56,12 @@ void commit_meta(struct ctld *c)
 	request_flush(c);
 }
 
+void commit_purge(struct ctld *c, int64_t ended_before, uint32_t max_jobs)
+{
+	store_batch_put_purge(c->extra, ended_before, max_jobs);
+	request_flush(c);
+}
+
 void commit_payload(struct ctld *c, uint32_t id, const char *script, const char *env_json,
 		    const char *argv_json)
 {

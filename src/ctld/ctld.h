@@ -59,6 +59,7 @@ struct ctld {
 	gid_t owner_gid;
 	char host[256];
 	int64_t start_time;
+	int64_t last_purge; /* when accounting history was last purged */
 	struct evconnlistener *listener;
 	struct event *sched_ev, *flush_ev, *tick_ev;
 	/* group commit (commit.c) */
@@ -87,6 +88,8 @@ void commit_payload(struct ctld *c, uint32_t id, const char *script, const char 
 typedef void (*effect_f)(struct ctld *c, void *arg);
 /* Runs fn(c, arg) once everything changed so far is durable. fn owns arg. */
 void commit_defer(struct ctld *c, effect_f fn, void *arg);
+/* Deletes up to max_jobs jobs that ended before ended_before from the store. */
+void commit_purge(struct ctld *c, int64_t ended_before, uint32_t max_jobs);
 void commit_drain(struct ctld *c); /* at shutdown: waits for the last commit */
 
 /* --- peer.c: connections ------------------------------------------------- */

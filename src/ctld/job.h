@@ -67,6 +67,7 @@ struct job {
 	uint32_t alloc_cpus_total; /* CPUs it had, kept after the end */
 	char *tasks_per_node, *cpus_per_node; /* "2(x3),1", kept after the end */
 	char *alloc_gpus;		      /* GPU indices on the batch node, "0,1" */
+	char *req_tres, *alloc_tres; /* as sacct prints them; alloc "" before the start */
 	char *nodelist;		/* compressed names of the nodes it ran on, "" before */
 	char *batch_host;	/* the node that ran the batch script, NULL before */
 	bool launch_acked;	/* noded confirmed the shepherd runs */

@@ -10,6 +10,7 @@
 #include "ctld/job.h"
 #include "ctld/job_fields.h"
 #include "ctld/job_req.h"
+#include "ctld/job_tres.h"
 
 static json_t *str_or_null(const char *s)
 {
@@ -70,6 +71,8 @@ static void decode_strings(struct job *j, json_t *rec)
 	j->tasks_per_node = get_str(rec, "tasks_per_node");
 	j->cpus_per_node = get_str(rec, "cpus_per_node");
 	j->alloc_gpus = get_str(rec, "alloc_gpus");
+	j->req_tres = get_str(rec, "req_tres");
+	j->alloc_tres = get_str(rec, "alloc_tres");
 }
 
 struct job *job_from_store(json_t *rec, json_t **alloc_names)
@@ -106,6 +109,8 @@ struct job *job_from_store(json_t *rec, json_t **alloc_names)
 		job_free(j);
 		return NULL;
 	}
+	if (!j->req_tres) /* a record from before ReqTRES was kept */
+		j->req_tres = job_tres_requested(j);
 	*alloc_names = json_object_get(rec, "alloc");
 	return j;
 }

@@ -10,6 +10,7 @@
 #include "ctld/job.h"
 #include "ctld/job_fields.h"
 #include "ctld/job_req.h"
+#include "ctld/job_tres.h"
 
 enum kind {
 	K_STR,	    /* char * (or const char *): "" when NULL */
@@ -82,60 +83,16 @@ static const struct job_field fields[] = {
 	F("tasks_per_node", K_STR_NULL, tasks_per_node),
 	F("cpus_per_node", K_STR_NULL, cpus_per_node),
 	F("alloc_gpus", K_STR_NULL, alloc_gpus), F("open_mode", K_STR_NULL, req.open_mode),
-	F("stdin", K_STR_NULL, req.stdin_pat),
+	F("stdin", K_STR_NULL, req.stdin_pat), F("req_tres", K_STR, req_tres),
+	F("alloc_tres", K_STR, alloc_tres),
 };
 /* clang-format on */
 
 #define N_FIELDS (sizeof(fields) / sizeof(fields[0]))
 
-/* Slurm's memory in TRES strings: 1000M, 2G, 1T. */
-static void fmt_mem(uint64_t mib, char *buf, size_t len)
-{
-	if (mib && mib % (1024 * 1024) == 0)
-		snprintf(buf, len, "%lluT", (unsigned long long)(mib / (1024 * 1024)));
-	else if (mib && mib % 1024 == 0)
-		snprintf(buf, len, "%lluG", (unsigned long long)(mib / 1024));
-	else
-		snprintf(buf, len, "%lluM", (unsigned long long)mib);
-}
-
 static uint32_t job_nodes(const struct job *j)
 {
 	return j->n_alloc ? j->n_alloc : j->req.sched.min_nodes;
-}
-
-static uint64_t job_mem_total(const struct job *j)
-{
-	uint64_t mem = 0;
-	for (uint32_t i = 0; i < j->n_alloc; i++)
-		mem += j->alloc[i].mem;
-	if (mem || j->n_alloc)
-		return mem;
-	return j->req.mem * (j->req.mem_is_per_cpu ? job_cpus(j) : job_nodes(j));
-}
-
-static uint32_t job_gpus(const struct job *j)
-{
-	const struct sched_req *r = &j->req.sched;
-	uint32_t g = 0;
-	for (uint32_t i = 0; i < j->n_alloc; i++)
-		g += (uint32_t)__builtin_popcountll(j->alloc[i].gpus);
-	if (g || j->n_alloc)
-		return g;
-	return r->gpus_total ? r->gpus_total : r->gpus_per_node * job_nodes(j);
-}
-
-/* TRES=cpu=4,mem=2G,node=1,billing=4,gres/gpu=2 as scontrol prints it. */
-static json_t *tres_string(const struct job *j)
-{
-	uint32_t cpus = job_cpus(j), gpus = job_gpus(j);
-	char mem[32], buf[256];
-	fmt_mem(job_mem_total(j), mem, sizeof(mem));
-	int n = snprintf(buf, sizeof(buf), "cpu=%u,mem=%s,node=%u,billing=%u", cpus, mem,
-			 job_nodes(j), cpus);
-	if (gpus && n > 0)
-		snprintf(buf + n, sizeof(buf) - (size_t)n, ",gres/gpu=%u", gpus);
-	return json_string(buf);
 }
 
 static json_t *gres_string(const struct job_req *q)
@@ -173,7 +130,7 @@ static json_t *special(const struct job *j, enum special s)
 	case S_NTPN:
 		return given_int(q->sched.ntasks_per_node, q->sched.ntasks_per_node);
 	case S_MIN_MEM:
-		fmt_mem(q->mem, mem, sizeof(mem));
+		job_mem_fmt(q->mem, mem, sizeof(mem));
 		return json_string(mem);
 	case S_MEM_PER_CPU:
 		return json_boolean(q->mem_is_per_cpu);
@@ -185,8 +142,11 @@ static json_t *special(const struct job *j, enum special s)
 		return given_int(q->sched.gpus_total, q->sched.gpus_total);
 	case S_EXCLUSIVE:
 		return json_boolean(q->sched.exclusive);
-	case S_TRES:
-		return tres_string(j);
+	case S_TRES: {
+		char buf[256];
+		job_tres_scontrol(j, buf, sizeof(buf));
+		return json_string(buf);
+	}
 	case S_QOS:
 		return json_string(q->qos ? q->qos : "normal");
 	case S_NICE:

@@ -12,6 +12,7 @@
 #include "common/proto.h"
 #include "ctld/ctld.h"
 #include "ctld/job_req.h"
+#include "ctld/job_tres.h"
 #include "ctld/rpc_handlers.h"
 
 /* Slurm's priority/basic: the earlier the submit, the higher. */
@@ -30,6 +31,8 @@ void job_accept(struct ctld *c, struct job *j, int64_t now)
 	int64_t prio = (int64_t)PRIORITY_BASE - (int64_t)j->id - j->req.nice;
 	j->priority = prio > 0 ? (uint64_t)prio : 1;
 	j->reason = j->hold == HOLD_USER ? "JobHeldUser" : "None";
+	free(j->req_tres);
+	j->req_tres = job_tres_requested(j);
 	job_table_add(&c->jobs, j);
 	commit_job(c, j);
 	sched_request_new(c, j);
@@ -92,6 +95,8 @@ static void describe_alloc(struct ctld *c, struct job *j)
 						len ? "," : "", g);
 	free(j->alloc_gpus);
 	j->alloc_gpus = strdup(gpus);
+	free(j->alloc_tres);
+	j->alloc_tres = job_tres_allocated(j);
 	free(tasks);
 	free(cpus);
 	free(idx);

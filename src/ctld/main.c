@@ -117,12 +117,26 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	event_base_loopexit(c->base, NULL);
 }
 
+/* Accounting history past PurgeJobAfter leaves the store: at most once a
+ * minute (more often for shorter retentions), a bounded number of jobs at a
+ * time so that one purge never holds the writer for long. */
+static void purge_history(struct ctld *c, int64_t now)
+{
+	int64_t after = c->conf->purge_job_after;
+	int64_t every = after < 60 ? after : 60;
+	if (after > 0 && now - c->last_purge >= every) {
+		c->last_purge = now;
+		commit_purge(c, now - after, 10000);
+	}
+}
+
 static void on_tick(evutil_socket_t fd, short what, void *arg)
 {
 	struct ctld *c = arg;
 	int64_t now = time(NULL);
 	node_check_timeouts(c, now);
 	job_purge_old(c, now);
+	purge_history(c, now);
 	sched_request(c);
 }
 

@@ -23,6 +23,7 @@ struct handler {
 static const struct handler handlers[] = {
 	{"job.submit", rpc_job_submit, false},
 	{"job.query", rpc_job_query, false},
+	{"acct.query", rpc_acct_query, false},
 	{"job.cancel", rpc_job_cancel, false},
 	{"job.release", rpc_job_release, false},
 	{"job.hold", rpc_job_hold, false},

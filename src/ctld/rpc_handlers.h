@@ -11,6 +11,8 @@ void rpc_job_cancel(struct rpc_req *r);
 void rpc_job_release(struct rpc_req *r);
 void rpc_job_hold(struct rpc_req *r);
 void rpc_job_update(struct rpc_req *r);
+/* rpc_acct.c */
+void rpc_acct_query(struct rpc_req *r);
 /* rpc_node.c */
 void rpc_node_query(struct rpc_req *r);
 void rpc_node_update(struct rpc_req *r);

@@ -18,7 +18,7 @@
 #include "common/log.h"
 #include "ctld/store_internal.h"
 
-enum op_kind { OP_JOB, OP_PAYLOAD, OP_NODE, OP_NEXT_ID };
+enum op_kind { OP_JOB, OP_PAYLOAD, OP_NODE, OP_NEXT_ID, OP_PURGE_PAYLOAD, OP_PURGE_JOB };
 
 struct op {
 	enum op_kind kind;
@@ -37,6 +37,9 @@ const char *store_schema_sql =
     "CREATE TABLE IF NOT EXISTS jobs(id INTEGER PRIMARY KEY,"
     " end_time INTEGER NOT NULL DEFAULT 0, rec TEXT NOT NULL);"
     "CREATE INDEX IF NOT EXISTS jobs_end ON jobs(end_time);"
+    /* what sacct filters by most, besides ids and the time window */
+    "CREATE INDEX IF NOT EXISTS jobs_uid ON jobs(json_extract(rec,'$.uid'), end_time);"
+    "CREATE INDEX IF NOT EXISTS jobs_name ON jobs(json_extract(rec,'$.name'));"
     "CREATE TABLE IF NOT EXISTS job_payload(id INTEGER PRIMARY KEY,"
     " script TEXT NOT NULL, env TEXT NOT NULL, argv TEXT NOT NULL);"
     "CREATE TABLE IF NOT EXISTS nodes(name TEXT PRIMARY KEY, rec TEXT NOT NULL);";
@@ -122,6 +125,16 @@ void store_batch_put_next_id(struct store_batch *b, uint32_t next_job_id)
 	op->num = next_job_id;
 }
 
+void store_batch_put_purge(struct store_batch *b, int64_t ended_before, uint32_t max_jobs)
+{
+	struct op *op = batch_add(b, OP_PURGE_PAYLOAD);
+	op->id = max_jobs;
+	op->num = ended_before;
+	op = batch_add(b, OP_PURGE_JOB);
+	op->id = max_jobs;
+	op->num = ended_before;
+}
+
 /* --- the writer thread --------------------------------------------------- */
 
 static const char *op_sql[] = {
@@ -130,6 +143,13 @@ static const char *op_sql[] = {
 		   "VALUES(?1,?4,?5,?6)",
     [OP_NODE] = "INSERT OR REPLACE INTO nodes(name,rec) VALUES(?4,?5)",
     [OP_NEXT_ID] = "INSERT OR REPLACE INTO meta(key,value) VALUES('next_job_id',?2)",
+    /* ?1 is the most rows one purge deletes, so that it never holds the
+     * writer long; the payloads go first, while their jobs still say which */
+    [OP_PURGE_PAYLOAD] =
+	"DELETE FROM job_payload WHERE id IN (SELECT id FROM jobs"
+	" WHERE end_time > 0 AND end_time < ?2 ORDER BY end_time LIMIT ?1)",
+    [OP_PURGE_JOB] = "DELETE FROM jobs WHERE id IN (SELECT id FROM jobs"
+		     " WHERE end_time > 0 AND end_time < ?2 ORDER BY end_time LIMIT ?1)",
 };
 
 static int run_op(struct store *s, const struct op *op)
@@ -144,7 +164,7 @@ static int run_op(struct store *s, const struct op *op)
 	sqlite3_bind_int64(st, 2, op->num);
 	if (op->kind == OP_JOB)
 		sqlite3_bind_text(st, 3, op->s1, -1, SQLITE_STATIC);
-	else {
+	else if (op->kind == OP_PAYLOAD || op->kind == OP_NODE) {
 		sqlite3_bind_text(st, 4, op->s1, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 5, op->s2, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 6, op->s3, -1, SQLITE_STATIC);

@@ -44,6 +44,10 @@ void store_batch_put_payload(struct store_batch *b, uint32_t id, const char *scr
 			     const char *env_json, const char *argv_json);
 void store_batch_put_node(struct store_batch *b, const char *name, const char *rec_json);
 void store_batch_put_next_id(struct store_batch *b, uint32_t next_job_id);
+/* Deletes up to max_jobs jobs (with their payloads) that ended before
+ * ended_before: accounting history past its retention. */
+void store_batch_put_purge(struct store_batch *b, int64_t ended_before,
+			   uint32_t max_jobs);
 
 typedef void (*store_done_f)(int rc, void *arg);
 /* Hands b (consumed) to the writer; done(rc, arg) runs on the loop thread once

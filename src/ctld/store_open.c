@@ -14,6 +14,7 @@
 
 #include "common/daemon.h"
 #include "ctld/store_internal.h"
+#include "ctld/store_read.h"
 
 static int open_db(const char *path, sqlite3 **db, struct drv_error *err)
 {
@@ -80,6 +81,11 @@ struct store *store_open(struct event_base *base, const char *dir, struct drv_er
 	if (open_db(path, &s->wdb, err) < 0 || init_schema(s, path, err) < 0 ||
 	    open_db(path, &s->rdb, err) < 0 || start_thread(s, base, err) < 0)
 		goto fail;
+	if (store_reader_start(s, path, base) < 0) {
+		drv_error_set(err, EIO, "store %s: cannot start the history reader",
+			      path);
+		goto fail;
+	}
 	return s;
 fail:
 	store_close(s);
@@ -90,6 +96,7 @@ void store_close(struct store *s)
 {
 	if (!s)
 		return;
+	store_reader_stop(s);
 	if (s->thread_started) {
 		pthread_mutex_lock(&s->mu);
 		s->stop = true;

@@ -1,6 +1,8 @@
 /* test_store.c — ctld's SQLite store: a committed batch is there after a
- * reopen, recovery filters finished jobs by age, payloads read back, and the
- * writer takes one batch at a time. */
+ * reopen, recovery filters finished jobs by age, payloads read back, the
+ * writer takes one batch at a time, history queries run on the reader thread
+ * in order, the purge removes only old ended jobs, and queries still queued
+ * at close are cancelled. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +16,7 @@
 #include <event2/event.h>
 
 #include "ctld/store.h"
+#include "ctld/store_read.h"
 
 struct seen {
 	char jobs[8][64];
@@ -125,6 +128,125 @@ static void one_batch_at_a_time(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+struct answer {
+	int calls, rc;
+	char text[256];
+};
+
+/* The reader thread's row map: keeps "id:rec". */
+static char *keep_all(int64_t id, const char *rec, void *arg)
+{
+	char *t = malloc(64);
+	snprintf(t, 64, "%lld:%s", (long long)id, rec);
+	return t;
+}
+
+static void rows_done(int rc, struct store_rows *rows, void *arg)
+{
+	struct answer *a = arg;
+	a->calls++;
+	a->rc = rc;
+	a->text[0] = '\0';
+	for (size_t i = 0; i < rows->n; i++) {
+		strcat(a->text, rows->texts[i]);
+		strcat(a->text, ";");
+	}
+}
+
+static struct store *open_with_jobs(char *dir, struct event_base *base)
+{
+	struct drv_error err = {{0}};
+	assert_non_null(mkdtemp(dir));
+	struct store *s = store_open(base, dir, &err);
+	assert_non_null(s);
+	struct store_batch *b = store_batch_new();
+	store_batch_put_job(b, 1, 100, "{\"uid\":5,\"name\":\"a\"}");
+	store_batch_put_job(b, 2, 0, "{\"uid\":5,\"name\":\"b\"}");
+	store_batch_put_job(b, 3, 300, "{\"uid\":6,\"name\":\"a\"}");
+	store_batch_put_payload(b, 1, "#!/bin/sh", "[]", "[]");
+	commit_and_wait(base, s, b);
+	return s;
+}
+
+static void history_queries_answer_in_order(void **state)
+{
+	char dir[] = "/tmp/drv-store-XXXXXX";
+	struct event_base *base = event_base_new();
+	struct store *s = open_with_jobs(dir, base);
+	struct answer by_uid = {0}, by_name = {0}, bad = {0};
+	struct store_query *q = store_query_new();
+	store_query_where(q, "end_time > 0 AND json_extract(rec,'$.uid') IN (?)");
+	store_query_bind_int(q, 5);
+	store_query_submit(s, q, keep_all, NULL, rows_done, &by_uid);
+	q = store_query_new();
+	store_query_where(q, "json_extract(rec,'$.name') = ? AND end_time >= ?");
+	store_query_bind_text(q, "a");
+	store_query_bind_int(q, 200);
+	store_query_submit(s, q, keep_all, NULL, rows_done, &by_name);
+	q = store_query_new();
+	store_query_where(q, "no_such_column = 1");
+	store_query_submit(s, q, keep_all, NULL, rows_done, &bad);
+	while (!bad.calls)
+		event_base_loop(base, EVLOOP_ONCE);
+	assert_int_equal(by_uid.calls, 1);
+	assert_int_equal(by_uid.rc, 0);
+	assert_string_equal(by_uid.text, "1:{\"uid\":5,\"name\":\"a\"};");
+	assert_string_equal(by_name.text, "3:{\"uid\":6,\"name\":\"a\"};");
+	assert_int_equal(bad.rc, -EINVAL);
+	assert_string_equal(bad.text, "");
+	store_close(s);
+	event_base_free(base);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void purge_takes_only_old_ended_jobs(void **state)
+{
+	char dir[] = "/tmp/drv-store-XXXXXX";
+	struct event_base *base = event_base_new();
+	struct store *s = open_with_jobs(dir, base);
+	struct store_batch *b = store_batch_new();
+	store_batch_put_purge(b, 200, 10); /* job 1 ended at 100; 2 runs; 3 at 300 */
+	commit_and_wait(base, s, b);
+	struct seen seen = {0};
+	struct drv_error err = {{0}};
+	uint32_t next = 0;
+	assert_int_equal(store_load(s, 0, on_job, on_node, &seen, &next, &err), 0);
+	assert_int_equal(seen.n_jobs, 2);
+	assert_non_null(strstr(seen.jobs[0], "2="));
+	assert_non_null(strstr(seen.jobs[1], "3="));
+	char *script = NULL, *env = NULL, *argv = NULL;
+	assert_int_equal(store_job_payload(s, 1, &script, &env, &argv), -ENOENT);
+	store_close(s);
+	event_base_free(base);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void queries_queued_at_close_are_cancelled(void **state)
+{
+	char dir[] = "/tmp/drv-store-XXXXXX";
+	struct event_base *base = event_base_new();
+	struct store *s = open_with_jobs(dir, base);
+	struct answer a[8] = {{0}};
+	for (int i = 0; i < 8; i++) {
+		struct store_query *q = store_query_new();
+		store_query_where(q, "1");
+		store_query_submit(s, q, keep_all, NULL, rows_done, &a[i]);
+	}
+	store_close(s); /* without running the loop: nothing was answered yet */
+	for (int i = 0; i < 8; i++) {
+		assert_int_equal(a[i].calls, 1);
+		assert_int_equal(a[i].rc, -ECANCELED);
+	}
+	event_base_free(base);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void unusable_dir_is_an_error(void **state)
 {
 	struct event_base *base = event_base_new();
@@ -140,6 +262,9 @@ int main(void)
 	    cmocka_unit_test(committed_batch_survives_reopen),
 	    cmocka_unit_test(one_batch_at_a_time),
 	    cmocka_unit_test(unusable_dir_is_an_error),
+	    cmocka_unit_test(history_queries_answer_in_order),
+	    cmocka_unit_test(purge_takes_only_old_ended_jobs),
+	    cmocka_unit_test(queries_queued_at_close_are_cancelled),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,261 @@
+/* rpc_acct.c — acct.query, the accounting read path behind sacct.
+ *
+ * Jobs ctld still holds (pending, running, and ended within MinJobAge) are
+ * answered from memory, so sacct, squeue and scontrol agree at every moment;
+ * older jobs come from the store's history on the reader thread
+ * (store_read.h), so a long scan never holds up scheduling or commits. The
+ * two halves meet on the loop when the history arrives: rows for jobs that
+ * are in memory by then are dropped, and memory is read at that instant. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/jsonw.h"
+#include "common/log.h"
+#include "common/proto.h"
+#include "ctld/ctld.h"
+#include "ctld/job_fields.h"
+#include "ctld/rpc_handlers.h"
+#include "ctld/store_read.h"
+
+struct acct_query {
+	struct ctld *c;
+	uint64_t peer_id;
+	int64_t msg_id;
+	json_t *body; /* the request's filters (a reference) */
+	int64_t start, end;
+	bool window;
+};
+
+static bool has_int(json_t *list, json_int_t v)
+{
+	size_t i;
+	json_t *x;
+	json_array_foreach(list, i, x) if (json_integer_value(x) == v) return true;
+	return false;
+}
+
+static bool has_str(json_t *list, const char *v)
+{
+	size_t i;
+	json_t *x;
+	json_array_foreach(list, i, x) if (!strcmp(json_string_value(x), v)) return true;
+	return false;
+}
+
+/* The same tests as the SQL of history_where(), on a job in memory. */
+static bool job_matches(const struct acct_query *q, const struct job *j)
+{
+	json_t *b = q->body, *l;
+	if ((l = json_object_get(b, "job_ids")) && !has_int(l, j->id))
+		return false;
+	if ((l = json_object_get(b, "uids")) && !has_int(l, j->uid))
+		return false;
+	if ((l = json_object_get(b, "names")) && !has_str(l, j->name ? j->name : ""))
+		return false;
+	if ((l = json_object_get(b, "partitions")) &&
+	    !has_str(l, j->partition ? j->partition : ""))
+		return false;
+	if ((l = json_object_get(b, "accounts")) &&
+	    !has_str(l, j->req.account ? j->req.account : ""))
+		return false;
+	if ((l = json_object_get(b, "states")) && !has_str(l, job_state_name(j->state)))
+		return false;
+	if (!q->window)
+		return true;
+	bool ended = job_state_final(j->state) && !j->completing;
+	return j->eligible_time > 0 && j->eligible_time <= q->end &&
+	       (!ended || j->end_time >= q->start);
+}
+
+/* " AND <expr> IN (?,?,...)" for a list, binding its values. */
+static void add_in(struct drv_jw *w, struct store_query *sq, const char *expr,
+		   json_t *list)
+{
+	if (!list)
+		return;
+	drv_jw_raw(w, " AND ", 5);
+	drv_jw_raw(w, expr, strlen(expr));
+	drv_jw_lit(w, " IN (");
+	size_t i;
+	json_t *x;
+	json_array_foreach(list, i, x)
+	{
+		drv_jw_raw(w, i ? ",?" : "?", i ? 2 : 1);
+		if (json_is_string(x))
+			store_query_bind_text(sq, json_string_value(x));
+		else
+			store_query_bind_int(sq, json_integer_value(x));
+	}
+	drv_jw_lit(w, ")");
+}
+
+/* Only ended jobs: every job that has not ended is in memory. The uid and
+ * name expressions are those of the store's indexes. */
+static struct store_query *history_query(const struct acct_query *q)
+{
+	struct drv_jw w;
+	drv_jw_init(&w);
+	drv_jw_lit(&w, "end_time > 0");
+	struct store_query *sq = store_query_new();
+	json_t *b = q->body;
+	add_in(&w, sq, "id", json_object_get(b, "job_ids"));
+	add_in(&w, sq, "json_extract(rec,'$.uid')", json_object_get(b, "uids"));
+	add_in(&w, sq, "json_extract(rec,'$.name')", json_object_get(b, "names"));
+	add_in(&w, sq, "json_extract(rec,'$.partition')",
+	       json_object_get(b, "partitions"));
+	add_in(&w, sq, "ifnull(json_extract(rec,'$.account'),'')",
+	       json_object_get(b, "accounts"));
+	add_in(&w, sq, "json_extract(rec,'$.state')", json_object_get(b, "states"));
+	if (q->window) {
+		drv_jw_lit(&w,
+			   " AND end_time >= ? AND json_extract(rec,'$.eligible_time')"
+			   " BETWEEN 1 AND ?");
+		store_query_bind_int(sq, q->start);
+		store_query_bind_int(sq, q->end);
+	}
+	drv_jw_raw(&w, "", 1); /* the terminating NUL */
+	if (w.oom)
+		abort();
+	store_query_where(sq, w.buf);
+	drv_jw_fini(&w);
+	return sq;
+}
+
+/* Reader thread: a stored record as the protocol's job record, in canonical
+ * form (what the reply's digest covers), without what only recovery reads. */
+static char *history_record(int64_t id, const char *rec, void *arg)
+{
+	static const char *const store_only[] = {
+	    "submit_dir", "export",	      "launch_acked", "completing",
+	    "alloc",	  "alloc_cpus_total", "req"};
+	(void)arg;
+	json_t *o = json_loads(rec, 0, NULL);
+	if (!json_is_object(o)) {
+		log_error("store: job %lld: unreadable record", (long long)id);
+		json_decref(o);
+		return NULL;
+	}
+	for (size_t i = 0; i < sizeof(store_only) / sizeof(store_only[0]); i++)
+		json_object_del(o, store_only[i]);
+	char *text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(o);
+	return text;
+}
+
+static void write_memory_job(struct drv_jw *w, const struct job *j, bool first)
+{
+	json_t *rec = job_to_record(j);
+	char *text = json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(rec);
+	if (!text)
+		abort();
+	if (!first)
+		drv_jw_lit(w, ",");
+	drv_jw_raw(w, text, strlen(text));
+	free(text);
+}
+
+static void write_history_row(struct drv_jw *w, const char *text, bool first)
+{
+	if (!first)
+		drv_jw_lit(w, ",");
+	drv_jw_raw(w, text, strlen(text));
+}
+
+/* The reply: memory's jobs and history's rows merged in id order. */
+static void reply(struct acct_query *q, const struct store_rows *rows)
+{
+	struct ctld *c = q->c;
+	struct drv_jw w;
+	drv_jw_init(&w);
+	drv_jw_lit(&w, "{\"jobs\":[");
+	bool first = true;
+	size_t h = 0;
+	for (struct job *j = c->jobs.head; j; j = j->next) {
+		if (!job_matches(q, j))
+			continue;
+		for (; rows && h < rows->n && rows->ids[h] < j->id; h++)
+			if (!job_table_find(&c->jobs, (uint32_t)rows->ids[h])) {
+				write_history_row(&w, rows->texts[h], first);
+				first = false;
+			}
+		write_memory_job(&w, j, first);
+		first = false;
+	}
+	for (; rows && h < rows->n; h++)
+		if (!job_table_find(&c->jobs, (uint32_t)rows->ids[h])) {
+			write_history_row(&w, rows->texts[h], first);
+			first = false;
+		}
+	drv_jw_lit(&w, "],\"now\":");
+	drv_jw_int(&w, (int64_t)time(NULL));
+	drv_jw_lit(&w, "}");
+	struct rpc_req r = {.c = c, .peer_id = q->peer_id, .id = q->msg_id};
+	if (w.oom)
+		rpc_reply(&r, DRV_RC_ERROR, "out of memory", NULL);
+	else
+		rpc_reply_text(&r, w.buf, w.len);
+	drv_jw_fini(&w);
+}
+
+static void query_free(struct acct_query *q)
+{
+	json_decref(q->body);
+	free(q);
+}
+
+static void history_done(int rc, struct store_rows *rows, void *arg)
+{
+	struct acct_query *q = arg;
+	if (rc == -ECANCELED) { /* ctld is stopping */
+		query_free(q);
+		return;
+	}
+	if (rc < 0) {
+		struct rpc_req r = {.c = q->c, .peer_id = q->peer_id, .id = q->msg_id};
+		rpc_reply(&r, DRV_RC_ERROR, "cannot read the job history", NULL);
+	} else
+		reply(q, rows);
+	query_free(q);
+}
+
+/* True when the request names jobs and ctld holds every one of them: then
+ * the history has nothing to add (the polling case). */
+static bool all_in_memory(const struct acct_query *q)
+{
+	json_t *ids = json_object_get(q->body, "job_ids");
+	size_t i;
+	json_t *x;
+	if (!ids)
+		return false;
+	json_array_foreach(
+	    ids, i, x) if (!job_table_find(&q->c->jobs,
+					   (uint32_t)json_integer_value(x))) return false;
+	return true;
+}
+
+void rpc_acct_query(struct rpc_req *r)
+{
+	struct acct_query *q = calloc(1, sizeof(*q));
+	if (!q)
+		abort();
+	q->c = r->c;
+	q->peer_id = r->peer_id;
+	q->msg_id = r->id;
+	q->body = json_incref(r->body);
+	q->start = json_integer_value(json_object_get(r->body, "start"));
+	q->end = json_integer_value(json_object_get(r->body, "end"));
+	q->window = q->start > 0 || q->end > 0;
+	if (q->window && q->end == 0)
+		q->end = time(NULL);
+	if (all_in_memory(q)) {
+		reply(q, NULL);
+		query_free(q);
+		return;
+	}
+	store_query_submit(r->c->store, history_query(q), history_record, NULL,
+			   history_done, q);
+}

@@ -1,0 +1,302 @@
+/* store_read.c — the reader thread: history queries in order, each result
+ * handed back to the loop through a pipe. */
+#include "ctld/store_read.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "ctld/store_internal.h"
+
+struct bind {
+	bool is_text;
+	int64_t num;
+	char *text;
+};
+
+struct store_query {
+	char *where;
+	struct bind *binds;
+	size_t n_binds;
+	store_map_f map;
+	void *map_arg;
+	store_rows_f done;
+	void *done_arg;
+	int rc;
+	struct store_rows rows;
+	struct store_query *next;
+};
+
+struct store_reader {
+	sqlite3 *db;
+	pthread_t thread;
+	bool started, stop;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct store_query *todo, *todo_tail; /* queued for the thread */
+	struct store_query *ready;	      /* answered, for the loop */
+	int pipe_rd, pipe_wr;
+	struct event *ev;
+};
+
+static void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n);
+	if (!q)
+		abort(); /* out of memory in the daemon: nothing sane to do */
+	return q;
+}
+
+struct store_query *store_query_new(void)
+{
+	struct store_query *q = calloc(1, sizeof(*q));
+	if (!q)
+		abort();
+	return q;
+}
+
+void store_query_where(struct store_query *q, const char *where)
+{
+	free(q->where);
+	if (!(q->where = strdup(where)))
+		abort();
+}
+
+static struct bind *add_bind(struct store_query *q)
+{
+	q->binds = xrealloc(q->binds, (q->n_binds + 1) * sizeof(*q->binds));
+	struct bind *b = &q->binds[q->n_binds++];
+	memset(b, 0, sizeof(*b));
+	return b;
+}
+
+void store_query_bind_int(struct store_query *q, int64_t v)
+{
+	add_bind(q)->num = v;
+}
+
+void store_query_bind_text(struct store_query *q, const char *v)
+{
+	struct bind *b = add_bind(q);
+	b->is_text = true;
+	if (!(b->text = strdup(v)))
+		abort();
+}
+
+void store_rows_free(struct store_rows *rows)
+{
+	if (!rows)
+		return;
+	for (size_t i = 0; i < rows->n; i++)
+		free(rows->texts[i]);
+	free(rows->texts);
+	free(rows->ids);
+	rows->n = 0;
+	rows->texts = NULL;
+	rows->ids = NULL;
+}
+
+static void query_free(struct store_query *q)
+{
+	for (size_t i = 0; i < q->n_binds; i++)
+		free(q->binds[i].text);
+	free(q->binds);
+	free(q->where);
+	store_rows_free(&q->rows);
+	free(q);
+}
+
+/* --- the thread ------------------------------------------------------------ */
+
+static void keep_row(struct store_rows *rows, int64_t id, char *text)
+{
+	if ((rows->n & (rows->n - 1)) == 0) { /* grow at powers of two */
+		size_t cap = rows->n ? rows->n * 2 : 1;
+		rows->ids = xrealloc(rows->ids, cap * sizeof(*rows->ids));
+		rows->texts = xrealloc(rows->texts, cap * sizeof(*rows->texts));
+	}
+	rows->ids[rows->n] = id;
+	rows->texts[rows->n++] = text;
+}
+
+static int run_query(sqlite3 *db, struct store_query *q)
+{
+	static const char head[] = "SELECT id, rec FROM jobs WHERE ";
+	static const char tail[] = " ORDER BY id";
+	size_t len = sizeof(head) + strlen(q->where) + sizeof(tail);
+	char *sql = malloc(len);
+	if (!sql)
+		abort();
+	snprintf(sql, len, "%s%s%s", head, q->where, tail);
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	free(sql);
+	if (rc != SQLITE_OK) {
+		log_error("store: history query: %s", sqlite3_errmsg(db));
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < q->n_binds; i++)
+		if (q->binds[i].is_text)
+			sqlite3_bind_text(st, (int)i + 1, q->binds[i].text, -1,
+					  SQLITE_STATIC);
+		else
+			sqlite3_bind_int64(st, (int)i + 1, q->binds[i].num);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		const char *rec = (const char *)sqlite3_column_text(st, 1);
+		char *text = q->map(id, rec ? rec : "", q->map_arg);
+		if (text)
+			keep_row(&q->rows, id, text);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		log_error("store: history query: %s", sqlite3_errmsg(db));
+		store_rows_free(&q->rows);
+		return -EIO;
+	}
+	return 0;
+}
+
+static void *reader_main(void *arg)
+{
+	struct store_reader *r = arg;
+	pthread_mutex_lock(&r->mu);
+	for (;;) {
+		while (!r->todo && !r->stop)
+			pthread_cond_wait(&r->cv, &r->mu);
+		if (r->stop)
+			break;
+		struct store_query *q = r->todo;
+		r->todo = q->next;
+		if (!r->todo)
+			r->todo_tail = NULL;
+		pthread_mutex_unlock(&r->mu);
+		q->rc = run_query(r->db, q);
+		pthread_mutex_lock(&r->mu);
+		q->next = r->ready;
+		r->ready = q;
+		char byte = 1;
+		if (write(r->pipe_wr, &byte, 1) != 1 && errno != EAGAIN)
+			log_error("store: cannot wake the loop");
+	}
+	pthread_mutex_unlock(&r->mu);
+	return NULL;
+}
+
+/* On the loop: answers every query the thread finished, oldest first. */
+static void on_ready(evutil_socket_t fd, short what, void *arg)
+{
+	struct store_reader *r = arg;
+	char buf[64];
+	(void)what;
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	pthread_mutex_lock(&r->mu);
+	struct store_query *list = r->ready, *in_order = NULL;
+	r->ready = NULL;
+	pthread_mutex_unlock(&r->mu);
+	while (list) { /* the thread pushed newest first */
+		struct store_query *next = list->next;
+		list->next = in_order;
+		in_order = list;
+		list = next;
+	}
+	while (in_order) {
+		struct store_query *q = in_order;
+		in_order = q->next;
+		struct store_rows rows = q->rows;
+		memset(&q->rows, 0, sizeof(q->rows));
+		q->done(q->rc, &rows, q->done_arg);
+		store_rows_free(&rows);
+		query_free(q);
+	}
+}
+
+void store_query_submit(struct store *s, struct store_query *q, store_map_f map,
+			void *map_arg, store_rows_f done, void *arg)
+{
+	struct store_reader *r = s->reader;
+	q->map = map;
+	q->map_arg = map_arg;
+	q->done = done;
+	q->done_arg = arg;
+	pthread_mutex_lock(&r->mu);
+	if (r->todo_tail)
+		r->todo_tail->next = q;
+	else
+		r->todo = q;
+	r->todo_tail = q;
+	pthread_cond_signal(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+}
+
+int store_reader_start(struct store *s, const char *path, struct event_base *base)
+{
+	struct store_reader *r = calloc(1, sizeof(*r));
+	int fds[2];
+	if (!r)
+		return -ENOMEM;
+	s->reader = r;
+	r->pipe_rd = r->pipe_wr = -1;
+	if (sqlite3_open_v2(path, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_busy_timeout(r->db, 10000);
+	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -errno;
+	r->pipe_rd = fds[0];
+	r->pipe_wr = fds[1];
+	r->ev = event_new(base, r->pipe_rd, EV_READ | EV_PERSIST, on_ready, r);
+	if (!r->ev || event_add(r->ev, NULL) < 0)
+		return -ENOMEM;
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_cond_init(&r->cv, NULL);
+	if (pthread_create(&r->thread, NULL, reader_main, r) != 0)
+		return -EAGAIN;
+	r->started = true;
+	return 0;
+}
+
+static void cancel_list(struct store_query *q)
+{
+	while (q) {
+		struct store_query *next = q->next;
+		store_rows_free(&q->rows);
+		q->done(-ECANCELED, &q->rows, q->done_arg);
+		query_free(q);
+		q = next;
+	}
+}
+
+/* Queries not answered yet end with -ECANCELED, so their callers free what
+ * they hold: ctld stops, and their clients see the connection close. */
+void store_reader_stop(struct store *s)
+{
+	struct store_reader *r = s->reader;
+	if (!r)
+		return;
+	if (r->started) {
+		pthread_mutex_lock(&r->mu);
+		r->stop = true;
+		pthread_cond_signal(&r->cv);
+		pthread_mutex_unlock(&r->mu);
+		pthread_join(r->thread, NULL);
+	}
+	cancel_list(r->todo);
+	cancel_list(r->ready);
+	if (r->ev)
+		event_free(r->ev);
+	if (r->pipe_rd >= 0)
+		close(r->pipe_rd);
+	if (r->pipe_wr >= 0)
+		close(r->pipe_wr);
+	sqlite3_close(r->db);
+	free(r);
+	s->reader = NULL;
+}

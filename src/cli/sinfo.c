@@ -1,6 +1,7 @@
 /* sinfo.c — shows partitions and nodes: asks ctld for both (part.query,
  * node.query), picks Slurm's format for the options given (-l, -N, -R, -s,
- * -o), groups and prints with sinfo_format.c. */
+ * -o, -O, SINFO_FORMAT), groups, sorts (-S, SINFO_SORT) and prints with
+ * sinfo_format.c and sinfo_group.c, or as --json. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -10,17 +11,19 @@
 
 #include "cli/common.h"
 #include "cli/sinfo_format.h"
+#include "cli/sinfo_json.h"
 #include "common/hostlist.h"
 #include "common/proto.h"
 
-#define SI_FMT_SUMMARIZE "%#P %.5a %.10l %.16F  %N"
-
 struct si_opts {
 	bool no_header, long_fmt, node_mode, reason_mode, summarize, dead, responding;
-	const char *format, *partitions, *states, *nodes;
+	bool json, all, format_long;
+	const char *format, *partitions, *states, *nodes, *sort;
+	int argc;
+	char **argv;
 };
 
-enum { OPT_HELP = 0x100, OPT_USAGE, OPT_IGNORE };
+enum { OPT_HELP = 0x100, OPT_USAGE, OPT_JSON, OPT_IGNORE };
 
 static const struct option long_opts[] = {
     {"all", no_argument, 0, 'a'},
@@ -34,6 +37,7 @@ static const struct option long_opts[] = {
     {"nodes", required_argument, 0, 'n'},
     {"Node", no_argument, 0, 'N'},
     {"format", required_argument, 0, 'o'},
+    {"Format", required_argument, 0, 'O'},
     {"partition", required_argument, 0, 'p'},
     {"responding", no_argument, 0, 'r'},
     {"list-reasons", no_argument, 0, 'R'},
@@ -43,11 +47,13 @@ static const struct option long_opts[] = {
     {"state", required_argument, 0, 't'},
     {"verbose", no_argument, 0, 'v'},
     {"version", no_argument, 0, 'V'},
+    {"json", no_argument, 0, OPT_JSON},
     {"help", no_argument, 0, OPT_HELP},
     {"usage", no_argument, 0, OPT_USAGE},
     {"hide", no_argument, 0, OPT_IGNORE},
     {"local", no_argument, 0, OPT_IGNORE},
     {"federation", no_argument, 0, OPT_IGNORE},
+    {"noconvert", no_argument, 0, OPT_IGNORE},
     {"future", no_argument, 0, 'F'},
     {0, 0, 0, 0},
 };
@@ -66,10 +72,12 @@ static void usage(void)
 	       "  -n, --nodes=NODES          report on specific node(s)\n"
 	       "  -N, --Node                 Node-centric format\n"
 	       "  -o, --format=format        format specification\n"
+	       "  -O, --Format=format        long format specification\n"
 	       "  -p, --partition=PARTITION  report on specific partition\n"
 	       "  -r, --responding           report only responding nodes\n"
 	       "  -R, --list-reasons         list reason nodes are down or drained\n"
 	       "  -s, --summarize            report state summary only\n"
+	       "  -S, --sort=fields          comma separated list of fields to sort on\n"
 	       "  -t, --states=node_state    specify the what states of nodes to view\n"
 	       "  -v, --verbose              verbosity level\n"
 	       "  -V, --version              output version information and exit\n"
@@ -82,6 +90,10 @@ static void usage(void)
 static int one_opt(int c, const char *arg, struct si_opts *o)
 {
 	switch (c) {
+	case 'a':
+		o->all = true;
+		o->partitions = NULL;
+		break;
 	case 'd':
 		o->dead = true;
 		break;
@@ -98,7 +110,9 @@ static int one_opt(int c, const char *arg, struct si_opts *o)
 		o->node_mode = true;
 		break;
 	case 'o':
+	case 'O':
 		o->format = arg;
+		o->format_long = c == 'O';
 		break;
 	case 'p':
 		o->partitions = arg;
@@ -112,8 +126,14 @@ static int one_opt(int c, const char *arg, struct si_opts *o)
 	case 's':
 		o->summarize = true;
 		break;
+	case 'S':
+		o->sort = arg;
+		break;
 	case 't':
 		o->states = arg;
+		break;
+	case OPT_JSON:
+		o->json = true;
 		break;
 	case OPT_HELP:
 	case OPT_USAGE:
@@ -131,14 +151,49 @@ static int one_opt(int c, const char *arg, struct si_opts *o)
 	return 0;
 }
 
+/* SINFO_ALL, SINFO_PARTITION and SINFO_SORT come first; options win. */
+static int env_first(struct si_opts *o)
+{
+	bool env_all = getenv("SINFO_ALL") != NULL;
+
+	o->partitions = getenv("SINFO_PARTITION");
+	o->sort = getenv("SINFO_SORT");
+	if (env_all && o->partitions) {
+		cli_error(
+		    "Conflicting options, SINFO_ALL and SINFO_PARTITION, specified. "
+		    "Please choose one or the other.");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int parse_opts(int argc, char **argv, struct si_opts *o)
 {
+	bool a_set = false, p_set = false;
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "adehi:lM:n:No:p:rRsS:t:vVF", long_opts,
-				NULL)) != -1)
+	o->argc = argc;
+	o->argv = argv;
+	if (env_first(o) < 0)
+		return -EINVAL;
+	while ((c = getopt_long(argc, argv, "adeFhi:lM:n:No:O:p:rRsS:t:TvV", long_opts,
+				NULL)) != -1) {
+		a_set |= c == 'a';
+		p_set |= c == 'p';
 		if ((rc = one_opt(c, optarg, o)) != 0)
 			return rc;
+	}
+	if (o->long_fmt && o->format) {
+		fprintf(stderr, "sinfo: fatal: Options -o(--format) and -l(--long) are "
+				"mutually exclusive. Please remove one and retry.\n");
+		return -EINVAL;
+	}
+	if (a_set && p_set) {
+		cli_error(
+		    "Conflicting options, -a and -p, specified. Please choose one or "
+		    "the other.");
+		return -EINVAL;
+	}
 	if (optind < argc) {
 		cli_error("Unrecognized option: %s", argv[optind]);
 		usage();
@@ -147,26 +202,49 @@ static int parse_opts(int argc, char **argv, struct si_opts *o)
 	return 0;
 }
 
-static const char *pick_format(const struct si_opts *o)
+/* As Slurm: -s, -N and -R choose their format before SINFO_FORMAT does. */
+static const char *pick_format(const struct si_opts *o, bool *builtin)
 {
 	const char *env = getenv("SINFO_FORMAT");
 
+	*builtin = !o->format;
 	if (o->format)
 		return o->format;
-	if (env && *env)
-		return env;
-	if (o->reason_mode)
-		return o->long_fmt ? SI_FMT_REASON_LONG : SI_FMT_REASON;
-	if (o->node_mode)
-		return o->long_fmt ? SI_FMT_NODE_LONG : SI_FMT_NODE;
 	if (o->summarize)
 		return SI_FMT_SUMMARIZE;
+	if (o->node_mode)
+		return o->long_fmt ? SI_FMT_NODE_LONG : SI_FMT_NODE;
+	if (o->reason_mode)
+		return o->long_fmt ? SI_FMT_REASON_LONG : SI_FMT_REASON;
+	if (env) {
+		*builtin = false;
+		return env;
+	}
 	return o->long_fmt ? SI_FMT_LONG : SI_FMT_DEFAULT;
+}
+
+static void bad_field(const char *what, size_t len, void *arg)
+{
+	if (*(bool *)arg) /* -O: Slurm 22.05 says "job" here */
+		cli_error("Invalid job format specification: %.*s", (int)len, what);
+	else
+		fprintf(stderr, "Invalid node format specification: %.*s\n", (int)len,
+			what);
+}
+
+static int parse_format(const struct si_opts *o, struct si_format *fmt)
+{
+	bool builtin, is_long = o->format && o->format_long;
+	const char *spec = pick_format(o, &builtin);
+
+	if (is_long)
+		return si_format_parse_long(spec, fmt, bad_field, &is_long);
+	return si_format_parse(spec, builtin, fmt, bad_field, &is_long);
 }
 
 /* The node.query and part.query replies (new references), or -1 after a
  * message. */
-static int fetch(json_t **nodes, json_t **parts)
+static int fetch(json_t **nodes, json_t **parts, char **cluster)
 {
 	struct drv_conf *conf = NULL;
 	struct drv_error err = {{0}};
@@ -177,6 +255,7 @@ static int fetch(json_t **nodes, json_t **parts)
 	rc = cli_call(conf, "part.query", json_object(), parts, &err);
 	if (rc == 0)
 		rc = cli_call(conf, "node.query", json_object(), nodes, &err);
+	*cluster = conf->cluster_name ? strdup(conf->cluster_name) : NULL;
 	drv_conf_free(conf);
 	if (rc != 0) {
 		fprintf(stderr, "slurm_load_partitions: %s\n",
@@ -213,7 +292,24 @@ static size_t filter_nodes(const struct si_opts *o, struct si_node *nodes, size_
 	return kept;
 }
 
-static int show(const struct si_opts *o, const json_t *nreply, const json_t *preply)
+static int output(const struct si_opts *o, const struct si_format *fmt,
+		  struct si_rows *rows, const char *cluster)
+{
+	if (si_sort(rows, o->sort ? o->sort : o->node_mode ? "N" : "#P,-t") < 0)
+		return 1;
+	if (o->json)
+		return si_json_print(rows, o->argc, o->argv, cluster, stdout);
+	if (o->long_fmt) {
+		char when[64];
+		time_t now = time(NULL);
+		printf("%s", ctime_r(&now, when));
+	}
+	si_print(fmt, rows, o->no_header, stdout);
+	return 0;
+}
+
+static int show(const struct si_opts *o, const json_t *nreply, const json_t *preply,
+		const char *cluster)
 {
 	const json_t *nl = json_object_get(nreply, "nodes");
 	const json_t *pl = json_object_get(preply, "partitions"), *v;
@@ -223,10 +319,9 @@ static int show(const struct si_opts *o, const json_t *nreply, const json_t *pre
 	struct si_format fmt = {0};
 	struct si_rows rows = {0};
 	size_t i, nn;
-	char bad = 0;
 	int rc = 1;
 
-	if (!nodes || !parts)
+	if (!nodes || !parts || parse_format(o, &fmt) < 0)
 		goto out;
 	json_array_foreach(nl, i, v)
 	{
@@ -237,19 +332,8 @@ static int show(const struct si_opts *o, const json_t *nreply, const json_t *pre
 		si_part_from_json(v, &parts[i]);
 	}
 	nn = filter_nodes(o, nodes, json_array_size(nl));
-	if (si_format_parse(pick_format(o), &fmt, &bad) < 0) {
-		cli_error("Invalid node format specification: %c", bad);
-		goto out;
-	}
-	if (si_group(&fmt, &sel, parts, json_array_size(pl), nodes, nn, &rows) < 0)
-		goto out;
-	if (o->long_fmt) {
-		char when[64];
-		time_t now = time(NULL);
-		printf("%s", ctime_r(&now, when));
-	}
-	si_print(&fmt, &rows, o->no_header, stdout);
-	rc = 0;
+	if (si_group(&fmt, &sel, parts, json_array_size(pl), nodes, nn, &rows) == 0)
+		rc = output(o, &fmt, &rows, cluster);
 out:
 	si_rows_fini(&rows);
 	si_format_fini(&fmt);
@@ -262,6 +346,7 @@ int main(int argc, char **argv)
 {
 	struct si_opts o = {0};
 	json_t *nodes = NULL, *parts = NULL;
+	char *cluster = NULL;
 	int rc;
 
 	cli_init("sinfo");
@@ -269,10 +354,13 @@ int main(int argc, char **argv)
 	rc = parse_opts(argc, argv, &o);
 	if (rc != 0)
 		return rc > 0 ? 0 : 1;
-	if (fetch(&nodes, &parts) < 0)
+	if (fetch(&nodes, &parts, &cluster) < 0) {
+		free(cluster);
 		return 1;
-	rc = show(&o, nodes, parts);
+	}
+	rc = show(&o, nodes, parts, cluster);
 	json_decref(nodes);
 	json_decref(parts);
+	free(cluster);
 	return rc;
 }

@@ -37,6 +37,8 @@ void si_node_from_json(const json_t *o, struct si_node *n)
 	n->real_memory = cli_json_int(o, "real_memory", 1);
 	n->alloc_memory = cli_json_int(o, "alloc_memory", 0);
 	n->reason_time = cli_json_int(o, "reason_time", 0);
+	n->port = cli_json_int(o, "port", 0);
+	n->gres_used = cli_json_str(o, "gres_used", NULL);
 }
 
 void si_part_from_json(const json_t *o, struct si_part *p)
@@ -48,6 +50,8 @@ void si_part_from_json(const json_t *o, struct si_part *p)
 	p->is_default = cli_json_bool(o, "is_default", false);
 	p->max_time = cli_json_int(o, "max_time", -1);
 	p->default_time = cli_json_int(o, "default_time", -2);
+	p->total_nodes = cli_json_int(o, "total_nodes", 0);
+	p->total_cpus = cli_json_int(o, "total_cpus", 0);
 }
 
 /* 0 idle, 1 allocated, 2 mixed, 3 down, 4 unknown. */
@@ -355,6 +359,9 @@ CONST_FIELD(f_oversub, "NO")
 CONST_FIELD(f_job_size, "1-infinite")
 CONST_FIELD(f_load, "N/A")
 CONST_FIELD(f_alloc_nodes, "all")
+CONST_FIELD(f_unlimited, "UNLIMITED")
+CONST_FIELD(f_off, "OFF")
+CONST_FIELD(f_version, "22.05.8")
 
 struct field_row {
 	char letter;
@@ -368,6 +375,7 @@ static const struct field_row fields[] = {
     {'a', "AVAIL", true, false, f_avail},
     {'A', "NODES(A/I)", true, true, f_node_ai},
     {'b', "ACTIVE_FEATURES", true, false, f_features},
+    {'B', "MAX_CPUS_PER_NODE", true, false, f_unlimited},
     {'c', "CPUS", true, true, f_cpus},
     {'C', "CPUS(A/I/O/T)", true, true, f_cpu_aiot},
     {'d', "TMP_DISK", true, false, f_zero},
@@ -384,9 +392,10 @@ static const struct field_row fields[] = {
     {'l', "TIMELIMIT", true, false, f_limit},
     {'L', "DEFAULTTIME", true, false, f_deflimit},
     {'m', "MEMORY", true, true, f_memory},
-    {'n', "HOSTNAMES", false, true, f_hosts},
-    {'N', "NODELIST", false, true, f_nodes},
-    {'o', "NODE_ADDR", false, true, f_addrs},
+    {'M', "PREEMPT_MODE", true, false, f_off},
+    {'n', "HOSTNAMES", true, true, f_hosts},
+    {'N', "NODELIST", true, true, f_nodes},
+    {'o', "NODE_ADDR", true, true, f_addrs},
     {'O', "CPU_LOAD", true, false, f_load},
     {'p', "PRIO_TIER", true, false, f_one},
     {'P', "PARTITION", true, false, f_part},
@@ -398,6 +407,8 @@ static const struct field_row fields[] = {
     {'T', "STATE", true, false, f_long},
     {'u', "USER", true, false, f_user},
     {'U', "USER", true, false, f_user_long},
+    {'v', "VERSION", true, false, f_version},
+    {'V', "CLUSTER", true, false, f_load},
     {'w', "WEIGHT", true, false, f_one},
     {'X', "SOCKETS", true, false, f_sockets},
     {'Y', "CORES", true, false, f_one},
@@ -444,47 +455,158 @@ static int push(struct si_format *f, struct si_item it, const char *text, size_t
 	return 0;
 }
 
-/* One "%..." token at *pp (just after the '%'); advances *pp past it. */
-static int parse_token(struct si_format *f, const char **pp, char *bad)
+/* One token: the text between two '%' ([.#][width]letter suffix). */
+static int parse_token(struct si_format *f, const char *tok, size_t len, bool builtin,
+		       si_bad_f bad, void *arg)
 {
-	const char *p = *pp;
 	struct si_item it = {0};
+	size_t i = 0;
+	int rc;
 
-	for (; *p == '#' || *p == '.'; p++) {
-		if (*p == '#')
+	for (; i < len && (tok[i] == '.' || (builtin && tok[i] == '#')); i++) {
+		if (tok[i] == '#')
 			it.fit = true;
 		else
 			it.right = true;
 	}
-	while (*p >= '0' && *p <= '9' && it.width < 100000)
-		it.width = it.width * 10 + (*p++ - '0');
-	if (!*p || !find_field(*p)) {
-		*bad = *p;
-		return -EINVAL;
+	while (i < len && tok[i] >= '0' && tok[i] <= '9' && it.width < 100000)
+		it.width = it.width * 10 + (tok[i++] - '0');
+	if (i < len && find_field(tok[i])) {
+		it.field = tok[i++];
+		rc = push(f, it, NULL, 0);
+		if (rc == 0 && i < len)
+			rc = push(f, (struct si_item){0}, tok + i, len - i);
+		return rc;
 	}
-	it.field = *p++;
-	*pp = p;
-	return push(f, it, NULL, 0);
+	if (bad)
+		bad(tok + i, i < len ? 1 : 0, arg);
+	rc = push(f, (struct si_item){0}, "%", 1);
+	return rc == 0 ? push(f, (struct si_item){0}, tok, len) : rc;
 }
 
-int si_format_parse(const char *fmt, struct si_format *out, char *bad)
+int si_format_parse(const char *fmt, bool builtin, struct si_format *out, si_bad_f bad,
+		    void *arg)
 {
 	struct si_format f = {0};
-	const char *p = fmt;
+	const char *p = strchr(fmt, '%');
 	int rc = 0;
 
+	if (!p)
+		p = fmt + strlen(fmt);
+	if (p > fmt)
+		rc = push(&f, (struct si_item){0}, fmt, (size_t)(p - fmt));
 	while (rc == 0 && *p) {
-		if (*p == '%' && p[1] == '%') {
-			rc = push(&f, (struct si_item){0}, "%", 1);
-			p += 2;
-		} else if (*p == '%') {
+		const char *tok = p + 1;
+		const char *next = strchr(tok, '%');
+		size_t len = next ? (size_t)(next - tok) : strlen(tok);
+
+		if (len > 0) /* "%%" gives an empty token, dropped as Slurm does */
+			rc = parse_token(&f, tok, len, builtin, bad, arg);
+		p = tok + len;
+	}
+	if (rc < 0) {
+		si_format_fini(&f);
+		return rc;
+	}
+	*out = f;
+	return 0;
+}
+
+/* sinfo -O names and the letters they stand for. */
+static const struct {
+	const char *name;
+	char letter;
+} long_names[] = {
+    {"allocnodes", 'S'},
+    {"available", 'a'},
+    {"cluster", 'V'},
+    {"cpus", 'c'},
+    {"cpusload", 'O'},
+    {"freemem", 'e'},
+    {"cpusstate", 'C'},
+    {"cores", 'Y'},
+    {"defaulttime", 'L'},
+    {"disk", 'd'},
+    {"features", 'f'},
+    {"features_act", 'b'},
+    {"groups", 'g'},
+    {"gres", 'G'},
+    {"maxcpuspernode", 'B'},
+    {"memory", 'm'},
+    {"nodeai", 'A'},
+    {"nodeaiot", 'F'},
+    {"nodehost", 'n'},
+    {"nodeaddr", 'o'},
+    {"nodelist", 'N'},
+    {"nodes", 'D'},
+    {"oversubscribe", 'h'},
+    {"partition", 'P'},
+    {"partitionname", 'R'},
+    {"preemptmode", 'M'},
+    {"prioritytier", 'p'},
+    {"priorityjobfactor", 'I'},
+    {"reason", 'E'},
+    {"root", 'r'},
+    {"size", 's'},
+    {"statecompact", 't'},
+    {"statelong", 'T'},
+    {"sockets", 'X'},
+    {"socketcorethread", 'z'},
+    {"time", 'l'},
+    {"timestamp", 'H'},
+    {"threads", 'Z'},
+    {"user", 'u'},
+    {"userlong", 'U'},
+    {"version", 'v'},
+    {"weight", 'w'},
+};
+
+static char long_letter(const char *name, size_t len)
+{
+	for (size_t i = 0; i < sizeof(long_names) / sizeof(long_names[0]); i++)
+		if (strlen(long_names[i].name) == len &&
+		    !strncasecmp(long_names[i].name, name, len))
+			return long_names[i].letter;
+	return 0;
+}
+
+static int long_item(struct si_format *f, const char *item, size_t len, si_bad_f bad,
+		     void *arg)
+{
+	const char *colon = memchr(item, ':', len), *end = item + len, *p = end;
+	size_t nlen = colon ? (size_t)(colon - item) : len;
+	struct si_item it = {.field = long_letter(item, nlen), .width = 20};
+	int rc = 0;
+
+	if (colon) {
+		p = colon + 1;
+		if (p < end && *p == '.') {
+			it.right = true;
 			p++;
-			rc = parse_token(&f, &p, bad);
-		} else {
-			size_t len = strcspn(p, "%");
-			rc = push(&f, (struct si_item){0}, p, len);
-			p += len;
 		}
+		for (it.width = 0; p < end && *p >= '0' && *p <= '9' && it.width < 100000;
+		     p++)
+			it.width = it.width * 10 + (*p - '0');
+	}
+	if (!it.field && bad)
+		bad(item, nlen, arg);
+	if (it.field)
+		rc = push(f, it, NULL, 0);
+	if (rc == 0 && p < end)
+		rc = push(f, (struct si_item){0}, p, (size_t)(end - p));
+	return rc;
+}
+
+int si_format_parse_long(const char *spec, struct si_format *out, si_bad_f bad, void *arg)
+{
+	struct si_format f = {0};
+	int rc = 0;
+
+	for (const char *p = spec; rc == 0 && *p;) {
+		size_t len = strcspn(p, ",");
+		if (len > 0)
+			rc = long_item(&f, p, len, bad, arg);
+		p += len + (p[len] == ',');
 	}
 	if (rc < 0) {
 		si_format_fini(&f);
@@ -505,26 +627,29 @@ void si_format_fini(struct si_format *f)
 	}
 }
 
+/* Slurm's _print_str: right-justified text is cut only when cut is set;
+ * left-justified text is always cut to the width. */
 static void print_str(FILE *out, const char *s, int width, bool right, bool cut)
 {
 	int len = (int)strlen(s);
 
-	if (width <= 0) {
+	if (width <= 0)
 		fputs(s, out);
-	} else if (len > width && cut) {
+	else if (!right)
+		fprintf(out, "%-*.*s", width, width, s);
+	else if (len > width && cut)
 		fwrite(s, 1, (size_t)width, out);
-	} else {
-		fprintf(out, right ? "%*s" : "%-*s", width, s);
-	}
+	else
+		fprintf(out, "%*s", width, s);
 }
 
-/* The width of item i: as written, or with '#' the widest of the header
- * and every value. */
+/* The width of item i: as written, or with '#' the widest value and at
+ * least 9 (Slurm's MIN_PART_FIELD_SIZE and MIN_NODE_FIELD_SIZE). */
 static int item_width(const struct si_item *it, const struct si_rows *rows)
 {
 	const struct field_row *row = find_field(it->field);
 	char buf[4096];
-	int w = (int)strlen(row->header);
+	int w = 9;
 
 	if (!it->fit)
 		return it->width;
@@ -534,6 +659,19 @@ static int item_width(const struct si_item *it, const struct si_rows *rows)
 			w = (int)strlen(buf);
 	}
 	return w;
+}
+
+/* %P with a width: the default partition's '*' replaces the last character
+ * that fits (Slurm's "ba*" for %.3P). */
+static void part_value(const struct si_row *r, int width, char *b, size_t l)
+{
+	f_part_name(r, b, l);
+	if (!r->part || !r->part->is_default)
+		return;
+	if (width == 0 || (int)strlen(b) < width)
+		snprintf(b + strlen(b), l - strlen(b), "*");
+	else if ((size_t)width < l)
+		b[width - 1] = '*';
 }
 
 static void print_line(const struct si_format *f, const int *widths,
@@ -550,10 +688,12 @@ static void print_line(const struct si_format *f, const int *widths,
 			continue;
 		}
 		row = find_field(it->field);
-		if (r)
+		if (r && it->field == 'P')
+			part_value(r, widths[i], buf, sizeof(buf));
+		else if (r)
 			row->value(r, buf, sizeof(buf));
 		print_str(out, r ? buf : row->header, widths[i], it->right,
-			  r ? row->cut : true);
+			  r ? row->cut : !strchr("Nno", it->field));
 	}
 	fputc('\n', out);
 }

@@ -13,8 +13,9 @@
 
 #define SI_FMT_DEFAULT "%#P %.5a %.10l %.6D %.6t %N"
 #define SI_FMT_LONG "%#P %.5a %.10l %.10s %.4r %.8h %.10g %.6D %.11T %N"
-#define SI_FMT_NODE "%#N %.6D %#P %6t"
-#define SI_FMT_NODE_LONG "%#N %.6D %#P %.11T %.4c %.8z %.6m %.8d %.6w %.8f %20E"
+#define SI_FMT_NODE "%#N %.6D %.#P %6t"
+#define SI_FMT_NODE_LONG "%#N %.6D %.#P %.11T %4c %.8z %.6m %.8d %.6w %.8f %20E"
+#define SI_FMT_SUMMARIZE "%#P %.5a %.10l %.16F %N"
 #define SI_FMT_REASON "%20E %9u %19H %N"
 #define SI_FMT_REASON_LONG "%20E %12U %19H %6t %N"
 
@@ -25,7 +26,8 @@ struct si_node {
 	const char *addr, *hostname;
 	const json_t *partitions; /* [S] or NULL */
 	bool drain, not_responding;
-	int64_t cpus, alloc_cpus, real_memory, alloc_memory, reason_time;
+	int64_t cpus, alloc_cpus, real_memory, alloc_memory, reason_time, port;
+	const char *gres_used; /* NULL if unset */
 };
 
 /* A partition record; strings borrowed. */
@@ -33,6 +35,7 @@ struct si_part {
 	const char *name, *nodes, *state;
 	bool is_default;
 	int64_t max_time, default_time; /* seconds; -1 infinite, -2 not set */
+	int64_t total_nodes, total_cpus;
 };
 
 void si_node_from_json(const json_t *obj, struct si_node *n);
@@ -52,7 +55,9 @@ bool si_state_matches(const struct si_node *n, const char *states);
 struct si_item {
 	char field;	 /* a format letter, or 0 for literal text */
 	int width;	 /* 0: as long as the value */
-	bool right, fit; /* '.': right-justify; '#': as wide as the widest value */
+	bool right, fit; /* '.': right-justify; '#' (built-in formats only): as
+			  * wide as the widest value, at least 9, as Slurm
+			  * sizes the partition and node list columns */
 	char *text;	 /* literal text; owned */
 };
 
@@ -61,9 +66,22 @@ struct si_format {
 	size_t n;
 };
 
-/* Parses fmt into *out (release with si_format_fini). An unknown letter
- * gives -EINVAL with it in *bad. */
-int si_format_parse(const char *fmt, struct si_format *out, char *bad);
+/* Called for each unknown letter ('\0' at the end of the spec) or unknown
+ * -O name; as Slurm, an unknown "%X..." is then copied through literally
+ * and an unknown -O name prints nothing. */
+typedef void (*si_bad_f)(const char *what, size_t len, void *arg);
+
+/* Parses an -o spec into *out (release with si_format_fini), tokens split
+ * on '%' as Slurm does ("%%" vanishes). builtin: '#' is the fit flag of
+ * Slurm's default formats; a user's '#' is an unknown letter. Returns 0 or
+ * -ENOMEM. */
+int si_format_parse(const char *fmt, bool builtin, struct si_format *out, si_bad_f bad,
+		    void *arg);
+
+/* Parses an -O spec "Name[:[.][width][suffix]],..." (width 20 without
+ * ':'). Returns 0 or -ENOMEM. */
+int si_format_parse_long(const char *spec, struct si_format *out, si_bad_f bad,
+			 void *arg);
 void si_format_fini(struct si_format *f);
 
 /* One output line: a partition (NULL in reason mode) and its nodes. */
@@ -96,6 +114,10 @@ void si_rows_fini(struct si_rows *r);
  * lists, sums: not a grouping key), and a letter's value for one line. */
 bool si_field_summed(char letter);
 void si_field_value(char letter, const struct si_row *r, char *buf, size_t len);
+
+/* Orders rows as -S spec says (Slurm's letters; '-' reverses, '#P' keeps
+ * ctld's partition order). Returns 0, or -EINVAL for an unknown letter. */
+int si_sort(struct si_rows *rows, const char *spec);
 
 /* Prints the header (unless no_header) and every row. */
 void si_print(const struct si_format *f, const struct si_rows *rows, bool no_header,

@@ -205,3 +205,141 @@ void si_rows_fini(struct si_rows *r)
 		r->n = 0;
 	}
 }
+
+/* --- -S ----------------------------------------------------------------- */
+
+/* Slurm's numeric node state: base (unknown 0, down 1, idle 2, allocated 3,
+ * mixed 5) plus the DRAIN (0x200) and NO_RESPOND (0x800) flags. */
+static int state_num(const struct si_row *r)
+{
+	static const char *const base[] = {"UNKNOWN",	"DOWN", "IDLE",
+					   "ALLOCATED", "",	"MIXED"};
+	const struct si_node *n = r->n ? r->nodes[0] : NULL;
+	int v = 0;
+
+	for (int i = 0; n && i < 6; i++)
+		if (!strcasecmp(n->state, base[i]))
+			v = i;
+	if (n && n->drain)
+		v |= 0x200;
+	if (n && n->not_responding)
+		v |= 0x800;
+	return v;
+}
+
+/* Slurm compares host names with their first numbers as numbers. */
+static int host_cmp(const char *a, const char *b)
+{
+	for (size_t i = 0;; i++) {
+		if (a[i] == b[i]) {
+			if (!a[i])
+				return 0;
+			continue;
+		}
+		if (a[i] >= '0' && a[i] <= '9' && b[i] >= '0' && b[i] <= '9')
+			return atoi(a + i) - atoi(b + i);
+		return strcmp(a, b);
+	}
+}
+
+struct sort_key {
+	char letter;
+	bool reverse, part_order;
+};
+
+static int cmp_num(long long a, long long b)
+{
+	return (a > b) - (a < b);
+}
+
+static int cmp_key(const struct sort_key *k, const struct si_row *a,
+		   const struct si_row *b)
+{
+	char va[4096], vb[4096];
+
+	switch (k->letter) {
+	case 'P':
+	case 'R':
+		if (k->part_order) /* parts is one array in ctld's order */
+			return a->part && b->part ? cmp_num(a->part - b->part, 0) : 0;
+		return strcmp(a->part ? a->part->name : "", b->part ? b->part->name : "");
+	case 't':
+	case 'T':
+		return state_num(a) - state_num(b);
+	case 'N':
+	case 'n':
+	case 'o':
+		si_field_value(k->letter, a, va, sizeof(va));
+		si_field_value(k->letter, b, vb, sizeof(vb));
+		return host_cmp(va, vb);
+	case 'D':
+	case 'c':
+	case 'm':
+	case 'l':
+		si_field_value(k->letter, a, va, sizeof(va));
+		si_field_value(k->letter, b, vb, sizeof(vb));
+		return cmp_num(atoll(va), atoll(vb));
+	case 'a':
+	case 'E':
+	case 'H':
+	case 'u':
+	case 'U':
+		si_field_value(k->letter, a, va, sizeof(va));
+		si_field_value(k->letter, b, vb, sizeof(vb));
+		return strcmp(va, vb);
+	default:
+		return 0; /* letters Slurm does not sort on, or Drover's constants */
+	}
+}
+
+struct sort_ctx {
+	const struct sort_key *keys;
+	size_t nkeys;
+};
+
+struct indexed {
+	struct si_row row;
+	size_t index; /* ctld's order breaks ties, as Slurm's stable list_sort */
+};
+
+static int compare(const void *pa, const void *pb, void *arg)
+{
+	const struct sort_ctx *ctx = arg;
+	const struct indexed *a = pa, *b = pb;
+
+	for (size_t i = 0; i < ctx->nkeys; i++) {
+		int c = cmp_key(&ctx->keys[i], &a->row, &b->row);
+		if (c)
+			return ctx->keys[i].reverse ? -c : c;
+	}
+	return (a->index > b->index) - (a->index < b->index);
+}
+
+int si_sort(struct si_rows *rows, const char *spec)
+{
+	size_t len = strlen(spec), n = 0;
+	struct sort_key *keys = calloc(len + 1, sizeof(*keys));
+	struct indexed *v = calloc(rows->n + 1, sizeof(*v));
+	struct sort_ctx ctx = {keys, 0};
+
+	if (!keys || !v) {
+		free(keys);
+		free(v);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < len; i++) {
+		if (strchr(",#+-", spec[i]))
+			continue;
+		keys[n++] = (struct sort_key){spec[i], i > 0 && spec[i - 1] == '-',
+					      i > 0 && spec[i - 1] == '#'};
+	}
+	ctx.nkeys = n;
+	for (size_t i = 0; i < rows->n; i++)
+		v[i] = (struct indexed){rows->rows[i], i};
+	qsort_r(v, rows->n, sizeof(*v), compare, &ctx);
+	for (size_t i = 0; i < rows->n; i++)
+		rows->rows[i] = v[i].row;
+	free(keys);
+	free(v);
+	return 0;
+}

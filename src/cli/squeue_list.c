@@ -1,10 +1,15 @@
-/* squeue_list.c — squeue's local filtering and default sort. */
+/* squeue_list.c — squeue's local filtering and its -S sort: every key of
+ * Slurm's sort letters, compared as Slurm's squeue compares them (states as
+ * text, pending jobs after the others by start time, ...). */
 #include "cli/squeue_list.h"
 
+#include <errno.h>
+#include <grp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "cli/squeue_fields.h"
 #include "cli/state.h"
 
 static bool has_str(const json_t *list, const char *s, bool nocase)
@@ -48,28 +53,166 @@ bool sq_job_matches(const struct sq_filter *f, const struct cli_job *job)
 		return false;
 	if (f->partitions && !has_str(f->partitions, job->partition, false))
 		return false;
-	if (f->names && !has_str(f->names, job->name, true))
+	if (f->names && !has_str(f->names, job->name, false))
+		return false;
+	if (f->accounts && !has_str(f->accounts, job->account ? job->account : "", true))
 		return false;
 	return true;
 }
 
-static int compare(const void *pa, const void *pb)
+int sq_sort_parse(const char *spec, struct sq_sort_key *keys, int max, char *bad,
+		  bool *warn_b)
 {
-	const struct cli_job *a = pa, *b = pb;
-	int c = strcmp(a->partition, b->partition);
+	static const char known[] = "BCdDeEgGHiIjJlLmMNpPQStTuUvVz";
+	static const char ignored[] = "cfhnOb";
+	int n = 0;
 
-	if (c)
-		return c;
-	c = cli_state_rank(a->state) - cli_state_rank(b->state);
-	if (c)
-		return c;
-	if (a->priority != b->priority)
-		return a->priority > b->priority ? -1 : 1;
-	return (a->job_id > b->job_id) - (a->job_id < b->job_id);
+	for (size_t i = 0; spec[i]; i++) {
+		char c = spec[i];
+		if (c == ',' || c == '+' || c == '-')
+			continue;
+		if (c == 'b')
+			*warn_b = true;
+		if (strchr(ignored, c))
+			continue;
+		if (!strchr(known, c)) {
+			*bad = c;
+			return -EINVAL;
+		}
+		if (n < max)
+			keys[n++] = (struct sq_sort_key){c, i > 0 && spec[i - 1] == '-'};
+	}
+	return n;
 }
 
-void sq_sort(struct cli_job *jobs, size_t n)
+static int cmp_i64(int64_t a, int64_t b)
 {
+	return (a > b) - (a < b);
+}
+
+static int cmp_str(const char *a, const char *b)
+{
+	int c = strcmp(a ? a : "", b ? b : "");
+	return (c > 0) - (c < 0);
+}
+
+/* Limits as Slurm's uint32 minutes compare them: unlimited is the largest. */
+static int64_t limit_key(const struct cli_job *j)
+{
+	return j->time_limit < 0 ? INT64_MAX : j->time_limit;
+}
+
+static int64_t left_key(const struct cli_job *j, int64_t now)
+{
+	return j->time_limit < 0 ? INT64_MAX : j->time_limit - cli_job_elapsed(j, now);
+}
+
+static const char *group_name(const struct cli_job *j)
+{
+	const struct group *g = getgrgid((gid_t)j->gid);
+	return g ? g->gr_name : "";
+}
+
+static int cmp_group(const struct cli_job *a, const struct cli_job *b)
+{
+	char ga[256];
+
+	snprintf(ga, sizeof(ga), "%s", group_name(a)); /* getgrgid reuses its buffer */
+	return cmp_str(ga, group_name(b));
+}
+
+/* One key, before reversal; 'S' handles its own direction (see below). */
+static int cmp_key(char k, const struct cli_job *a, const struct cli_job *b, int64_t now)
+{
+	switch (k) {
+	case 'B':
+		return cmp_str(a->batch_host, b->batch_host);
+	case 'C':
+		return cmp_i64(a->cpus, b->cpus);
+	case 'D':
+		return cmp_i64(a->num_nodes, b->num_nodes);
+	case 'e':
+		return cmp_i64(sq_job_end(a), sq_job_end(b));
+	case 'g':
+		return cmp_group(a, b);
+	case 'G':
+		return cmp_i64(a->gid, b->gid);
+	case 'i':
+		return cmp_i64(a->job_id, b->job_id);
+	case 'j':
+		return cmp_str(a->name, b->name);
+	case 'l':
+		return cmp_i64(limit_key(a), limit_key(b));
+	case 'L':
+		return cmp_i64(left_key(a, now), left_key(b, now));
+	case 'm':
+		return cmp_i64(a->min_memory, b->min_memory);
+	case 'M':
+		return cmp_i64(cli_job_elapsed(a, now), cli_job_elapsed(b, now));
+	case 'N':
+		return cmp_str(a->nodelist, b->nodelist);
+	case 'p':
+	case 'Q':
+		return cmp_i64(a->priority, b->priority);
+	case 'P':
+		return cmp_str(a->partition, b->partition);
+	case 't':
+		return cmp_str(cli_state_compact(a->state), cli_state_compact(b->state));
+	case 'T':
+		return cmp_str(a->state, b->state);
+	case 'u':
+		return cmp_str(a->user, b->user);
+	case 'U':
+		return cmp_i64(a->uid, b->uid);
+	case 'V':
+		return cmp_i64(a->submit_time, b->submit_time);
+	default:
+		return 0; /* d E H I J v z: the same for every Drover job */
+	}
+}
+
+/* Slurm 22.05 puts pending jobs after the others whichever way start time
+ * is sorted (observed with -S S and -S -S). */
+static int cmp_start(const struct cli_job *a, const struct cli_job *b, bool reverse)
+{
+	bool pa = !strcmp(a->state, "PENDING"), pb = !strcmp(b->state, "PENDING");
+	int c;
+
+	if (pa || pb)
+		return pa - pb;
+	c = cmp_i64(sq_job_start(a), sq_job_start(b));
+	return reverse ? -c : c;
+}
+
+struct sort_ctx {
+	const struct sq_sort_key *keys;
+	int nkeys;
+	int64_t now;
+};
+
+static int compare(const struct cli_job *a, const struct cli_job *b,
+		   const struct sort_ctx *ctx)
+{
+	for (int i = 0; i < ctx->nkeys; i++) {
+		const struct sq_sort_key *k = &ctx->keys[i];
+		int c = k->letter == 'S' ? cmp_start(a, b, k->reverse)
+					 : cmp_key(k->letter, a, b, ctx->now);
+		if (c)
+			return k->letter == 'S' || !k->reverse ? c : -c;
+	}
+	return cmp_i64(a->job_id, b->job_id);
+}
+
+static int compare_r(const void *pa, const void *pb, void *arg)
+{
+	return compare(pa, pb, arg);
+}
+
+void sq_sort(struct cli_job *jobs, size_t n, const struct sq_sort_key *keys, int nkeys,
+	     int64_t now)
+{
+	struct sort_ctx ctx = {keys, nkeys, now};
+
 	if (n > 1)
-		qsort(jobs, n, sizeof(*jobs), compare);
+		qsort_r(jobs, n, sizeof(*jobs), compare_r, &ctx);
 }

@@ -15,6 +15,7 @@ struct sq_filter {
 	const json_t *states;	  /* [S] long state names */
 	const json_t *partitions; /* [S] */
 	const json_t *names;	  /* [S] job names */
+	const json_t *accounts;	  /* [S] */
 	bool all_states;	  /* -t all */
 };
 
@@ -25,8 +26,25 @@ bool sq_job_matches(const struct sq_filter *f, const struct cli_job *job);
 /* True when job_id is in f->job_ids. */
 bool sq_filter_has_id(const struct sq_filter *f, int64_t job_id);
 
-/* Slurm's default order "P,t,-p": partition, then state, then priority
- * (highest first); the job id breaks ties so the order is stable. */
-void sq_sort(struct cli_job *jobs, size_t n);
+/* Slurm's default sort: partition, compact state (as text), priority high to
+ * low. */
+#define SQ_DEFAULT_SORT "P,t,-p"
+
+/* One key of a -S spec. */
+struct sq_sort_key {
+	char letter;
+	bool reverse;
+};
+
+/* Parses a -S spec ("P,t,-p", "-t,i", "Pt") into at most max keys, first
+ * key first. Returns the number of keys, or -EINVAL with the offending
+ * letter in *bad. Letters Slurm accepts without sorting (c f h n O b) are
+ * dropped; "b" sets *warn_b (Slurm says "Invalid sort specification: b"). */
+int sq_sort_parse(const char *spec, struct sq_sort_key *keys, int max, char *bad,
+		  bool *warn_b);
+
+/* Sorts jobs by keys (nkeys of them), ties by job id; now is ctld's clock. */
+void sq_sort(struct cli_job *jobs, size_t n, const struct sq_sort_key *keys, int nkeys,
+	     int64_t now);
 
 #endif

@@ -30,8 +30,8 @@ static struct si_node node(const char *name, const char *state)
 	return n;
 }
 
-static const struct si_part debug = {"debug", "n[1-4]", "UP", true, -1, -2};
-static const struct si_part empty = {"empty", "", "UP", false, 3600, -2};
+static const struct si_part debug = {"debug", "n[1-4]", "UP", true, -1, -2, 4, 16};
+static const struct si_part empty = {"empty", "", "UP", false, 3600, -2, 0, 0};
 
 /* Groups and prints nodes with fmt; the caller frees the text. */
 static char *render(const char *fmt, const struct si_select *sel,
@@ -40,11 +40,11 @@ static char *render(const char *fmt, const struct si_select *sel,
 	const struct si_part parts[] = {debug, empty};
 	struct si_format f;
 	struct si_rows rows;
-	char *out = NULL, bad = 0;
+	char *out = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&out, &len);
 
-	assert_int_equal(si_format_parse(fmt, &f, &bad), 0);
+	assert_int_equal(si_format_parse(fmt, true, &f, NULL, NULL), 0);
 	assert_int_equal(si_group(&f, sel, parts, 2, nodes, n, &rows), 0);
 	si_print(&f, &rows, no_header, m);
 	fclose(m);
@@ -110,6 +110,11 @@ static void test_default_summary(void **state)
 	check("%.10P|%3D|%5t|",
 	      &(struct si_select){.partitions = "debug", .states = "alloc"}, nodes, 4,
 	      " PARTITION|NOD|STATE|\n    debug*|1  |alloc|\n");
+	/* Slurm's '*' takes the last column that fits; node lists are cut */
+	check("%.3P|%5P|%6P|%3N|%.3N|%.2N", &(struct si_select){.partitions = "debug"},
+	      nodes, 4,
+	      "PAR|PARTI|PARTIT|NOD|NODELIST|NODELIST\n"
+	      "de*|debu*|debug*|n[1|n[1|n[\n");
 }
 
 static void test_node_and_reason_modes(void **state)
@@ -126,10 +131,10 @@ static void test_node_and_reason_modes(void **state)
 	nodes[1].reason = "maint";
 	nodes[1].reason_user = "root";
 	check(SI_FMT_NODE, &sel, nodes, 3,
-	      "NODELIST  NODES PARTITION STATE \n"
-	      "n1            1 debug*    drain \n"
-	      "n2            1 debug*    drain \n"
-	      "n3            1 debug*    idle  \n");
+	      "NODELIST   NODES PARTITION STATE \n"
+	      "n1             1    debug* drain \n"
+	      "n2             1    debug* drain \n"
+	      "n3             1    debug* idle  \n");
 	sel = (struct si_select){.reason_mode = true};
 	check(SI_FMT_REASON, &sel, nodes, 3,
 	      "REASON               USER      TIMESTAMP           NODELIST\n"
@@ -139,14 +144,60 @@ static void test_node_and_reason_modes(void **state)
 	      "REASON|NODELIST\nmaint|n1\na very long reason that gets cut|n2\n");
 }
 
+static char bad_seen[32];
+
+static void on_bad(const char *what, size_t len, void *arg)
+{
+	snprintf(bad_seen, sizeof(bad_seen), "%.*s", (int)len, what);
+}
+
 static void test_bad_format(void **state)
 {
+	struct si_node nodes[] = {node("n1", "IDLE")};
+	struct si_select sel = {.partitions = "debug"};
 	struct si_format f;
-	char bad = 0;
+	struct si_rows rows;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&out, &len);
 
-	assert_int_equal(si_format_parse("%P %Q", &f, &bad), -EINVAL);
-	assert_int_equal(bad, 'Q');
-	assert_int_equal(si_format_parse("100%% %P", &f, &bad), 0);
+	assert_int_equal(si_format_parse("%P %Q|%#N|%%P%", false, &f, on_bad, NULL), 0);
+	assert_string_equal(bad_seen, "#");
+	assert_int_equal(si_group(&f, &sel, &debug, 1, nodes, 1, &rows), 0);
+	si_print(&f, &rows, false, m);
+	fclose(m);
+	assert_string_equal(out, "PARTITION %Q|%#N|PARTITION\ndebug* %Q|%#N|debug*\n");
+	free(out);
+	si_rows_fini(&rows);
+	si_format_fini(&f);
+	assert_int_equal(
+	    si_format_parse_long("Partition:10,Bogus,nodes:3|", &f, on_bad, NULL), 0);
+	assert_string_equal(bad_seen, "Bogus");
+	assert_int_equal(f.n, 3);
+	assert_int_equal(f.items[0].width, 10);
+	assert_int_equal(f.items[1].field, 'D');
+	assert_string_equal(f.items[2].text, "|");
+	si_format_fini(&f);
+}
+
+static void test_sort(void **state)
+{
+	struct si_node nodes[] = {node("n1", "IDLE"), node("n2", "MIXED"),
+				  node("n10", "IDLE")};
+	struct si_select sel = {.node_mode = true, .partitions = "debug"};
+	struct si_format f;
+	struct si_rows rows;
+
+	nodes[2].drain = true;
+	assert_int_equal(si_format_parse("%N %t", false, &f, NULL, NULL), 0);
+	assert_int_equal(si_group(&f, &sel, &debug, 1, nodes, 3, &rows), 0);
+	assert_int_equal(si_sort(&rows, "-t"), 0);
+	assert_string_equal(rows.rows[0].nodes[0]->name, "n10"); /* drain flag */
+	assert_string_equal(rows.rows[1].nodes[0]->name, "n2");	 /* mixed */
+	assert_string_equal(rows.rows[2].nodes[0]->name, "n1");
+	assert_int_equal(si_sort(&rows, "N"), 0);
+	assert_string_equal(rows.rows[2].nodes[0]->name, "n10"); /* numeric */
+	si_rows_fini(&rows);
 	si_format_fini(&f);
 }
 
@@ -157,6 +208,7 @@ int main(void)
 	    cmocka_unit_test(test_default_summary),
 	    cmocka_unit_test(test_node_and_reason_modes),
 	    cmocka_unit_test(test_bad_format),
+	    cmocka_unit_test(test_sort),
 	};
 	int rc;
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <errno.h>
 
 #include "cli/squeue_format.h"
 #include "cli/squeue_list.h"
@@ -34,11 +35,11 @@ static struct cli_job job(int64_t id, const char *state)
 	return j;
 }
 
-static char bad_seen;
+static char bad_seen[32];
 
-static void on_bad(char c, void *arg)
+static void on_bad(const char *what, size_t len, void *arg)
 {
-	bad_seen = c;
+	snprintf(bad_seen, sizeof(bad_seen), "%.*s", (int)len, what);
 }
 
 /* Prints the header (job == NULL) or one line with fmt. Caller frees. */
@@ -101,7 +102,9 @@ static void test_widths(void **state)
 	check("%5i|%.5i|%3j|%.3j|%j", &p, 0,
 	      "12345|12345|ave|ave|averyveryverylongname\n");
 	check("%8i|%.8i|", &p, 0, "123456  |  123456|\n");
-	check("%.3R", &p, 0, "(No\n");
+	check("%.3R", &p, 0, "(None)\n"); /* Slurm never cuts a right-justified %R */
+	check("%3R|%.3N|%3N", &p, 0, "(No|   |   \n");
+	check("%.3N|%.3R", NULL, 0, "NODELIST|NODELIST(REASON)\n");
 }
 
 static void test_finished_and_times(void **state)
@@ -125,9 +128,12 @@ static void test_unknown_letter(void **state)
 {
 	struct cli_job p = job(1, "PENDING");
 
-	bad_seen = 0;
-	check("%i %W|%t", &p, 0, "1 %W|PD\n");
-	assert_int_equal(bad_seen, 'W');
+	bad_seen[0] = 0;
+	check("%i %#|%t", &p, 0, "1 %#|PD\n");
+	assert_string_equal(bad_seen, "#");
+	check("abc%i %10 xyz%5", &p, 0, "abc1 %10 xyz%5\n");
+	check("%i|%s|%n|%x|%w|%v|%W|%z|%Y|%X|%d|%f|%H|%I|%J|%O|%o", &p, 0,
+	      "1||||(null)|(null)|(null)|*:*:*|(null)|N/A|0|(null)|*|*|*|0|(null)\n");
 }
 
 static void test_issue3_fields(void **state)
@@ -145,7 +151,7 @@ static void test_issue3_fields(void **state)
 	p.dependency = "afterok:5";
 	p.exclusive = true;
 	check("%a|%q|%m|%b|%y|%c|%E|%h", &p, 0,
-	      "proj|high|2G|gpu:2|100|4|afterok:5|NO\n");
+	      "proj|high|2G|gres:gpu:2|100|4|afterok:5|NO\n");
 	p.min_memory = 1000;
 	check("%m", &p, 0, "1000M\n");
 	p.min_memory_text = "500M"; /* ctld's own text wins */
@@ -153,16 +159,40 @@ static void test_issue3_fields(void **state)
 	check("%.8a %q", NULL, 0, " ACCOUNT QOS\n");
 }
 
+static char *render_long(const char *spec, const struct cli_job *j)
+{
+	struct sq_format f;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&out, &len);
+
+	assert_int_equal(sq_format_parse_long(spec, &f, on_bad, NULL), 0);
+	sq_print_header(&f, m);
+	sq_print_job(&f, j, 0, m);
+	fclose(m);
+	sq_format_fini(&f);
+	return out;
+}
+
 static void test_long_format(void **state)
 {
-	char bad[32];
-	char *f =
-	    sq_format_from_long("JobArrayID,StateCompact:.4,Reason", bad, sizeof(bad));
+	struct cli_job p = job(23051, "PENDING");
+	char *got;
 
-	assert_string_equal(f, "%20i%.4t%20r");
-	free(f);
-	assert_null(sq_format_from_long("JobID,Bogus", bad, sizeof(bad)));
-	assert_string_equal(bad, "Bogus");
+	p.reason = "JobHeldUser";
+	got = render_long("JobArrayID,StateCompact,Reason", &p);
+	assert_string_equal(
+	    got, "JOBID               ST                  REASON              \n"
+		 "23051               PD                  JobHeldUser         \n");
+	free(got);
+	got = render_long("JobID:5x,State:.4,Name:0,NodeList:.3", &p);
+	assert_string_equal(got, "JOBIDxSTATNAMENODELIST\n23051xPENDmyjob   \n");
+	free(got);
+	bad_seen[0] = 0;
+	got = render_long("JobID:3,Bogus", &p);
+	assert_string_equal(got, "JOB\n230\n");
+	assert_string_equal(bad_seen, "Bogus");
+	free(got);
 }
 
 static void test_filter_and_sort(void **state)
@@ -183,11 +213,25 @@ static void test_filter_and_sort(void **state)
 	assert_false(sq_job_matches(&f, &j[2])); /* finished: hidden without -t */
 	assert_true(sq_filter_has_id(&f, 3));
 	json_decref(ids);
-	sq_sort(j, 4);
+	struct sq_sort_key keys[8];
+	char bad = 0;
+	bool warn_b = false;
+	int n = sq_sort_parse(SQ_DEFAULT_SORT, keys, 8, &bad, &warn_b);
+	assert_int_equal(n, 3);
+	sq_sort(j, 4, keys, n, 0);
+	/* compact state as text: CD < PD < R; then priority high to low */
+	assert_int_equal(j[0].job_id, 3);
+	assert_int_equal(j[1].job_id, 4);
+	assert_int_equal(j[2].job_id, 2);
+	assert_int_equal(j[3].job_id, 1);
+	n = sq_sort_parse("-i", keys, 8, &bad, &warn_b);
+	sq_sort(j, 4, keys, n, 0);
 	assert_int_equal(j[0].job_id, 4);
-	assert_int_equal(j[1].job_id, 2);
-	assert_int_equal(j[2].job_id, 1);
-	assert_int_equal(j[3].job_id, 3);
+	assert_int_equal(j[3].job_id, 1);
+	assert_int_equal(sq_sort_parse("P,Z", keys, 8, &bad, &warn_b), -EINVAL);
+	assert_int_equal(bad, 'Z');
+	assert_int_equal(sq_sort_parse("c,f,b", keys, 8, &bad, &warn_b), 0);
+	assert_true(warn_b);
 }
 
 int main(void)

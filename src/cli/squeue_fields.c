@@ -1,0 +1,445 @@
+/* squeue_fields.c — every squeue field once: its -o letter and -O name, its
+ * header, whether Slurm cuts it, its value and the record fields it needs.
+ * Values follow Slurm 22.05's squeue, checked against a real one; fields
+ * Drover has no notion of print what Slurm prints when they are unset. */
+#include "cli/squeue_fields.h"
+
+#include <grp.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli/state.h"
+#include "common/timefmt.h"
+
+#define YEAR_SECONDS (365 * 24 * 3600)
+
+static bool is(const struct cli_job *j, const char *state)
+{
+	return !strcmp(j->state, state);
+}
+
+int64_t sq_job_start(const struct cli_job *j)
+{
+	if (j->start_time <= 0 && j->end_time > 0 && !is(j, "PENDING"))
+		return j->end_time;
+	return j->start_time;
+}
+
+int64_t sq_job_end(const struct cli_job *j)
+{
+	if (j->end_time > 0 || is(j, "PENDING") || !cli_state_is_active(j->state))
+		return j->end_time;
+	if (j->time_limit < 0)
+		return -1;
+	return j->start_time > 0 ? j->start_time + j->time_limit : 0;
+}
+
+/* Slurm's _print_secs: out of range is "INVALID". */
+static void secs(int64_t s, char *b, size_t l)
+{
+	if (s < 0 || s > YEAR_SECONDS)
+		snprintf(b, l, "INVALID");
+	else
+		drv_time_fmt_elapsed(s, b, l);
+}
+
+static void stamp(int64_t t, char *b, size_t l)
+{
+	if (t <= 0)
+		snprintf(b, l, "N/A");
+	else
+		drv_time_fmt_iso((time_t)t, b, l);
+}
+
+static void str(const char *s, const char *unset, char *b, size_t l)
+{
+	snprintf(b, l, "%s", s && *s ? s : unset);
+}
+
+#define V(fname)                                                                         \
+	static void fname(const struct cli_job *j, int64_t now, char *b, size_t l)
+
+V(f_id)
+{
+	snprintf(b, l, "%" PRId64, j->job_id);
+}
+
+V(f_partition)
+{
+	str(j->partition, "", b, l);
+}
+
+V(f_name)
+{
+	str(j->name, "", b, l);
+}
+
+V(f_user)
+{
+	str(j->user, "", b, l);
+}
+
+V(f_uid)
+{
+	snprintf(b, l, "%" PRId64, j->uid);
+}
+
+V(f_gid)
+{
+	snprintf(b, l, "%" PRId64, j->gid);
+}
+
+V(f_group)
+{
+	const struct group *g = getgrgid((gid_t)j->gid);
+
+	if (g)
+		snprintf(b, l, "%s", g->gr_name);
+	else
+		snprintf(b, l, "%" PRId64, j->gid);
+}
+
+V(f_compact)
+{
+	snprintf(b, l, "%s", cli_state_compact(j->state));
+}
+
+V(f_state)
+{
+	snprintf(b, l, "%s", j->state);
+}
+
+V(f_used)
+{
+	secs(cli_job_elapsed(j, now), b, l);
+}
+
+V(f_limit)
+{
+	if (j->time_limit == -1)
+		snprintf(b, l, "UNLIMITED");
+	else if (j->time_limit < 0)
+		snprintf(b, l, "NOT_SET");
+	else
+		secs(j->time_limit, b, l);
+}
+
+V(f_left)
+{
+	if (j->time_limit < 0)
+		f_limit(j, now, b, l);
+	else
+		secs(j->time_limit - cli_job_elapsed(j, now), b, l);
+}
+
+V(f_nodes)
+{
+	snprintf(b, l, "%" PRId64, j->num_nodes);
+}
+
+V(f_cpus)
+{
+	snprintf(b, l, "%" PRId64, j->cpus);
+}
+
+V(f_nodelist)
+{
+	str(j->nodelist, "", b, l);
+}
+
+V(f_reason)
+{
+	str(j->reason, "None", b, l);
+}
+
+/* %R: the reason in parentheses while pending and for the ends Slurm
+ * explains (FAILED, TIMEOUT, OUT_OF_MEMORY, DEADLINE), else the nodes. */
+V(f_reason_list)
+{
+	static const char *const with_reason[] = {"PENDING", "FAILED", "TIMEOUT",
+						  "OUT_OF_MEMORY", "DEADLINE"};
+
+	for (size_t i = 0; i < sizeof(with_reason) / sizeof(with_reason[0]); i++) {
+		if (is(j, with_reason[i])) {
+			snprintf(b, l, "(%s)", j->reason);
+			return;
+		}
+	}
+	str(j->nodelist, "", b, l);
+}
+
+V(f_priority)
+{
+	snprintf(b, l, "%" PRId64, j->priority);
+}
+
+V(f_priority_norm)
+{
+	snprintf(b, l, "%.14f", (double)j->priority / 4294967295.0);
+}
+
+V(f_workdir)
+{
+	str(j->workdir, "", b, l);
+}
+
+V(f_comment)
+{
+	str(j->comment, "(null)", b, l);
+}
+
+V(f_command)
+{
+	str(j->command, "(null)", b, l);
+}
+
+V(f_submit)
+{
+	stamp(j->submit_time, b, l);
+}
+
+V(f_eligible)
+{
+	stamp(is(j, "PENDING") && j->hold ? 0 : j->eligible_time, b, l);
+}
+
+V(f_start)
+{
+	stamp(sq_job_start(j), b, l);
+}
+
+V(f_end)
+{
+	int64_t end = sq_job_end(j);
+
+	if (is(j, "PENDING"))
+		snprintf(b, l, "N/A");
+	else if (end == -1)
+		snprintf(b, l, "NONE");
+	else
+		stamp(end, b, l);
+}
+
+V(f_pending)
+{
+	int64_t start = sq_job_start(j),
+		from = j->eligible_time > 0 ? j->eligible_time : j->submit_time;
+
+	if (start > 0)
+		snprintf(b, l, "%" PRId64, start > from ? start - from : 0);
+	else
+		snprintf(b, l, "%" PRId64, now > from && from > 0 ? now - from : 0);
+}
+
+V(f_account)
+{
+	str(j->account, "(null)", b, l);
+}
+
+V(f_qos)
+{
+	str(j->qos, "normal", b, l);
+}
+
+V(f_nice)
+{
+	snprintf(b, l, "%" PRId64, j->nice);
+}
+
+V(f_min_memory)
+{
+	if (j->min_memory_text)
+		snprintf(b, l, "%s", j->min_memory_text);
+	else
+		cli_mem_fmt(j->min_memory, b, l);
+}
+
+V(f_tres_per_node)
+{
+	if (j->gres && *j->gres)
+		snprintf(b, l, "gres:%s", j->gres);
+	else
+		snprintf(b, l, "N/A");
+}
+
+V(f_min_cpus)
+{
+	snprintf(b, l, "%" PRId64, j->cpus_per_task > 0 ? j->cpus_per_task : 1);
+}
+
+V(f_ntasks)
+{
+	snprintf(b, l, "%" PRId64, j->ntasks > 0 ? j->ntasks : 1);
+}
+
+V(f_ntasks_per_node)
+{
+	snprintf(b, l, "%" PRId64, j->ntasks_per_node > 0 ? j->ntasks_per_node : 0);
+}
+
+V(f_dependency)
+{
+	str(j->dependency, "(null)", b, l);
+}
+
+V(f_oversubscribe)
+{
+	snprintf(b, l, "%s", j->exclusive ? "NO" : "OK");
+}
+
+V(f_array_task)
+{
+	snprintf(b, l, "N/A");
+}
+
+V(f_exec_host)
+{
+	str(j->batch_host, "n/a", b, l);
+}
+
+V(f_exit_code)
+{
+	snprintf(b, l, "%" PRId64, (j->exit_code & 0xff) << 8 | (j->exit_signal & 0x7f));
+}
+
+static void stdio_path(const struct cli_job *j, const char *pattern, char *b, size_t l)
+{
+	char *p = cli_job_stdio_path(j, pattern);
+
+	str(p, "", b, l);
+	free(p);
+}
+
+V(f_stdout)
+{
+	stdio_path(j, j->std_out, b, l);
+}
+
+V(f_stderr)
+{
+	stdio_path(j, j->std_err ? j->std_err : j->std_out, b, l);
+}
+
+V(f_stdin)
+{
+	if (j->std_in)
+		stdio_path(j, j->std_in, b, l);
+	else
+		snprintf(b, l, "/dev/null");
+}
+
+V(f_tres)
+{
+	if (j->tres)
+		snprintf(b, l, "%s", j->tres);
+	else
+		snprintf(b, l, "cpu=%" PRId64 ",node=%" PRId64, j->cpus, j->num_nodes);
+}
+
+#define CONST_V(fname, text)                                                             \
+	V(fname)                                                                         \
+	{                                                                                \
+		snprintf(b, l, "%s", text);                                              \
+	}
+
+CONST_V(f_empty, "")
+CONST_V(f_null, "(null)")
+CONST_V(f_zero, "0")
+CONST_V(f_star, "*")
+CONST_V(f_na, "N/A")
+CONST_V(f_sct, "*:*:*")
+
+#define TIMES "start_time,end_time,time_limit"
+#define STDIO "stdout,stderr,stdin,workdir,name,user"
+
+/* Slurm's -o letters first, then the -O-only names. */
+static const struct sq_field fields[] = {
+    {'a', "account", "ACCOUNT", true, f_account, "account"},
+    {'A', "jobid", "JOBID", true, f_id, ""},
+    {'b', "tres-per-node", "TRES_PER_NODE", true, f_tres_per_node, "gres"},
+    {'b', "gres", "TRES_PER_NODE", true, f_tres_per_node, "gres"},
+    {'B', "batchhost", "EXEC_HOST", true, f_exec_host, "batch_host"},
+    {'c', "mincpus", "MIN_CPUS", true, f_min_cpus, "cpus_per_task"},
+    {'C', "numcpus", "CPUS", true, f_cpus, "cpus"},
+    {'d', "mintmpdisk", "MIN_TMP_DISK", true, f_zero, ""},
+    {'D', "numnodes", "NODES", true, f_nodes, "num_nodes"},
+    {'e', "endtime", "END_TIME", true, f_end, TIMES},
+    {'E', "dependency", "DEPENDENCY", true, f_dependency, "dependency"},
+    {'f', "feature", "FEATURES", true, f_null, ""},
+    {'F', "arrayjobid", "ARRAY_JOB_ID", true, f_id, ""},
+    {'g', "groupname", "GROUP", true, f_group, "gid"},
+    {'G', "groupid", "GROUP", true, f_gid, "gid"},
+    {'h', "oversubscribe", "OVER_SUBSCRIBE", true, f_oversubscribe, "exclusive"},
+    {'h', "shared", "OVER_SUBSCRIBE", true, f_oversubscribe, "exclusive"},
+    {'H', "sockets", "SOCKETS_PER_NODE", true, f_star, ""},
+    {'i', "jobarrayid", "JOBID", true, f_id, ""},
+    {'I', "cores", "CORES_PER_SOCKET", true, f_star, ""},
+    {'j', "name", "NAME", true, f_name, ""},
+    {'J', "threads", "THREADS_PER_CORE", true, f_star, ""},
+    {'k', "comment", "COMMENT", true, f_comment, "comment"},
+    {'K', "arraytaskid", "ARRAY_TASK_ID", true, f_array_task, ""},
+    {'l', "timelimit", "TIME_LIMIT", true, f_limit, "time_limit"},
+    {'L', "timeleft", "TIME_LEFT", true, f_left, TIMES},
+    {'m', "minmemory", "MIN_MEMORY", true, f_min_memory, "min_memory,mem_per_cpu"},
+    {'M', "timeused", "TIME", true, f_used, TIMES},
+    {'n', "reqnodes", "REQ_NODES", true, f_empty, ""},
+    {'N', "nodelist", "NODELIST", false, f_nodelist, "nodelist"},
+    {'o', "command", "COMMAND", true, f_command, "command"},
+    {'O', "contiguous", "CONTIGUOUS", true, f_zero, ""},
+    {'p', "priority", "PRIORITY", true, f_priority_norm, ""},
+    {'P', "partition", "PARTITION", true, f_partition, ""},
+    {'q', "qos", "QOS", true, f_qos, "qos"},
+    {'Q', "prioritylong", "PRIORITY", true, f_priority, ""},
+    {'r', "reason", "REASON", true, f_reason, "reason,hold"},
+    {'R', "reasonlist", "NODELIST(REASON)", false, f_reason_list, "reason,hold,nodelist"},
+    {'s', NULL, "", true, f_empty, ""},
+    {'S', "starttime", "START_TIME", true, f_start, "start_time,end_time"},
+    {'t', "statecompact", "ST", true, f_compact, ""},
+    {'T', "state", "STATE", true, f_state, ""},
+    {'u', "username", "USER", true, f_user, ""},
+    {'U', "userid", "UID", true, f_uid, "uid"},
+    {'v', "reservation", "RESERVATION", true, f_null, ""},
+    {'V', "submittime", "SUBMIT_TIME", true, f_submit, "submit_time"},
+    {'w', "wckey", "WCKEY", true, f_null, ""},
+    {'W', "licenses", "LICENSES", true, f_null, ""},
+    {'x', "excnodes", "EXC_NODES", true, f_empty, ""},
+    {'X', "corespec", "CORE_SPEC", true, f_na, ""},
+    {'y', "nice", "NICE", true, f_nice, "nice"},
+    {'Y', "schednodes", "SCHEDNODES", true, f_null, ""},
+    {'z', "sct", "S:C:T", true, f_sct, ""},
+    {'Z', "workdir", "WORK_DIR", true, f_workdir, "workdir"},
+    {0, "cpus-per-task", "CPUS_PER_TASK", true, f_min_cpus, "cpus_per_task"},
+    {0, "cpuspertask", "CPUS_PER_TASK", true, f_min_cpus, "cpus_per_task"},
+    {0, "eligibletime", "ELIGIBLE_TIME", true, f_eligible, "eligible_time,hold"},
+    {0, "exit_code", "EXIT_CODE", true, f_exit_code, "exit_code,exit_signal"},
+    {0, "numtasks", "TASKS", true, f_ntasks, "ntasks"},
+    {0, "ntpernode", "NTASKS_PER_NODE", true, f_ntasks_per_node, "ntasks_per_node"},
+    {0, "pendingtime", "PENDING_TIME", true, f_pending,
+     "submit_time,eligible_time,start_time,end_time"},
+    {0, "stdout", "STDOUT", true, f_stdout, STDIO},
+    {0, "stderr", "STDERR", true, f_stderr, STDIO},
+    {0, "stdin", "STDIN", true, f_stdin, STDIO},
+    {0, "tres-alloc", "TRES_ALLOC", true, f_tres, "tres,cpus,num_nodes"},
+};
+
+#define N_FIELDS (sizeof(fields) / sizeof(fields[0]))
+
+const struct sq_field *sq_field_by_letter(char letter)
+{
+	for (size_t i = 0; letter && i < N_FIELDS; i++)
+		if (fields[i].letter == letter)
+			return &fields[i];
+	return NULL;
+}
+
+const struct sq_field *sq_field_by_name(const char *name, size_t len)
+{
+	for (size_t i = 0; i < N_FIELDS; i++)
+		if (fields[i].name && strlen(fields[i].name) == len &&
+		    !strncasecmp(fields[i].name, name, len))
+			return &fields[i];
+	return NULL;
+}

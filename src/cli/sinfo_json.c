@@ -136,18 +136,20 @@ static json_t *partition(const struct si_part *p)
 static json_t *entry(const struct si_row *r, const char *cluster)
 {
 	const struct si_node *first = r->n ? r->nodes[0] : NULL;
-	struct span mem = {0, 0}, one = {1, 1}, zero = {0, 0};
+	struct span mem = {0, 0}, cpus = {0, 0}, one = {1, 1}, zero = {0, 0};
 	int64_t alloc_mem = 0;
 	json_t *o = json_object();
 
 	for (size_t i = 0; i < r->n; i++) {
 		widen(&mem, r->nodes[i]->real_memory, i == 0);
+		widen(&cpus, r->nodes[i]->cpus, i == 0);
 		alloc_mem += r->nodes[i]->alloc_memory;
 	}
 	json_object_set_new(o, "port", json_integer(first ? first->port : 0));
 	json_object_set_new(o, "node", json_pack("{s:o}", "state", node_state(first)));
 	counts(o, r);
-	json_object_set_new(o, "sockets", span(&one));
+	/* a node configured with CPUs only has one core per socket (%z) */
+	json_object_set_new(o, "sockets", span(&cpus));
 	json_object_set_new(o, "cores", span(&one));
 	json_object_set_new(o, "threads", span(&one));
 	json_object_set_new(o, "disk", span(&zero));

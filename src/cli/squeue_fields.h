@@ -18,6 +18,7 @@ struct sq_field {
 	const char *name;   /* the -O name (matched without case), or NULL */
 	const char *header; /* "" for %s */
 	bool cut;	    /* false: a right-justified value is never cut */
+	bool head_cut;	    /* the same for the header */
 	sq_value_f value;
 	const char *wire; /* comma list of job record fields it reads */
 };

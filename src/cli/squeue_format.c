@@ -172,6 +172,13 @@ void sq_print_str(FILE *out, const char *s, int width, bool right, bool cut)
 	}
 }
 
+/* %R cuts "(Reason)" but, like %N, never a node list (Slurm's
+ * _print_job_reason_list). */
+static bool nodes_of_R(const struct sq_field *f, const char *value)
+{
+	return f->letter == 'R' && value[0] != '(';
+}
+
 static void print_line(const struct sq_format *f, const struct cli_job *job, int64_t now,
 		       FILE *out)
 {
@@ -187,7 +194,8 @@ static void print_line(const struct sq_format *f, const struct cli_job *job, int
 		if (job)
 			it->field->value(job, now, buf, sizeof(buf));
 		sq_print_str(out, job ? buf : it->field->header, it->width, it->right,
-			     it->field->cut);
+			     job ? it->field->cut && !nodes_of_R(it->field, buf)
+				 : it->field->head_cut);
 	}
 	fputc('\n', out);
 }

@@ -102,9 +102,12 @@ static void test_widths(void **state)
 	check("%5i|%.5i|%3j|%.3j|%j", &p, 0,
 	      "12345|12345|ave|ave|averyveryverylongname\n");
 	check("%8i|%.8i|", &p, 0, "123456  |  123456|\n");
-	check("%.3R", &p, 0, "(None)\n"); /* Slurm never cuts a right-justified %R */
+	check("%.3R", &p, 0, "(No\n"); /* a reason is cut, a node list never */
 	check("%3R|%.3N|%3N", &p, 0, "(No|   |   \n");
 	check("%.3N|%.3R", NULL, 0, "NODELIST|NODELIST(REASON)\n");
+	p.state = "RUNNING";
+	p.nodelist = "n[1-2]";
+	check("%.1R|%1R|%.2N|%2N", &p, 0, "n[1-2]|n|n[1-2]|n[\n");
 }
 
 static void test_finished_and_times(void **state)

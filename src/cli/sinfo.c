@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "cli/common.h"
@@ -60,6 +61,14 @@ static const struct option long_opts[] = {
 
 static void usage(void)
 {
+	printf("Usage: sinfo [-abdelNRrsTv] [-i seconds] [-t states] [-p partition] "
+	       "[-n nodes]\n"
+	       "             [-S fields] [-o format] [-O Format] [--federation] "
+	       "[--local]\n");
+}
+
+static void help(void)
+{
 	printf("Usage: sinfo [OPTIONS]\n"
 	       "  -a, --all                  show all partitions (including hidden and "
 	       "those\n"
@@ -68,6 +77,7 @@ static void usage(void)
 	       "  -e, --exact                group nodes only on exact match of "
 	       "configuration\n"
 	       "  -h, --noheader             no headers on output\n"
+	       "      --json                 Produce JSON output\n"
 	       "  -l, --long                 long output - displays more information\n"
 	       "  -n, --nodes=NODES          report on specific node(s)\n"
 	       "  -N, --Node                 Node-centric format\n"
@@ -84,6 +94,50 @@ static void usage(void)
 	       "\nHelp options:\n"
 	       "  --help                     show this help message\n"
 	       "  --usage                    display brief usage message\n");
+}
+
+/* sinfo's list of node states in its error message (Slurm 22.05's). */
+static const char valid_states[] =
+    "unknown,down,idle,allocated,?,mixed,future,drain,drained,draining,no_respond,"
+    "reserved,perfctrs,cloud,completing,powering_down,powered_down,power_down,"
+    "powering_up,fail,maint,reboot,reboot^,unknown";
+
+/* Slurm takes any prefix of a state name, or of a compact one. */
+static bool known_state(const char *s)
+{
+	static const char compact[] = "alloc,mix,unk,drng,futr,comp,resv,npc,plnd,";
+	size_t len = strlen(s);
+	char all[sizeof(valid_states) + sizeof(compact) + 1];
+
+	snprintf(all, sizeof(all), "%s,%s", compact, valid_states);
+	for (const char *p = all; *p;) {
+		size_t n = strcspn(p, ",");
+		if (len && len <= n && !strncasecmp(p, s, len))
+			return true;
+		p += n + (p[n] == ',');
+	}
+	return false;
+}
+
+static int check_states(const char *list)
+{
+	char *copy = strdup(list), *save = NULL;
+	int rc = 0;
+
+	if (!copy || !strcasecmp(list, "all")) {
+		free(copy);
+		return 0;
+	}
+	for (char *t = strtok_r(copy, ",&", &save); t && rc == 0;
+	     t = strtok_r(NULL, ",&", &save)) {
+		if (!known_state(t)) {
+			cli_error("Bad state string: \"%s\"", t);
+			cli_error("valid states: %s", valid_states);
+			rc = -EINVAL;
+		}
+	}
+	free(copy);
+	return rc;
 }
 
 /* 1: exit 0 now (help, version); <0: exit 1. */
@@ -131,11 +185,13 @@ static int one_opt(int c, const char *arg, struct si_opts *o)
 		break;
 	case 't':
 		o->states = arg;
-		break;
+		return check_states(arg);
 	case OPT_JSON:
 		o->json = true;
 		break;
 	case OPT_HELP:
+		help();
+		return 1;
 	case OPT_USAGE:
 		usage();
 		return 1;
@@ -194,12 +250,7 @@ static int parse_opts(int argc, char **argv, struct si_opts *o)
 		    "the other.");
 		return -EINVAL;
 	}
-	if (optind < argc) {
-		cli_error("Unrecognized option: %s", argv[optind]);
-		usage();
-		return -EINVAL;
-	}
-	return 0;
+	return 0; /* Slurm's sinfo ignores words after its options */
 }
 
 /* As Slurm: -s, -N and -R choose their format before SINFO_FORMAT does. */

@@ -171,3 +171,19 @@ def test_json(si):
     assert p["partition"]["state"] == ["UP"]
     doc = json.loads(sinfo(si, "--json", "-N"))
     assert [x["nodes"]["nodes"] for x in doc["sinfo"]] == [["n1"], ["n2"]]
+
+
+def test_bad_states_usage_and_extra_words(si):
+    rc, out, err = si.run("sinfo", "-t", "idle,bogus")
+    assert (rc, out) == (1, "")
+    assert err == ('sinfo: error: Bad state string: "bogus"\n'
+                   "sinfo: error: valid states: unknown,down,idle,allocated,?,mixed,"
+                   "future,drain,drained,draining,no_respond,reserved,perfctrs,cloud,"
+                   "completing,powering_down,powered_down,power_down,powering_up,fail,"
+                   "maint,reboot,reboot^,unknown\n")
+    assert sinfo(si, "-h", "-t", "IDLE", "-o", "%t") == "idle\n"
+    assert sinfo(si, "--usage") == (
+        "Usage: sinfo [-abdelNRrsTv] [-i seconds] [-t states] [-p partition] [-n nodes]\n"
+        "             [-S fields] [-o format] [-O Format] [--federation] [--local]\n")
+    # Slurm's sinfo ignores words after its options
+    assert sinfo(si, "-h", "-o", "%P", "extra") == "debug*\n"

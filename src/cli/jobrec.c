@@ -66,6 +66,9 @@ static const struct key keys[] = {
     K("min_memory", T_MEM, min_memory),
     K("mem_per_cpu", T_BOOL, mem_per_cpu),
     K("exclusive", T_BOOL, exclusive),
+    K("array_job_id", T_INT, array_job_id),
+    K("array_task_id", T_INT, array_task_id),
+    K("array_task_str", T_STR_NULL, array_task_str),
 };
 
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))
@@ -79,6 +82,7 @@ static void set_defaults(struct cli_job *j)
 	j->qos = "normal";
 	j->num_nodes = j->cpus = j->ntasks = 1;
 	j->time_limit = j->cpus_per_task = j->ntasks_per_node = -1;
+	j->array_task_id = -1;
 }
 
 /* Stores v (borrowed) into the field k describes; null keeps the default. */

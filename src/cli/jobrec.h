@@ -34,6 +34,11 @@ struct cli_job {
 	int64_t min_memory;	     /* MiB per node, or per CPU with mem_per_cpu */
 	const char *min_memory_text; /* as ctld formatted it ("2G"), or NULL */
 	bool mem_per_cpu, exclusive;
+	/* job arrays (the array work): a task has array_job_id and its own
+	 * array_task_id; a pending array record names its tasks in
+	 * array_task_str ("5-9"). 0 / -1 / NULL when not an array. */
+	int64_t array_job_id, array_task_id;
+	const char *array_task_str;
 };
 
 /* Fills *job from obj (borrowed; it must outlive *job). */

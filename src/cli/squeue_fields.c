@@ -67,6 +67,23 @@ V(f_id)
 	snprintf(b, l, "%" PRId64, j->job_id);
 }
 
+/* %i: "123_4" for an array task, "123_[5-9]" for the pending rest of an
+ * array, the plain id otherwise. */
+V(f_job_array_id)
+{
+	if (j->array_job_id > 0 && j->array_task_str)
+		snprintf(b, l, "%" PRId64 "_[%s]", j->array_job_id, j->array_task_str);
+	else if (j->array_job_id > 0 && j->array_task_id >= 0)
+		snprintf(b, l, "%" PRId64 "_%" PRId64, j->array_job_id, j->array_task_id);
+	else
+		f_id(j, now, b, l);
+}
+
+V(f_array_job)
+{
+	snprintf(b, l, "%" PRId64, j->array_job_id > 0 ? j->array_job_id : j->job_id);
+}
+
 V(f_partition)
 {
 	str(j->partition, "", b, l);
@@ -292,7 +309,12 @@ V(f_oversubscribe)
 
 V(f_array_task)
 {
-	snprintf(b, l, "N/A");
+	if (j->array_job_id > 0 && j->array_task_str)
+		snprintf(b, l, "%s", j->array_task_str);
+	else if (j->array_job_id > 0 && j->array_task_id >= 0)
+		snprintf(b, l, "%" PRId64, j->array_task_id);
+	else
+		snprintf(b, l, "N/A");
 }
 
 V(f_exec_host)
@@ -354,6 +376,7 @@ CONST_V(f_sct, "*:*:*")
 
 #define TIMES "start_time,end_time,time_limit"
 #define STDIO "stdout,stderr,stdin,workdir,name,user"
+#define ARRAY "array_job_id,array_task_id,array_task_str"
 
 /* Slurm's -o letters first, then the -O-only names. */
 static const struct sq_field fields[] = {
@@ -369,18 +392,18 @@ static const struct sq_field fields[] = {
     {'e', "endtime", "END_TIME", true, true, f_end, TIMES},
     {'E', "dependency", "DEPENDENCY", true, true, f_dependency, "dependency"},
     {'f', "feature", "FEATURES", true, true, f_null, ""},
-    {'F', "arrayjobid", "ARRAY_JOB_ID", true, true, f_id, ""},
+    {'F', "arrayjobid", "ARRAY_JOB_ID", true, true, f_array_job, ARRAY},
     {'g', "groupname", "GROUP", true, true, f_group, "gid"},
     {'G', "groupid", "GROUP", true, true, f_gid, "gid"},
     {'h', "oversubscribe", "OVER_SUBSCRIBE", true, true, f_oversubscribe, "exclusive"},
     {'h', "shared", "OVER_SUBSCRIBE", true, true, f_oversubscribe, "exclusive"},
     {'H', "sockets", "SOCKETS_PER_NODE", true, true, f_star, ""},
-    {'i', "jobarrayid", "JOBID", true, true, f_id, ""},
+    {'i', "jobarrayid", "JOBID", true, true, f_job_array_id, ARRAY},
     {'I', "cores", "CORES_PER_SOCKET", true, true, f_star, ""},
     {'j', "name", "NAME", true, true, f_name, ""},
     {'J', "threads", "THREADS_PER_CORE", true, true, f_star, ""},
     {'k', "comment", "COMMENT", true, true, f_comment, "comment"},
-    {'K', "arraytaskid", "ARRAY_TASK_ID", true, true, f_array_task, ""},
+    {'K', "arraytaskid", "ARRAY_TASK_ID", true, true, f_array_task, ARRAY},
     {'l', "timelimit", "TIME_LIMIT", true, true, f_limit, "time_limit"},
     {'L', "timeleft", "TIME_LEFT", true, true, f_left, TIMES},
     {'m', "minmemory", "MIN_MEMORY", true, true, f_min_memory, "min_memory,mem_per_cpu"},

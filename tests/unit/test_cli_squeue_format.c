@@ -32,6 +32,7 @@ static struct cli_job job(int64_t id, const char *state)
 	j.num_nodes = 1;
 	j.time_limit = -1;
 	j.qos = "normal";
+	j.array_task_id = -1;
 	return j;
 }
 
@@ -177,6 +178,21 @@ static char *render_long(const char *spec, const struct cli_job *j)
 	return out;
 }
 
+static void test_array_ids(void **state)
+{
+	struct cli_job t = job(124, "RUNNING"), m = job(123, "PENDING");
+
+	t.array_task_id = -1;
+	check("%i|%F|%K|%A", &t, 0, "124|124|N/A|124\n");
+	t.array_job_id = 123;
+	t.array_task_id = 4;
+	check("%i|%F|%K|%A", &t, 0, "123_4|123|4|124\n");
+	m.array_job_id = 123;
+	m.array_task_id = -1;
+	m.array_task_str = "5-9";
+	check("%i|%F|%K", &m, 0, "123_[5-9]|123|5-9\n");
+}
+
 static void test_long_format(void **state)
 {
 	struct cli_job p = job(23051, "PENDING");
@@ -246,6 +262,7 @@ int main(void)
 	    cmocka_unit_test(test_finished_and_times),
 	    cmocka_unit_test(test_unknown_letter),
 	    cmocka_unit_test(test_issue3_fields),
+	    cmocka_unit_test(test_array_ids),
 	    cmocka_unit_test(test_long_format),
 	    cmocka_unit_test(test_filter_and_sort),
 	};

@@ -38,6 +38,8 @@ json_t *job_to_store(const struct job *j, char *const *node_names)
 	}
 	json_object_set_new(r, "alloc", alloc);
 	json_object_set_new(r, "alloc_cpus_total", json_integer(j->alloc_cpus_total));
+	/* the record shows 0 while held; recovery needs the real one */
+	json_object_set_new(r, "base_priority", json_integer((json_int_t)j->priority));
 	json_object_set_new(r, "req", job_req_to_json(&j->req));
 	return r;
 }
@@ -97,7 +99,8 @@ struct job *job_from_store(json_t *rec, json_t **alloc_names)
 	j->end_time = get_int(rec, "end_time");
 	j->exit_code = (int)get_int(rec, "exit_code");
 	j->exit_signal = (int)get_int(rec, "exit_signal");
-	j->priority = (uint64_t)get_int(rec, "priority");
+	j->priority = (uint64_t)get_int(
+	    rec, json_object_get(rec, "base_priority") ? "base_priority" : "priority");
 	j->restart_count = (uint32_t)get_int(rec, "restart_count");
 	j->cancel_uid = (uid_t)get_int(rec, "cancel_uid");
 	const char *hold = json_string_value(json_object_get(rec, "hold"));

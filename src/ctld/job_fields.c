@@ -41,6 +41,7 @@ enum special {
 	S_UID,
 	S_GID,
 	S_CANCEL_UID,
+	S_PRIORITY,
 };
 
 struct job_field {
@@ -70,7 +71,7 @@ static const struct job_field fields[] = {
 	F("end_time", K_I64, end_time), F("exit_code", K_INT, exit_code),
 	F("exit_signal", K_INT, exit_signal), F("workdir", K_STR, workdir),
 	F("stdout", K_STR_NULL, stdout_pat), F("stderr", K_STR_NULL, stderr_pat),
-	F("comment", K_STR_NULL, comment), F("priority", K_U64, priority),
+	F("comment", K_STR_NULL, comment), SP("priority", S_PRIORITY),
 	F("restart_count", K_U32, restart_count), SP("hold", S_HOLD), SP("cpus", S_CPUS),
 	F("submit_host", K_STR, submit_host), F("command", K_STR, command),
 	SP("cancel_uid", S_CANCEL_UID), F("account", K_STR_NULL, req.account),
@@ -157,6 +158,8 @@ static json_t *special(const struct job *j, enum special s)
 		return json_integer(j->gid);
 	case S_CANCEL_UID:
 		return json_integer(j->cancel_uid);
+	case S_PRIORITY: /* Slurm holds a job by its priority: 0 while held */
+		return json_integer(j->hold ? 0 : (json_int_t)j->priority);
 	}
 	return json_null();
 }

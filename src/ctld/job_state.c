@@ -195,7 +195,8 @@ int job_cancel(struct ctld *c, struct job *j, uid_t by, int64_t now)
 	j->state = JOB_CANCELLED;
 	j->end_time = now;
 	j->cancel_uid = by;
-	j->reason = "None";
+	if (running) /* a pending job keeps why it waited, as in Slurm */
+		j->reason = "None";
 	if (running && j->n_alloc) {
 		/* The nodes stay held until noded reports the processes gone. */
 		j->completing = true;

@@ -130,7 +130,7 @@ static char *history_record(int64_t id, const char *rec, void *arg)
 {
 	static const char *const store_only[] = {
 	    "submit_dir", "export",	      "launch_acked", "completing",
-	    "alloc",	  "alloc_cpus_total", "req"};
+	    "alloc",	  "alloc_cpus_total", "req",	      "base_priority"};
 	(void)arg;
 	json_t *o = json_loads(rec, 0, NULL);
 	if (!json_is_object(o)) {

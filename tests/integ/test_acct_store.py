@@ -84,3 +84,23 @@ def test_bad_purge_job_after_is_refused_with_the_line(make_cluster):
                             "PurgeJobAfter=12fortnights")
     assert rc != 0
     assert "PurgeJobAfter: '12fortnights' is not N[months|days|hours|minutes|seconds]" in out + err
+
+
+def test_holds_show_as_slurm_shows_them(make_cluster):
+    """Slurm holds a job by its priority (0 while held) and a job cancelled
+    while pending keeps the reason it waited for; the real priority survives
+    a ctld restart for the release."""
+    c = make_cluster(nodes=1)
+    held = c.sbatch("-H", "--wrap", "true")
+    dropped = c.sbatch("-H", "--wrap", "true")
+    assert c.show_job(held)["Priority"] == "0"
+    c.ok("scancel", str(dropped))
+    c.wait_state(dropped, "CANCELLED")
+    gone = acct(c, job_ids=[dropped])[0]
+    assert (gone["reason"], gone["priority"]) == ("JobHeldUser", 0)
+    assert c.show_job(dropped)["Reason"] == "JobHeldUser"
+    c.kill9("ctld")
+    c.up()  # restarts only ctld
+    c.ok("scontrol", "release", str(held))
+    assert int(c.show_job(held)["Priority"]) > 1
+    c.wait_done(held)

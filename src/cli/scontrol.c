@@ -133,21 +133,40 @@ static void rec_emit(const struct sctl *s, struct rec *r)
 
 /* --- show job ------------------------------------------------------------ */
 
+/* A job id as `show job` takes it: "N", or "N_T" (an array task; *task
+ * set). Returns 0, or -1 for text Slurm refuses. */
+static int parse_job_arg(const char *arg, int64_t *id, int64_t *task)
+{
+	char buf[32];
+	const char *us = strchr(arg, '_');
+
+	*task = -1;
+	if (!us)
+		return cli_parse_int(arg, 0, INT64_MAX, id) < 0 ? -1 : 0;
+	if ((size_t)(us - arg) >= sizeof(buf))
+		return -1;
+	snprintf(buf, sizeof(buf), "%.*s", (int)(us - arg), arg);
+	if (cli_parse_int(buf, 1, INT64_MAX, id) < 0 ||
+	    cli_parse_int(us + 1, 0, INT64_MAX, task) < 0)
+		return -1;
+	return 0;
+}
+
 static int show_job(struct sctl *s, const char *id_str)
 {
 	struct drv_error err = {{0}};
 	json_t *body = json_pack("{s:b}", "all_states", 1), *reply = NULL, *v;
-	int64_t id = 0, now;
+	int64_t id = 0, task = -1, now;
 	size_t i;
 	int rc;
 
-	if (id_str && cli_parse_int(id_str, 1, INT64_MAX, &id) < 0) {
+	if (id_str && parse_job_arg(id_str, &id, &task) < 0) {
 		json_decref(body);
-		fprintf(stderr, "slurm_load_jobs error: %s\n",
+		fprintf(stderr, "scontrol_print_job error: %s\n",
 			drv_rc_text(DRV_RC_INVALID_JOB_ID));
 		return 1;
 	}
-	if (id_str)
+	if (id > 0) /* 0 means every job, as in Slurm */
 		json_object_set_new(body, "job_ids", json_pack("[I]", (json_int_t)id));
 	rc = sctl_call(s, "job.query", body, &reply, &err);
 	if (rc != 0) {
@@ -157,13 +176,19 @@ static int show_job(struct sctl *s, const char *id_str)
 	}
 	if (json_array_size(json_object_get(reply, "jobs")) == 0) {
 		json_decref(reply);
-		if (id_str) {
+		if (id > 0) {
 			fprintf(stderr, "slurm_load_jobs error: %s\n",
 				drv_rc_text(DRV_RC_INVALID_JOB_ID));
 			return 1;
 		}
 		printf("No jobs in the system\n");
 		return 0;
+	}
+	if (task >= 0) {
+		/* The job exists but is no array (Drover has none yet). */
+		json_decref(reply);
+		printf("Job %s not found\n", id_str);
+		return 1;
 	}
 	now = cli_json_int(reply, "now", (int64_t)time(NULL));
 	json_array_foreach(json_object_get(reply, "jobs"), i, v)
@@ -226,36 +251,6 @@ static int show_records(struct sctl *s, const char *type, const char *list_key,
 	return 0;
 }
 
-/* --- show hostnames / hostlist ---------------------------------------------- */
-
-static int show_hostnames(const char *expr, bool compress)
-{
-	struct drv_error err = {{0}};
-	char **names = NULL;
-	size_t n = 0;
-
-	if (!expr)
-		expr = getenv("SLURM_JOB_NODELIST");
-	if (!expr || !*expr) {
-		cli_error("host list is empty");
-		return 1;
-	}
-	if (drv_hostlist_expand(expr, &names, &n, &err) < 0) {
-		cli_error("Invalid hostlist: %s", expr);
-		return 1;
-	}
-	if (compress) {
-		char *c = drv_hostlist_compress(names, n);
-		printf("%s\n", c ? c : "");
-		free(c);
-	} else {
-		for (size_t i = 0; i < n; i++)
-			printf("%s\n", names[i]);
-	}
-	drv_strv_free(names, n);
-	return 0;
-}
-
 /* --- show config ------------------------------------------------------------ */
 
 static int show_config(struct sctl *s)
@@ -279,6 +274,8 @@ static int show_config(struct sctl *s)
 		       json_string_value(json_array_get(kv, 1)) ?: "(null)");
 	}
 	json_decref(reply);
+	/* The reply came from the primary controller: it is up. */
+	printf("\nSlurmctld(primary) at %s is UP\n", s->conf->ctld_hosts[0].name);
 	return 0;
 }
 
@@ -291,10 +288,14 @@ static int show(struct sctl *s, int argc, char **argv)
 		fprintf(stderr, "too few arguments for keyword:show\n");
 		return 1;
 	}
-	if (sctl_is_cmd(what, "hostnames", 5) || !strcasecmp(what, "hostname"))
-		return show_hostnames(id, false);
-	if (sctl_is_cmd(what, "hostlist", 5))
-		return show_hostnames(id, true);
+	if (argc > 2) {
+		fprintf(stderr, "too many arguments for keyword:show\n");
+		return 1;
+	}
+	if (sctl_is_cmd(what, "hostnames", 5))
+		return sctl_show_hosts(id, false);
+	if (sctl_is_cmd(what, "hostlistsorted", 9) || sctl_is_cmd(what, "hostlist", 5))
+		return sctl_show_hosts(id, true);
 	if (sctl_is_cmd(what, "jobs", 1) || sctl_is_cmd(what, "jobid", 4))
 		return show_job(s, id);
 	if (sctl_is_cmd(what, "nodes", 1))
@@ -303,7 +304,7 @@ static int show(struct sctl *s, int argc, char **argv)
 		return show_records(s, "part.query", "partitions", id, "Partition");
 	if (sctl_is_cmd(what, "config", 1))
 		return show_config(s);
-	fprintf(stderr, "invalid entity:%s for keyword:show\n", what);
+	fprintf(stderr, "invalid entity:%s for keyword:show \n", what);
 	return 1;
 }
 

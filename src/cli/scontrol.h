@@ -32,4 +32,15 @@ int sctl_hold(struct sctl *s, int argc, char **argv);
 int sctl_update(struct sctl *s, int argc, char **argv);
 int sctl_ping(struct sctl *s);
 
+/* show hostnames|hostname (compress false) and hostlist|hostlistsorted
+ * (compress true) of expr, or of $SLURM_JOB_NODELIST (then $SLURM_NODELIST)
+ * when expr is NULL. Returns the exit status: 0, also after Slurm's message
+ * for an empty or bad list, as Slurm does. */
+int sctl_show_hosts(const char *expr, bool compress);
+
+/* Slurm's diagnostic for the first bad bracket range of expr ("_parse_
+ * single_range: Invalid range: `3-1'") into buf, returning -1; 0 and "" when
+ * every range is one Slurm takes. Pure. */
+int sctl_hostlist_diag(const char *expr, char *buf, size_t len);
+
 #endif

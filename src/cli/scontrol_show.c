@@ -298,6 +298,9 @@ void scs_print_part(FILE *out, const json_t *p)
 	char maxt[64], deft[64];
 	int64_t cpus = cli_json_int(p, "total_cpus", 0);
 	int64_t nodes = cli_json_int(p, "total_nodes", 0);
+	int64_t mem = cli_json_int(p, "total_memory", 0);
+	int64_t gpus = cli_json_int(p, "total_gpus", 0);
+	char mems[32];
 
 	limit_str(cli_json_int(p, "max_time", DRV_INFINITE), maxt, sizeof(maxt));
 	limit_str(cli_json_int(p, "default_time", DRV_NO_VAL), deft, sizeof(deft));
@@ -322,7 +325,19 @@ void scs_print_part(FILE *out, const json_t *p)
 		" SelectTypeParameters=NONE" NL,
 		cli_json_str(p, "state", "UP"), cpus, nodes);
 	fprintf(out, "JobDefaults=(null)" NL);
-	fprintf(out, "DefMemPerNode=UNLIMITED MaxMemPerNode=UNLIMITED" NL);
-	fprintf(out, "TRES=cpu=%" PRId64 ",node=%" PRId64 ",billing=%" PRId64 "\n\n",
-		cpus, nodes, cpus);
+	if (cli_json_int(p, "def_mem_per_cpu", 0) > 0)
+		fprintf(out, "DefMemPerCPU=%" PRId64,
+			cli_json_int(p, "def_mem_per_cpu", 0));
+	else if (cli_json_int(p, "def_mem_per_node", 0) > 0)
+		fprintf(out, "DefMemPerNode=%" PRId64,
+			cli_json_int(p, "def_mem_per_node", 0));
+	else
+		fprintf(out, "DefMemPerNode=UNLIMITED");
+	fprintf(out, " MaxMemPerNode=UNLIMITED" NL);
+	cli_mem_fmt(mem, mems, sizeof(mems));
+	fprintf(out, "TRES=cpu=%" PRId64 "%s%s,node=%" PRId64 ",billing=%" PRId64, cpus,
+		mem > 0 ? ",mem=" : "", mem > 0 ? mems : "", nodes, cpus);
+	if (gpus > 0)
+		fprintf(out, ",gres/gpu=%" PRId64, gpus);
+	fprintf(out, "\n\n");
 }

@@ -69,6 +69,7 @@ struct drv_conf {
 	int slurmd_timeout;	/* seconds, default 300 */
 	int kill_wait;		/* seconds, default 30 */
 	int min_job_age;	/* seconds, default 300 */
+	int max_array_size;	/* MaxArraySize, default 1001 */
 	uint64_t max_message_size; /* bytes, default 4 MiB */
 	bool config_overrides;	   /* SlurmdParameters=config_overrides */
 	uint64_t def_mem_per_cpu;  /* DefMemPerCPU in MiB, 0 = not set */
@@ -105,6 +106,25 @@ void drv_conf_free(struct drv_conf *conf);
 const struct drv_node_conf *drv_conf_node(const struct drv_conf *conf, const char *name);
 const struct drv_part_conf *drv_conf_part(const struct drv_conf *conf, const char *name);
 const struct drv_part_conf *drv_conf_default_part(const struct drv_conf *conf);
+
+/* What only the running controller knows, for `scontrol show config`. */
+struct drv_conf_live {
+	int64_t boot_time;    /* when ctld started; 0: not shown */
+	uint64_t next_job_id; /* 0: not shown */
+	const char *user;     /* "name(uid)" ctld runs as; NULL: "root(0)" */
+};
+
+/* Called once per line of `scontrol show config`; both strings are
+ * borrowed for the call only. */
+typedef void (*drv_conf_show_f)(const char *key, const char *value, void *arg);
+
+/* Calls emit for every line Slurm 22.05's `scontrol show config` prints, in
+ * its order and its value formats ("30 sec", "UNLIMITED", "(null)"): the
+ * value conf holds, else Slurm's default; then Drover's keys that Slurm does
+ * not have. live may be NULL. Secrets (keys ending in "Pass") are never
+ * shown. */
+void drv_conf_show(const struct drv_conf *conf, const struct drv_conf_live *live,
+		   drv_conf_show_f emit, void *arg);
 
 /* Expands %n (node name) and %h (node hostname) in a per-node path pattern.
  * Returns a malloc'd string, or NULL if pattern is NULL. */

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <pwd.h>
+#include <unistd.h>
 
 #include "common/hostlist.h"
 #include "common/log.h"
@@ -87,22 +89,37 @@ void rpc_node_update(struct rpc_req *r)
 
 void rpc_part_query(struct rpc_req *r)
 {
+	const struct drv_conf *cf = r->c->conf;
 	json_t *names = json_object_get(r->body, "names");
 	json_t *out = json_array();
 	for (size_t i = 0; i < r->c->n_parts; i++) {
 		const struct part *p = &r->c->parts[i];
 		if (!name_wanted(names, p->conf->name))
 			continue;
-		json_int_t cpus = 0;
-		for (uint32_t k = 0; k < p->n_nodes; k++)
-			cpus += r->c->nodes.nodes[p->node_idx[k]].conf->cpus;
-		json_array_append_new(
-		    out,
-		    json_pack("{s:s,s:s,s:b,s:I,s:I,s:s,s:i,s:I}", "name", p->conf->name,
-			      "nodes", p->conf->nodes, "is_default", p->conf->is_default,
-			      "max_time", (json_int_t)p->conf->max_time, "default_time",
-			      (json_int_t)p->conf->default_time, "state", p->conf->state,
-			      "total_nodes", (int)p->n_nodes, "total_cpus", cpus));
+		json_int_t cpus = 0, mem = 0, gpus = 0;
+		for (uint32_t k = 0; k < p->n_nodes; k++) {
+			const struct node *n = &r->c->nodes.nodes[p->node_idx[k]];
+			cpus += n->conf->cpus;
+			mem += (json_int_t)n->conf->real_memory;
+			gpus += n->n_gpus;
+		}
+		json_t *rec = json_pack(
+		    "{s:s,s:s,s:b,s:I,s:I,s:s,s:i,s:I,s:I,s:I}", "name", p->conf->name,
+		    "nodes", p->conf->nodes, "is_default", p->conf->is_default,
+		    "max_time", (json_int_t)p->conf->max_time, "default_time",
+		    (json_int_t)p->conf->default_time, "state", p->conf->state,
+		    "total_nodes", (int)p->n_nodes, "total_cpus", cpus, "total_memory",
+		    mem, "total_gpus", gpus);
+		/* scontrol's DefMemPerCPU= / DefMemPerNode= (0: UNLIMITED) */
+		if (cf->def_mem_per_cpu)
+			json_object_set_new(
+			    rec, "def_mem_per_cpu",
+			    json_integer((json_int_t)cf->def_mem_per_cpu));
+		else
+			json_object_set_new(
+			    rec, "def_mem_per_node",
+			    json_integer((json_int_t)cf->def_mem_per_node));
+		json_array_append_new(out, rec);
 	}
 	rpc_reply(r, 0, NULL, json_pack("{s:o}", "partitions", out));
 }
@@ -114,45 +131,25 @@ void rpc_ctld_ping(struct rpc_req *r)
 			    "cluster", r->c->conf->cluster_name));
 }
 
-static void add_kv(json_t *a, const char *k, const char *v)
+static void add_line(const char *key, const char *value, void *arg)
 {
-	json_array_append_new(a, json_pack("[s,s]", k, v ? v : "(null)"));
+	json_array_append_new(arg, json_pack("[s,s]", key, value));
 }
 
-static void add_secs(json_t *a, const char *k, long v)
-{
-	char buf[64];
-	snprintf(buf, sizeof(buf), "%ld sec", v);
-	add_kv(a, k, buf);
-}
-
+/* Every line of `scontrol show config`, formatted by drv_conf_show. */
 void rpc_conf_query(struct rpc_req *r)
 {
-	const struct drv_conf *cf = r->c->conf;
+	struct passwd *pw = getpwuid(geteuid());
+	char user[96];
 	json_t *a = json_array();
-	char buf[64];
-	add_kv(a, "AuthType", cf->auth_type);
-	add_kv(a, "ClusterName", cf->cluster_name);
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)cf->def_mem_per_cpu);
-	add_kv(a, "DefMemPerCPU", cf->def_mem_per_cpu ? buf : "UNLIMITED");
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)cf->def_mem_per_node);
-	add_kv(a, "DefMemPerNode", cf->def_mem_per_node ? buf : "UNLIMITED");
-	add_kv(a, "EnforcePartLimits", cf->enforce_part_limits ? "ALL" : "NO");
-	add_kv(a, "GresTypes", "gpu");
-	add_secs(a, "KillWait", cf->kill_wait);
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)cf->max_message_size);
-	add_kv(a, "MaxMessageSize", buf);
-	add_secs(a, "MinJobAge", cf->min_job_age);
-	add_kv(a, "SlurmctldHost[0]", cf->ctld_hosts[0].name);
-	snprintf(buf, sizeof(buf), "%d", cf->ctld_port);
-	add_kv(a, "SlurmctldPort", buf);
-	snprintf(buf, sizeof(buf), "%d", cf->slurmd_port);
-	add_kv(a, "SlurmdPort", buf);
-	add_secs(a, "SlurmdTimeout", cf->slurmd_timeout);
-	add_kv(a, "SelectType", "select/cons_tres");
-	add_kv(a, "SelectTypeParameters", cf->cr_memory ? "CR_CORE_MEMORY" : "CR_CORE");
-	add_kv(a, "StateSaveLocation", cf->state_save_location);
-	for (size_t i = 0; i < cf->n_other; i++)
-		add_kv(a, cf->other[i].key, cf->other[i].value);
+
+	snprintf(user, sizeof(user), "%s(%u)", pw ? pw->pw_name : "root",
+		 (unsigned)geteuid());
+	struct drv_conf_live live = {
+	    .boot_time = r->c->start_time,
+	    .next_job_id = r->c->jobs.next_id,
+	    .user = user,
+	};
+	drv_conf_show(r->c->conf, &live, add_line, a);
 	rpc_reply(r, 0, NULL, json_pack("{s:o}", "config", a));
 }

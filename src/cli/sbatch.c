@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cli/common.h"
@@ -15,6 +16,7 @@
 #include "cli/sbatch_opts.h"
 #include "cli/sbatch_res.h"
 #include "cli/sbatch_script.h"
+#include "cli/sbatch_wait.h"
 #include "common/proto.h"
 #include "common/timefmt.h"
 
@@ -208,10 +210,11 @@ static void report_res_error(const struct drv_error *err)
 		cli_error("%s", err->text);
 }
 
-/* Checks the values and builds the job.submit body; NULL after an error
- * message. */
-static json_t *build_body(const struct sbatch_opts *o, const struct script *s,
-			  const struct origin *org, char **args, size_t nargs)
+/* Checks the values and builds the job.submit body into *out. Returns 0,
+ * or sbatch's exit status after an error message: 255 for what Slurm's
+ * option parser refuses, else 1. */
+static int build_body(const struct sbatch_opts *o, const struct script *s,
+		      const struct origin *org, char **args, size_t nargs, json_t **out)
 {
 	struct drv_error err = {{0}};
 	struct sbatch_res res;
@@ -219,19 +222,20 @@ static json_t *build_body(const struct sbatch_opts *o, const struct script *s,
 	char **env = NULL, *workdir;
 	size_t nenv = 0;
 	json_t *body;
+	int rc = sbatch_res_from_opts(o, &res, &err);
 
-	if (sbatch_res_from_opts(o, &res, &err) < 0) {
+	if (rc < 0) {
 		report_res_error(&err);
-		return NULL;
+		return rc == -EDOM ? 255 : 1;
 	}
 	if (o->time && drv_time_parse_limit(o->time, &limit) < 0) {
-		cli_error("Invalid time limit specification");
-		return NULL;
+		cli_error("Invalid --time specification");
+		return 255;
 	}
 	if (sbatch_env_build(o->export_spec, environ, &env, &nenv, &err) < 0) {
 		cli_error("%s",
 			  err.text[0] ? err.text : "Unable to build the job environment");
-		return NULL;
+		return 1;
 	}
 	workdir = o->chdir ? absolute(org->cwd, o->chdir) : strdup(org->cwd);
 	body = json_pack(
@@ -249,14 +253,62 @@ static json_t *build_body(const struct sbatch_opts *o, const struct script *s,
 		json_decref(body);
 		body = NULL;
 	}
-	if (body) {
-		set_str(body, "partition", o->partition);
-		set_str(body, "stdout", o->output);
-		set_str(body, "stderr", o->error);
-		set_str(body, "comment", o->comment);
-		set_str(body, "command", s->path); /* scontrol's Command= */
+	if (!body) {
+		cli_error("Out of memory");
+		return 1;
 	}
-	return body;
+	set_str(body, "partition", o->partition);
+	set_str(body, "stdout", o->output);
+	set_str(body, "stderr", o->error);
+	set_str(body, "comment", o->comment);
+	if (s->path) { /* scontrol's Command=, an absolute path as in Slurm */
+		char *cmd = absolute(org->cwd, s->path);
+		set_str(body, "command", cmd ? cmd : s->path);
+		free(cmd);
+	}
+	*out = body;
+	return 0;
+}
+
+/* -M/--clusters: Drover runs one cluster, so the list must name it (or be
+ * "all"); Slurm's messages for each name it does not know. Returns 0 when
+ * the job can go to this cluster, else 1 after the messages. */
+static int check_clusters(const struct sbatch_opts *o, const struct drv_conf *conf)
+{
+	char *copy, *save = NULL;
+	bool found = false;
+
+	if (!o->clusters)
+		return 0;
+	copy = strdup(o->clusters);
+	for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t;
+	     t = strtok_r(NULL, ",", &save)) {
+		if (!strcasecmp(t, "all") || !strcmp(t, conf->cluster_name))
+			found = true;
+		else
+			cli_error("No cluster '%s' known by database.", t);
+	}
+	if (!found && copy)
+		cli_error("'%s' can't be reached now, or it is an invalid entry for "
+			  "--cluster.  Use 'sacctmgr list clusters' to see available "
+			  "clusters.",
+			  o->clusters);
+	free(copy);
+	return found ? 0 : 1;
+}
+
+/* Slurm's messages for a refused submission. */
+static void report_refusal(const struct sbatch_opts *o, int rc,
+			   const struct drv_error *err)
+{
+	const char *why = err->text[0] ? err->text
+			  : rc > 0
+			      ? drv_rc_text(rc)
+			      : "Unable to contact slurm controller (connect failure)";
+
+	if (rc == DRV_RC_INVALID_PARTITION && o->partition)
+		cli_error("invalid partition specified: %s", o->partition);
+	cli_error("Batch job submission failed: %s", why);
 }
 
 static int submit(const struct sbatch_opts *o, json_t *body)
@@ -264,29 +316,40 @@ static int submit(const struct sbatch_opts *o, json_t *body)
 	struct drv_conf *conf = NULL;
 	struct drv_error err = {{0}};
 	json_t *reply = NULL;
+	long long id;
 	int rc;
 
 	if (cli_conf_load(&conf) < 0) {
 		json_decref(body);
 		return 1;
 	}
-	rc = cli_call(conf, "job.submit", body, &reply, &err);
-	drv_conf_free(conf);
-	if (rc != 0) {
-		const char *why =
-		    err.text[0] ? err.text
-		    : rc > 0	? drv_rc_text(rc)
-				: "Unable to contact slurm controller (connect failure)";
-		cli_error("Batch job submission failed: %s", why);
+	if (check_clusters(o, conf) != 0) {
+		json_decref(body);
+		drv_conf_free(conf);
 		return 1;
 	}
-	if (o->parsable)
-		printf("%lld\n", (long long)cli_json_int(reply, "job_id", 0));
-	else
-		printf("Submitted batch job %lld\n",
-		       (long long)cli_json_int(reply, "job_id", 0));
+	rc = cli_call(conf, "job.submit", body, &reply, &err);
+	if (rc != 0) {
+		report_refusal(o, rc, &err);
+		drv_conf_free(conf);
+		return 1;
+	}
+	id = (long long)cli_json_int(reply, "job_id", 0);
 	json_decref(reply);
-	return 0;
+	/* With -M Slurm names the cluster that took the job. */
+	if (o->parsable && o->clusters)
+		printf("%lld;%s\n", id, conf->cluster_name);
+	else if (o->parsable)
+		printf("%lld\n", id);
+	else if (o->clusters)
+		printf("Submitted batch job %lld on cluster %s\n", id,
+		       conf->cluster_name);
+	else
+		printf("Submitted batch job %lld\n", id);
+	fflush(stdout);
+	rc = o->wait ? sbatch_wait_job(conf, id) : 0;
+	drv_conf_free(conf);
+	return rc;
 }
 
 static int run(int argc, char **argv)
@@ -297,10 +360,11 @@ static int run(int argc, char **argv)
 	json_t *body = NULL;
 	char **words = NULL;
 	size_t nwords = 0;
-	int idx = argc;
+	int idx = argc, rc;
 
-	if (sbatch_opts_parse(argc, argv, &first, &idx) < 0)
-		return 1;
+	rc = sbatch_opts_parse(argc, argv, &first, &idx);
+	if (rc < 0)
+		return rc == -EDOM ? 255 : 1;
 	if (first.help) {
 		sbatch_usage();
 		return 0;
@@ -309,16 +373,19 @@ static int run(int argc, char **argv)
 		cli_print_version();
 		return 0;
 	}
+	rc = 1;
 	if (load_script(&first, argc, argv, idx, &s) == 0 && check_script(&s) == 0 &&
-	    merge_options(&s, idx, argv, &o, &words, &nwords) == 0 &&
-	    get_origin(&org) == 0) {
+	    (rc = merge_options(&s, idx, argv, &o, &words, &nwords)) == 0 &&
+	    (rc = get_origin(&org) == 0 ? 0 : 1) == 0) {
 		if (idx < argc)
 			idx++; /* the script's own arguments follow it */
-		body = build_body(&o, &s, &org, argv + idx, (size_t)(argc - idx));
+		rc = build_body(&o, &s, &org, argv + idx, (size_t)(argc - idx), &body);
 	}
 	free(s.text);
 	sbatch_words_free(words, nwords);
-	return body ? submit(&o, body) : 1;
+	if (rc < 0)
+		rc = rc == -EDOM ? 255 : 1;
+	return rc == 0 ? submit(&o, body) : rc;
 }
 
 int main(int argc, char **argv)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/common.h"
 
@@ -76,6 +77,7 @@ static const struct option long_opts[] = {
     {"oversubscribe", no_argument, 0, 's'},
     {"verbose", no_argument, 0, 'v'},
     {"wait", no_argument, 0, 'W'},
+    {"wait-all-nodes", required_argument, 0, OPT_IGNORE},
     {"mem", required_argument, 0, OPT_MEM},
     {"mem-per-cpu", required_argument, 0, OPT_MEM_PER_CPU},
     {"mem-per-gpu", required_argument, 0, OPT_MEM_PER_GPU},
@@ -251,6 +253,12 @@ static int store(struct sbatch_opts *o, int c, const char *arg)
 	case 'V':
 		o->version = true;
 		break;
+	case 'M':
+		o->clusters = arg;
+		break;
+	case 'W':
+		o->wait = true;
+		break;
 	default:
 		return 1;
 	}
@@ -265,7 +273,7 @@ int sbatch_opts_parse(int argc, char **argv, struct sbatch_opts *o, int *script_
 	while ((c = getopt_long(argc, argv, SHORT_OPTS, long_opts, &idx)) != -1) {
 		if (c == '?') {
 			cli_try_help();
-			return -EINVAL;
+			return -EDOM;
 		}
 		if (c == 'a' || c == OPT_REFUSE) {
 			cli_error("--%s is not supported by Drover yet",
@@ -279,34 +287,67 @@ int sbatch_opts_parse(int argc, char **argv, struct sbatch_opts *o, int *script_
 	return 0;
 }
 
-/* The input variables of Slurm's sbatch(1) for the options Drover reads. */
+/* How an input variable sets its option: a value, a flag (on when empty,
+ * "yes" or a non-zero number, as sbatch(1) says), or an option whose
+ * argument is optional (empty: given without one). */
+enum env_kind { ENV_VALUE, ENV_FLAG, ENV_OPTIONAL };
+
+/* The input variables of Slurm's sbatch(1) for the options Drover reads;
+ * variables for options Drover accepts and ignores need no row. */
 static const struct {
 	const char *var;
+	enum env_kind kind;
 	size_t off;
 } env_vars[] = {
-    {"SBATCH_JOB_NAME", offsetof(struct sbatch_opts, job_name)},
-    {"SBATCH_PARTITION", offsetof(struct sbatch_opts, partition)},
-    {"SBATCH_TIMELIMIT", offsetof(struct sbatch_opts, time)},
-    {"SBATCH_EXPORT", offsetof(struct sbatch_opts, export_spec)},
-    {"SBATCH_ACCOUNT", offsetof(struct sbatch_opts, account)},
-    {"SBATCH_QOS", offsetof(struct sbatch_opts, qos)},
-    {"SBATCH_GPUS", offsetof(struct sbatch_opts, gpus)},
-    {"SBATCH_GRES", offsetof(struct sbatch_opts, gres)},
-    {"SBATCH_GPUS_PER_NODE", offsetof(struct sbatch_opts, gpus_per_node)},
-    {"SBATCH_MEM_PER_NODE", offsetof(struct sbatch_opts, mem)},
-    {"SBATCH_MEM_PER_CPU", offsetof(struct sbatch_opts, mem_per_cpu)},
-    {"SBATCH_MEM_PER_GPU", offsetof(struct sbatch_opts, mem_per_gpu)},
-    {"SBATCH_EXCLUSIVE", offsetof(struct sbatch_opts, exclusive)},
-    {"SBATCH_OPEN_MODE", offsetof(struct sbatch_opts, open_mode)},
+    {"SBATCH_JOB_NAME", ENV_VALUE, offsetof(struct sbatch_opts, job_name)},
+    {"SBATCH_PARTITION", ENV_VALUE, offsetof(struct sbatch_opts, partition)},
+    {"SBATCH_TIMELIMIT", ENV_VALUE, offsetof(struct sbatch_opts, time)},
+    {"SBATCH_EXPORT", ENV_VALUE, offsetof(struct sbatch_opts, export_spec)},
+    {"SBATCH_ACCOUNT", ENV_VALUE, offsetof(struct sbatch_opts, account)},
+    {"SBATCH_QOS", ENV_VALUE, offsetof(struct sbatch_opts, qos)},
+    {"SBATCH_GPUS", ENV_VALUE, offsetof(struct sbatch_opts, gpus)},
+    {"SBATCH_GRES", ENV_VALUE, offsetof(struct sbatch_opts, gres)},
+    {"SBATCH_GPUS_PER_NODE", ENV_VALUE, offsetof(struct sbatch_opts, gpus_per_node)},
+    {"SBATCH_MEM_PER_NODE", ENV_VALUE, offsetof(struct sbatch_opts, mem)},
+    {"SBATCH_MEM_PER_CPU", ENV_VALUE, offsetof(struct sbatch_opts, mem_per_cpu)},
+    {"SBATCH_MEM_PER_GPU", ENV_VALUE, offsetof(struct sbatch_opts, mem_per_gpu)},
+    {"SBATCH_EXCLUSIVE", ENV_OPTIONAL, offsetof(struct sbatch_opts, exclusive)},
+    {"SBATCH_OPEN_MODE", ENV_VALUE, offsetof(struct sbatch_opts, open_mode)},
+    {"SBATCH_OUTPUT", ENV_VALUE, offsetof(struct sbatch_opts, output)},
+    {"SBATCH_ERROR", ENV_VALUE, offsetof(struct sbatch_opts, error)},
+    {"SBATCH_INPUT", ENV_VALUE, offsetof(struct sbatch_opts, input)},
+    {"SLURM_CLUSTERS", ENV_VALUE, offsetof(struct sbatch_opts, clusters)},
+    {"SBATCH_CLUSTERS", ENV_VALUE, offsetof(struct sbatch_opts, clusters)},
+    {"SBATCH_WAIT", ENV_FLAG, offsetof(struct sbatch_opts, wait)},
 };
+
+static bool flag_on(const char *v)
+{
+	char *end = NULL;
+	long n;
+
+	if (!*v || !strcasecmp(v, "yes"))
+		return true;
+	n = strtol(v, &end, 10);
+	return end != v && !*end && n != 0;
+}
 
 void sbatch_opts_from_env(struct sbatch_opts *o)
 {
 	for (size_t i = 0; i < sizeof(env_vars) / sizeof(env_vars[0]); i++) {
 		const char *v = getenv(env_vars[i].var);
+		void *field = (char *)o + env_vars[i].off;
 
-		if (v && *v)
-			*(const char **)((char *)o + env_vars[i].off) = v;
+		if (!v)
+			continue;
+		if (env_vars[i].kind == ENV_FLAG) {
+			if (flag_on(v))
+				*(bool *)field = true;
+		} else if (env_vars[i].kind == ENV_OPTIONAL) {
+			*(const char **)field = *v ? v : "exclusive";
+		} else if (*v) {
+			*(const char **)field = v;
+		}
 	}
 }
 

@@ -16,21 +16,26 @@ struct sbatch_opts {
 	const char *mem, *mem_per_cpu, *mem_per_gpu;
 	const char *gpus, *gres, *gpus_per_node, *exclusive, *nice;
 	const char *account, *qos, *dependency, *open_mode, *input;
-	bool parsable, hold;
+	const char *clusters; /* -M: a list of names, or "all" */
+	bool parsable, hold, wait;
 	bool help, version;
 };
 
 /* Parses argv[1..argc) into *o (fields already set are overridden). With
  * stop_at_script, parsing stops at the first non-option (the script) and
  * *script_idx is its index (argc when there is none). Prints Slurm's
- * messages for bad options. Returns 0, or -EINVAL after printing. argv[0]
+ * messages for bad options. Returns 0; -EDOM after getopt's message for an
+ * unknown option (sbatch exits 255, as Slurm's); -EINVAL after a message for
+ * an option Drover refuses. argv[0]
  * must be the program name. */
 int sbatch_opts_parse(int argc, char **argv, struct sbatch_opts *o, int *script_idx);
 
 /* Applies the SBATCH_* input variables Slurm's sbatch reads for the options
  * above (SBATCH_JOB_NAME, SBATCH_PARTITION, SBATCH_TIMELIMIT, SBATCH_EXPORT,
  * SBATCH_ACCOUNT, SBATCH_QOS, SBATCH_GPUS, SBATCH_GRES, SBATCH_MEM_PER_NODE,
- * ...; borrowed from the environment). */
+ * SBATCH_OUTPUT, SBATCH_CLUSTERS, SBATCH_WAIT, ...; borrowed from the
+ * environment). Flags are on when the variable is empty, "yes" or a
+ * non-zero number. */
 void sbatch_opts_from_env(struct sbatch_opts *o);
 
 void sbatch_usage(void);

@@ -222,8 +222,10 @@ static int positive(const char *name, const char *arg, int64_t *out,
 
 static int mem_opt(const char *name, const char *arg, int64_t *out, struct drv_error *err)
 {
-	if (arg && sbatch_mem_parse(arg, out) < 0)
-		return drv_error_set(err, EINVAL, "Invalid --%s specification", name);
+	if (arg && sbatch_mem_parse(arg, out) < 0) {
+		drv_error_set(err, EINVAL, "Invalid --%s specification", name);
+		return -EDOM;
+	}
 	return 0;
 }
 
@@ -251,9 +253,10 @@ static int policy_opts(const struct sbatch_opts *o, struct sbatch_res *r,
 {
 	if (o->open_mode) {
 		char c = (char)tolower((unsigned char)o->open_mode[0]);
-		if (c != 'a' && c != 't')
-			return drv_error_set(err, EINVAL,
-					     "Invalid --open-mode specification");
+		if (c != 'a' && c != 't') {
+			drv_error_set(err, EINVAL, "Invalid --open-mode specification");
+			return -EDOM;
+		}
 		r->open_mode = c == 'a' ? "append" : "truncate";
 	}
 	if (o->exclusive) {
@@ -262,9 +265,10 @@ static int policy_opts(const struct sbatch_opts *o, struct sbatch_res *r,
 		else if (strcasecmp(o->exclusive, "user") &&
 			 strcasecmp(o->exclusive, "mcs") &&
 			 strcasecmp(o->exclusive, "topo") &&
-			 strcasecmp(o->exclusive, "oversubscribe"))
-			return drv_error_set(err, EINVAL,
-					     "Invalid --exclusive specification");
+			 strcasecmp(o->exclusive, "oversubscribe")) {
+			drv_error_set(err, EINVAL, "Invalid --exclusive specification");
+			return -EDOM;
+		}
 	}
 	r->account = o->account && *o->account ? o->account : NULL;
 	r->qos = o->qos && *o->qos ? o->qos : NULL;
@@ -305,6 +309,29 @@ static int gpu_opts(const struct sbatch_opts *o, struct sbatch_res *r,
 	return 0;
 }
 
+/* Slurm's messages for a -N it refuses: a backwards range names both
+ * counts ("2-" has a maximum of -1), anything else is not a count. */
+static int nodes_error(const char *arg, struct drv_error *err)
+{
+	char *end = NULL;
+	long long lo = strtoll(arg, &end, 10), hi = -1;
+
+	if (end != arg && *end == '-' && lo > 0) {
+		const char *h = end + 1;
+		if (*h)
+			hi = strtoll(h, &end, 10);
+		if (!*h || (!*end && hi < lo)) {
+			drv_error_set(err, EINVAL,
+				      "Maximum node count %lld is less than minimum node "
+				      "count %lld",
+				      hi, lo);
+			return -EDOM;
+		}
+	}
+	drv_error_set(err, EINVAL, "\"%s\" is not a valid node count", arg);
+	return -EDOM;
+}
+
 int sbatch_res_from_opts(const struct sbatch_opts *o, struct sbatch_res *r,
 			 struct drv_error *err)
 {
@@ -322,7 +349,7 @@ int sbatch_res_from_opts(const struct sbatch_opts *o, struct sbatch_res *r,
 	    .nice = SBATCH_UNSET,
 	};
 	if (o->nodes && sbatch_nodes_parse(o->nodes, &r->nodes, &r->nodes_max) < 0)
-		return drv_error_set(err, EINVAL, "Invalid node count specification");
+		return nodes_error(o->nodes, err);
 	if (positive("--ntasks", o->ntasks, &r->ntasks, err) < 0 ||
 	    positive("--cpus-per-task", o->cpus_per_task, &r->cpus_per_task, err) < 0 ||
 	    positive("--ntasks-per-node", o->ntasks_per_node, &r->ntasks_per_node, err) <
@@ -331,7 +358,7 @@ int sbatch_res_from_opts(const struct sbatch_opts *o, struct sbatch_res *r,
 	if (mem_opt("mem", o->mem, &r->mem_per_node, err) < 0 ||
 	    mem_opt("mem-per-cpu", o->mem_per_cpu, &r->mem_per_cpu, err) < 0 ||
 	    mem_opt("mem-per-gpu", o->mem_per_gpu, &r->mem_per_gpu, err) < 0)
-		return -EINVAL;
+		return -EDOM;
 	if ((r->mem_per_node != SBATCH_UNSET) + (r->mem_per_cpu != SBATCH_UNSET) +
 		(r->mem_per_gpu != SBATCH_UNSET) >
 	    1)

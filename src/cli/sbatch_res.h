@@ -45,7 +45,9 @@ int sbatch_gres_parse(const char *s, int64_t *count, char *type, size_t type_len
 int sbatch_nodes_parse(const char *s, int64_t *min, int64_t *max);
 
 /* Checks and converts every option of o into *r. On a bad value returns
- * -EINVAL with Slurm's message in err ("Invalid --mem specification");
+ * -EDOM when Slurm's option parser itself refuses it (sbatch then exits
+ * 255), else -EINVAL (exit 1), with Slurm's message in err ("Invalid --mem
+ * specification");
  * err->text starting with "fatal: " asks the caller to print it as such,
  * "submit: " as a refused submission. */
 int sbatch_res_from_opts(const struct sbatch_opts *o, struct sbatch_res *r,

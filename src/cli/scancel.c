@@ -20,8 +20,9 @@
 
 struct sc_opts {
 	int signal; /* 0: cancel */
-	bool quiet, batch;
+	bool quiet, batch, verbose;
 	json_t *ids;
+	int unknown; /* ids Drover cannot hold (array tasks, steps) */
 	/* filters: borrowed comma lists, NULL when not given */
 	const char *user, *name, *state, *partition;
 	char me[32];
@@ -116,7 +117,7 @@ static int parse_opts(int argc, char **argv, struct sc_opts *o)
 		case 's':
 			o->signal = cli_signal_parse(optarg);
 			if (o->signal < 0) {
-				cli_error("Invalid job signal: %s", optarg);
+				fprintf(stderr, "Unknown job signal: %s\n", optarg);
 				return -EINVAL;
 			}
 			break;
@@ -125,6 +126,9 @@ static int parse_opts(int argc, char **argv, struct sc_opts *o)
 			break;
 		case 'b':
 			o->batch = true;
+			break;
+		case 'v':
+			o->verbose = true;
 			break;
 		case OPT_HELP:
 		case OPT_USAGE:
@@ -148,19 +152,49 @@ static bool has_filter(const struct sc_opts *o)
 	return o->user || o->name || o->state || o->partition;
 }
 
+/* A plain cancel (no signal, no --batch) passes over jobs that are unknown
+ * or over, as Slurm's scancel does; anything else reports them. */
+static bool plain(const struct sc_opts *o)
+{
+	return !o->signal && !o->batch;
+}
+
+/* An id that names no job Drover can hold: an array task ("12_3"; Drover
+ * has no arrays yet, so Slurm would not find it) or a step ("12.0"). */
+static void unknown_id(struct sc_opts *o, const char *arg, bool step)
+{
+	if (plain(o) && !step && !o->verbose)
+		return;
+	if (!o->quiet)
+		cli_error("Kill job error on job %sid %s: %s", step ? "step " : "", arg,
+			  drv_rc_text(DRV_RC_INVALID_JOB_ID));
+	o->unknown++;
+}
+
 static int parse_ids(int argc, char **argv, struct sc_opts *o)
 {
-	int64_t id;
+	int64_t id, sub;
+	char head[32];
 
 	o->ids = json_array();
 	for (int i = optind; i < argc; i++) {
-		if (cli_parse_int(argv[i], 1, INT64_MAX, &id) < 0) {
+		size_t n = strcspn(argv[i], "_.");
+		const char *sep = argv[i] + n;
+
+		snprintf(head, sizeof(head), "%.*s", (int)(n < 31 ? n : 31), argv[i]);
+		if (n >= sizeof(head) || cli_parse_int(head, 1, INT64_MAX, &id) < 0 ||
+		    (*sep && cli_parse_int(sep + 1, 0, INT64_MAX, &sub) < 0 &&
+		     strcmp(sep, ".batch") && strcmp(sep, ".extern"))) {
 			cli_error("Invalid job id %s", argv[i]);
 			return -EINVAL;
 		}
-		json_array_append_new(o->ids, json_integer(id));
+		if (*sep)
+			unknown_id(o, argv[i], *sep == '.');
+		else
+			json_array_append_new(o->ids, json_integer(id));
 	}
-	if (json_array_size(o->ids) == 0 && !has_filter(o)) {
+	if (json_array_size(o->ids) == 0 && !o->unknown && !has_filter(o) &&
+	    optind >= argc) {
 		cli_error("No job identification provided");
 		return -EINVAL;
 	}
@@ -168,22 +202,23 @@ static int parse_ids(int argc, char **argv, struct sc_opts *o)
 }
 
 /* One result: prints Slurm's message; returns 1 when it fails the run. A
- * plain cancel of a job that already ended is not an error (Slurm ignores
- * it silently); a signal to it is. */
+ * plain cancel of a job that is unknown or already over is no error (Slurm
+ * passes over it silently); a signal to it is, with Slurm's text. */
 static int report(const struct sc_opts *o, const json_t *res)
 {
 	int rc = (int)cli_json_int(res, "rc", 0);
 	const char *text = cli_json_str(res, "error", NULL);
+	bool gone = rc == DRV_RC_ALREADY_DONE || rc == DRV_RC_INVALID_JOB_ID;
 
-	if (rc == 0)
+	if (rc == 0 || (gone && plain(o) && !o->verbose))
 		return 0;
-	if (rc == DRV_RC_ALREADY_DONE)
-		return o->signal ? 1 : 0;
+	if (gone)
+		text = drv_rc_text(DRV_RC_INVALID_JOB_ID);
 	if (!o->quiet)
 		cli_error("Kill job error on job id %lld: %s",
 			  (long long)cli_json_int(res, "job_id", 0),
 			  text && *text ? text : drv_rc_text(rc));
-	return 1;
+	return gone && plain(o) ? 0 : 1;
 }
 
 static bool in_list(const char *list, const char *v)
@@ -298,7 +333,8 @@ static int cancel(struct sc_opts *o)
 	}
 	if (json_array_size(o->ids) == 0) {
 		drv_conf_free(conf);
-		return 0; /* no job matched the filters: nothing to do, as Slurm */
+		/* no job matched the filters: nothing to do, as Slurm */
+		return o->unknown ? 1 : 0;
 	}
 	body = json_pack("{s:O}", "job_ids", o->ids);
 	if (o->signal)
@@ -318,7 +354,7 @@ static int cancel(struct sc_opts *o)
 	json_array_foreach(json_object_get(reply, "results"), i, res) failed |=
 	    report(o, res);
 	json_decref(reply);
-	return failed;
+	return failed || o->unknown ? 1 : 0;
 }
 
 int main(int argc, char **argv)

@@ -21,7 +21,7 @@ def assert_still_serving(c, jobs_before):
 
 @pytest.mark.parametrize("args, message", [
     (["-t", "99:99:99:99"], "time"),
-    (["-N", "abc"], "Invalid node count specification"),
+    (["-N", "abc"], '"abc" is not a valid node count'),
     (["-p", "nosuch"], "Invalid partition name specified"),
     (["--bogus-option"], "unrecognized option"),
 ])

@@ -171,7 +171,11 @@ def test_unknown_job_id(cluster):
     rc, out, err = cluster.run("scontrol", "show", "job", "999999")
     assert rc != 0
     assert "Invalid job id specified" in err
+    # Slurm's scancel passes over an unknown job silently; a signal to it
+    # is an error.
     rc, out, err = cluster.run("scancel", "999999")
-    assert rc != 0
-    assert "Invalid job id specified" in err
+    assert (rc, out, err) == (0, "", "")
+    rc, out, err = cluster.run("scancel", "--signal=USR1", "999999")
+    assert rc == 1
+    assert err == "scancel: error: Kill job error on job id 999999: Invalid job id specified\n"
     assert os.path.exists(cluster.conf)

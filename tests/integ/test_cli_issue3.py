@@ -16,27 +16,29 @@ def job_count(c):
     return len(c.job_ids())
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--mem=abc"], "sbatch: error: Invalid --mem specification"),
-    (["--mem-per-cpu=1x"], "sbatch: error: Invalid --mem-per-cpu specification"),
-    (["-c", "0"], 'sbatch: error: Invalid numeric value "0" for --cpus-per-task.'),
-    (["-n", "0"], 'sbatch: error: Invalid numeric value "0" for --ntasks.'),
+# Slurm's sbatch exits 255 for what its option parser refuses (--mem,
+# --open-mode, --exclusive values) and 1 for what it checks later.
+@pytest.mark.parametrize("args, message, status", [
+    (["--mem=abc"], "sbatch: error: Invalid --mem specification", 255),
+    (["--mem-per-cpu=1x"], "sbatch: error: Invalid --mem-per-cpu specification", 255),
+    (["-c", "0"], 'sbatch: error: Invalid numeric value "0" for --cpus-per-task.', 1),
+    (["-n", "0"], 'sbatch: error: Invalid numeric value "0" for --ntasks.', 1),
     (["--gpus=-1"], "sbatch: error: Batch job submission failed: "
-                    "Invalid generic resource (gres) specification"),
+                    "Invalid generic resource (gres) specification", 1),
     (["--gres=gpu:-1"], "sbatch: error: Batch job submission failed: "
-                        "Invalid generic resource (gres) specification"),
+                        "Invalid generic resource (gres) specification", 1),
     (["--gres=gpu:2,foo:1"], "sbatch: error: Batch job submission failed: "
-                             "Invalid generic resource (gres) specification"),
-    (["--nice=abc"], "sbatch: error: Invalid --nice value: abc"),
-    (["--open-mode=foo"], "sbatch: error: Invalid --open-mode specification"),
-    (["--exclusive=bogus"], "sbatch: error: Invalid --exclusive specification"),
+                             "Invalid generic resource (gres) specification", 1),
+    (["--nice=abc"], "sbatch: error: Invalid --nice value: abc", 1),
+    (["--open-mode=foo"], "sbatch: error: Invalid --open-mode specification", 255),
+    (["--exclusive=bogus"], "sbatch: error: Invalid --exclusive specification", 255),
     (["--mem=1G", "--mem-per-cpu=1G"],
-     "sbatch: fatal: --mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive."),
+     "sbatch: fatal: --mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive.", 1),
 ])
-def test_bad_resource_values(cluster, args, message):
+def test_bad_resource_values(cluster, args, message, status):
     keep = cluster.sbatch("-H", "--wrap", "true")
     rc, out, err = cluster.run("sbatch", *args, "--wrap", "true")
-    assert rc == 1, (rc, out, err)
+    assert rc == status, (rc, out, err)
     assert out == ""
     assert err == message + "\n"
     assert cluster.job_ids() == [keep]
@@ -45,7 +47,7 @@ def test_bad_resource_values(cluster, args, message):
 def test_bad_value_in_directive_also_refused(cluster):
     script = cluster.write("bad.sh", "#!/bin/sh\n#SBATCH --mem=lots\ntrue\n")
     rc, out, err = cluster.run("sbatch", script)
-    assert rc == 1 and err == "sbatch: error: Invalid --mem specification\n"
+    assert rc == 255 and err == "sbatch: error: Invalid --mem specification\n"
     assert job_count(cluster) == 0
 
 

@@ -126,6 +126,30 @@ static const char *message(const struct sbatch_opts *o)
 	return err.text;
 }
 
+/* What Slurm's option parser refuses makes sbatch exit 255: -EDOM. */
+static void test_exit_classes(void **state)
+{
+	struct drv_error err;
+	struct sbatch_res r;
+
+	assert_int_equal(
+	    sbatch_res_from_opts(&(struct sbatch_opts){.mem = "x"}, &r, &err), -EDOM);
+	assert_int_equal(
+	    sbatch_res_from_opts(&(struct sbatch_opts){.open_mode = "x"}, &r, &err),
+	    -EDOM);
+	assert_int_equal(
+	    sbatch_res_from_opts(&(struct sbatch_opts){.exclusive = "x"}, &r, &err),
+	    -EDOM);
+	assert_int_equal(
+	    sbatch_res_from_opts(&(struct sbatch_opts){.nodes = "x"}, &r, &err), -EDOM);
+	assert_int_equal(
+	    sbatch_res_from_opts(&(struct sbatch_opts){.cpus_per_task = "0"}, &r, &err),
+	    -EINVAL);
+	assert_int_equal(
+	    sbatch_res_from_opts(&(struct sbatch_opts){.gres = "gpu:-1"}, &r, &err),
+	    -EINVAL);
+}
+
 static void test_messages(void **state)
 {
 	assert_string_equal(message(&(struct sbatch_opts){.mem = "abc"}),
@@ -153,7 +177,11 @@ static void test_messages(void **state)
 	    "fatal: --mem, --mem-per-cpu, and --mem-per-gpu are mutually "
 	    "exclusive.");
 	assert_string_equal(message(&(struct sbatch_opts){.nodes = "x"}),
-			    "Invalid node count specification");
+			    "\"x\" is not a valid node count");
+	assert_string_equal(message(&(struct sbatch_opts){.nodes = "4-2"}),
+			    "Maximum node count 2 is less than minimum node count 4");
+	assert_string_equal(message(&(struct sbatch_opts){.nodes = "2-"}),
+			    "Maximum node count -1 is less than minimum node count 2");
 	assert_string_equal(message(&(struct sbatch_opts){.mem = "0", .nice = "-5"}), "");
 }
 
@@ -202,7 +230,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_memory_units), cmocka_unit_test(test_gpus),
 	    cmocka_unit_test(test_gres),	 cmocka_unit_test(test_nodes),
-	    cmocka_unit_test(test_messages),	 cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_messages),	 cmocka_unit_test(test_exit_classes),
+	    cmocka_unit_test(test_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

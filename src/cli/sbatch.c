@@ -127,7 +127,7 @@ static int merge_options(const struct script *s, int argc, char **argv,
 {
 	char **words = NULL, **dargv;
 	size_t n = 0;
-	int rc;
+	int rc, didx = 0;
 
 	if (sbatch_script_directives(s->text, s->len, &words, &n) < 0)
 		return -ENOMEM;
@@ -139,7 +139,12 @@ static int merge_options(const struct script *s, int argc, char **argv,
 	dargv[0] = argv[0];
 	memcpy(dargv + 1, words, n * sizeof(*words));
 	*o = (struct sbatch_opts){0};
-	rc = sbatch_opts_parse((int)n + 1, dargv, o, NULL);
+	rc = sbatch_opts_parse((int)n + 1, dargv, o, &didx);
+	if (rc == 0 && didx < (int)n + 1) {
+		/* a word that is no option, as Slurm refuses it */
+		cli_error("Invalid directive found in batch script: %s", dargv[didx]);
+		rc = -EDOM;
+	}
 	free(dargv);
 	if (rc < 0)
 		return rc;

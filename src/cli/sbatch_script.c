@@ -50,12 +50,8 @@ static size_t next_word(const char **p, const char *end, char *buf, bool *commen
 	char quote = 0;
 	size_t n = 0;
 
+	/* No backslash escapes: Slurm's sbatch has none in directives. */
 	while (s < end && (quote || !isspace((unsigned char)*s))) {
-		if (*s == '\\' && s + 1 < end) {
-			buf[n++] = s[1];
-			s += 2;
-			continue;
-		}
 		if (quote && *s == quote) {
 			quote = 0;
 		} else if (!quote && (*s == '"' || *s == '\'')) {
@@ -105,13 +101,14 @@ static bool is_blank(const char *s, const char *end)
 }
 
 /* Classifies one line: 1 = a directive, 0 = blank or comment, -1 = a
- * command (the end of the directives). */
+ * command (the end of the directives). As in Slurm, a directive is any
+ * line that starts with the magic word: "#SBATCH-J x" is "-J x", and
+ * "#SBATCHX" yields the word "X", which sbatch then refuses. */
 static int line_kind(const char *s, const char *end)
 {
 	const char *t = s;
 
-	if ((size_t)(end - s) >= MAGIC_LEN && !memcmp(s, MAGIC, MAGIC_LEN) &&
-	    (end - s == MAGIC_LEN || isspace((unsigned char)s[MAGIC_LEN])))
+	if ((size_t)(end - s) >= MAGIC_LEN && !memcmp(s, MAGIC, MAGIC_LEN))
 		return 1;
 	if (is_blank(s, end))
 		return 0;

@@ -48,9 +48,10 @@ static void test_quotes_and_comments(void **state)
 			     "#SBATCH --comment 'a b' -o out#x\n"
 			     "#SBATCH --export=ALL,A='1,2'\n"
 			     "#SBATCH --wrap=a\\ b\n";
+	/* no backslash escapes in Slurm's directives: "b" is a word alone */
 	const char *const want[] = {
 	    "--job-name=my job",  "--comment",	"a b", "-o", "out",
-	    "--export=ALL,A=1,2", "--wrap=a b", NULL};
+	    "--export=ALL,A=1,2", "--wrap=a\\", "b",   NULL};
 	expect_words(script, want);
 }
 
@@ -70,7 +71,6 @@ static void test_stops_at_first_command(void **state)
 static void test_not_directives(void **state)
 {
 	const char *script = "#!/bin/sh\n"
-			     "#SBATCHX -J no\n"
 			     "##SBATCH -J no\n"
 			     " #SBATCH -J no\n"
 			     "#SBATCH\n";
@@ -79,6 +79,13 @@ static void test_not_directives(void **state)
 	expect_words("#!/bin/sh", want);
 	expect_words("#!/bin/sh\n#SBATCH -J last",
 		     (const char *const[]){"-J", "last", NULL});
+}
+
+/* Slurm needs no space after the magic word. */
+static void test_glued_magic(void **state)
+{
+	expect_words("#!/bin/sh\n#SBATCH-J glued\n#SBATCHX\n",
+		     (const char *const[]){"-J", "glued", "X", NULL});
 }
 
 static void test_shebang_and_wrap(void **state)
@@ -99,6 +106,7 @@ int main(void)
 	    cmocka_unit_test(test_quotes_and_comments),
 	    cmocka_unit_test(test_stops_at_first_command),
 	    cmocka_unit_test(test_not_directives),
+	    cmocka_unit_test(test_glued_magic),
 	    cmocka_unit_test(test_shebang_and_wrap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,7 +12,7 @@ import pytest
 from conftest import BIN, Cluster, run
 
 PROGRAMS = ["drover", "drover-ctld", "drover-noded", "drover-authd", "drover-shepherd",
-            "sbatch", "squeue", "scancel", "scontrol"]
+            "sbatch", "squeue", "scancel", "scontrol", "sacctmgr", "sshare"]
 
 
 @pytest.mark.parametrize("prog", PROGRAMS)
@@ -24,7 +24,7 @@ def test_every_program_has_help_and_version(prog):
     rc, out, err = run([BIN / prog, "--version"])
     assert rc == 0, err
     assert re.search(r"\d+\.\d+", out), out
-    if prog in ("sbatch", "squeue", "scancel", "scontrol"):
+    if prog in ("sbatch", "squeue", "scancel", "scontrol", "sacctmgr", "sshare"):
         assert re.fullmatch(r"slurm 22\.05\.8 \(drover [^)]+\)\n", out), out
 
 

@@ -1,0 +1,90 @@
+"""scancel as client tools call it (COMPAT-SURFACE 2.6, row 21): ids and
+options in any order, -Q, -b, --clusters/-M, array-task ids, and Slurm
+22.05's exit statuses and texts: a plain cancel passes over unknown and
+finished jobs silently (exit 0), a signal to them fails with Slurm's
+message."""
+
+import pytest
+
+from conftest import wait_for
+
+TRAP = ("#!/bin/bash\n"
+        "trap 'echo USR1 >> got' USR1\n"
+        "echo ready > ready\n"
+        "while :; do sleep 0.1; done\n")
+
+
+def started(c):
+    c.write("trap.sh", TRAP)
+    jid = c.sbatch("-o", "/dev/null", "trap.sh")
+    wait_for(lambda: (c.work / "ready").exists(), 20, what="the job to start")
+    return jid
+
+
+def signals(c):
+    p = c.work / "got"
+    return p.read_text().split() if p.exists() else []
+
+
+@pytest.mark.parametrize("order", [
+    ["{id}", "--signal=USR1"], ["{id}", "--signal", "USR1"], ["-s", "USR1", "{id}"],
+    ["{id}", "-s", "SIGUSR1"], ["--signal=10", "{id}"], ["{id}", "-b", "-s", "USR1"],
+    ["{id}", "--clusters=all", "-s", "USR1"], ["-M", "drover", "{id}", "-s", "USR1"],
+])
+def test_signal_options_anywhere(cluster, order):
+    jid = started(cluster)
+    rc, out, err = cluster.run("scancel", *[a.format(id=jid) for a in order])
+    assert (rc, out, err) == (0, "", "")
+    wait_for(lambda: signals(cluster) == ["USR1"], 10, what="USR1 to arrive")
+    assert cluster.state(jid) == "RUNNING"
+    assert cluster.run("scancel", "--clusters=all", str(jid)) == (0, "", "")
+    cluster.wait_state(jid, "CANCELLED")
+
+
+def test_unknown_and_finished_jobs(cluster):
+    done = cluster.sbatch("-o", "/dev/null", "--wrap", "true")
+    cluster.wait_state(done, "COMPLETED")
+    for ids in (["999999"], [str(done)], ["999999", "888888"], [str(done), "999999"]):
+        assert cluster.run("scancel", *ids) == (0, "", ""), ids
+    for args in (["--signal=USR1"], ["-b"], ["-b", "-s", "KILL"]):
+        for jid in ("999999", str(done)):
+            assert cluster.run("scancel", *args, jid) == (
+                1, "", f"scancel: error: Kill job error on job id {jid}: "
+                       "Invalid job id specified\n"), (args, jid)
+            assert cluster.run("scancel", "-Q", *args, jid) == (1, "", "")
+    assert cluster.state(done) == "COMPLETED"
+
+
+def test_array_task_ids(cluster):
+    """Drover has no arrays yet: `<id>_<i>` names no job, as Slurm finds
+    no task of a job that is no array."""
+    jid = cluster.sbatch("-H", "--wrap", "true")
+    assert cluster.run("scancel", f"{jid}_1") == (0, "", "")
+    assert cluster.run("scancel", "999999_0") == (0, "", "")
+    assert cluster.state(jid) == "PENDING"
+    assert cluster.run("scancel", "-s", "USR1", f"{jid}_1") == (
+        1, "", f"scancel: error: Kill job error on job id {jid}_1: "
+               "Invalid job id specified\n")
+    assert cluster.run("scancel", f"{jid}.0") == (
+        1, "", f"scancel: error: Kill job error on job step id {jid}.0: "
+               "Invalid job id specified\n")
+    assert cluster.run("scancel", f"{jid}_1", str(jid)) == (0, "", "")
+    cluster.wait_state(jid, "CANCELLED")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["abc"], "scancel: error: Invalid job id abc\n"),
+    (["12abc"], "scancel: error: Invalid job id 12abc\n"),
+    (["0"], "scancel: error: Invalid job id 0\n"),
+    (["1_x"], "scancel: error: Invalid job id 1_x\n"),
+    ([], "scancel: error: No job identification provided\n"),
+    (["--signal=FOO", "1"], "Unknown job signal: FOO\n"),
+    (["--foo"], "scancel: unrecognized option '--foo'\n"
+                "Try \"scancel --help\" for more information\n"),
+    (["-Z", "1"], "scancel: invalid option -- 'Z'\n"
+                  "Try \"scancel --help\" for more information\n"),
+])
+def test_refused(cluster, args, message):
+    keep = cluster.sbatch("-H", "--wrap", "true")
+    assert cluster.run("scancel", *args) == (1, "", message)
+    assert cluster.state(keep) == "PENDING"

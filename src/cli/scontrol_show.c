@@ -54,8 +54,10 @@ static void print_job_head(FILE *out, const struct cli_job *j, bool detail)
 	fprintf(out, "JobId=%" PRId64 " JobName=%s" NL, j->job_id, j->name);
 	fprintf(out, "UserId=%s(%" PRId64 ") GroupId=%s(%" PRId64 ") MCS_label=N/A" NL,
 		j->user, j->uid, grp, j->gid);
+	/* Slurm holds a job by setting its priority to 0 */
 	fprintf(out, "Priority=%" PRId64 " Nice=%" PRId64 " Account=%s QOS=%s" NL,
-		j->priority, j->nice, or_null(j->account), j->qos ? j->qos : "normal");
+		j->hold ? 0 : j->priority, j->nice, or_null(j->account),
+		j->qos ? j->qos : "normal");
 	fprintf(out, "JobState=%s Reason=%s Dependency=%s" NL, j->state, j->reason,
 		or_null(j->dependency));
 	fprintf(out,
@@ -121,7 +123,7 @@ static void print_job_alloc(FILE *out, const struct cli_job *j)
 
 	fprintf(out, "Partition=%s AllocNode:Sid=%s:0" NL, j->partition, j->submit_host);
 	fprintf(out, "ReqNodeList=(null) ExcNodeList=(null)" NL);
-	fprintf(out, "NodeList=%s" NL, *j->nodelist ? j->nodelist : "(null)");
+	fprintf(out, "NodeList=%s" NL, j->nodelist); /* empty until it runs */
 	if (*j->batch_host)
 		fprintf(out, "BatchHost=%s" NL, j->batch_host);
 	fprintf(out,

@@ -32,6 +32,8 @@ def done():
             "TIMEOUT": c.sbatch("--mem=100M", "-o", "/dev/null", "-t", "0:2",
                                 "--wrap", "sleep 300"),
         }
+        jobs["PENDING"] = c.sbatch("-H", "--mem=100M", "-o", "/dev/null", "--wrap",
+                                   "true")
         c.wait_state(jobs["CANCELLED"], "RUNNING")
         c.ok("scancel", str(jobs["CANCELLED"]))
         for state, jid in jobs.items():
@@ -85,10 +87,21 @@ def expected_block(c, jid, state, reason, exit_code, limit, detail=False):
         f"   \n\n")
 
 
+def held_block(c, jid):
+    """A held job as Slurm shows it: priority 0, no times, no nodes yet."""
+    block = expected_block(c, jid, "PENDING", "JobHeldUser", "0:0", "UNLIMITED")
+    block = block.replace("Priority=<P>", "Priority=0")
+    block = block.replace("EligibleTime=<T>\n   AccrueTime=<T>",
+                          "EligibleTime=Unknown\n   AccrueTime=Unknown")
+    block = block.replace("StartTime=<T> EndTime=<T>",
+                          "StartTime=Unknown EndTime=Unknown")
+    return block.replace("NodeList=n1\n   BatchHost=n1\n", "NodeList=\n")
+
+
 def normalize(text):
     text = re.sub(TIME, "<T>", text)
     text = re.sub(r"RunTime=\d\d:\d\d:\d\d", "RunTime=<R>", text)
-    return re.sub(r"Priority=\d+", "Priority=<P>", text)
+    return re.sub(r"Priority=[1-9]\d*", "Priority=<P>", text)
 
 
 CASES = [("COMPLETED", "None", "0:0", "UNLIMITED"),
@@ -109,13 +122,21 @@ def test_show_job_record(done, state, reason, exit_code, limit):
     assert t["SubmitTime"] <= t["StartTime"] <= t["EndTime"]
 
 
+def test_show_held_job(done):
+    c, jobs = done
+    rc, out, err = c.run("scontrol", "show", "job", str(jobs["PENDING"]))
+    assert (rc, err) == (0, "")
+    assert "RunTime=00:00:00 " in out
+    assert normalize(out) == held_block(c, jobs["PENDING"])
+
+
 def test_show_job_all_records_in_id_order(done):
     c, jobs = done
     rc, out, err = c.run("scontrol", "show", "job")
     assert (rc, err) == (0, "")
-    want = "".join(expected_block(c, jobs[s], s, r, e, l) for s, r, e, l in
-                   sorted(CASES, key=lambda x: jobs[x[0]]))
-    assert normalize(out) == want
+    blocks = {jobs[s]: expected_block(c, jobs[s], s, r, e, l) for s, r, e, l in CASES}
+    blocks[jobs["PENDING"]] = held_block(c, jobs["PENDING"])
+    assert normalize(out) == "".join(blocks[j] for j in sorted(blocks))
 
 
 @pytest.mark.parametrize("args", [

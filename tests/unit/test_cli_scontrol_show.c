@@ -65,7 +65,7 @@ static void test_pending_job(void **state)
 	    "Scheduler=Main\n"
 	    "   Partition=debug AllocNode:Sid=login:0\n"
 	    "   ReqNodeList=(null) ExcNodeList=(null)\n"
-	    "   NodeList=(null)\n"
+	    "   NodeList=\n"
 	    "   NumNodes=1 NumCPUs=1 NumTasks=1 CPUs/Task=1 ReqB:S:C:T=0:0:*:*\n"
 	    "   TRES=cpu=1,node=1,billing=1\n"
 	    "   Socks/Node=* NtasksPerN:B:S:C=0:0:*:* CoreSpec=*\n"
@@ -82,6 +82,19 @@ static void test_pending_job(void **state)
 	    "\n";
 
 	assert_string_equal(t, want);
+	free(t);
+}
+
+/* Slurm holds a job by setting its priority to 0, and shows that. */
+static void test_held_job(void **state)
+{
+	struct cli_job j = pending();
+	char *t;
+
+	j.hold = "user";
+	j.reason = "JobHeldUser";
+	t = job_text(&j, 86400, false);
+	assert_non_null(strstr(t, "\n   Priority=0 Nice=0 "));
 	free(t);
 }
 
@@ -149,6 +162,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_pending_job),
+	    cmocka_unit_test(test_held_job),
 	    cmocka_unit_test(test_finished_job),
 	    cmocka_unit_test(test_node_and_partition),
 	};

@@ -54,10 +54,8 @@ static void print_job_head(FILE *out, const struct cli_job *j, bool detail)
 	fprintf(out, "JobId=%" PRId64 " JobName=%s" NL, j->job_id, j->name);
 	fprintf(out, "UserId=%s(%" PRId64 ") GroupId=%s(%" PRId64 ") MCS_label=N/A" NL,
 		j->user, j->uid, grp, j->gid);
-	/* Slurm holds a job by setting its priority to 0 */
 	fprintf(out, "Priority=%" PRId64 " Nice=%" PRId64 " Account=%s QOS=%s" NL,
-		j->hold ? 0 : j->priority, j->nice, or_null(j->account),
-		j->qos ? j->qos : "normal");
+		j->priority, j->nice, or_null(j->account), j->qos ? j->qos : "normal");
 	fprintf(out, "JobState=%s Reason=%s Dependency=%s" NL, j->state, j->reason,
 		or_null(j->dependency));
 	fprintf(out,

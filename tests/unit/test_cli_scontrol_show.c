@@ -85,19 +85,6 @@ static void test_pending_job(void **state)
 	free(t);
 }
 
-/* Slurm holds a job by setting its priority to 0, and shows that. */
-static void test_held_job(void **state)
-{
-	struct cli_job j = pending();
-	char *t;
-
-	j.hold = "user";
-	j.reason = "JobHeldUser";
-	t = job_text(&j, 86400, false);
-	assert_non_null(strstr(t, "\n   Priority=0 Nice=0 "));
-	free(t);
-}
-
 static void test_finished_job(void **state)
 {
 	struct cli_job j = pending();
@@ -162,7 +149,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_pending_job),
-	    cmocka_unit_test(test_held_job),
 	    cmocka_unit_test(test_finished_job),
 	    cmocka_unit_test(test_node_and_partition),
 	};

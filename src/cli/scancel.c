@@ -163,12 +163,13 @@ static bool plain(const struct sc_opts *o)
  * has no arrays yet, so Slurm would not find it) or a step ("12.0"). */
 static void unknown_id(struct sc_opts *o, const char *arg, bool step)
 {
-	if (plain(o) && !step && !o->verbose)
-		return;
-	if (!o->quiet)
+	bool silent = plain(o) && !step; /* a plain cancel passes over it */
+
+	if (!o->quiet && (!silent || o->verbose))
 		cli_error("Kill job error on job %sid %s: %s", step ? "step " : "", arg,
 			  drv_rc_text(DRV_RC_INVALID_JOB_ID));
-	o->unknown++;
+	if (!silent)
+		o->unknown++;
 }
 
 static int parse_ids(int argc, char **argv, struct sc_opts *o)

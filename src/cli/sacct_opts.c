@@ -236,65 +236,26 @@ static void add_fields(struct sacct_opts *o, const char *list)
 	sprintf(grown + old, "%s,", list);
 }
 
-/* One option; 1: print the version and stop; -1: error printed. */
-static int one_opt(int c, const char *arg, time_t now, struct sacct_opts *o)
+/* An option that selects jobs; -1: error printed. */
+static int filter_opt(int c, const char *arg, time_t now, struct sacct_opts *o)
 {
 	switch (c) {
-	case 'a':
-		o->all_users = true;
-		return 0;
 	case 'A':
 		add_strings(&o->accounts, arg);
-		return 0;
-	case 'b':
-		o->brief = true;
-		return 0;
-	case OPT_DELIMITER:
-		o->delim = arg;
-		return 0;
-	case 'D':
-		o->duplicates = true;
-		return 0;
-	case 'e':
-		o->help = SACCT_HELPFORMAT;
 		return 0;
 	case 'E':
 		return parse_when(arg, now, &o->end);
 	case 'g':
 		return add_ids(&o->gids, arg, true);
-	case 'h':
-		o->help = SACCT_HELP;
-		return 0;
-	case OPT_JSON:
-		o->json = true;
-		return 0;
 	case OPT_NAME:
 		add_strings(&o->names, arg);
 		return 0;
 	case 'j':
 		return add_jobs(o, arg);
-	case 'l':
-		o->long_fmt = true;
-		return 0;
-	case 'L':
-		o->all_clusters = true;
-		return 0;
 	case 'M':
 		o->all_clusters = !strcasecmp(arg, "all") || !strcmp(arg, "-1");
 		if (!o->all_clusters)
 			add_strings(&o->clusters, arg);
-		return 0;
-	case 'n':
-		o->header = false;
-		return 0;
-	case 'o':
-		add_fields(o, arg);
-		return 0;
-	case 'p':
-		o->parsable = SACCT_PARSABLE;
-		return 0;
-	case 'P':
-		o->parsable = SACCT_PARSABLE_NO_END;
 		return 0;
 	case 'q':
 		add_strings(&o->qos, arg);
@@ -313,6 +274,52 @@ static int one_opt(int c, const char *arg, time_t now, struct sacct_opts *o)
 		}
 		o->all_users = false;
 		return add_ids(&o->uids, arg, false);
+	default: /* '?': getopt has explained it */
+		return -1;
+	}
+}
+
+/* One option; 1: print the version and stop; -1: error printed. */
+static int one_opt(int c, const char *arg, time_t now, struct sacct_opts *o)
+{
+	switch (c) {
+	case 'a':
+		o->all_users = true;
+		return 0;
+	case 'b':
+		o->brief = true;
+		return 0;
+	case OPT_DELIMITER:
+		o->delim = arg;
+		return 0;
+	case 'D':
+		o->duplicates = true;
+		return 0;
+	case 'e':
+		o->help = SACCT_HELPFORMAT;
+		return 0;
+	case 'h':
+		o->help = SACCT_HELP;
+		return 0;
+	case OPT_JSON:
+		o->json = true;
+		return 0;
+	case 'l':
+		o->long_fmt = true;
+		return 0;
+	case 'L':
+		o->all_clusters = true;
+		return 0;
+	case 'n':
+		o->header = false;
+		return 0;
+	case 'o':
+		add_fields(o, arg);
+		return 0;
+	case 'p':
+	case 'P':
+		o->parsable = c == 'p' ? SACCT_PARSABLE : SACCT_PARSABLE_NO_END;
+		return 0;
 	case OPT_USAGE:
 		o->help = SACCT_USAGE;
 		return 0;
@@ -325,8 +332,8 @@ static int one_opt(int c, const char *arg, time_t now, struct sacct_opts *o)
 	case 'v':
 	case OPT_LOCAL:
 		return 0; /* one cluster, no debug output: nothing to change */
-	default:	  /* '?': getopt has explained it */
-		return -1;
+	default:
+		return filter_opt(c, arg, now, o);
 	}
 }
 

@@ -127,7 +127,8 @@ static void join(struct entry *e, size_t n, char *buf, size_t len)
 void sacct_tres_normalize(const char *tres, char *buf, size_t len)
 {
 	struct entry e[MAX_ENTRIES];
-	join(e, split(tres, e, MAX_ENTRIES), buf, len);
+	size_t n = split(tres, e, MAX_ENTRIES);
+	join(e, n, buf, len);
 }
 
 void sacct_tres_batch(const char *job_tres, int64_t cpus, int64_t nodes, int64_t gpus,

@@ -42,16 +42,7 @@ static json_t *query_body(const struct sacct_opts *o, const struct sacct_window 
 static int fetch(const struct drv_conf *conf, json_t *body, json_t **reply)
 {
 	struct drv_error err = {{0}};
-	const char *type = "acct.query";
-	if (!drv_msg_known(type)) { /* until ctld has acct.query */
-		json_t *ids = json_incref(json_object_get(body, "job_ids"));
-		json_decref(body);
-		body = json_pack("{s:b}", "all_states", 1);
-		if (ids)
-			json_object_set_new(body, "job_ids", ids);
-		type = "job.query";
-	}
-	int rc = cli_call(conf, type, body, reply, &err);
+	int rc = cli_call(conf, "acct.query", body, reply, &err);
 	if (rc != 0) {
 		const char *why =
 		    err.text[0] ? err.text

@@ -417,3 +417,50 @@ def test_sacct_is_on_the_path_drover_up_prints(make_cluster):
     c.wait_state(jid, "COMPLETED")
     rc, out, err = c.run("sacct", "-P", "-n", "-o", "JobIDRaw,State", "-j", str(jid))
     assert (rc, out, err) == (0, f"{jid}|COMPLETED\n{jid}.batch|COMPLETED\n", "")
+
+
+def forgotten(c, jid):
+    rc, out, err = c.run(c.bin / "scontrol", "show", "job", str(jid))
+    return rc == 1 and "Invalid job id" in err
+
+
+def test_same_bytes_from_history_after_min_job_age_and_a_crash(make_cluster):
+    """Finished jobs leave ctld's memory after MinJobAge; sacct then reads
+    them from the store's history and must print exactly what it printed
+    while they were in memory, also after ctld is killed and restarted."""
+    c = make_cluster(sets={"MinJobAge": "2"})
+    ok = c.sbatch("-J", "ok", "--comment", "kept", "--wrap", "true")
+    bad = c.sbatch("-J", "bad", "-A", "proj", "--wrap", "exit 3")
+    run = c.sbatch("-J", "killed", "--wrap", "sleep 300")
+    held = c.sbatch("-J", "held", "-H", "--wrap", "true")
+    c.wait_state(run, "RUNNING")
+    c.ok(c.bin / "scancel", run, held)
+    for jid in (ok, bad, run, held):
+        c.wait_done(jid)
+    wait_for(lambda: c.show_job(run).get("ExitCode") == "0:15", 30,
+             what="the killed job's exit status")
+    sacct = lambda: c.ok(c.bin / "sacct", "-P", "-o", "ALL,Restarts",
+                         "-j", f"{ok},{bad},{run},{held}")
+    before = sacct()
+    assert len(before.splitlines()) == 1 + 2 + 2 + 2 + 1
+    wait_for(lambda: all(forgotten(c, j) for j in (ok, bad, run, held)), 30,
+             what="MinJobAge to drop the finished jobs from memory")
+    assert sacct() == before
+    c.kill9("ctld")
+    c.up()
+    assert sacct() == before
+
+
+def test_non_root_sees_its_own_jobs_by_default(make_cluster):
+    """A user who is not root, without -u, -a or -j, is shown only their
+    own jobs: sacct asks for its uid."""
+    c = make_cluster(nodes=1, owner="nobody")
+    jid = c.sbatch("--wrap", "true")
+    c.wait_state(jid, "COMPLETED")
+    # the default window ends now, and takes jobs eligible before it
+    submitted = time.time()
+    wait_for(lambda: time.time() >= int(submitted) + 1, 5, what="the next second")
+    q = lambda *a: c.ok(c.bin / "sacct", "-X", "-n", "-P", "-o", "JobID,User,UID", *a)
+    assert q() == f"{jid}|nobody|65534\n"
+    assert q("-u", "root") == ""
+    assert q("-a") == q("-j", str(jid)) == f"{jid}|nobody|65534\n"

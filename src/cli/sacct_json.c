@@ -6,6 +6,8 @@
 
 #include <grp.h>
 #include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -106,91 +108,160 @@ static json_t *batch_step(const struct cli_job *j, const struct sacct_ctx *c)
 static json_t *job_time(const struct cli_job *j, const struct sacct_ctx *c)
 {
 	int64_t lim = j->time_limit;
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:i,s:o,s:o,s:o,s:o}", "elapsed",
-			 (json_int_t)sacct_job_elapsed(j, c->now), "eligible",
-			 (json_int_t)j->eligible_time, "end", (json_int_t)j->end_time,
-			 "start", (json_int_t)j->start_time, "submission",
-			 (json_int_t)j->submit_time, "suspended", 0, "system", cpu_time(),
-			 "limit", num(lim >= 0, lim < 0, lim >= 0 ? (lim + 59) / 60 : 0),
-			 "total", cpu_time(), "user", cpu_time());
+	json_t *t = json_pack(
+	    "{s:I,s:I,s:I,s:o}", "elapsed", (json_int_t)sacct_job_elapsed(j, c->now),
+	    "eligible", (json_int_t)j->eligible_time, "end", (json_int_t)j->end_time,
+	    "planned", num(true, false, sacct_job_reserved(j, c->now)));
+	json_object_set_new(t, "start", json_integer(j->start_time));
+	json_object_set_new(t, "submission", json_integer(j->submit_time));
+	json_object_set_new(t, "suspended", json_integer(0));
+	json_object_set_new(t, "system", cpu_time());
+	json_object_set_new(t, "limit",
+			    num(lim >= 0, lim < 0, lim >= 0 ? (lim + 59) / 60 : 0));
+	json_object_set_new(t, "total", cpu_time());
+	json_object_set_new(t, "user", cpu_time());
+	return t;
 }
 
-static const char *group_name(int64_t gid, char *buf, size_t len)
+static json_t *str_or_num(const char *name, int64_t id)
+{
+	char buf[32];
+	if (name)
+		return json_string(name);
+	snprintf(buf, sizeof(buf), "%lld", (long long)id);
+	return json_string(buf);
+}
+
+static json_t *group_name(int64_t gid)
 {
 	struct group *gr = getgrgid((gid_t)gid);
-	if (gr)
-		snprintf(buf, len, "%s", gr->gr_name);
-	else
-		snprintf(buf, len, "%lld", (long long)gid);
-	return buf;
+	return str_or_num(gr ? gr->gr_name : NULL, gid);
 }
 
-/* The parts of a job that describe what it asked for and where it ran. */
-static void job_resources(json_t *o, const struct cli_job *j, const struct sacct_ctx *c)
+/* stdout/stderr/stdin as given (joined to the work dir) and expanded. */
+static void job_stdio(json_t *o, const struct cli_job *j)
 {
-	char req[SACCT_VALUE_MAX], alloc[SACCT_VALUE_MAX];
-	struct sacct_row r = {j, false};
-	sacct_v_req_tres(&r, c, req);
-	sacct_v_alloc_tres(&r, c, alloc);
-	double mem = sacct_tres_get(req, "mem");
-	json_object_set_new(o, "required",
-			    json_pack("{s:I,s:o,s:o}", "CPUs", (json_int_t)j->cpus,
-				      "memory_per_cpu", num(j->mem_per_cpu, false, 0),
-				      "memory_per_node",
-				      num(mem >= 0, false, mem >= 0 ? (int64_t)mem : 0)));
-	json_object_set_new(o, "tres",
-			    json_pack("{s:o,s:o}", "allocated", tres_list(alloc),
-				      "requested", tres_list(req)));
-	json_object_set_new(o, "allocation_nodes",
-			    json_integer(sacct_job_started(j) ? j->num_nodes : 0));
-	json_object_set_new(
-	    o, "nodes",
-	    json_string(sacct_job_started(j) ? j->nodelist : "None assigned"));
+	static const char *const keys[] = {"stdin", "stdout", "stderr"};
+	const char *pats[] = {j->std_in ? j->std_in : "/dev/null", j->std_out,
+			      j->std_err};
+	for (int k = 0; k < 3; k++) {
+		char key[32],
+		    *path = cli_job_stdio_path(j, pats[k] ? pats[k] : j->std_out);
+		snprintf(key, sizeof(key), "%s_expanded", keys[k]);
+		json_object_set_new(o, key, json_string(path ? path : ""));
+		free(path);
+	}
+	for (int k = 0; k < 3; k++) {
+		const char *p = pats[k]	     ? pats[k]
+				: j->std_out ? j->std_out
+					     : "slurm-%j.out";
+		char *full = NULL;
+		if (p[0] != '/' && asprintf(&full, "%s/%s", j->workdir, p) < 0)
+			full = NULL;
+		json_object_set_new(o, keys[k], json_string(full ? full : p));
+		free(full);
+	}
 }
 
-static json_t *job_json(const struct sacct_opts *o, const struct cli_job *j,
-			const struct sacct_ctx *c)
+/* account ... flags, in v0.0.42's order. */
+static json_t *job_head(const struct cli_job *j, const struct sacct_ctx *c)
 {
-	char grp[256], killer[256];
-	bool job_row, batch_row;
-	json_t *steps = json_array();
-	sacct_job_rows(o, j, &job_row, &batch_row);
-	if (batch_row)
-		json_array_append_new(steps, batch_step(j, c));
 	json_t *js =
-	    json_pack("{s:s,s:{s:s,s:s,s:s},s:s,s:s,s:o,s:o,s:o,s:s,s:s}", "account",
+	    json_pack("{s:s,s:{s:s,s:s,s:s},s:I}", "account",
 		      j->account ? j->account : "", "comment", "administrator", "", "job",
-		      j->comment ? j->comment : "", "system", "", "cluster", c->cluster,
-		      "constraints", "", "derived_exit_code",
-		      json_pack("{s:[s],s:o,s:{s:o,s:s}}", "status", "SUCCESS",
-				"return_code", num(true, false, 0), "signal", "id",
-				num(false, false, 0), "name", ""),
-		      "time", job_time(j, c), "exit_code", exit_code(j, false), "extra",
-		      "", "failed_node", "");
+		      j->comment ? j->comment : "", "system", "", "allocation_nodes",
+		      (json_int_t)(sacct_job_started(j) ? j->num_nodes : 0));
+	json_object_set_new(js, "array",
+			    json_pack("{s:i,s:{s:{s:{s:i}}},s:o,s:s}", "job_id", 0,
+				      "limits", "max", "running", "tasks", 0, "task_id",
+				      num(false, false, 0), "task", ""));
+	json_object_set_new(js, "association",
+			    json_pack("{s:s,s:s,s:s,s:s,s:i}", "account",
+				      j->account ? j->account : "", "cluster", c->cluster,
+				      "partition", "", "user", j->user, "id", 0));
+	json_object_set_new(js, "block", json_string(""));
+	json_object_set_new(js, "cluster", json_string(c->cluster));
+	json_object_set_new(js, "constraints", json_string(""));
+	json_object_set_new(js, "container", json_string(""));
+	json_object_set_new(js, "derived_exit_code",
+			    json_pack("{s:[s],s:o,s:{s:o,s:s}}", "status", "SUCCESS",
+				      "return_code", num(true, false, 0), "signal", "id",
+				      num(false, false, 0), "name", ""));
+	json_object_set_new(js, "time", job_time(j, c));
+	json_object_set_new(js, "exit_code", exit_code(j, false));
+	json_object_set_new(js, "extra", json_string(""));
+	json_object_set_new(js, "failed_node", json_string(""));
 	json_object_set_new(
 	    js, "flags",
 	    sacct_job_started(j)
 		? json_pack("[s,s]", "STARTED_ON_SCHEDULE", "START_RECEIVED")
 		: json_pack("[s]", "START_RECEIVED"));
-	json_object_set_new(js, "group",
-			    json_string(group_name(j->gid, grp, sizeof(grp))));
+	return js;
+}
+
+/* group ... kill_request_user. */
+static void job_middle(json_t *js, const struct cli_job *j, const struct sacct_ctx *c)
+{
+	char killer[256];
+	struct sacct_row r = {j, false};
+	char req[SACCT_VALUE_MAX];
+	sacct_v_req_tres(&r, c, req);
+	double mem = sacct_tres_get(req, "mem");
+	json_object_set_new(js, "group", group_name(j->gid));
+	json_object_set_new(
+	    js, "het",
+	    json_pack("{s:i,s:o}", "job_id", 0, "job_offset", num(false, false, 0)));
 	json_object_set_new(js, "job_id", json_integer(j->job_id));
 	json_object_set_new(js, "name", json_string(j->name));
+	json_object_set_new(js, "licenses", json_string(""));
+	json_object_set_new(js, "mcs", json_pack("{s:s}", "label", ""));
+	json_object_set_new(
+	    js, "nodes",
+	    json_string(sacct_job_started(j) ? j->nodelist : "None assigned"));
 	json_object_set_new(js, "partition", json_string(j->partition));
 	json_object_set_new(js, "hold", json_boolean(j->hold != NULL));
 	json_object_set_new(js, "priority", num(true, false, sacct_job_priority(j)));
 	json_object_set_new(js, "qos", json_string(j->qos));
+	json_object_set_new(js, "qosreq", json_string(j->qos));
+	json_object_set_new(js, "required",
+			    json_pack("{s:I,s:o,s:o}", "CPUs", (json_int_t)j->cpus,
+				      "memory_per_cpu", num(j->mem_per_cpu, false, 0),
+				      "memory_per_node",
+				      num(mem >= 0, false, mem >= 0 ? (int64_t)mem : 0)));
 	json_object_set_new(js, "kill_request_user",
 			    json_string(kill_user(j, killer, sizeof(killer))));
+}
+
+static json_t *job_json(const struct sacct_opts *o, const struct cli_job *j,
+			const struct sacct_ctx *c)
+{
+	char req[SACCT_VALUE_MAX], alloc[SACCT_VALUE_MAX];
+	struct sacct_row r = {j, false};
+	bool job_row, batch_row;
+	json_t *steps = json_array(), *js = job_head(j, c);
+	sacct_job_rows(o, j, &job_row, &batch_row);
+	if (batch_row)
+		json_array_append_new(steps, batch_step(j, c));
+	sacct_v_req_tres(&r, c, req);
+	sacct_v_alloc_tres(&r, c, alloc);
+	job_middle(js, j, c);
 	json_object_set_new(js, "restart_cnt", json_integer(j->restart_count));
+	json_object_set_new(js, "reservation",
+			    json_pack("{s:i,s:s}", "id", 0, "name", ""));
+	json_object_set_new(js, "script", json_string(""));
+	job_stdio(js, j);
 	json_object_set_new(
 	    js, "state",
 	    json_pack("{s:[s],s:s}", "current", j->state, "reason", sacct_job_reason(j)));
 	json_object_set_new(js, "steps", steps);
 	json_object_set_new(js, "submit_line", json_string(""));
+	json_object_set_new(js, "tres",
+			    json_pack("{s:o,s:o}", "allocated", tres_list(alloc),
+				      "requested", tres_list(req)));
+	json_object_set_new(js, "used_gres", json_string(""));
 	json_object_set_new(js, "user", json_string(j->user));
+	json_object_set_new(js, "wckey", json_pack("{s:s,s:[]}", "wckey", "", "flags"));
 	json_object_set_new(js, "working_directory", json_string(j->workdir));
-	job_resources(js, j, c);
 	return js;
 }
 

@@ -120,7 +120,7 @@ static const char *alloc_tres(const struct cli_job *j)
 	return j->alloc_tres && *j->alloc_tres ? j->alloc_tres : j->tres;
 }
 
-static int64_t reserved(const struct cli_job *j, int64_t now)
+int64_t sacct_job_reserved(const struct cli_job *j, int64_t now)
 {
 	int64_t until = j->start_time > 0 ? j->start_time
 			: j->end_time > 0 ? j->end_time
@@ -336,17 +336,18 @@ V(req_tres)
 
 V(reserved)
 {
-	return r->step ? NULL : secs(reserved(r->job, c->now), buf);
+	return r->step ? NULL : secs(sacct_job_reserved(r->job, c->now), buf);
 }
 
 V(resv_cpu)
 {
-	return r->step ? NULL : secs(reserved(r->job, c->now) * r->job->cpus, buf);
+	return r->step ? NULL
+		       : secs(sacct_job_reserved(r->job, c->now) * r->job->cpus, buf);
 }
 
 V(resv_cpu_raw)
 {
-	return r->step ? NULL : NUM(reserved(r->job, c->now) * r->job->cpus);
+	return r->step ? NULL : NUM(sacct_job_reserved(r->job, c->now) * r->job->cpus);
 }
 
 V(start)

@@ -41,6 +41,8 @@ const char *sacct_step_state(const struct cli_job *j);
 void sacct_exit_code(const struct cli_job *j, bool step, int *code, int *sig);
 /* The Reason column: Slurm shows the reason the job had before it ended. */
 const char *sacct_job_reason(const struct cli_job *j);
+/* Seconds the job waited eligible (Slurm's Reserved, v0.0.42's "planned"). */
+int64_t sacct_job_reserved(const struct cli_job *j, int64_t now);
 /* Priority as sacct shows it: 0 while held. */
 int64_t sacct_job_priority(const struct cli_job *j);
 

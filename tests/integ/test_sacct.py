@@ -321,6 +321,13 @@ def test_json(jobs):
     assert failed["partition"] == "debug" and failed["qos"] == "normal"
     assert failed["time"]["limit"] == {"set": False, "infinite": True, "number": 0}
     assert failed["time"]["start"] >= failed["time"]["submission"] > 0
+    assert failed["time"]["planned"]["set"] is True
+    assert failed["association"]["account"] == "lab" and failed["cluster"] == "drover"
+    assert failed["stdout_expanded"] == failed["stderr_expanded"] == (
+        f"{jobs.c.work}/slurm-2.out")
+    assert failed["stdout"] == f"{jobs.c.work}/slurm-%j.out"
+    assert failed["stdin"] == "/dev/null"
+    assert failed["flags"] == ["STARTED_ON_SCHEDULE", "START_RECEIVED"]
     step = failed["steps"][0]
     assert step["step"] == {"id": "2.batch", "name": "batch"}
     assert step["state"] == ["FAILED"] and step["nodes"]["count"] == 1

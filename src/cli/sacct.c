@@ -20,7 +20,8 @@
 
 /* What ctld is asked: the filters it applies itself. States are not among
  * them: -s means "in that state during the window", which sacct_select.c
- * decides from the times. */
+ * decides from the times; nor are names, accounts and partitions, which
+ * Slurm's database matches in any case and ctld matches exactly. */
 static json_t *query_body(const struct sacct_opts *o, const struct sacct_window *w,
 			  const json_t *uids)
 {
@@ -30,8 +31,6 @@ static json_t *query_body(const struct sacct_opts *o, const struct sacct_window 
 		json_object_set_new(body, "job_ids", ids);
 	if (uids)
 		json_object_set(body, "uids", (json_t *)uids);
-	if (o->names)
-		json_object_set(body, "names", o->names);
 	if (!w->states && w->start)
 		json_object_set_new(body, "start", json_integer(w->start));
 	if (!w->states && w->end)

@@ -55,9 +55,9 @@ static bool has_int(const json_t *list, int64_t v)
 	return false;
 }
 
-/* Names compare as Slurm's database does: accounts, partitions and QOS in
- * any case, job names and clusters exactly. */
-static bool has_str(const json_t *list, const char *v, bool nocase)
+/* Names compare as Slurm's database (MySQL's default collation) does: in
+ * any case. */
+static bool has_str(const json_t *list, const char *v)
 {
 	size_t i;
 	json_t *x;
@@ -66,7 +66,7 @@ static bool has_str(const json_t *list, const char *v, bool nocase)
 	json_array_foreach(list, i, x)
 	{
 		const char *s = json_string_value(x);
-		if (nocase ? !strcasecmp(s, v) : !strcmp(s, v))
+		if (!strcasecmp(s, v))
 			return true;
 	}
 	return false;
@@ -127,16 +127,16 @@ static bool id_selected(const struct sacct_opts *o, const struct cli_job *j)
 bool sacct_job_selected(const struct sacct_opts *o, const struct sacct_window *w,
 			const json_t *uids, const char *cluster, const struct cli_job *j)
 {
-	if (o->clusters && !has_str(o->clusters, cluster, true))
+	if (o->clusters && !has_str(o->clusters, cluster))
 		return false;
 	if (!id_selected(o, j))
 		return false;
 	if ((uids && !has_int(uids, j->uid)) || (o->gids && !has_int(o->gids, j->gid)))
 		return false;
-	if ((o->accounts && !has_str(o->accounts, j->account, true)) ||
-	    (o->names && !has_str(o->names, j->name, false)) ||
-	    (o->partitions && !has_str(o->partitions, j->partition, true)) ||
-	    (o->qos && !has_str(o->qos, j->qos, true)))
+	if ((o->accounts && !has_str(o->accounts, j->account)) ||
+	    (o->names && !has_str(o->names, j->name)) ||
+	    (o->partitions && !has_str(o->partitions, j->partition)) ||
+	    (o->qos && !has_str(o->qos, j->qos)))
 		return false;
 	return w->states ? states_match(o, w, j) : in_window(w, j);
 }

@@ -185,14 +185,14 @@ def test_submitit_query(jobs):
 
 def test_filters_name_user_account_partition(jobs):
     q = lambda *a: jobs.ok("-X", "-n", "-P", "-o", "JobID", *a)
-    assert q("--name=ok,to") == "1\n4\n"
+    assert q("--name=ok,to") == q("--name=OK,To") == "1\n4\n"
     me = pwd.getpwuid(jobs.uid).pw_name
     assert q("-u", me) == q("-u", str(jobs.uid)) == "1\n2\n3\n4\n6\n8\n"
     other = "nobody" if me != "nobody" else "root"
     assert q("-u", other) == ""
     assert q("-A", "LAB") == "1\n2\n3\n4\n6\n8\n"
     assert q("-A", "other") == ""
-    assert q("-r", "debug", "--name", "fail3") == "2\n"
+    assert q("-r", "DEBUG", "--name", "fail3") == "2\n"
     assert q("--partition=nosuch") == ""
     assert q("-M", "all", "--name", "ok") == q("--clusters=drover", "--name", "ok") == "1\n"
     assert q("-M", "elsewhere") == ""

@@ -118,8 +118,8 @@ static int help(const struct sacct_opts *o)
 static int window_error(time_t start, time_t end)
 {
 	char s[64], e[64];
-	sacct_fmt_date(start, NULL, s, sizeof(s));
-	sacct_fmt_date(end, NULL, e, sizeof(e));
+	sacct_fmt_date(start, NULL, 0, s, sizeof(s));
+	sacct_fmt_date(end, NULL, 0, e, sizeof(e));
 	cli_error("Start time (%s) requested is after end time (%s).", s, e);
 	return 1;
 }

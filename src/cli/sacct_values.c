@@ -91,7 +91,7 @@ int64_t sacct_job_priority(const struct cli_job *j)
 
 static const char *date(time_t t, const struct sacct_ctx *c, char *buf)
 {
-	sacct_fmt_date(t, c->time_format, buf, SACCT_VALUE_MAX);
+	sacct_fmt_date(t, c->time_format, c->now, buf, SACCT_VALUE_MAX);
 	return buf;
 }
 

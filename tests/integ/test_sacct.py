@@ -471,3 +471,13 @@ def test_non_root_sees_its_own_jobs_by_default(make_cluster):
     assert q() == f"{jid}|nobody|65534\n"
     assert q("-u", "root") == ""
     assert q("-a") == q("-j", str(jid)) == f"{jid}|nobody|65534\n"
+
+
+def test_slurm_time_format(jobs):
+    env = dict(jobs.c.env, SLURM_TIME_FORMAT="%s")
+    submit, eligible = jobs.ok("-X", "-n", "-P", "-o", "Submit,Eligible", "-j", "7",
+                               env=env).strip().split("|")
+    assert abs(int(submit) - time.time()) < 3600 and eligible == "Unknown"
+    env["SLURM_TIME_FORMAT"] = "relative"
+    start = jobs.ok("-X", "-n", "-P", "-o", "Start", "-j", "1", env=env).strip()
+    assert re.fullmatch(r"\d\d:\d\d:\d\d", start), start

@@ -5,6 +5,7 @@
  * stderr on success. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,23 +19,40 @@
 #include "cli/sacct_time.h"
 #include "common/proto.h"
 
-/* What ctld is asked: the filters it applies itself. States are not among
- * them: -s means "in that state during the window", which sacct_select.c
- * decides from the times; nor are names, accounts and partitions, which
- * Slurm's database matches in any case and ctld matches exactly. */
+static bool has_state(const json_t *states, const char *name)
+{
+	size_t i;
+	json_t *v;
+	json_array_foreach(states, i,
+			   v) if (!strcmp(json_string_value(v), name)) return true;
+	return false;
+}
+
+/* What ctld is asked: a superset of what sacct_select.c then keeps, as
+ * narrow as ctld's own filters allow. ctld matches states by their current
+ * value, which is -s's meaning for every state but RUNNING ("ran during
+ * the window"); its window leaves out jobs never eligible, which only a
+ * job cancelled while held is, so a query for CANCELLED goes without one.
+ * Names, accounts and partitions are matched here: Slurm's database
+ * matches them in any case, ctld exactly. */
 static json_t *query_body(const struct sacct_opts *o, const struct sacct_window *w,
 			  const json_t *uids)
 {
 	json_t *body = json_object();
 	json_t *ids = sacct_sel_job_ids(o);
+	bool states = w->states;
 	if (ids)
 		json_object_set_new(body, "job_ids", ids);
 	if (uids)
 		json_object_set(body, "uids", (json_t *)uids);
-	if (!w->states && w->start)
-		json_object_set_new(body, "start", json_integer(w->start));
-	if (!w->states && w->end)
-		json_object_set_new(body, "end", json_integer(w->end));
+	if (states && !has_state(o->states, "RUNNING"))
+		json_object_set(body, "states", o->states);
+	if (!states || !has_state(o->states, "CANCELLED")) {
+		if (w->start)
+			json_object_set_new(body, "start", json_integer(w->start));
+		if (w->end)
+			json_object_set_new(body, "end", json_integer(w->end));
+	}
 	return body;
 }
 

@@ -9,16 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/sacct_select.h"
 #include "cli/sacct_tres.h"
-#include "drv_config.h"
+#include "cli/slurm_json.h"
 
 static json_t *num(bool set, bool infinite, int64_t n)
 {
-	return json_pack("{s:b,s:b,s:I}", "set", set, "infinite", infinite, "number",
-			 (json_int_t)n);
+	return slurm_json_nv(set, infinite, n);
 }
 
 static json_t *cpu_time(void)
@@ -265,22 +263,6 @@ static json_t *job_json(const struct sacct_opts *o, const struct cli_job *j,
 	return js;
 }
 
-static json_t *meta(const struct sacct_ctx *c, int argc, char **argv)
-{
-	json_t *cmd = json_array();
-	struct passwd *pw = getpwuid(getuid());
-	struct group *gr = getgrgid(getgid());
-	for (int i = 1; i < argc; i++)
-		json_array_append_new(cmd, json_string(argv[i]));
-	return json_pack(
-	    "{s:{s:s,s:s,s:s,s:s},s:{s:s,s:s,s:s},s:o,s:{s:{s:s,s:s,s:s},s:s,s:s}}",
-	    "plugin", "type", "", "name", "", "data_parser", "data_parser/v0.0.42",
-	    "accounting_storage", "accounting_storage/drover", "client", "source", "",
-	    "user", pw ? pw->pw_name : "", "group", gr ? gr->gr_name : "", "command", cmd,
-	    "slurm", "version", "major", "24", "micro", "0", "minor", "11", "release",
-	    "24.11.0 (drover " DRV_VERSION ")", "cluster", c->cluster);
-}
-
 void sacct_json_print(const struct sacct_opts *o, const struct sacct_ctx *c,
 		      const struct cli_job *jobs, const bool *keep, size_t n, int argc,
 		      char **argv, FILE *out)
@@ -289,9 +271,7 @@ void sacct_json_print(const struct sacct_opts *o, const struct sacct_ctx *c,
 	for (size_t i = 0; i < n; i++)
 		if (keep[i])
 			json_array_append_new(list, job_json(o, &jobs[i], c));
-	json_t *doc = json_pack("{s:o,s:o,s:[],s:[]}", "jobs", list, "meta",
-				meta(c, argc, argv), "warnings", "errors");
-	json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ESCAPE_SLASH);
-	fputc('\n', out);
+	json_t *doc = json_pack("{s:o}", "jobs", list);
+	slurm_json_print(doc, argc, argv, c->cluster, out);
 	json_decref(doc);
 }

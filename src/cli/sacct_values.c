@@ -77,11 +77,8 @@ void sacct_exit_code(const struct cli_job *j, bool step, int *code, int *sig)
 
 const char *sacct_job_reason(const struct cli_job *j)
 {
-	if (is(j, "PENDING"))
-		return j->reason;
-	if (sacct_job_started(j) || !j->hold)
-		return "None";
-	return !strcmp(j->hold, "admin") ? "JobHeldAdmin" : "JobHeldUser";
+	/* ctld keeps a pending job's reason when it is cancelled */
+	return sacct_job_started(j) ? "None" : j->reason;
 }
 
 int64_t sacct_job_priority(const struct cli_job *j)

@@ -39,7 +39,8 @@ int64_t sacct_batch_gpus(const struct cli_job *j); /* -1 when unknown */
 const char *sacct_step_state(const struct cli_job *j);
 /* Exit code and signal as sacct shows them for the job or its batch step. */
 void sacct_exit_code(const struct cli_job *j, bool step, int *code, int *sig);
-/* The Reason column: Slurm shows the reason the job had before it ended. */
+/* The Reason column: Slurm shows the reason the job had before it ended
+ * (None once it ran; why it waited, for one cancelled while pending). */
 const char *sacct_job_reason(const struct cli_job *j);
 /* Seconds the job waited eligible (Slurm's Reserved, v0.0.42's "planned"). */
 int64_t sacct_job_reserved(const struct cli_job *j, int64_t now);

@@ -361,7 +361,7 @@ static void test_batch_step_values(void **state)
 			    "JobHeldUser");
 	assert_string_equal(
 	    sacct_v_alloc_tres(&(struct sacct_row){&pend, false}, &c, buf), "");
-	pend.state = "CANCELLED";
+	pend.state = "CANCELLED"; /* ctld keeps the reason it waited for */
 	pend.end_time = NOW;
 	assert_string_equal(sacct_v_start(&(struct sacct_row){&pend, false}, &c, buf),
 			    "None");

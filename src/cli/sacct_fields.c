@@ -40,7 +40,7 @@ static const struct sacct_field fields[] = {
     {"GID", 6, SF_NUM, sacct_v_gid, false},
     {"Group", 9, SF_STR, sacct_v_group, false},
     {"JobID", -12, SF_STR, sacct_v_jobid, false},
-    {"JobIDRaw", -12, SF_STR, sacct_v_jobid, false},
+    {"JobIDRaw", -12, SF_STR, sacct_v_jobidraw, false},
     {"JobName", 10, SF_STR, sacct_v_jobname, false},
     {"Layout", 9, SF_STR, sacct_v_layout, false},
     {"MaxDiskRead", 12, SF_STR, sacct_v_blank, false},

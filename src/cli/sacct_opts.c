@@ -371,6 +371,7 @@ int sacct_opts_parse(int argc, char **argv, time_t now, struct sacct_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->header = true;
 	opterr = 1;
+	optind = 0; /* GNU getopt: start afresh (a caller may parse twice) */
 	while ((c = getopt_long(argc, argv, "aA:bDeE:g:hj:lLM:no:pPq:r:s:S:u:vVX",
 				long_opts, NULL)) != -1)
 		if ((rc = one_opt(c, optarg, now, o)) != 0)

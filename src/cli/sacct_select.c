@@ -110,10 +110,17 @@ static bool states_match(const struct sacct_opts *o, const struct sacct_window *
 	return false;
 }
 
+/* As Slurm: an id names its job and, for an array, all its tasks; ID_I
+ * names one task. Drover has no het jobs: ID+N names none. */
 static bool sel_matches(const struct sacct_sel *s, const struct cli_job *j)
 {
-	/* Drover has no arrays or het jobs yet: such ids name no job. */
-	return s->job_id == j->job_id && s->task < 0 && s->het < 0;
+	if (s->het >= 0)
+		return false;
+	if (s->task >= 0)
+		return j->array_job_id == s->job_id && j->array_task_id == s->task &&
+		       !j->array_task_str;
+	return s->job_id == j->job_id ||
+	       (j->array_job_id > 0 && s->job_id == j->array_job_id);
 }
 
 static bool id_selected(const struct sacct_opts *o, const struct cli_job *j)

@@ -245,7 +245,24 @@ V(group)
 	return NUM(r->job->gid);
 }
 
+/* JobID: "123_4" for an array task, "123_[5-9]" for an array's pending
+ * rest, the plain id otherwise; JobIDRaw is always the job's own id. */
 V(jobid)
+{
+	const struct cli_job *j = r->job;
+	const char *step = r->step ? ".batch" : "";
+	if (j->array_job_id > 0 && j->array_task_str)
+		snprintf(buf, SACCT_VALUE_MAX, "%lld_[%s]%s", (long long)j->array_job_id,
+			 j->array_task_str, step);
+	else if (j->array_job_id > 0 && j->array_task_id >= 0)
+		snprintf(buf, SACCT_VALUE_MAX, "%lld_%lld%s", (long long)j->array_job_id,
+			 (long long)j->array_task_id, step);
+	else
+		snprintf(buf, SACCT_VALUE_MAX, "%lld%s", (long long)j->job_id, step);
+	return buf;
+}
+
+V(jobidraw)
 {
 	snprintf(buf, SACCT_VALUE_MAX, "%lld%s", (long long)r->job->job_id,
 		 r->step ? ".batch" : "");

@@ -14,8 +14,11 @@
 
 #include <cmocka.h>
 
+#include "cli/common.h"
 #include "cli/sacct_fields.h"
 #include "cli/sacct_format.h"
+#include "cli/sacct_opts.h"
+#include "cli/sacct_select.h"
 #include "cli/sacct_time.h"
 #include "cli/sacct_tres.h"
 #include "cli/sacct_values.h"
@@ -226,6 +229,7 @@ static struct cli_job job(int64_t id, const char *name, const char *state)
 	j.submit_time = j.eligible_time = j.start_time = NOW - 69;
 	j.end_time = NOW;
 	j.cancel_uid = -1;
+	j.array_task_id = -1;
 	j.req_tres = j.alloc_tres = "billing=1,cpu=1,mem=100M,node=1";
 	return j;
 }
@@ -371,6 +375,121 @@ static void test_batch_step_values(void **state)
 			    "cpu=1,mem=100M,node=1");
 }
 
+static void test_array_ids(void **state)
+{
+	struct cli_job t = job(131, "arr", "COMPLETED"),
+		       rest = job(128, "arr", "PENDING");
+	struct sacct_ctx c = {NOW, "peer", NULL};
+	char buf[SACCT_VALUE_MAX];
+	t.array_job_id = rest.array_job_id = 128;
+	t.array_task_id = 3;
+	rest.array_task_id = -1;
+	rest.array_task_str = "5-9";
+	assert_string_equal(sacct_v_jobid(&(struct sacct_row){&t, false}, &c, buf),
+			    "128_3");
+	assert_string_equal(sacct_v_jobid(&(struct sacct_row){&t, true}, &c, buf),
+			    "128_3.batch");
+	assert_string_equal(sacct_v_jobidraw(&(struct sacct_row){&t, true}, &c, buf),
+			    "131.batch");
+	assert_string_equal(sacct_v_jobid(&(struct sacct_row){&rest, false}, &c, buf),
+			    "128_[5-9]");
+	assert_string_equal(sacct_v_jobidraw(&(struct sacct_row){&rest, false}, &c, buf),
+			    "128");
+}
+
+/* Parses a command line (NULL-terminated words after "sacct"). */
+static int parse(struct sacct_opts *o, ...)
+{
+	char *argv[32] = {"sacct"};
+	int argc = 1;
+	va_list ap;
+	va_start(ap, o);
+	for (char *a; (a = va_arg(ap, char *)) != NULL && argc < 31;)
+		argv[argc++] = a;
+	va_end(ap);
+	return sacct_opts_parse(argc, argv, NOW, o);
+}
+
+static void test_options_and_window(void **state)
+{
+	struct sacct_opts o;
+	struct sacct_window w;
+	time_t s, e;
+	assert_int_equal(parse(&o, "-j", "1,2", "-j", "3.batch", "-X", "-P", NULL), 0);
+	assert_int_equal(o.n_sel, 3);
+	assert_int_equal(o.sel[2].job_id, 3);
+	assert_int_equal(o.sel[2].step, SACCT_STEP_BATCH);
+	assert_true(o.allocations && o.fmt.parsable == SACCT_PARSABLE_NO_END);
+	assert_int_equal(o.fmt.n, 7); /* the default columns */
+	assert_int_equal(sacct_window(&o, NOW, &w, &s, &e), 0);
+	assert_true(w.start == 0 && w.end == 0 && !w.states); /* -j: no window */
+	sacct_opts_fini(&o);
+	assert_int_equal(parse(&o, "-b", "-o", "JobName", NULL), 0);
+	assert_int_equal(o.fmt.n, 4); /* -o first, then -b's three */
+	assert_int_equal(sacct_window(&o, NOW, &w, &s, &e), 0);
+	assert_true(w.start == at(2026, 11, 30, 0, 0, 0) && w.end == NOW);
+	sacct_opts_fini(&o);
+	assert_int_equal(parse(&o, "-s", "r,CD", NULL), 0);
+	assert_int_equal(sacct_window(&o, NOW, &w, &s, &e), 0);
+	assert_true(w.states && w.start == NOW && w.end == NOW);
+	sacct_opts_fini(&o);
+	assert_int_equal(parse(&o, "-s", "ca", "-S", "midnight", NULL), 0);
+	assert_int_equal(sacct_window(&o, NOW, &w, &s, &e), 0);
+	assert_true(w.start == w.end); /* with -s, the end defaults to the start */
+	sacct_opts_fini(&o);
+	assert_int_equal(parse(&o, "-S", "tomorrow", NULL), 0);
+	assert_int_equal(sacct_window(&o, NOW, &w, &s, &e), -EINVAL);
+	assert_true(s == at(2026, 12, 1, 0, 0, 0) && e == NOW);
+	sacct_opts_fini(&o);
+	assert_int_equal(parse(&o, "-V", NULL), 1);
+	sacct_opts_fini(&o);
+	assert_int_equal(parse(&o, "-s", "bogus", NULL), -1);
+	sacct_opts_fini(&o);
+	assert_int_equal(parse(&o, "-o", "JobID", "stray", NULL), -1);
+	sacct_opts_fini(&o);
+}
+
+static void test_selection(void **state)
+{
+	struct sacct_opts o;
+	struct sacct_window w;
+	time_t s, e;
+	bool job_row, batch_row;
+	struct cli_job ran = job(5, "ok", "COMPLETED"), task = job(131, "a", "COMPLETED");
+	task.array_job_id = 128;
+	task.array_task_id = 3;
+	/* with -j and no window, "running" means it ever ran */
+	assert_int_equal(parse(&o, "-s", "R", "-j", "5", NULL), 0);
+	assert_int_equal(sacct_window(&o, NOW, &w, &s, &e), 0);
+	assert_true(sacct_job_selected(&o, &w, NULL, "peer", &ran));
+	sacct_opts_fini(&o);
+	/* with a window, only what ended in it */
+	assert_int_equal(parse(&o, "-s", "CD", "-S", "now", "-E", "now", NULL), 0);
+	assert_int_equal(sacct_window(&o, NOW, &w, &s, &e), 0);
+	assert_true(sacct_job_selected(&o, &w, NULL, "peer", &ran));
+	ran.end_time = NOW - 1;
+	assert_false(sacct_job_selected(&o, &w, NULL, "peer", &ran));
+	sacct_opts_fini(&o);
+	/* an array id names its tasks; ID_I one task; ID.batch only the step */
+	assert_int_equal(parse(&o, "-j", "128", NULL), 0);
+	assert_int_equal(sacct_window(&o, NOW, &w, &s, &e), 0);
+	assert_true(sacct_job_selected(&o, &w, NULL, "peer", &task));
+	sacct_opts_fini(&o);
+	assert_int_equal(parse(&o, "-j", "128_4", NULL), 0);
+	assert_int_equal(sacct_window(&o, NOW, &w, &s, &e), 0);
+	assert_false(sacct_job_selected(&o, &w, NULL, "peer", &task));
+	sacct_opts_fini(&o);
+	assert_int_equal(parse(&o, "-j", "5.batch", NULL), 0);
+	sacct_job_rows(&o, &ran, &job_row, &batch_row);
+	assert_true(!job_row && batch_row);
+	sacct_opts_fini(&o);
+	assert_int_equal(parse(&o, "-M", "other", "--name", "OK", NULL), 0);
+	assert_int_equal(sacct_window(&o, NOW, &w, &s, &e), 0);
+	assert_false(sacct_job_selected(&o, &w, NULL, "peer", &ran));
+	assert_true(sacct_job_selected(&o, &w, NULL, "other", &ran)); /* any case */
+	sacct_opts_fini(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -384,7 +503,11 @@ int main(void)
 	    cmocka_unit_test(test_field_list),
 	    cmocka_unit_test(test_helpformat),
 	    cmocka_unit_test(test_batch_step_values),
+	    cmocka_unit_test(test_array_ids),
+	    cmocka_unit_test(test_options_and_window),
+	    cmocka_unit_test(test_selection),
 	};
+	cli_init("sacct");
 	setenv("TZ", "UTC", 1);
 	tzset();
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -169,10 +169,14 @@ static json_t *job_head(const struct cli_job *j, const struct sacct_ctx *c)
 		      j->account ? j->account : "", "comment", "administrator", "", "job",
 		      j->comment ? j->comment : "", "system", "", "allocation_nodes",
 		      (json_int_t)(sacct_job_started(j) ? j->num_nodes : 0));
-	json_object_set_new(js, "array",
-			    json_pack("{s:i,s:{s:{s:{s:i}}},s:o,s:s}", "job_id", 0,
-				      "limits", "max", "running", "tasks", 0, "task_id",
-				      num(false, false, 0), "task", ""));
+	bool task = j->array_job_id > 0 && j->array_task_id >= 0 && !j->array_task_str;
+	json_object_set_new(
+	    js, "array",
+	    json_pack("{s:I,s:{s:{s:{s:i}}},s:o,s:s}", "job_id",
+		      (json_int_t)(j->array_job_id > 0 ? j->array_job_id : 0), "limits",
+		      "max", "running", "tasks", 0, "task_id",
+		      num(task, false, task ? j->array_task_id : 0), "task",
+		      j->array_task_str ? j->array_task_str : ""));
 	json_object_set_new(js, "association",
 			    json_pack("{s:s,s:s,s:s,s:s,s:i}", "account",
 				      j->account ? j->account : "", "cluster", c->cluster,

@@ -29,7 +29,7 @@ static const struct sacct_field fields[] = {
     {"Container", 19, SF_STR, sacct_v_blank, false},
     {"CPUTime", 10, SF_TIME, sacct_v_cputime, false},
     {"CPUTimeRAW", 10, SF_NUM, sacct_v_cputime_raw, false},
-    {"DBIndex", -10, SF_NUM, sacct_v_blank, false},
+    {"DBIndex", -10, SF_NUM, sacct_v_dbindex, false},
     {"DerivedExitCode", 15, SF_STR, sacct_v_derived_ec, false},
     {"Elapsed", 10, SF_TIME, sacct_v_elapsed, false},
     {"ElapsedRaw", 10, SF_NUM, sacct_v_elapsed_raw, false},

@@ -269,6 +269,12 @@ V(jobidraw)
 	return buf;
 }
 
+/* DBIndex: the job's key in the store, which in Drover is its id. */
+V(dbindex)
+{
+	return NUM(r->job->job_id);
+}
+
 V(jobname)
 {
 	return r->step ? "batch" : r->job->name;

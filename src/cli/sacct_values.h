@@ -52,7 +52,7 @@ int64_t sacct_job_priority(const struct cli_job *j);
 	X(account) X(blank) X(alloc_cpus) X(alloc_nodes) X(alloc_tres) \
 	X(step_zero) X(cluster) X(comment) X(energy) X(cputime) X(cputime_raw) \
 	X(derived_ec) X(elapsed) X(elapsed_raw) X(eligible) X(end) X(exitcode) \
-	X(flags) X(gid) X(group) X(jobid) X(jobidraw) X(jobname) X(layout) X(nnodes) \
+	X(flags) X(gid) X(group) X(jobid) X(jobidraw) X(dbindex) X(jobname) X(layout) X(nnodes) \
 	X(nodelist) X(ntasks) X(partition) X(priority) X(qos) X(reason) \
 	X(cpufreq) X(req_cpus) X(req_mem) X(req_nodes) X(req_tres) X(reserved) \
 	X(resv_cpu) X(resv_cpu_raw) X(start) X(state) X(submit) X(zero_time) \

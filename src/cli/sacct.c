@@ -23,8 +23,11 @@ static bool has_state(const json_t *states, const char *name)
 {
 	size_t i;
 	json_t *v;
-	json_array_foreach(states, i,
-			   v) if (!strcmp(json_string_value(v), name)) return true;
+	json_array_foreach(states, i, v)
+	{
+		if (!strcmp(json_string_value(v), name))
+			return true;
+	}
 	return false;
 }
 

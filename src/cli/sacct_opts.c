@@ -93,9 +93,11 @@ static void add_strings(json_t **list, const char *arg)
 		bool dup = false;
 		size_t i;
 		json_t *v;
-		json_array_foreach(*list, i, v) dup |=
-		    strlen(json_string_value(v)) == len &&
-		    !strncasecmp(json_string_value(v), p, len);
+		json_array_foreach(*list, i, v)
+		{
+			const char *s = json_string_value(v);
+			dup |= strlen(s) == len && !strncasecmp(s, p, len);
+		}
 		if (len && !dup)
 			json_array_append_new(*list, json_stringn(p, len));
 		p += len + (p[len] == ',');

@@ -51,7 +51,11 @@ static bool has_int(const json_t *list, int64_t v)
 {
 	size_t i;
 	json_t *x;
-	json_array_foreach(list, i, x) if (json_integer_value(x) == v) return true;
+	json_array_foreach(list, i, x)
+	{
+		if (json_integer_value(x) == v)
+			return true;
+	}
 	return false;
 }
 
@@ -105,8 +109,11 @@ static bool states_match(const struct sacct_opts *o, const struct sacct_window *
 {
 	size_t i;
 	json_t *x;
-	json_array_foreach(o->states, i,
-			   x) if (state_matches(w, json_string_value(x), j)) return true;
+	json_array_foreach(o->states, i, x)
+	{
+		if (state_matches(w, json_string_value(x), j))
+			return true;
+	}
 	return false;
 }
 

@@ -51,10 +51,12 @@ static json_t *query_body(const struct sacct_opts *o, const struct sacct_window 
 	if (states && !has_state(o->states, "RUNNING"))
 		json_object_set(body, "states", o->states);
 	if (!states || !has_state(o->states, "CANCELLED")) {
-		if (w->start)
+		/* before 1970 (-S 1970-01-01 east of UTC) is ctld's "no bound" */
+		if (w->start > 0)
 			json_object_set_new(body, "start", json_integer(w->start));
 		if (w->end)
-			json_object_set_new(body, "end", json_integer(w->end));
+			json_object_set_new(body, "end",
+					    json_integer(w->end > 0 ? w->end : 1));
 	}
 	return body;
 }

@@ -481,3 +481,14 @@ def test_slurm_time_format(jobs):
     env["SLURM_TIME_FORMAT"] = "relative"
     start = jobs.ok("-X", "-n", "-P", "-o", "Start", "-j", "1", env=env).strip()
     assert re.fullmatch(r"\d\d:\d\d:\d\d", start), start
+
+
+def test_toil_query_in_any_time_zone(jobs):
+    """Toil asks `sacct -n -j IDS --format JobIDRaw,State,ExitCode -P -S
+    1970-01-01`; east of UTC that start is before the epoch."""
+    for tz in ("UTC", "Europe/Berlin", "Asia/Tokyo", "America/New_York"):
+        env = dict(jobs.c.env, TZ=tz)
+        assert jobs.ok("-n", "-j", "1,2,4", "--format", "JobIDRaw,State,ExitCode", "-P",
+                       "-S", "1970-01-01", env=env) == (
+            "1|COMPLETED|0:0\n1.batch|COMPLETED|0:0\n2|FAILED|3:0\n2.batch|FAILED|3:0\n"
+            "4|TIMEOUT|0:0\n4.batch|CANCELLED|0:15\n"), tz

@@ -69,6 +69,11 @@ static const struct key keys[] = {
     K("array_job_id", T_INT, array_job_id),
     K("array_task_id", T_INT, array_task_id),
     K("array_task_str", T_STR_NULL, array_task_str),
+    K("req_tres", T_STR_NULL, req_tres),
+    K("alloc_tres", T_STR_NULL, alloc_tres),
+    K("cpus_per_node", T_STR_NULL, cpus_per_node),
+    K("alloc_gpus", T_STR_NULL, alloc_gpus),
+    K("cancel_uid", T_INT, cancel_uid),
 };
 
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))
@@ -83,6 +88,7 @@ static void set_defaults(struct cli_job *j)
 	j->num_nodes = j->cpus = j->ntasks = 1;
 	j->time_limit = j->cpus_per_task = j->ntasks_per_node = -1;
 	j->array_task_id = -1;
+	j->cancel_uid = -1;
 }
 
 /* Stores v (borrowed) into the field k describes; null keeps the default. */

@@ -39,6 +39,12 @@ struct cli_job {
 	 * array_task_str ("5-9"). 0 / -1 / NULL when not an array. */
 	int64_t array_job_id, array_task_id;
 	const char *array_task_str;
+	/* accounting (issue 4); NULL when ctld does not send them */
+	const char *req_tres;	   /* "billing=1,cpu=1,mem=100M,node=1" */
+	const char *alloc_tres;	   /* same form, "" before the start */
+	const char *cpus_per_node; /* "2(x3),1" */
+	const char *alloc_gpus;	   /* the batch node's GPU indices, "0,1" */
+	int64_t cancel_uid;	   /* who cancelled it; -1 unknown */
 };
 
 /* Fills *job from obj (borrowed; it must outlive *job). */

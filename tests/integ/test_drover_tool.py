@@ -12,7 +12,7 @@ import pytest
 from conftest import BIN, Cluster, run
 
 PROGRAMS = ["drover", "drover-ctld", "drover-noded", "drover-authd", "drover-shepherd",
-            "sbatch", "squeue", "scancel", "scontrol", "sacctmgr", "sshare"]
+            "sbatch", "squeue", "scancel", "scontrol", "sacctmgr", "sshare", "sacct"]
 
 
 @pytest.mark.parametrize("prog", PROGRAMS)

@@ -1,0 +1,169 @@
+/* sacct.c — lists jobs and their steps from ctld's accounting records:
+ * parses the options (sacct_opts.c), asks ctld once (acct.query), keeps
+ * the jobs Slurm's rules select (sacct_select.c) and prints their rows as
+ * columns (sacct_format.c) or JSON (sacct_json.c). Prints nothing on
+ * stderr on success. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/common.h"
+#include "cli/jobrec.h"
+#include "cli/sacct_fields.h"
+#include "cli/sacct_help.h"
+#include "cli/sacct_json.h"
+#include "cli/sacct_opts.h"
+#include "cli/sacct_select.h"
+#include "cli/sacct_time.h"
+#include "common/proto.h"
+
+static bool has_state(const json_t *states, const char *name)
+{
+	size_t i;
+	json_t *v;
+	json_array_foreach(states, i, v)
+	{
+		if (!strcmp(json_string_value(v), name))
+			return true;
+	}
+	return false;
+}
+
+/* What ctld is asked: a superset of what sacct_select.c then keeps, as
+ * narrow as ctld's own filters allow. ctld matches states by their current
+ * value, which is -s's meaning for every state but RUNNING ("ran during
+ * the window"); its window leaves out jobs never eligible, which only a
+ * job cancelled while held is, so a query for CANCELLED goes without one.
+ * Names, accounts and partitions are matched here: Slurm's database
+ * matches them in any case, ctld exactly. */
+static json_t *query_body(const struct sacct_opts *o, const struct sacct_window *w,
+			  const json_t *uids)
+{
+	json_t *body = json_object();
+	json_t *ids = sacct_sel_job_ids(o);
+	bool states = w->states;
+	if (ids)
+		json_object_set_new(body, "job_ids", ids);
+	if (uids)
+		json_object_set(body, "uids", (json_t *)uids);
+	if (states && !has_state(o->states, "RUNNING"))
+		json_object_set(body, "states", o->states);
+	if (!states || !has_state(o->states, "CANCELLED")) {
+		/* before 1970 (-S 1970-01-01 east of UTC) is ctld's "no bound" */
+		if (w->start > 0)
+			json_object_set_new(body, "start", json_integer(w->start));
+		if (w->end)
+			json_object_set_new(body, "end",
+					    json_integer(w->end > 0 ? w->end : 1));
+	}
+	return body;
+}
+
+static int fetch(const struct drv_conf *conf, json_t *body, json_t **reply)
+{
+	struct drv_error err = {{0}};
+	int rc = cli_call(conf, "acct.query", body, reply, &err);
+	if (rc != 0) {
+		const char *why =
+		    err.text[0] ? err.text
+		    : rc > 0	? drv_rc_text(rc)
+				: "Unable to contact slurm controller (connect failure)";
+		cli_error("Problem talking to the database: %s", why);
+		return -1;
+	}
+	return 0;
+}
+
+static void print_rows(const struct sacct_opts *o, const struct sacct_ctx *c,
+		       const struct cli_job *jobs, const bool *keep, size_t n)
+{
+	sacct_print_header(&o->fmt, stdout);
+	for (size_t i = 0; i < n; i++) {
+		bool job_row, batch_row;
+		if (!keep[i])
+			continue;
+		sacct_job_rows(o, &jobs[i], &job_row, &batch_row);
+		if (job_row)
+			sacct_print_row(&o->fmt, &(struct sacct_row){&jobs[i], false}, c,
+					stdout);
+		if (batch_row)
+			sacct_print_row(&o->fmt, &(struct sacct_row){&jobs[i], true}, c,
+					stdout);
+	}
+}
+
+static int list(const struct sacct_opts *o, const struct sacct_window *w, int argc,
+		char **argv)
+{
+	struct drv_conf *conf = NULL;
+	json_t *reply = NULL, *uids = sacct_user_filter(o, getuid());
+	struct cli_job *jobs = NULL;
+	bool *keep = NULL;
+	int rc = 1;
+
+	if (cli_conf_load(&conf) < 0 || fetch(conf, query_body(o, w, uids), &reply) < 0)
+		goto out;
+	struct sacct_ctx c = {cli_json_int(reply, "now", (int64_t)time(NULL)),
+			      conf->cluster_name, getenv("SLURM_TIME_FORMAT")};
+	size_t n = cli_jobs_from_reply(reply, &jobs);
+	keep = calloc(n + 1, sizeof(*keep));
+	if (!jobs || !keep)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		keep[i] = sacct_job_selected(o, w, uids, c.cluster, &jobs[i]);
+	if (o->json)
+		sacct_json_print(o, &c, jobs, keep, n, argc, argv, stdout);
+	else
+		print_rows(o, &c, jobs, keep, n);
+	rc = 0;
+out:
+	free(keep);
+	free(jobs);
+	json_decref(reply);
+	json_decref(uids);
+	drv_conf_free(conf);
+	return rc;
+}
+
+static int help(const struct sacct_opts *o)
+{
+	if (o->help == SACCT_HELP)
+		sacct_print_help(stdout);
+	else if (o->help == SACCT_HELPFORMAT)
+		sacct_print_helpformat(stdout);
+	else
+		sacct_print_usage(stdout);
+	return 0;
+}
+
+static int window_error(time_t start, time_t end)
+{
+	char s[64], e[64];
+	sacct_fmt_date(start, NULL, 0, s, sizeof(s));
+	sacct_fmt_date(end, NULL, 0, e, sizeof(e));
+	cli_error("Start time (%s) requested is after end time (%s).", s, e);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct sacct_opts o;
+	struct sacct_window w;
+	time_t now = time(NULL), start, end;
+	int rc;
+
+	cli_init("sacct");
+	rc = sacct_opts_parse(argc, argv, now, &o);
+	if (rc != 0)
+		rc = rc > 0 ? 0 : 1;
+	else if (o.help != SACCT_NO_HELP)
+		rc = help(&o);
+	else if (sacct_window(&o, now, &w, &start, &end) < 0)
+		rc = window_error(start, end);
+	else
+		rc = list(&o, &w, argc, argv);
+	sacct_opts_fini(&o);
+	return rc;
+}

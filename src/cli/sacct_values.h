@@ -1,0 +1,69 @@
+/* sacct_values.h — what each sacct field prints for a job row and for the
+ * job's batch step row, derived from a job record (cli_job) the way Slurm
+ * 22.05's sacct prints a job that has no usage samples.
+ *
+ * Every value function returns the text to print, borrowed from the record,
+ * a static string or buf (the caller's, at least SACCT_VALUE_MAX bytes), or
+ * NULL for "no value" (printed blank). */
+#ifndef DRV_CLI_SACCT_VALUES_H
+#define DRV_CLI_SACCT_VALUES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli/jobrec.h"
+
+#define SACCT_VALUE_MAX 512
+
+/* What a row is printed from; everything borrowed. */
+struct sacct_ctx {
+	int64_t now;		 /* ctld's clock */
+	const char *cluster;	 /* ClusterName */
+	const char *time_format; /* SLURM_TIME_FORMAT, or NULL */
+};
+
+struct sacct_row {
+	const struct cli_job *job;
+	bool step; /* the ID.batch row rather than the job row */
+};
+
+typedef const char *(*sacct_value_f)(const struct sacct_row *r, const struct sacct_ctx *c,
+				     char *buf);
+
+/* Facts about a record that the text and JSON outputs share. */
+bool sacct_job_started(const struct cli_job *j);
+int64_t sacct_job_elapsed(const struct cli_job *j, int64_t now);
+int64_t sacct_batch_cpus(const struct cli_job *j);
+int64_t sacct_batch_gpus(const struct cli_job *j); /* -1 when unknown */
+const char *sacct_step_state(const struct cli_job *j);
+/* Exit code and signal as sacct shows them for the job or its batch step. */
+void sacct_exit_code(const struct cli_job *j, bool step, int *code, int *sig);
+/* The Reason column: Slurm shows the reason the job had before it ended
+ * (None once it ran; why it waited, for one cancelled while pending). */
+const char *sacct_job_reason(const struct cli_job *j);
+/* Seconds the job waited eligible (Slurm's Reserved, v0.0.42's "planned"). */
+int64_t sacct_job_reserved(const struct cli_job *j, int64_t now);
+/* Priority as sacct shows it: 0 while held. */
+int64_t sacct_job_priority(const struct cli_job *j);
+
+/* clang-format off */
+#define SACCT_VALUES(X) \
+	X(account) X(blank) X(alloc_cpus) X(alloc_nodes) X(alloc_tres) \
+	X(step_zero) X(cluster) X(comment) X(energy) X(cputime) X(cputime_raw) \
+	X(derived_ec) X(elapsed) X(elapsed_raw) X(eligible) X(end) X(exitcode) \
+	X(flags) X(gid) X(group) X(jobid) X(jobidraw) X(dbindex) X(jobname) X(layout) X(nnodes) \
+	X(nodelist) X(ntasks) X(partition) X(priority) X(qos) X(reason) \
+	X(cpufreq) X(req_cpus) X(req_mem) X(req_nodes) X(req_tres) X(reserved) \
+	X(resv_cpu) X(resv_cpu_raw) X(start) X(state) X(submit) X(zero_time) \
+	X(timelimit) X(timelimit_raw) X(usage_energy) X(uid) X(user) \
+	X(wckeyid) X(workdir) X(restarts)
+/* clang-format on */
+
+#define SACCT_DECLARE(name)                                                              \
+	const char *sacct_v_##name(const struct sacct_row *r, const struct sacct_ctx *c, \
+				   char *buf);
+SACCT_VALUES(SACCT_DECLARE)
+#undef SACCT_DECLARE
+
+#endif

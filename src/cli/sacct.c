@@ -36,8 +36,8 @@ static bool has_state(const json_t *states, const char *name)
  * value, which is -s's meaning for every state but RUNNING ("ran during
  * the window"); its window leaves out jobs never eligible, which only a
  * job cancelled while held is, so a query for CANCELLED goes without one.
- * Names, accounts and partitions are matched here: Slurm's database
- * matches them in any case, ctld exactly. */
+ * Names, accounts and partitions match in any case there, as in Slurm's
+ * database. */
 static json_t *query_body(const struct sacct_opts *o, const struct sacct_window *w,
 			  const json_t *uids)
 {
@@ -48,6 +48,12 @@ static json_t *query_body(const struct sacct_opts *o, const struct sacct_window 
 		json_object_set_new(body, "job_ids", ids);
 	if (uids)
 		json_object_set(body, "uids", (json_t *)uids);
+	if (o->names)
+		json_object_set(body, "names", o->names);
+	if (o->accounts)
+		json_object_set(body, "accounts", o->accounts);
+	if (o->partitions)
+		json_object_set(body, "partitions", o->partitions);
 	if (states && !has_state(o->states, "RUNNING"))
 		json_object_set(body, "states", o->states);
 	if (!states || !has_state(o->states, "CANCELLED")) {

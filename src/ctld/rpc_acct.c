@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "common/jsonw.h"
@@ -37,11 +38,14 @@ static bool has_int(json_t *list, json_int_t v)
 	return false;
 }
 
+/* Names, accounts and partitions match in any (ASCII) case, as Slurm's
+ * database compares them; states are Slurm's upper-case names. */
 static bool has_str(json_t *list, const char *v)
 {
 	size_t i;
 	json_t *x;
-	json_array_foreach(list, i, x) if (!strcmp(json_string_value(x), v)) return true;
+	json_array_foreach(list, i,
+			   x) if (!strcasecmp(json_string_value(x), v)) return true;
 	return false;
 }
 
@@ -103,10 +107,11 @@ static struct store_query *history_query(const struct acct_query *q)
 	json_t *b = q->body;
 	add_in(&w, sq, "id", json_object_get(b, "job_ids"));
 	add_in(&w, sq, "json_extract(rec,'$.uid')", json_object_get(b, "uids"));
-	add_in(&w, sq, "json_extract(rec,'$.name')", json_object_get(b, "names"));
-	add_in(&w, sq, "json_extract(rec,'$.partition')",
+	add_in(&w, sq, "json_extract(rec,'$.name') COLLATE NOCASE",
+	       json_object_get(b, "names"));
+	add_in(&w, sq, "json_extract(rec,'$.partition') COLLATE NOCASE",
 	       json_object_get(b, "partitions"));
-	add_in(&w, sq, "ifnull(json_extract(rec,'$.account'),'')",
+	add_in(&w, sq, "ifnull(json_extract(rec,'$.account'),'') COLLATE NOCASE",
 	       json_object_get(b, "accounts"));
 	add_in(&w, sq, "json_extract(rec,'$.state')", json_object_get(b, "states"));
 	if (q->window) {

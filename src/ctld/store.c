@@ -39,7 +39,9 @@ const char *store_schema_sql =
     "CREATE INDEX IF NOT EXISTS jobs_end ON jobs(end_time);"
     /* what sacct filters by most, besides ids and the time window */
     "CREATE INDEX IF NOT EXISTS jobs_uid ON jobs(json_extract(rec,'$.uid'), end_time);"
-    "CREATE INDEX IF NOT EXISTS jobs_name ON jobs(json_extract(rec,'$.name'));"
+    "DROP INDEX IF EXISTS jobs_name;" /* matched exactly until names folded case */
+    "CREATE INDEX IF NOT EXISTS jobs_name_nocase ON jobs("
+    "json_extract(rec,'$.name') COLLATE NOCASE);"
     "CREATE TABLE IF NOT EXISTS job_payload(id INTEGER PRIMARY KEY,"
     " script TEXT NOT NULL, env TEXT NOT NULL, argv TEXT NOT NULL);"
     "CREATE TABLE IF NOT EXISTS nodes(name TEXT PRIMARY KEY, rec TEXT NOT NULL);";

@@ -17,6 +17,7 @@
 #include "cli/sacct_opts.h"
 #include "cli/sacct_select.h"
 #include "cli/sacct_time.h"
+#include "cli/timeshow.h"
 #include "common/proto.h"
 
 static bool has_state(const json_t *states, const char *name)
@@ -147,8 +148,8 @@ static int help(const struct sacct_opts *o)
 static int window_error(time_t start, time_t end)
 {
 	char s[64], e[64];
-	sacct_fmt_date(start, NULL, 0, s, sizeof(s));
-	sacct_fmt_date(end, NULL, 0, e, sizeof(e));
+	cli_fmt_date(start, NULL, 0, s, sizeof(s));
+	cli_fmt_date(end, NULL, 0, e, sizeof(e));
 	cli_error("Start time (%s) requested is after end time (%s).", s, e);
 	return 1;
 }

@@ -28,11 +28,4 @@ void sacct_fmt_secs(int64_t secs, char *buf, size_t len);
  * microseconds), "1:02:03", "1-00:00:00". */
 void sacct_fmt_cpu(int64_t secs, int64_t usecs, char *buf, size_t len);
 
-/* A date as sacct prints it: "2026-11-30T15:16:23" in local time, "Unknown"
- * for 0. fmt is SLURM_TIME_FORMAT: NULL or "standard" for Slurm's default,
- * "relative" for Slurm's dates relative to now ("15:16:23" today, "Ystday
- * 20:13", "Tomorr 03:22", "Sat 02:17" this week, "18 Jun 13:14" this year,
- * "19 Jan 2003" further), else a strftime format. */
-void sacct_fmt_date(time_t t, const char *fmt, time_t now, char *buf, size_t len);
-
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/sacct_time.h"
+#include "cli/timeshow.h"
 #include "cli/sacct_tres.h"
 
 #define V(name)                                                                          \
@@ -88,7 +89,7 @@ int64_t sacct_job_priority(const struct cli_job *j)
 
 static const char *date(time_t t, const struct sacct_ctx *c, char *buf)
 {
-	sacct_fmt_date(t, c->time_format, c->now, buf, SACCT_VALUE_MAX);
+	cli_fmt_date(t, c->time_format, c->now, buf, SACCT_VALUE_MAX);
 	return buf;
 }
 

@@ -14,9 +14,9 @@
 #include "cli/common.h"
 #include "cli/scontrol.h"
 #include "cli/scontrol_show.h"
+#include "cli/timeshow.h"
 #include "common/hostlist.h"
 #include "common/proto.h"
-#include "common/timefmt.h"
 
 enum { OPT_HELP = 0x100, OPT_USAGE };
 
@@ -266,7 +266,7 @@ static int show_config(struct sctl *s)
 			sctl_failure_text(rc, &err));
 		return 1;
 	}
-	drv_time_fmt_iso(time(NULL), when, sizeof(when));
+	cli_fmt_time(time(NULL), when, sizeof(when));
 	printf("Configuration data as of %s\n", when);
 	json_array_foreach(json_object_get(reply, "config"), i, kv)
 	{

@@ -11,6 +11,7 @@
 #include <sys/utsname.h>
 
 #include "cli/common.h"
+#include "cli/timeshow.h"
 #include "common/timefmt.h"
 
 #define NL "\n   "
@@ -22,7 +23,7 @@ static const char *or_null(const char *s)
 
 static void iso(int64_t t, char *buf, size_t len)
 {
-	drv_time_fmt_iso((time_t)(t > 0 ? t : 0), buf, len);
+	cli_fmt_time((time_t)(t > 0 ? t : 0), buf, len);
 }
 
 static void group_name(int64_t gid, char *buf, size_t len)

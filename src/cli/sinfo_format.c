@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "cli/common.h"
+#include "cli/timeshow.h"
 #include "common/hostlist.h"
 #include "common/timefmt.h"
 
@@ -302,7 +303,7 @@ static void f_reason_time(const struct si_row *r, char *b, size_t l)
 	const struct si_node *n = first(r);
 
 	if (n && n->reason && n->reason_time > 0)
-		drv_time_fmt_iso((time_t)n->reason_time, b, l);
+		cli_fmt_time((time_t)n->reason_time, b, l);
 	else
 		snprintf(b, l, "Unknown");
 }

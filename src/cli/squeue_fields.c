@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "cli/state.h"
+#include "cli/timeshow.h"
 #include "common/timefmt.h"
 
 #define YEAR_SECONDS (365 * 24 * 3600)
@@ -51,7 +52,7 @@ static void stamp(int64_t t, char *b, size_t l)
 	if (t <= 0)
 		snprintf(b, l, "N/A");
 	else
-		drv_time_fmt_iso((time_t)t, b, l);
+		cli_fmt_time((time_t)t, b, l);
 }
 
 static void str(const char *s, const char *unset, char *b, size_t l)

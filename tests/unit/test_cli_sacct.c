@@ -20,6 +20,7 @@
 #include "cli/sacct_opts.h"
 #include "cli/sacct_select.h"
 #include "cli/sacct_time.h"
+#include "cli/timeshow.h"
 #include "cli/sacct_tres.h"
 #include "cli/sacct_values.h"
 
@@ -132,13 +133,13 @@ static void test_durations(void **state)
 static void test_dates(void **state)
 {
 	char b[64];
-	sacct_fmt_date(at(2026, 11, 30, 15, 16, 23), NULL, NOW, b, sizeof(b));
+	cli_fmt_date(at(2026, 11, 30, 15, 16, 23), NULL, NOW, b, sizeof(b));
 	assert_string_equal(b, "2026-11-30T15:16:23");
-	sacct_fmt_date(at(2026, 11, 30, 15, 16, 23), "standard", NOW, b, sizeof(b));
+	cli_fmt_date(at(2026, 11, 30, 15, 16, 23), "standard", NOW, b, sizeof(b));
 	assert_string_equal(b, "2026-11-30T15:16:23");
-	sacct_fmt_date(at(2026, 11, 30, 15, 16, 23), "%H:%M", NOW, b, sizeof(b));
+	cli_fmt_date(at(2026, 11, 30, 15, 16, 23), "%H:%M", NOW, b, sizeof(b));
 	assert_string_equal(b, "15:16");
-	sacct_fmt_date(0, NULL, NOW, b, sizeof(b));
+	cli_fmt_date(0, NULL, NOW, b, sizeof(b));
 	assert_string_equal(b, "Unknown");
 	/* SLURM_TIME_FORMAT=relative; NOW is Monday 2026-11-30 */
 	static const struct {
@@ -150,8 +151,8 @@ static void test_dates(void **state)
 	    {2026, 6, 18, 13, 14, "18 Jun 13:14"}, {2003, 1, 19, 0, 0, "19 Jan 2003"},
 	};
 	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		sacct_fmt_date(at(rel[i].y, rel[i].mo, rel[i].d, rel[i].h, rel[i].mi, 0),
-			       "relative", NOW, b, sizeof(b));
+		cli_fmt_date(at(rel[i].y, rel[i].mo, rel[i].d, rel[i].h, rel[i].mi, 0),
+			     "relative", NOW, b, sizeof(b));
 		assert_string_equal(b, rel[i].want);
 	}
 	assert_int_equal(sacct_time_midnight(NOW), at(2026, 11, 30, 0, 0, 0));

@@ -14,6 +14,7 @@
 #include "cli/common.h"
 #include "cli/sbatch_env.h"
 #include "cli/sbatch_opts.h"
+#include "cli/sbatch_place.h"
 #include "cli/sbatch_res.h"
 #include "cli/sbatch_script.h"
 #include "cli/sbatch_wait.h"
@@ -258,6 +259,14 @@ static int build_body(const struct sbatch_opts *o, const struct script *s,
 		json_decref(body);
 		body = NULL;
 	}
+	if (body && (rc = sbatch_place_to_json(o, body, &err)) < 0) {
+		json_decref(body);
+		if (rc != -ENOMEM) {
+			report_res_error(&err);
+			return rc == -EDOM ? 255 : 1;
+		}
+		body = NULL;
+	}
 	if (!body) {
 		cli_error("Out of memory");
 		return 1;
@@ -313,6 +322,12 @@ static void report_refusal(const struct sbatch_opts *o, int rc,
 
 	if (rc == DRV_RC_INVALID_PARTITION && o->partition)
 		cli_error("invalid partition specified: %s", o->partition);
+	/* ctld's "reason\nrc text": slurmctld's message comes first */
+	const char *nl = strrchr(why, '\n');
+	if (nl) {
+		cli_error("%.*s", (int)(nl - why), why);
+		why = nl + 1;
+	}
 	cli_error("Batch job submission failed: %s", why);
 }
 

@@ -44,6 +44,16 @@ struct job_req {
 	bool dep_failed; /* a dependency ended other than COMPLETED */
 	int32_t nice;
 	char *open_mode, *stdin_pat;
+	/* placement (-w, -x, -C): names as given, compressed; indices resolved
+	 * against the node table on first use (sched.req_nodes/exc_nodes) */
+	char *req_nodes, *exc_nodes, *features;
+	struct sched_constraint *constraint; /* owned; sched.constraint */
+	uint32_t *req_idx, *exc_idx;	     /* owned; NULL until resolved */
+	bool nodes_resolved;
+	/* --signal=[{R|B}:]SIG[@secs]: warn_signal 0 when not given */
+	int32_t warn_signal, warn_time;
+	bool warn_batch;  /* B: the batch shell only */
+	int64_t time_min; /* --time-min in seconds; 0 not given */
 };
 
 struct job {

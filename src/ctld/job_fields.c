@@ -86,6 +86,9 @@ static const struct job_field fields[] = {
 	F("alloc_gpus", K_STR_NULL, alloc_gpus), F("open_mode", K_STR_NULL, req.open_mode),
 	F("stdin", K_STR_NULL, req.stdin_pat), F("req_tres", K_STR, req_tres),
 	F("alloc_tres", K_STR, alloc_tres),
+	F("req_nodes", K_STR_NULL, req.req_nodes), F("exc_nodes", K_STR_NULL, req.exc_nodes),
+	F("features", K_STR_NULL, req.features), F("min_cpus", K_U32, req.sched.min_cpus),
+	F("min_tmp", K_U64, req.sched.min_tmp), F("time_min", K_I64, req.time_min),
 };
 /* clang-format on */
 

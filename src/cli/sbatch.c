@@ -259,7 +259,8 @@ static int build_body(const struct sbatch_opts *o, const struct script *s,
 		json_decref(body);
 		body = NULL;
 	}
-	if (body && (rc = sbatch_place_to_json(o, body, &err)) < 0) {
+	struct drv_error warn = {{0}};
+	if (body && (rc = sbatch_place_to_json(o, body, &err, &warn)) < 0) {
 		json_decref(body);
 		if (rc != -ENOMEM) {
 			report_res_error(&err);
@@ -267,6 +268,8 @@ static int build_body(const struct sbatch_opts *o, const struct script *s,
 		}
 		body = NULL;
 	}
+	if (warn.text[0])
+		fprintf(stderr, "%s: Warning: %s\n", cli_prog(), warn.text);
 	if (!body) {
 		cli_error("Out of memory");
 		return 1;

@@ -70,9 +70,37 @@ static int set_int(json_t *body, const char *key, json_int_t v)
 	return json_object_set_new(body, key, json_integer(v)) < 0 ? -ENOMEM : 0;
 }
 
+/* -w against -N and -n, as Slurm's sbatch: more listed nodes than -N
+ * allows is an error; more than -n tasks (without -N) keeps the first
+ * ntasks of them, with a warning. Returns the count to keep or -EINVAL. */
+static int fit_count(const struct sbatch_opts *o, size_t n, struct drv_error *err,
+		     struct drv_error *warn)
+{
+	int64_t min, max;
+	if (o->nodes && sbatch_nodes_parse(o->nodes, &min, &max) == 0) {
+		if (max == SBATCH_UNSET)
+			max = min;
+		if ((int64_t)n > max)
+			return drv_error_set(err, EINVAL,
+					     "invalid number of nodes (-N %zu-%lld)", n,
+					     (long long)max);
+		return (int)n;
+	}
+	char *end = NULL;
+	long tasks = o->ntasks ? strtol(o->ntasks, &end, 10) : 0;
+	if (tasks > 0 && !*end && (size_t)tasks < n) {
+		drv_error_set(warn, 0,
+			      "can't run %ld processes on %zu nodes, setting nnodes to %ld",
+			      tasks, n, tasks);
+		return (int)tasks;
+	}
+	return (int)n;
+}
+
 /* A -w/-x hostlist, compressed as Slurm prints it; a bad expression is
  * left for ctld, which refuses it with "Invalid node name specified". */
-static int nodes_opt(json_t *body, const char *key, const char *arg)
+static int nodes_opt(const struct sbatch_opts *o, json_t *body, const char *key,
+		     const char *arg, struct drv_error *err, struct drv_error *warn)
 {
 	char **v = NULL;
 	size_t n = 0;
@@ -81,6 +109,27 @@ static int nodes_opt(json_t *body, const char *key, const char *arg)
 		return 0;
 	if (drv_hostlist_expand(arg, &v, &n, &e) < 0 || n == 0)
 		return set_str(body, key, arg);
+	if (warn) { /* -w: duplicates count once */
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++) {
+			size_t j = 0;
+			while (j < k && strcmp(v[j], v[i]))
+				j++;
+			if (j < k) {
+				free(v[i]);
+				continue;
+			}
+			v[k++] = v[i];
+		}
+		int keep = fit_count(o, k, err, warn);
+		if (keep < 0) {
+			drv_strv_free(v, k);
+			return keep;
+		}
+		for (size_t i = (size_t)keep; i < k; i++)
+			free(v[i]);
+		n = (size_t)keep;
+	}
 	char *text = drv_hostlist_compress(v, n);
 	drv_strv_free(v, n);
 	int rc = text ? set_str(body, key, text) : -ENOMEM;
@@ -113,7 +162,8 @@ static int signal_opts(const struct sbatch_opts *o, json_t *body, struct drv_err
 	return rc ? -ENOMEM : 0;
 }
 
-int sbatch_place_to_json(const struct sbatch_opts *o, json_t *body, struct drv_error *err)
+int sbatch_place_to_json(const struct sbatch_opts *o, json_t *body, struct drv_error *err,
+			 struct drv_error *warn)
 {
 	int rc = signal_opts(o, body, err);
 	if (rc < 0)
@@ -140,8 +190,8 @@ int sbatch_place_to_json(const struct sbatch_opts *o, json_t *body, struct drv_e
 	if (o->constraint && *o->constraint &&
 	    set_str(body, "features", o->constraint) < 0)
 		return -ENOMEM;
-	if (nodes_opt(body, "req_nodes", o->nodelist) < 0 ||
-	    nodes_opt(body, "exc_nodes", o->exclude) < 0)
-		return -ENOMEM;
-	return 0;
+	rc = nodes_opt(o, body, "req_nodes", o->nodelist, err, warn);
+	if (rc == 0)
+		rc = nodes_opt(o, body, "exc_nodes", o->exclude, err, NULL);
+	return rc;
 }

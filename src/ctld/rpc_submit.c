@@ -142,6 +142,13 @@ static int check_request(struct ctld *c, const struct part *p, struct job *j,
 	int rc = ctld_resolve_nodes(c, q);
 	if (rc)
 		return rc;
+	struct sched_req *r = &q->sched;
+	if (r->n_req_nodes > r->min_nodes) { /* -w nodes count toward -N */
+		r->min_nodes = r->n_req_nodes;
+		if (r->max_nodes && r->max_nodes < r->min_nodes)
+			r->max_nodes = r->min_nodes;
+		j->num_nodes = r->min_nodes;
+	}
 	if (!features_known(c, q->constraint))
 		return DRV_RC_INVALID_FEATURE;
 	const char *why = per_node_limits(c, p, &q->sched);

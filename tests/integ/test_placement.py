@@ -127,3 +127,18 @@ def test_impossible_requests_are_refused_at_submit(make_cluster):
         assert got == f"sbatch: error: {err}\n" and out == "", args
         assert rc == (255 if "tmp" in args[0] else 1), args
     assert c.ok("squeue", "-h", "-o", "%i") == before
+
+
+def test_nodelist_against_node_and_task_counts(make_cluster):
+    c = featured(make_cluster)
+    rc, out, err = c.run("sbatch", "-N", "1", "-w", "n[1-2]", "--wrap", "true")
+    assert (rc, out, err) == (1, "", "sbatch: error: invalid number of nodes (-N 2-1)\n")
+    rc, out, err = c.run("sbatch", "-H", "--parsable", "-n", "1", "-w", "n[1-2]",
+                         "--wrap", "true")
+    assert rc == 0 and err == ("sbatch: Warning: can't run 1 processes on 2 nodes, "
+                               "setting nnodes to 1\n"), err
+    job = c.show_job(int(out))
+    assert (job["ReqNodeList"], job["NumNodes"]) == ("n1", "1"), job
+    jid = c.sbatch("-H", "-w", "n2,n1,n2", "--wrap", "true")
+    job = c.show_job(jid)
+    assert (job["ReqNodeList"], job["NumNodes"], job["NumTasks"]) == ("n[1-2]", "2", "2")

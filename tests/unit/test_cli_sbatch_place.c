@@ -46,7 +46,7 @@ static void signal_spec(void **state)
 static void placement_fields(void **state)
 {
 	struct sbatch_opts o = {0};
-	struct drv_error err = {{0}};
+	struct drv_error err = {{0}}, warn = {{0}};
 	json_t *body = json_object();
 	o.nodelist = "n[2,1]";
 	o.exclude = "n3";
@@ -55,7 +55,7 @@ static void placement_fields(void **state)
 	o.tmp = "1G";
 	o.signal = "B:USR1@5";
 	o.time_min = "5";
-	assert_int_equal(sbatch_place_to_json(&o, body, &err), 0);
+	assert_int_equal(sbatch_place_to_json(&o, body, &err, &warn), 0);
 	assert_string_equal(json_string_value(json_object_get(body, "req_nodes")),
 			    "n[1-2]");
 	assert_string_equal(json_string_value(json_object_get(body, "exc_nodes")), "n3");
@@ -83,10 +83,36 @@ static void placement_fields(void **state)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		body = json_object();
 		memset(&err, 0, sizeof(err));
-		assert_int_equal(sbatch_place_to_json(&bad[i].o, body, &err), bad[i].rc);
+		assert_int_equal(sbatch_place_to_json(&bad[i].o, body, &err, &warn), bad[i].rc);
 		assert_string_equal(err.text, bad[i].text);
 		json_decref(body);
 	}
+}
+
+/* -w against -N and -n, as Slurm's sbatch. */
+static void nodelist_and_counts(void **state)
+{
+	struct drv_error err = {{0}}, warn = {{0}};
+	json_t *body = json_object();
+	struct sbatch_opts o = {.nodelist = "n[1-2]", .nodes = "1"};
+	assert_int_equal(sbatch_place_to_json(&o, body, &err, &warn), -EINVAL);
+	assert_string_equal(err.text, "invalid number of nodes (-N 2-1)");
+	o.nodes = "1-1";
+	assert_int_equal(sbatch_place_to_json(&o, body, &err, &warn), -EINVAL);
+	o.nodes = "2";
+	assert_int_equal(sbatch_place_to_json(&o, body, &err, &warn), 0);
+	assert_string_equal(warn.text, "");
+	o.nodes = NULL;
+	o.ntasks = "1";
+	assert_int_equal(sbatch_place_to_json(&o, body, &err, &warn), 0);
+	assert_string_equal(warn.text,
+			    "can't run 1 processes on 2 nodes, setting nnodes to 1");
+	assert_string_equal(json_string_value(json_object_get(body, "req_nodes")), "n1");
+	struct sbatch_opts dup = {.nodelist = "n1,n1"};
+	warn.text[0] = '\0';
+	assert_int_equal(sbatch_place_to_json(&dup, body, &err, &warn), 0);
+	assert_string_equal(json_string_value(json_object_get(body, "req_nodes")), "n1");
+	json_decref(body);
 }
 
 int main(void)
@@ -94,6 +120,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(signal_spec),
 	    cmocka_unit_test(placement_fields),
+	    cmocka_unit_test(nodelist_and_counts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

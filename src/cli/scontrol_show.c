@@ -57,7 +57,13 @@ static void print_job_head(FILE *out, const struct cli_job *j, bool detail)
 		j->user, j->uid, grp, j->gid);
 	fprintf(out, "Priority=%" PRId64 " Nice=%" PRId64 " Account=%s QOS=%s" NL,
 		j->priority, j->nice, or_null(j->account), j->qos ? j->qos : "normal");
-	fprintf(out, "JobState=%s Reason=%s Dependency=%s" NL, j->state, j->reason,
+	/* Slurm keeps the line one word per key: "ReqNodeNotAvail,_Unavail..." */
+	char reason[256];
+	snprintf(reason, sizeof(reason), "%s", j->reason);
+	for (char *p = reason; *p; p++)
+		if (*p == ' ')
+			*p = '_';
+	fprintf(out, "JobState=%s Reason=%s Dependency=%s" NL, j->state, reason,
 		or_null(j->dependency));
 	fprintf(out,
 		"Requeue=1 Restarts=%" PRId64 " BatchFlag=1 Reboot=0 ExitCode=%" PRId64

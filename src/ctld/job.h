@@ -60,6 +60,7 @@ struct job {
 	uint32_t id;
 	enum job_state state;
 	const char *reason; /* Slurm's reason name, static string */
+	char *reason_desc;  /* with reason JOB_REASON_REQ_NODE: its full text */
 	char *name, *user, *partition, *workdir, *submit_dir, *stdout_pat, *stderr_pat;
 	char *comment, *submit_host, *command, *export_env;
 	uid_t uid;
@@ -89,6 +90,8 @@ struct job {
 	bool dirty;
 	struct job *dirty_next;
 };
+
+#define JOB_REASON_REQ_NODE "ReqNodeNotAvail"
 
 struct job_table {
 	struct job **buckets;

@@ -42,6 +42,7 @@ enum special {
 	S_GID,
 	S_CANCEL_UID,
 	S_PRIORITY,
+	S_REASON,
 };
 
 struct job_field {
@@ -64,7 +65,7 @@ struct job_field {
 static const struct job_field fields[] = {
 	F("job_id", K_U32, id), F("name", K_STR, name), F("user", K_STR, user),
 	SP("uid", S_UID), SP("gid", S_GID), F("partition", K_STR, partition),
-	SP("state", S_STATE), F("reason", K_STR, reason), F("num_nodes", K_U32, num_nodes),
+	SP("state", S_STATE), SP("reason", S_REASON), F("num_nodes", K_U32, num_nodes),
 	F("nodelist", K_STR, nodelist), F("batch_host", K_STR, batch_host),
 	F("time_limit", K_I64, time_limit), F("submit_time", K_I64, submit_time),
 	F("eligible_time", K_I64, eligible_time), F("start_time", K_I64, start_time),
@@ -163,6 +164,12 @@ static json_t *special(const struct job *j, enum special s)
 		return json_integer(j->cancel_uid);
 	case S_PRIORITY: /* Slurm holds a job by its priority: 0 while held */
 		return json_integer(j->hold ? 0 : (json_int_t)j->priority);
+	case S_REASON: /* with its details while they still apply */
+		return json_string(j->reason_desc &&
+					   !strcmp(j->reason, JOB_REASON_REQ_NODE)
+				       ? j->reason_desc
+				   : j->reason ? j->reason
+					       : "None");
 	}
 	return json_null();
 }

@@ -3,6 +3,7 @@
  * builds the snapshot, calls sched_run(), applies the verdicts. Runs at the
  * end of any turn that asked for it (submit, end, node up, release, resume)
  * and on the periodic tick. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -223,6 +224,28 @@ static struct job *map_find(struct job **map, size_t n, uint32_t id)
 	return NULL;
 }
 
+/* Slurm's "ReqNodeNotAvail, UnavailableNodes:n2": the -w nodes not up. */
+static void req_node_reason(const struct ctld *c, struct job *j,
+			    const struct sched_node *nodes)
+{
+	const struct sched_req *r = &j->req.sched;
+	char **down = calloc(r->n_req_nodes + 1, sizeof(*down));
+	size_t n = 0;
+	for (uint32_t i = 0; down && i < r->n_req_nodes; i++)
+		if (!nodes[r->req_nodes[i]].up)
+			down[n++] = c->nodes.names[r->req_nodes[i]];
+	char *list = down ? drv_hostlist_compress(down, n) : NULL;
+	free(down);
+	char *text = NULL;
+	if (list &&
+	    asprintf(&text, "%s, UnavailableNodes:%s", JOB_REASON_REQ_NODE, list) < 0)
+		text = NULL;
+	free(list);
+	free(j->reason_desc);
+	j->reason_desc = text;
+	job_set_reason(j, JOB_REASON_REQ_NODE);
+}
+
 static void apply(struct ctld *c, struct sched_input *in, const struct sched_alloc *alloc,
 		  struct job **map, size_t n)
 {
@@ -234,6 +257,8 @@ static void apply(struct ctld *c, struct sched_input *in, const struct sched_all
 			continue;
 		if (sj->verdict == SCHED_START)
 			job_start(c, j, &alloc[sj->alloc_off], sj->alloc_n, now);
+		else if (sj->verdict == SCHED_WAIT_REQ_NODE)
+			req_node_reason(c, j, in->nodes);
 		else
 			job_set_reason(j, sched_verdict_reason(sj->verdict));
 	}

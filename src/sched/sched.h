@@ -25,6 +25,7 @@ enum sched_verdict {
 	SCHED_WAIT_RESOURCES,	/* not enough free resources now */
 	SCHED_WAIT_PART_DOWN,	/* its partition is not UP */
 	SCHED_WAIT_NODE_CONFIG, /* the partition can never hold it */
+	SCHED_WAIT_REQ_NODE,	/* a -w node is not up (does not block others) */
 	SCHED_START,		/* start on alloc[alloc_off .. alloc_off+alloc_n) */
 };
 

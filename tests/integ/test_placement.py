@@ -142,3 +142,21 @@ def test_nodelist_against_node_and_task_counts(make_cluster):
     jid = c.sbatch("-H", "-w", "n2,n1,n2", "--wrap", "true")
     job = c.show_job(jid)
     assert (job["ReqNodeList"], job["NumNodes"], job["NumTasks"]) == ("n[1-2]", "2", "2")
+
+
+def test_a_listed_node_down_is_req_node_not_avail(make_cluster):
+    c = featured(make_cluster)
+    c.ok("scontrol", "update", "NodeName=n2", "State=DRAIN", "Reason=maint")
+    jid = c.sbatch("-w", "n2", "--wrap", "true")
+    job = wait_for(lambda: (j := c.show_job(jid))["Reason"] != "None" and j, 10,
+                   what="a reason")
+    assert (job["JobState"], job["Reason"]) == (
+        "PENDING", "ReqNodeNotAvail,_UnavailableNodes:n2"), job
+    assert c.ok("squeue", "-h", "-j", str(jid), "-o", "%R") == (
+        "(ReqNodeNotAvail, UnavailableNodes:n2)\n")
+    # It waits for an admin: later jobs of the partition are not held up.
+    other = c.sbatch("--wrap", "true")
+    assert c.wait_done(other)["NodeList"] == "n1"
+    c.ok("scontrol", "update", "NodeName=n2", "State=RESUME")
+    job = c.wait_done(jid)
+    assert (job["JobState"], job["NodeList"]) == ("COMPLETED", "n2"), job

@@ -208,6 +208,37 @@ static void mincpus_and_tmp(void **state)
 	assert_int_equal(sched_fits_config(nodes, 4, &p, &r), 0);
 }
 
+static void a_down_listed_node_waits_without_blocking(void **state)
+{
+	struct sched_node nodes[4] = {node(2, NULL, 0), node(2, NULL, 0),
+				      node(2, NULL, 0), node(2, NULL, 0)};
+	struct sched_part parts[] = {{all4, 4, true}};
+	const uint32_t want[] = {3};
+	struct sched_req listed = one_task(), any = one_task();
+	listed.req_nodes = want;
+	listed.n_req_nodes = 1;
+	nodes[3].up = false;
+	struct sched_job jobs[] = {{.job_id = 1, .priority = 9, .req = &listed},
+				   {.job_id = 2, .priority = 1, .req = &any}};
+	struct sched_input in = {nodes, 4, parts, 1, jobs, 2};
+	struct sched_alloc alloc[8];
+	assert_int_equal(sched_run(&in, alloc, 8), 1);
+	assert_int_equal(jobs[0].verdict, SCHED_WAIT_REQ_NODE);
+	assert_string_equal(sched_verdict_reason(jobs[0].verdict), "ReqNodeNotAvail");
+	assert_int_equal(jobs[1].verdict, SCHED_START);
+	/* busy rather than down: Resources, and the partition waits behind it */
+	nodes[3].up = true;
+	nodes[3].cpus_used = 2;
+	jobs[0].verdict = jobs[1].verdict = SCHED_START;
+	assert_int_equal(sched_run(&in, alloc, 8), 0);
+	assert_int_equal(jobs[0].verdict, SCHED_WAIT_RESOURCES);
+	assert_int_equal(jobs[1].verdict, SCHED_WAIT_PRIORITY);
+	/* a -w index outside the snapshot is a malformed snapshot */
+	const uint32_t bad[] = {9};
+	listed.req_nodes = bad;
+	assert_int_equal(sched_run(&in, alloc, 8), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -216,6 +247,7 @@ int main(void)
 	    cmocka_unit_test(nodelist_and_exclude),
 	    cmocka_unit_test(constraints_choose_nodes),
 	    cmocka_unit_test(mincpus_and_tmp),
+	    cmocka_unit_test(a_down_listed_node_waits_without_blocking),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

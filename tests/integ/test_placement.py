@@ -45,6 +45,9 @@ def test_nodes_features_tmp_and_mincpus_choose_the_node(make_cluster):
     assert ran_on(c, "-C", "a&ib") == "n1"
     assert ran_on(c, "-C", "[a|b]", "-x", "n1") == "n2"
     assert ran_on(c, "-N", "2", "-C", "a|b") == "n[1-2]"
+    assert ran_on(c, "-C", "[a|b]") == "n1"
+    assert ran_on(c, "-C", "b*1") == "n2"  # a count: that many nodes with it
+    assert ran_on(c, "-N", "2", "-C", "ib*1") == "n[1-2]"
     assert ran_on(c, "--tmp=1000") == "n2"
     assert ran_on(c, "--tmp=100") == "n1"
     assert ran_on(c, "--mincpus=2") == "n2"
@@ -111,6 +114,7 @@ def test_impossible_requests_are_refused_at_submit(make_cluster):
         (["-C", "a&b"], fail + "Requested node configuration is not available\n"),
         (["-N", "2", "-C", "[a|b]"],
          fail + "Requested node configuration is not available\n"),
+        (["-C", "b*2"], fail + "Requested node configuration is not available\n"),
         (["-w", "n1", "-C", "gpu"],
          fail + "Requested node configuration is not available\n"),
         (["--tmp=6000"], "sbatch: error: Temporary disk specification can not be "

@@ -89,9 +89,10 @@ static int fit_count(const struct sbatch_opts *o, size_t n, struct drv_error *er
 	char *end = NULL;
 	long tasks = o->ntasks ? strtol(o->ntasks, &end, 10) : 0;
 	if (tasks > 0 && !*end && (size_t)tasks < n) {
-		drv_error_set(warn, 0,
-			      "can't run %ld processes on %zu nodes, setting nnodes to %ld",
-			      tasks, n, tasks);
+		drv_error_set(
+		    warn, 0,
+		    "can't run %ld processes on %zu nodes, setting nnodes to %ld", tasks,
+		    n, tasks);
 		return (int)tasks;
 	}
 	return (int)n;
@@ -129,6 +130,10 @@ static int nodes_opt(const struct sbatch_opts *o, json_t *body, const char *key,
 		for (size_t i = (size_t)keep; i < k; i++)
 			free(v[i]);
 		n = (size_t)keep;
+		if (warn->text[0] && set_int(body, "nodes", keep) < 0) { /* -N keep */
+			drv_strv_free(v, n);
+			return -ENOMEM;
+		}
 	}
 	char *text = drv_hostlist_compress(v, n);
 	drv_strv_free(v, n);

@@ -138,10 +138,16 @@ static void print_job_alloc(FILE *out, const struct cli_job *j)
 	fprintf(out, "NodeList=%s" NL, j->nodelist); /* empty until it runs */
 	if (*j->batch_host)
 		fprintf(out, "BatchHost=%s" NL, j->batch_host);
+	/* Pending with -N, Slurm shows the range it asked for: "1-2", "2-2". */
+	char nodes[48];
+	int n = snprintf(nodes, sizeof(nodes), "%" PRId64, j->num_nodes);
+	if (!strcmp(j->state, "PENDING") && j->max_nodes > 0 && n > 0)
+		snprintf(nodes + n, sizeof(nodes) - (size_t)n, "-%" PRId64,
+			 j->max_nodes > j->num_nodes ? j->max_nodes : j->num_nodes);
 	fprintf(out,
-		"NumNodes=%" PRId64 " NumCPUs=%" PRId64 " NumTasks=%" PRId64
-		" CPUs/Task=%" PRId64 " ReqB:S:C:T=0:0:*:*" NL,
-		j->num_nodes, j->cpus, j->ntasks > 0 ? j->ntasks : 1, cpt);
+		"NumNodes=%s NumCPUs=%" PRId64 " NumTasks=%" PRId64 " CPUs/Task=%" PRId64
+		" ReqB:S:C:T=0:0:*:*" NL,
+		nodes, j->cpus, j->ntasks > 0 ? j->ntasks : 1, cpt);
 	job_tres(j, tres, sizeof(tres));
 	fprintf(out, "TRES=%s" NL, tres);
 	fprintf(out, "Socks/Node=* NtasksPerN:B:S:C=%" PRId64 ":0:*:* CoreSpec=*" NL,

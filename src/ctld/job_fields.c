@@ -90,6 +90,7 @@ static const struct job_field fields[] = {
 	F("req_nodes", K_STR_NULL, req.req_nodes), F("exc_nodes", K_STR_NULL, req.exc_nodes),
 	F("features", K_STR_NULL, req.features), F("min_cpus", K_U32, req.sched.min_cpus),
 	F("min_tmp", K_U64, req.sched.min_tmp), F("time_min", K_I64, req.time_min),
+	F("max_nodes", K_U32, req.sched.max_nodes),
 };
 /* clang-format on */
 
@@ -128,8 +129,11 @@ static json_t *special(const struct job *j, enum special s)
 					       : json_null();
 	case S_CPUS:
 		return json_integer(job_cpus(j));
-	case S_NTASKS:
-		return json_integer(q->sched.ntasks ? q->sched.ntasks : job_nodes(j));
+	case S_NTASKS: /* --ntasks-per-node without -n: that many on each node */
+		return json_integer(q->sched.ntasks ? q->sched.ntasks
+				    : q->sched.ntasks_per_node
+					? q->sched.ntasks_per_node * job_nodes(j)
+					: job_nodes(j));
 	case S_CPT:
 		return given_int(q->cpt_given, q->sched.cpus_per_task);
 	case S_NTPN:

@@ -142,10 +142,27 @@ def test_nodelist_against_node_and_task_counts(make_cluster):
     assert rc == 0 and err == ("sbatch: Warning: can't run 1 processes on 2 nodes, "
                                "setting nnodes to 1\n"), err
     job = c.show_job(int(out))
-    assert (job["ReqNodeList"], job["NumNodes"]) == ("n1", "1"), job
+    assert (job["ReqNodeList"], job["NumNodes"]) == ("n1", "1-1"), job
     jid = c.sbatch("-H", "-w", "n2,n1,n2", "--wrap", "true")
     job = c.show_job(jid)
     assert (job["ReqNodeList"], job["NumNodes"], job["NumTasks"]) == ("n[1-2]", "2", "2")
+    # -N ranges show as asked while pending, as Slurm's scontrol
+    shown = {}
+    for args in (["-N", "1-2", "-n", "3"], ["-N", "2", "--ntasks-per-node=1"], []):
+        job = c.show_job(c.sbatch("-H", *args, "--wrap", "true"))
+        shown[" ".join(args)] = (job["NumNodes"], job["NumTasks"])
+    assert shown == {"-N 1-2 -n 3": ("1-2", "3"), "-N 2 --ntasks-per-node=1": ("2-2", "2"),
+                     "": ("1", "1")}, shown
+
+
+def test_tasks_without_a_node_count_span_nodes(make_cluster):
+    c = featured(make_cluster)
+    cpus = int(c.show_node("n2")["CPUTot"])
+    # n1 has 1 CPU and n2 the rest: one task more than n2 holds needs both
+    assert ran_on(c, "-n", str(cpus + 1)) == "n[1-2]"
+    rc, out, err = c.run("sbatch", "-n", str(cpus + 2), "--wrap", "true")
+    assert (rc, err) == (1, "sbatch: error: Batch job submission failed: "
+                            "Requested node configuration is not available\n")
 
 
 def test_a_listed_node_down_is_req_node_not_avail(make_cluster):

@@ -26,8 +26,14 @@ int sbatch_signal_parse(const char *s, int *sig, int *secs, bool *batch)
 
 	if (!s)
 		return -EINVAL;
-	if ((s[0] == 'B' || s[0] == 'b' || s[0] == 'R' || s[0] == 'r') && s[1] == ':') {
-		b = s[0] == 'B' || s[0] == 'b';
+	/* "B:", "R:", and both ("RB:", "BR:"), in any case */
+	if (!strncasecmp(s, "RB:", 3) || !strncasecmp(s, "BR:", 3)) {
+		b = true;
+		s += 3;
+	} else if ((toupper((unsigned char)s[0]) == 'B' ||
+		    toupper((unsigned char)s[0]) == 'R') &&
+		   s[1] == ':') {
+		b = toupper((unsigned char)s[0]) == 'B';
 		s += 2;
 	}
 	size_t len = strcspn(s, "@");

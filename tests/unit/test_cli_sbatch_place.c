@@ -32,8 +32,17 @@ static void signal_spec(void **state)
 	assert_int_equal(sig, 10);
 	assert_int_equal(secs, 0);
 	assert_int_equal(sbatch_signal_parse("99", &sig, &secs, &batch), 0);
+	assert_int_equal(sbatch_signal_parse("RB:USR1@5", &sig, &secs, &batch), 0);
+	assert_true(batch);
+	assert_int_equal(sbatch_signal_parse("br:usr2", &sig, &secs, &batch), 0);
+	assert_true(batch);
+	assert_int_equal(sig, SIGUSR2);
+	assert_int_equal(sbatch_signal_parse("b:usr1@65535", &sig, &secs, &batch), 0);
+	assert_int_equal(secs, 65535);
+	assert_int_equal(sbatch_signal_parse("r:10", &sig, &secs, &batch), 0);
+	assert_false(batch);
 	const char *bad[] = {"",      "FOO",	 "B:",	     "B:USR1@abc", "USR1@-5",
-			     "USR1@", "X:USR1",	 "0",	     "128",	   "USR1@70000",
+			     "USR1@", "X:USR1",	 "0",	     "128",	   "USR1@65536",
 			     "@5",    "USR1@5s", "B:B:USR1", NULL};
 	for (int i = 0; bad[i]; i++) {
 		sig = secs = -7;
@@ -83,7 +92,8 @@ static void placement_fields(void **state)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		body = json_object();
 		memset(&err, 0, sizeof(err));
-		assert_int_equal(sbatch_place_to_json(&bad[i].o, body, &err, &warn), bad[i].rc);
+		assert_int_equal(sbatch_place_to_json(&bad[i].o, body, &err, &warn),
+				 bad[i].rc);
 		assert_string_equal(err.text, bad[i].text);
 		json_decref(body);
 	}

@@ -192,6 +192,9 @@ static int store_res(struct sbatch_opts *o, int c, const char *arg)
 	case 'x':
 		o->exclude = arg;
 		break;
+	case 'F':
+		o->nodefile = arg;
+		break;
 	case 'C':
 		o->constraint = arg;
 		break;

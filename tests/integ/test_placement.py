@@ -181,3 +181,18 @@ def test_a_listed_node_down_is_req_node_not_avail(make_cluster):
     c.ok("scontrol", "update", "NodeName=n2", "State=RESUME")
     job = c.wait_done(jid)
     assert (job["JobState"], job["NodeList"]) == ("COMPLETED", "n2"), job
+
+
+def test_node_files(make_cluster):
+    c = featured(make_cluster)
+    c.write("one", "n2\n", mode=0o644)
+    c.write("two", "n2 n1\n", mode=0o644)
+    assert ran_on(c, "-w", "./one") == "n2"
+    assert ran_on(c, "-F", "two") == "n[1-2]"
+    rc, out, err = c.run("sbatch", "-F", "/nonexistent", "--wrap", "true")
+    assert (rc, out, err) == (255, "", "sbatch: error: slurm_allocate_resources error "
+                              "opening file /nonexistent, No such file or directory\n"
+                              "sbatch: error: Invalid --nodefile node file\n")
+    rc, out, err = c.run("sbatch", "-w", "/nonexistent", "--wrap", "true")
+    assert (rc, out, err) == (1, "", "sbatch: error: slurm_allocate_resources error "
+                              "opening file /nonexistent, No such file or directory\n")

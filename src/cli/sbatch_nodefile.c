@@ -14,34 +14,37 @@ int sbatch_nodefile_read(const char *path, char **out)
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return -errno;
-	size_t cap = 256, len = 0;
-	char *buf = malloc(cap);
-	bool sep = true; /* at the start of a name */
-	int c;
-	while (buf && (c = fgetc(f)) != EOF) {
-		bool space = isspace(c) || c == ',';
-		if (space) {
-			sep = true;
+	char *text = NULL;
+	size_t cap = 0;
+	ssize_t n = getdelim(&text, &cap, '\0', f); /* the whole file */
+	int e = n < 0 && !feof(f) ? (errno ? -errno : -EIO) : 0;
+	fclose(f);
+	if (e) {
+		free(text);
+		return e;
+	}
+	if (n < 0) { /* empty */
+		free(text);
+		text = strdup("");
+		if (!text)
+			return -ENOMEM;
+		n = 0;
+	}
+	/* names separated by white space or commas become a comma list */
+	size_t len = 0;
+	bool sep = false;
+	for (ssize_t i = 0; i < n; i++) {
+		char c = text[i];
+		if (isspace((unsigned char)c) || c == ',') {
+			sep = len > 0;
 			continue;
 		}
-		if (len + 3 > cap) {
-			char *n = realloc(buf, cap *= 2);
-			if (!n) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = n;
-		}
-		if (sep && len)
-			buf[len++] = ',';
+		if (sep)
+			text[len++] = ',';
 		sep = false;
-		buf[len++] = (char)c;
+		text[len++] = c;
 	}
-	fclose(f);
-	if (!buf)
-		return -ENOMEM;
-	buf[len] = '\0';
-	*out = buf;
+	text[len] = '\0';
+	*out = text;
 	return 0;
 }

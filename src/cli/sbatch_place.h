@@ -19,7 +19,7 @@ int sbatch_signal_parse(const char *s, int *sig, int *secs, bool *batch);
  * with warn->text set when sbatch warns (a -w list cut to -n nodes); -EDOM
  * after a message sbatch's option parser gives (exit 255); -EINVAL after
  * one for a refused submission (exit 1); -ENOMEM. */
-int sbatch_place_to_json(const struct sbatch_opts *o, json_t *body,
-			 struct drv_error *err, struct drv_error *warn);
+int sbatch_place_to_json(const struct sbatch_opts *o, json_t *body, struct drv_error *err,
+			 struct drv_error *warn);
 
 #endif

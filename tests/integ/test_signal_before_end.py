@@ -17,12 +17,14 @@ while :; do sleep 0.1; done
 def test_batch_signal_before_timeout_lets_the_script_checkpoint(make_cluster):
     c = make_cluster(nodes=1, sets={"SlurmdTimeout": "60"})
     c.write("ckpt.sh", "#!/bin/bash\n"
+            "#SBATCH --signal=B:USR1@5\n"
+            "#SBATCH -t 0:10\n"
             "trap 'echo saved step 42 > ckpt' USR1\n"
             "bash -c \"trap 'echo child >> child.log' USR1; "
             "while :; do sleep 0.1; done\" &\n"
             "echo ready > ready\n"
             "while :; do sleep 0.1; done\n")
-    jid = c.sbatch("--signal=B:USR1@5", "-t", "0:10", "ckpt.sh")
+    jid = c.sbatch("ckpt.sh")  # --signal from the #SBATCH lines
     wait_for(lambda: (c.work / "ready").exists(), 20, what="the job to start")
     started = time.monotonic()
     # The shepherd sends it, not noded: killing noded must not lose it.

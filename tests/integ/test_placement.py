@@ -76,6 +76,9 @@ def test_request_fields_shown_and_kept_across_restart(make_cluster):
     c.ok("scontrol", "release", str(jid))
     job = c.wait_done(jid)
     assert (job["JobState"], job["NodeList"]) == ("COMPLETED", "n2"), job
+    # sacct: Constraints on the job's line, blank on its steps
+    out = c.ok("sacct", "-j", str(jid), "-n", "-P", "-o", "JobID,Constraints")
+    assert out == f"{jid}|gpu&b\n{jid}.batch|\n", out
 
 
 def test_a_listed_busy_node_is_waited_for(make_cluster):

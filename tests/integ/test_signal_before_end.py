@@ -93,3 +93,18 @@ def test_time_min_and_bad_signal(cluster):
                                env=dict(cluster.env, SBATCH_SIGNAL="NOPE"))
     assert (rc, err) == (255, "sbatch: error: Invalid --signal specification\n")
     assert cluster.ok("squeue", "-h", "-o", "%i") == before
+
+
+def test_signal_survives_a_ctld_restart_while_pending(make_cluster):
+    c = make_cluster(nodes=1)
+    c.write("ckpt.sh", "#!/bin/bash\n"
+            "trap 'echo saved > ckpt' USR1\n"
+            "while :; do sleep 0.1; done\n")
+    jid = c.sbatch("-H", "--signal=B:USR1@3", "-t", "0:6", "ckpt.sh")
+    c.kill9("ctld")
+    c.up()
+    c.ok("scontrol", "release", str(jid))
+    ckpt = c.work / "ckpt"
+    wait_for(lambda: ckpt.exists() and ckpt.read_text(), 20, what="the checkpoint")
+    assert c.state(jid) == "RUNNING"
+    assert c.wait_done(jid, timeout=30)["JobState"] == "TIMEOUT"

@@ -74,6 +74,7 @@ static const struct key keys[] = {
     K("cpus_per_node", T_STR_NULL, cpus_per_node),
     K("alloc_gpus", T_STR_NULL, alloc_gpus),
     K("cancel_uid", T_INT, cancel_uid),
+    K("deadline", T_INT, deadline),
 };
 
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))

@@ -33,6 +33,8 @@ enum {
 	OPT_GPUS_PER_NODE,
 	OPT_OPEN_MODE,
 	OPT_NICE,
+	OPT_DEADLINE,
+	OPT_KILL_DEP,
 };
 
 /* Every long option sbatch accepts; val names what happens to it. */
@@ -106,10 +108,10 @@ static const struct option long_opts[] = {
     {"priority", required_argument, 0, OPT_IGNORE},
     {"tmp", required_argument, 0, OPT_IGNORE},
     {"time-min", required_argument, 0, OPT_IGNORE},
-    {"deadline", required_argument, 0, OPT_IGNORE},
+    {"deadline", required_argument, 0, OPT_DEADLINE},
     {"get-user-env", optional_argument, 0, OPT_IGNORE},
     {"propagate", optional_argument, 0, OPT_IGNORE},
-    {"kill-on-invalid-dep", required_argument, 0, OPT_IGNORE},
+    {"kill-on-invalid-dep", required_argument, 0, OPT_KILL_DEP},
     {"contiguous", no_argument, 0, OPT_IGNORE},
     {"hint", required_argument, 0, OPT_IGNORE},
     {"mincpus", required_argument, 0, OPT_IGNORE},
@@ -188,10 +190,24 @@ static int store_res(struct sbatch_opts *o, int c, const char *arg)
 	return 0;
 }
 
+/* --begin, --deadline, --kill-on-invalid-dep; 1 when c is none of them. */
+static int store_lifecycle(struct sbatch_opts *o, int c, const char *arg)
+{
+	if (c == 'b')
+		o->begin = arg;
+	else if (c == OPT_DEADLINE)
+		o->deadline = arg;
+	else if (c == OPT_KILL_DEP)
+		o->kill_invalid_dep = arg;
+	else
+		return 1;
+	return 0;
+}
+
 /* Stores the options Drover carries; 1 when c is not one of them. */
 static int store(struct sbatch_opts *o, int c, const char *arg)
 {
-	if (store_res(o, c, arg) == 0)
+	if (store_res(o, c, arg) == 0 || store_lifecycle(o, c, arg) == 0)
 		return 0;
 	switch (c) {
 	case 'A':
@@ -203,6 +219,7 @@ static int store(struct sbatch_opts *o, int c, const char *arg)
 	case 'd':
 		o->dependency = arg;
 		break;
+
 	case 'i':
 		o->input = arg;
 		break;

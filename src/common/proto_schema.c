@@ -148,6 +148,9 @@ static const struct field f_job_submit[] = {
     STR("open_mode", false, 6, 8),
     STR("stdin", false, 1, PATH_LEN),
     INT("nodes_max", false, 1, 100000),
+    INT("begin", false, 0, I64_MAX),
+    INT("deadline", false, 0, I64_MAX),
+    BOOL("kill_invalid_dep", false),
     END,
 };
 
@@ -193,6 +196,8 @@ static const struct field f_job_update[] = {
     INT("time_limit", false, -1, I32),
     STR("partition", false, 1, NAME_LEN),
     INT("nice", false, -2147483645LL, 2147483645LL),
+    STR("dependency", false, 0, TEXT_LEN),
+    INT("begin", false, 0, I64_MAX),
     END,
 };
 

@@ -42,6 +42,8 @@ enum special {
 	S_GID,
 	S_CANCEL_UID,
 	S_PRIORITY,
+	S_DEPENDENCY,
+	S_START,
 };
 
 struct job_field {
@@ -67,7 +69,7 @@ static const struct job_field fields[] = {
 	SP("state", S_STATE), F("reason", K_STR, reason), F("num_nodes", K_U32, num_nodes),
 	F("nodelist", K_STR, nodelist), F("batch_host", K_STR, batch_host),
 	F("time_limit", K_I64, time_limit), F("submit_time", K_I64, submit_time),
-	F("eligible_time", K_I64, eligible_time), F("start_time", K_I64, start_time),
+	F("eligible_time", K_I64, eligible_time), SP("start_time", S_START),
 	F("end_time", K_I64, end_time), F("exit_code", K_INT, exit_code),
 	F("exit_signal", K_INT, exit_signal), F("workdir", K_STR, workdir),
 	F("stdout", K_STR_NULL, stdout_pat), F("stderr", K_STR_NULL, stderr_pat),
@@ -80,12 +82,13 @@ static const struct job_field fields[] = {
 	SP("min_memory", S_MIN_MEM), SP("mem_per_cpu", S_MEM_PER_CPU), SP("gres", S_GRES),
 	SP("gpus", S_GPUS), SP("gpus_total", S_GPUS_TOTAL),
 	F("gpu_type", K_STR_NULL, req.gpu_type), SP("exclusive", S_EXCLUSIVE),
-	F("dependency", K_STR_NULL, req.dependency), SP("tres", S_TRES),
+	SP("dependency", S_DEPENDENCY), SP("tres", S_TRES),
 	F("tasks_per_node", K_STR_NULL, tasks_per_node),
 	F("cpus_per_node", K_STR_NULL, cpus_per_node),
 	F("alloc_gpus", K_STR_NULL, alloc_gpus), F("open_mode", K_STR_NULL, req.open_mode),
 	F("stdin", K_STR_NULL, req.stdin_pat), F("req_tres", K_STR, req_tres),
-	F("alloc_tres", K_STR, alloc_tres),
+	F("alloc_tres", K_STR, alloc_tres), F("begin_time", K_I64, req.begin_time),
+	F("deadline", K_I64, req.deadline),
 };
 /* clang-format on */
 
@@ -156,8 +159,20 @@ static json_t *special(const struct job *j, enum special s)
 		return json_integer(j->uid);
 	case S_GID:
 		return json_integer(j->gid);
-	case S_CANCEL_UID:
-		return json_integer(j->cancel_uid);
+	case S_CANCEL_UID: /* -1: ended by ctld itself, no user asked */
+		return json_integer(
+		    j->cancel_uid == (uid_t)-1 ? -1 : (json_int_t)j->cancel_uid);
+	case S_DEPENDENCY: {
+		char *text = dep_format(&q->deps);
+		json_t *v = text ? json_string(text) : json_null();
+		free(text);
+		return v;
+	}
+	case S_START: /* Slurm: a pending job's expected start is its begin time */
+		return json_integer(j->state == JOB_PENDING &&
+					    q->begin_time > j->start_time
+					? q->begin_time
+					: j->start_time);
 	case S_PRIORITY: /* Slurm holds a job by its priority: 0 while held */
 		return json_integer(j->hold ? 0 : (json_int_t)j->priority);
 	}

@@ -112,9 +112,6 @@ static int check_request(const struct ctld *c, const struct part *p, const struc
 	free(nodes);
 	if (rc < 0)
 		return DRV_RC_NODE_CONFIG_UNAVAIL;
-	for (uint32_t i = 0; i < q->n_deps; i++)
-		if (!job_table_find(&c->jobs, q->deps[i]))
-			return DRV_RC_DEPENDENCY;
 	int64_t max = p->conf->max_time;
 	if (c->conf->enforce_part_limits && max != DRV_INFINITE &&
 	    (j->time_limit == DRV_INFINITE || j->time_limit > max))

@@ -48,7 +48,7 @@ int sctl_hold(struct sctl *s, int argc, char **argv)
 {
 	struct drv_error err = {{0}};
 	bool release = !strncasecmp(argv[0], "re", 2);
-	bool user = !strncasecmp(argv[0], "u", 1) || getuid() != 0;
+	bool user = !strncasecmp(argv[0], "u", 1); /* else ctld decides, as Slurm */
 	json_t *ids = json_array(), *reply = NULL, *res, *body;
 	size_t i;
 	int rc, failed = 0;
@@ -80,10 +80,11 @@ int sctl_hold(struct sctl *s, int argc, char **argv)
 		if (jrc == 0)
 			continue;
 		failed = 1;
-		if (!s->quiet)
-			fprintf(stderr, "%s for job %lld\n",
-				text && *text ? text : drv_rc_text(jrc),
-				(long long)cli_json_int(res, "job_id", 0));
+		if (!text || !*text)
+			text = drv_rc_text(jrc);
+		if (!s->quiet) /* Slurm 22.05 prints both lines */
+			fprintf(stderr, "%s for job %lld\nslurm_suspend error: %s\n",
+				text, (long long)cli_json_int(res, "job_id", 0), text);
 	}
 	json_decref(reply);
 	return failed;

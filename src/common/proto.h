@@ -46,6 +46,7 @@ enum drv_rc {
 	DRV_RC_INVALID_GRES = 2072, /* "Invalid generic resource (gres) specification" */
 	DRV_RC_INVALID_TIME_LIMIT = 2051, /* "Requested time limit is invalid ..." */
 	DRV_RC_NOT_SUPPORTED = 2054,	  /* "Operation not supported" */
+	DRV_RC_JOB_FINISHED = 2084,	  /* "Job has already finished" */
 };
 
 /* Slurm's text for rc (static string). */

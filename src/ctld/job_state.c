@@ -265,11 +265,9 @@ int job_set_hold(struct ctld *c, struct job *j, enum job_hold hold)
 	j->reason = hold == HOLD_USER	 ? "JobHeldUser"
 		    : hold == HOLD_ADMIN ? "JobHeldAdmin"
 					 : "None";
-	/* Slurm: eligible from the release (or the begin time), unknown while
-	 * held or waiting for a dependency. */
-	if (hold != HOLD_NONE || j->req.deps.n)
-		j->eligible_time = 0;
-	else if (!j->eligible_time)
+	/* Slurm: a job submitted held becomes eligible at its release (or its
+	 * begin time); one that waits for a dependency stays unknown. */
+	if (hold == HOLD_NONE && !j->req.deps.n && !j->eligible_time)
 		j->eligible_time = j->req.begin_time > now ? j->req.begin_time : now;
 	commit_job(c, j);
 	sched_request(c);

@@ -166,12 +166,16 @@ void rpc_job_cancel(struct rpc_req *r)
 	for_each_job(r, cancel_one);
 }
 
+/* Slurm 22.05: holding or releasing a running job is accepted and changes
+ * nothing; a finished one is refused. An admin hold is an admin's to lift. */
 static int release_one(struct rpc_req *r, struct job *j, int64_t now)
 {
+	if (job_state_final(j->state))
+		return DRV_RC_JOB_FINISHED;
+	if (j->state != JOB_PENDING)
+		return 0;
 	if (j->hold == HOLD_ADMIN && !rpc_is_admin(r))
 		return DRV_RC_ACCESS_DENIED;
-	if (j->state != JOB_PENDING)
-		return DRV_RC_ALREADY_DONE;
 	return job_set_hold(r->c, j, HOLD_NONE);
 }
 
@@ -182,8 +186,10 @@ void rpc_job_release(struct rpc_req *r)
 
 static int hold_one(struct rpc_req *r, struct job *j, int64_t now)
 {
+	if (job_state_final(j->state))
+		return DRV_RC_JOB_FINISHED;
 	if (j->state != JOB_PENDING)
-		return DRV_RC_ALREADY_DONE;
+		return 0;
 	bool user = json_is_true(json_object_get(r->body, "user")) || !rpc_is_admin(r);
 	return job_set_hold(r->c, j, user ? HOLD_USER : HOLD_ADMIN);
 }
@@ -240,6 +246,8 @@ static int update_one(struct rpc_req *r, struct job *j, int64_t now)
 	json_t *limit = json_object_get(r->body, "time_limit");
 	json_t *part = json_object_get(r->body, "partition");
 	json_t *nice = json_object_get(r->body, "nice");
+	if (job_state_final(j->state))
+		return DRV_RC_JOB_FINISHED;
 	if (j->state != JOB_PENDING)
 		return DRV_RC_JOB_NOT_PENDING;
 	if (nice && json_integer_value(nice) < 0 && !rpc_is_admin(r))

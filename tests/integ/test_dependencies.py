@@ -167,12 +167,15 @@ def test_bad_dependencies_are_refused_and_unknown_jobs_lift(make_cluster):
                          "operation not supported on this system\n")
     assert c.job_ids() == before
     # Slurm 22.05 takes a job it does not hold as gone: the entry is lifted
-    held = c.sbatch("-H", "--dependency=afterok:999999", "--wrap", "true")
+    held = c.sbatch("-H", "--dependency=afterok:999999", "--wrap",
+                    "printenv SLURM_JOB_DEPENDENCY")
     assert dep(c, held) == "afterok:999999(unfulfilled)"
     assert reason(c, held) == "JobHeldUser"
     c.ok("scontrol", "release", str(held))
     job = c.wait_done(held)
     assert (job["JobState"], job["Dependency"]) == ("COMPLETED", "(null)")
+    # the job's environment has the text as given, as Slurm's
+    assert (c.work / f"slurm-{held}.out").read_text() == "afterok:999999\n"
 
 
 def test_update_dependency_sets_clears_and_refuses(make_cluster):

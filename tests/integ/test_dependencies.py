@@ -117,6 +117,22 @@ def test_afterany_afternotok_and_any_of_lists(make_cluster):
     assert dep(c, notok_ok) == f"afternotok:{ok}(failed)"
 
 
+def test_a_cancelled_target(make_cluster):
+    """Cancelled while pending: afternotok, afterany and after are met,
+    afterok never is (checked on Slurm 22.05)."""
+    c = make_cluster(nodes=1)
+    gone = c.sbatch("-H", "--wrap", "true")
+    c.ok("scancel", str(gone))
+    c.wait_done(gone)
+    met = [c.sbatch(f"--dependency={kind}:{gone}", "--wrap", "true")
+           for kind in ("afternotok", "afterany", "after")]
+    never = c.sbatch(f"--dependency=afterok:{gone}", "--wrap", "true")
+    for jid in met:
+        assert c.wait_done(jid)["JobState"] == "COMPLETED"
+    wait_for(lambda: reason(c, never) == "DependencyNeverSatisfied", 10, what="never")
+    assert dep(c, never) == f"afterok:{gone}(failed)"
+
+
 def test_after_waits_for_the_start_plus_minutes(make_cluster):
     c = make_cluster(nodes=1)
     gate(c)
@@ -139,11 +155,15 @@ def test_singleton_runs_one_job_of_a_name_at_a_time(make_cluster):
     c = make_cluster(nodes=1)
     gate(c, "one")
     gate(c, "two")
+    # a pending job of the same name without singleton holds them back too
+    held = c.sbatch("-J", "solo", "-H", "--wrap", "true")
     a = c.sbatch("-J", "solo", "--dependency=singleton", "wait-one.sh")
     b = c.sbatch("-J", "solo", "--dependency=singleton", "wait-two.sh")
     other = c.sbatch("-J", "other", "--dependency=singleton", "--wrap", "true")
-    c.wait_state(a, "RUNNING")
     assert c.wait_done(other)["JobState"] == "COMPLETED"
+    assert (reason(c, a), dep(c, a)) == ("Dependency", "singleton(unfulfilled)")
+    c.ok("scancel", str(held))
+    c.wait_state(a, "RUNNING")
     job = c.show_job(b)
     assert (job["JobState"], job["Reason"], job["Dependency"]) == (
         "PENDING", "Dependency", "singleton(unfulfilled)")

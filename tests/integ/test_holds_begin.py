@@ -6,6 +6,7 @@ scontrol update StartTime=, --deadline ending a pending job DEADLINE,
 refusals with Slurm's exact text, ctld kill -9 in between, and a finished
 job visible for MinJobAge and then only in sacct."""
 
+import json
 import time
 
 from conftest import wait_for
@@ -121,6 +122,8 @@ def test_deadline_ends_a_pending_job_and_trims_a_running_one(make_cluster):
     held = c.sbatch("-H", "--deadline=now+2", "--wrap", "true")
     deadline = c.show_job(held)["Deadline"]
     assert abs(stamp(deadline) - (time.time() + 2)) < 3
+    jobs = json.loads(c.ok("squeue", "--json", "-j", str(held)))["jobs"]
+    assert jobs[0]["deadline"]["number"] == stamp(deadline)
     c.kill9("ctld")
     c.up()
     assert c.show_job(held)["Deadline"] == deadline

@@ -75,6 +75,7 @@ static const struct key keys[] = {
     K("alloc_gpus", T_STR_NULL, alloc_gpus),
     K("cancel_uid", T_INT, cancel_uid),
     K("deadline", T_INT, deadline),
+    K("time_min", T_INT, time_min),
 };
 
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))

@@ -77,7 +77,13 @@ static void print_job_times(FILE *out, const struct cli_job *j, int64_t now)
 		snprintf(b, sizeof(b), "Partition_Limit");
 	else
 		drv_time_fmt_limit(j->time_limit, b, sizeof(b));
-	fprintf(out, "RunTime=%s TimeLimit=%s TimeMin=N/A" NL, a, b);
+	fprintf(out, "RunTime=%s TimeLimit=%s TimeMin=", a, b);
+	if (j->time_min > 0) {
+		drv_time_fmt_limit(j->time_min, a, sizeof(a));
+		fprintf(out, "%s" NL, a);
+	} else {
+		fprintf(out, "N/A" NL);
+	}
 	iso(j->submit_time, a, sizeof(a));
 	iso(j->eligible_time, b, sizeof(b));
 	fprintf(out, "SubmitTime=%s EligibleTime=%s" NL, a, b);

@@ -45,6 +45,7 @@ struct job_req {
 	int kill_invalid_dep; /* --kill-on-invalid-dep: -1 not given, 0 no, 1 yes */
 	int64_t begin_time;   /* --begin / StartTime=, epoch s; 0 none */
 	int64_t deadline;     /* --deadline, epoch s; 0 none */
+	int64_t time_min;     /* s; Slurm's 1 minute for UNLIMITED with a deadline */
 	int32_t nice;
 	char *open_mode, *stdin_pat;
 };

@@ -88,7 +88,7 @@ static const struct job_field fields[] = {
 	F("alloc_gpus", K_STR_NULL, alloc_gpus), F("open_mode", K_STR_NULL, req.open_mode),
 	F("stdin", K_STR_NULL, req.stdin_pat), F("req_tres", K_STR, req_tres),
 	F("alloc_tres", K_STR, alloc_tres), F("begin_time", K_I64, req.begin_time),
-	F("deadline", K_I64, req.deadline),
+	F("deadline", K_I64, req.deadline), F("time_min", K_I64, req.time_min),
 };
 /* clang-format on */
 

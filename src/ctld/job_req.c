@@ -153,6 +153,7 @@ json_t *job_req_to_json(const struct job_req *req)
 	json_object_set_new(o, "kill_invalid_dep", json_integer(req->kill_invalid_dep));
 	json_object_set_new(o, "begin_time", json_integer(req->begin_time));
 	json_object_set_new(o, "deadline", json_integer(req->deadline));
+	json_object_set_new(o, "time_min", json_integer(req->time_min));
 	return o;
 }
 
@@ -190,6 +191,7 @@ int job_req_from_json(struct job_req *req, json_t *o)
 	req->kill_invalid_dep = (int)get_int(o, "kill_invalid_dep", -1);
 	req->begin_time = get_int(o, "begin_time", 0);
 	req->deadline = get_int(o, "deadline", 0);
+	req->time_min = get_int(o, "time_min", 0);
 	req->nice = (int32_t)get_int(o, "nice", 0);
 	req->open_mode = get_str(o, "open_mode");
 	req->stdin_pat = get_str(o, "stdin");

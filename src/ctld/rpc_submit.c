@@ -83,6 +83,8 @@ static void fill_job(struct job *j, const struct rpc_req *r, const struct part *
 	else
 		j->time_limit = p->conf->max_time;
 	j->hold = json_is_true(json_object_get(b, "hold")) ? HOLD_USER : HOLD_NONE;
+	if (j->req.deadline && j->time_limit == DRV_INFINITE)
+		j->req.time_min = 60; /* Slurm shows TimeMin=00:01:00 then */
 }
 
 /* GPUs of a type no node of the partition has: Slurm's gres error. */

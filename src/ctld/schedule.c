@@ -85,8 +85,9 @@ static bool dependency_met(struct ctld *c, struct job *j, int64_t now)
  * with its minimum time (one minute when its limit is UNLIMITED). */
 static bool past_deadline(const struct job *j, int64_t now)
 {
-	int64_t need =
-	    j->time_limit == DRV_INFINITE || j->time_limit <= 0 ? 60 : j->time_limit;
+	int64_t need = j->req.time_min ? j->req.time_min : j->time_limit;
+	if (need == DRV_INFINITE || need <= 0)
+		need = 60;
 	int64_t start = now > j->req.begin_time ? now : j->req.begin_time;
 	return j->req.deadline && start + need > j->req.deadline;
 }

@@ -136,6 +136,8 @@ def test_deadline_ends_a_pending_job_and_trims_a_running_one(make_cluster):
     job = c.wait_done(fits)
     assert job["JobState"] == "COMPLETED"
     assert job["TimeLimit"] in ("00:09:00", "00:10:00"), job["TimeLimit"]
+    assert job["TimeMin"] == "00:01:00"  # Slurm's for UNLIMITED with a deadline
+    assert c.show_job(short)["TimeMin"] == "N/A"
     out = c.ok("sacct", "-X", "-n", "-j", str(soon), "-o", "state%12")
     assert out.split() == ["DEADLINE"]
 

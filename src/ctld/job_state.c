@@ -28,9 +28,14 @@ void job_accept(struct ctld *c, struct job *j, int64_t now)
 {
 	j->state = JOB_PENDING;
 	j->submit_time = now;
-	j->eligible_time = j->hold || j->req.deps.n  ? 0
-			   : j->req.begin_time > now ? j->req.begin_time
-						     : now;
+	/* Slurm: unknown while a dependency waits or a held job has no begin
+	 * time; the begin time when there is one, else now */
+	if (j->req.deps.n)
+		j->eligible_time = 0;
+	else if (j->req.begin_time > now)
+		j->eligible_time = j->req.begin_time;
+	else
+		j->eligible_time = j->hold ? 0 : now;
 	int64_t prio = (int64_t)PRIORITY_BASE - (int64_t)j->id - j->req.nice;
 	j->priority = prio > 0 ? (uint64_t)prio : 1;
 	j->reason = j->hold == HOLD_USER      ? "JobHeldUser"

@@ -29,8 +29,15 @@ def test_begin_now_plus_3_waits_then_runs(make_cluster):
     begin = stamp(job["EligibleTime"])
     assert t0 + 3 <= begin <= t0 + 5, (t0, job["EligibleTime"])
     assert job["StartTime"] == job["EligibleTime"]
-    out = c.ok("squeue", "-h", "-j", str(jid), "-o", "%T %r %S")
-    assert out == f"PENDING BeginTime {job['EligibleTime']}\n"
+    out = c.ok("squeue", "-h", "-j", str(jid), "-o", "%T %r %S %e")
+    assert out == f"PENDING BeginTime {job['EligibleTime']} NONE\n"
+    # held with a begin time: Slurm shows both times, and the end a limit on
+    held = c.sbatch("-H", "-t", "5", "--begin=now+600", "--wrap", "true")
+    job = c.show_job(held)
+    assert job["EligibleTime"] == job["StartTime"] != "Unknown"
+    assert stamp(job["EndTime"]) == stamp(job["StartTime"]) + 300
+    out = c.ok("squeue", "-h", "-j", str(held), "-o", "%r %S %e")
+    assert out == f"JobHeldUser {job['StartTime']} {job['EndTime']}\n"
     done = c.wait_done(jid, timeout=20)
     assert done["JobState"] == "COMPLETED"
     assert stamp(done["StartTime"]) >= begin

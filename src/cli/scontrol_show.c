@@ -99,7 +99,10 @@ static void print_job_times(FILE *out, const struct cli_job *j, int64_t now)
 	} else {
 		fprintf(out, "StartTime=%s EndTime=%s Deadline=N/A" NL, a, b);
 	}
-	iso(j->start_time > 0 ? j->start_time : j->submit_time, a, sizeof(a));
+	/* a pending job's StartTime is its begin time, not an evaluation */
+	iso(j->start_time > 0 && strcmp(j->state, "PENDING") ? j->start_time
+							     : j->submit_time,
+	    a, sizeof(a));
 	fprintf(out,
 		"SuspendTime=None SecsPreSuspend=0 LastSchedEval=%s Scheduler=Main" NL,
 		a);

@@ -29,6 +29,7 @@ def test_begin_now_plus_3_waits_then_runs(make_cluster):
     begin = stamp(job["EligibleTime"])
     assert t0 + 3 <= begin <= t0 + 5, (t0, job["EligibleTime"])
     assert job["StartTime"] == job["EligibleTime"]
+    assert job["LastSchedEval"] == job["SubmitTime"]
     out = c.ok("squeue", "-h", "-j", str(jid), "-o", "%T %r %S %e")
     assert out == f"PENDING BeginTime {job['EligibleTime']} NONE\n"
     # held with a begin time: Slurm shows both times, and the end a limit on

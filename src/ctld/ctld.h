@@ -125,6 +125,9 @@ enum depend_verdict depend_check(struct ctld *c, struct job *j, int64_t now);
 /* Whether j is cancelled once its dependency can never be met:
  * --kill-on-invalid-dep, else SchedulerParameters=kill_invalid_depend. */
 bool depend_kill_invalid(const struct ctld *c, const struct job *j);
+/* Whether l, given to job self, would close a cycle through the jobs its
+ * entries wait for (Slurm's "Circular job dependency"). */
+bool depend_circular(const struct ctld *c, uint32_t self, const struct dep_list *l);
 
 /* --- schedule.c ------------------------------------------------------------ */
 void sched_request(struct ctld *c); /* a full pass at the end of this turn */

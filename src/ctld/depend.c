@@ -5,6 +5,7 @@
  * MinJobAge ago) lifts its entry, as Slurm does ("job is gone").
  * The state of a target comes from target_state() alone: job arrays plug
  * in there. Changes to the list are committed with the job. */
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -145,4 +146,38 @@ bool depend_kill_invalid(const struct ctld *c, const struct job *j)
 	if (j->req.kill_invalid_dep >= 0)
 		return j->req.kill_invalid_dep == 1;
 	return conf_kill_invalid(c->conf);
+}
+
+/* Walks the jobs l waits for, and the jobs they wait for, looking for self;
+ * the walk is bounded (a list that deep is refused as circular too). */
+bool depend_circular(const struct ctld *c, uint32_t self, const struct dep_list *l)
+{
+	enum { MAX_SEEN = 4096 };
+	uint32_t *todo = malloc(MAX_SEEN * sizeof(*todo));
+	size_t n = 0, seen = 0;
+	bool found = false;
+	if (!todo)
+		return true;
+	for (uint32_t i = 0; i < l->n && n < MAX_SEEN; i++)
+		if (l->items[i].kind != DEP_SINGLETON)
+			todo[n++] = l->items[i].job_id;
+	while (n && !found) {
+		uint32_t id = todo[--n];
+		const struct job *d = job_table_find(&c->jobs, id);
+		if (id == self || ++seen > MAX_SEEN) {
+			found = true;
+			break;
+		}
+		for (uint32_t i = 0; d && i < d->req.deps.n; i++) {
+			if (d->req.deps.items[i].kind == DEP_SINGLETON)
+				continue;
+			if (n == MAX_SEEN) {
+				found = true;
+				break;
+			}
+			todo[n++] = d->req.deps.items[i].job_id;
+		}
+	}
+	free(todo);
+	return found;
 }

@@ -200,8 +200,9 @@ void rpc_job_hold(struct rpc_req *r)
 }
 
 /* Dependency=: a new list replaces the old one, "" clears it. A list that
- * names the job itself is refused, as Slurm does. */
-static int update_dependency(struct job *j, const char *text, int64_t now)
+ * names the job itself is refused, one that closes a cycle too, as Slurm
+ * does. */
+static int update_dependency(struct ctld *c, struct job *j, const char *text, int64_t now)
 {
 	struct dep_list l = {0};
 	if (*text && dep_parse(text, &l) < 0)
@@ -211,6 +212,10 @@ static int update_dependency(struct job *j, const char *text, int64_t now)
 			dep_list_free(&l);
 			return DRV_RC_DEPENDENCY;
 		}
+	if (depend_circular(c, j->id, &l)) {
+		dep_list_free(&l);
+		return DRV_RC_CIRCULAR_DEPENDENCY;
+	}
 	char *copy = *text ? strdup(text) : NULL;
 	if (*text && !copy) {
 		dep_list_free(&l);
@@ -255,7 +260,7 @@ static int update_one(struct rpc_req *r, struct job *j, int64_t now)
 	if (part && ctld_part_index(r->c, json_string_value(part)) < 0)
 		return DRV_RC_INVALID_PARTITION;
 	if (dep) {
-		int rc = update_dependency(j, json_string_value(dep), now);
+		int rc = update_dependency(r->c, j, json_string_value(dep), now);
 		if (rc)
 			return rc;
 	}

@@ -210,7 +210,13 @@ def test_update_dependency_sets_clears_and_refuses(make_cluster):
     rc, out, err = c.run("scontrol", "update", f"JobId={jid}",
                          f"Dependency=afterok:{jid}")
     assert (rc, err) == (1, f"Job dependency problem for job {jid}\n")
+    # a cycle through another job: Slurm's own message
+    waiter = c.sbatch("-H", f"--dependency=afterok:{jid}", "--wrap", "true")
+    rc, out, err = c.run("scontrol", "update", f"JobId={jid}",
+                         f"Dependency=afterany:{first}?afterok:{waiter}")
+    assert (rc, err) == (1, f"Circular job dependency for job {jid}\n")
     assert dep(c, jid) == f"afternotok:{first}(unfulfilled)"
+    c.ok("scancel", str(waiter))
     c.kill9("ctld")
     c.up()
     assert dep(c, jid) == f"afternotok:{first}(unfulfilled)"

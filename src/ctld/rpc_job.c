@@ -190,6 +190,9 @@ static int hold_one(struct rpc_req *r, struct job *j, int64_t now)
 		return DRV_RC_JOB_FINISHED;
 	if (j->state != JOB_PENDING)
 		return 0;
+	/* a user may not turn an admin hold into one of their own to lift */
+	if (j->hold == HOLD_ADMIN && !rpc_is_admin(r))
+		return DRV_RC_ACCESS_DENIED;
 	bool user = json_is_true(json_object_get(r->body, "user")) || !rpc_is_admin(r);
 	return job_set_hold(r->c, j, user ? HOLD_USER : HOLD_ADMIN);
 }

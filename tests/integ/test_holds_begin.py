@@ -189,14 +189,18 @@ def test_hold_uhold_release(make_cluster):
 
 
 def test_admin_hold_is_not_the_users_to_release(make_cluster):
-    """The cluster's user is Slurm's SlurmUser, an admin; another user may
-    hold its own jobs (a user hold) and release them, never an admin's."""
+    """The cluster's user is Slurm's SlurmUser, an admin, and in local mode
+    the only one who may submit; another user can neither release nor
+    downgrade (uhold) the hold. (A job owner who is not an admin, whom ctld
+    refuses the same way, exists only once jobs run as their users.)"""
     c = make_cluster(nodes=1)
     jid = c.sbatch("-H", "--wrap", "true")
     c.ok("scontrol", "hold", str(jid))
     nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-    rc, out, err = c.run(*nobody, c.bin / "scontrol", "release", str(jid))
-    assert rc == 1 and "Access/permission denied" in err, (rc, err)
+    for cmd in ("release", "uhold"):
+        rc, out, err = c.run(*nobody, c.bin / "scontrol", cmd, str(jid))
+        assert (rc, err) == (1, f"Access/permission denied for job {jid}\n"
+                             "slurm_suspend error: Access/permission denied\n"), cmd
     assert c.show_job(jid)["Reason"] == "JobHeldAdmin"
     c.ok("scontrol", "release", str(jid))
     c.wait_done(jid)

@@ -81,6 +81,7 @@ static const struct key keys[] = {
     K("min_tmp", T_INT, min_tmp),
     K("time_min", T_INT, time_min),
     K("max_nodes", T_INT, max_nodes),
+    K("deadline", T_INT, deadline),
 };
 
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))

@@ -20,6 +20,7 @@ struct cli_job {
 	int64_t uid, gid, num_nodes, cpus, priority, restart_count;
 	int64_t time_limit; /* seconds; -1 unlimited */
 	int64_t submit_time, eligible_time, start_time, end_time;
+	int64_t deadline; /* --deadline, 0 none */
 	int64_t exit_code, exit_signal;
 	/* issue 3 fields; defaults when ctld does not send them yet */
 	const char *account;	/* NULL if unset */

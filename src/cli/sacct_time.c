@@ -314,21 +314,9 @@ static int parse_uts(const char *s, time_t *out, int *pos)
 	return 0;
 }
 
-/* Fills in what the text left out: a date alone means 00:00, a time alone
- * means today (sacct looks into the past), no year means this year unless
- * the month is still to come. */
-static time_t resolve(struct named *t, time_t now)
+static time_t make_time(const struct named *t)
 {
-	struct tm now_tm, tm;
-	localtime_r(&now, &now_tm);
-	if (t->hour == -1) {
-		t->hour = 0;
-		t->minute = 0;
-	} else if (t->month == -1) {
-		set_day(t, now);
-	}
-	if (t->year == -1)
-		t->year = t->month > now_tm.tm_mon ? now_tm.tm_year - 1 : now_tm.tm_year;
+	struct tm tm;
 	memset(&tm, 0, sizeof(tm));
 	tm.tm_sec = t->second;
 	tm.tm_min = t->minute;
@@ -340,7 +328,38 @@ static time_t resolve(struct named *t, time_t now)
 	return mktime(&tm);
 }
 
+/* Fills in what the text left out: a date alone means 00:00, a time alone
+ * means today, no year means this year. Looking into the past (sacct), a
+ * month still to come is last year's; looking ahead (--begin), a time of
+ * day already gone is tomorrow's and a date already gone next year's. */
+static time_t resolve(struct named *t, time_t now, bool past)
+{
+	struct tm now_tm;
+	bool time_only = false, no_year = t->year == -1;
+	localtime_r(&now, &now_tm);
+	if (t->hour == -1) {
+		t->hour = 0;
+		t->minute = 0;
+	} else if (t->month == -1) {
+		set_day(t, now);
+		time_only = true;
+	}
+	if (t->year == -1)
+		t->year = past && t->month > now_tm.tm_mon ? now_tm.tm_year - 1
+							   : now_tm.tm_year;
+	if (!past && time_only && make_time(t) < now)
+		set_day(t, now + 86400);
+	else if (!past && no_year && make_time(t) < now)
+		t->year++;
+	return make_time(t);
+}
+
 int sacct_time_parse(const char *s, time_t now, time_t *out, int *pos)
+{
+	return cli_time_parse(s, now, true, out, pos);
+}
+
+int cli_time_parse(const char *s, time_t now, bool past, time_t *out, int *pos)
 {
 	struct named t = {-1, -1, 0, -1, -1, -1};
 	int p, rc;
@@ -368,7 +387,7 @@ int sacct_time_parse(const char *s, time_t now, time_t *out, int *pos)
 		*out = 0;
 		return 0;
 	}
-	time_t when = resolve(&t, now);
+	time_t when = resolve(&t, now, past);
 	if (when != (time_t)-1) {
 		*out = when;
 		return 0;

@@ -4,6 +4,7 @@
 #ifndef DRV_CLI_SACCT_TIME_H
 #define DRV_CLI_SACCT_TIME_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -16,6 +17,12 @@
  * the text names no time at all, as Slurm), or -EINVAL and sets *pos to the
  * offset Slurm reports in "Invalid time specification (pos=N): TEXT". */
 int sacct_time_parse(const char *s, time_t now, time_t *out, int *pos);
+
+/* The same syntax looking ahead (past false), as sbatch --begin/--deadline
+ * and scontrol's StartTime= read it (Slurm's parse_time(s, 0)): a time of
+ * day already gone means tomorrow, a date without a year already gone
+ * means next year. */
+int cli_time_parse(const char *s, time_t now, bool past, time_t *out, int *pos);
 
 /* Local midnight of the day of now. */
 time_t sacct_time_midnight(time_t now);

@@ -12,9 +12,10 @@
 #include <unistd.h>
 
 #include "cli/common.h"
+#include "cli/sacct_time.h"
 #include "cli/sbatch_env.h"
-#include "cli/sbatch_opts.h"
 #include "cli/sbatch_nodefile.h"
+#include "cli/sbatch_opts.h"
 #include "cli/sbatch_place.h"
 #include "cli/sbatch_res.h"
 #include "cli/sbatch_script.h"
@@ -253,6 +254,48 @@ static int add_placement(const struct sbatch_opts *o, json_t *body)
 	return 0;
 }
 
+/* --begin and --deadline, read as Slurm's parse_time() looking ahead.
+ * Returns 0, or -1 after Slurm's two messages. */
+static int time_opt(const char *name, const char *value, int64_t *out)
+{
+	time_t when = 0;
+	int pos = 0;
+
+	if (cli_time_parse(value, time(NULL), false, &when, &pos) < 0) {
+		fprintf(stderr, "Invalid time specification (pos=%d): %s\n", pos, value);
+		cli_error("Invalid --%s specification", name);
+		return -1;
+	}
+	*out = (int64_t)when;
+	return 0;
+}
+
+/* The lifecycle options (--begin, --deadline, --kill-on-invalid-dep) into
+ * body. Returns 0, or 255 after Slurm's message, as its option parser. */
+static int lifecycle_opts(const struct sbatch_opts *o, json_t *body)
+{
+	int64_t begin = 0, deadline = 0;
+
+	if (o->begin && time_opt("begin", o->begin, &begin) < 0)
+		return 255;
+	if (o->deadline && time_opt("deadline", o->deadline, &deadline) < 0)
+		return 255;
+	if (o->kill_invalid_dep && strcasecmp(o->kill_invalid_dep, "yes") &&
+	    strcasecmp(o->kill_invalid_dep, "no")) {
+		cli_error("Invalid --kill-on-invalid-dep specification");
+		return 255;
+	}
+	if (begin > 0)
+		json_object_set_new(body, "begin", json_integer(begin));
+	if (deadline > 0)
+		json_object_set_new(body, "deadline", json_integer(deadline));
+	if (o->kill_invalid_dep)
+		json_object_set_new(
+		    body, "kill_invalid_dep",
+		    json_boolean(!strcasecmp(o->kill_invalid_dep, "yes")));
+	return 0;
+}
+
 /* Checks the values and builds the job.submit body into *out. Returns 0,
  * or sbatch's exit status after an error message: 255 for what Slurm's
  * option parser refuses, else 1. */
@@ -305,6 +348,11 @@ static int build_body(const struct sbatch_opts *o, const struct script *s,
 	if (!body) {
 		cli_error("Out of memory");
 		return 1;
+	}
+	rc = lifecycle_opts(o, body);
+	if (rc) {
+		json_decref(body);
+		return rc;
 	}
 	set_str(body, "partition", o->partition);
 	set_str(body, "stdout", o->output);

@@ -37,6 +37,8 @@ enum {
 	OPT_TMP,
 	OPT_SIGNAL,
 	OPT_TIME_MIN,
+	OPT_DEADLINE,
+	OPT_KILL_DEP,
 };
 
 /* Every long option sbatch accepts; val names what happens to it. */
@@ -110,10 +112,10 @@ static const struct option long_opts[] = {
     {"priority", required_argument, 0, OPT_IGNORE},
     {"tmp", required_argument, 0, OPT_TMP},
     {"time-min", required_argument, 0, OPT_TIME_MIN},
-    {"deadline", required_argument, 0, OPT_IGNORE},
+    {"deadline", required_argument, 0, OPT_DEADLINE},
     {"get-user-env", optional_argument, 0, OPT_IGNORE},
     {"propagate", optional_argument, 0, OPT_IGNORE},
-    {"kill-on-invalid-dep", required_argument, 0, OPT_IGNORE},
+    {"kill-on-invalid-dep", required_argument, 0, OPT_KILL_DEP},
     {"contiguous", no_argument, 0, OPT_IGNORE},
     {"hint", required_argument, 0, OPT_IGNORE},
     {"mincpus", required_argument, 0, OPT_MINCPUS},
@@ -216,10 +218,24 @@ static int store_res(struct sbatch_opts *o, int c, const char *arg)
 	return 0;
 }
 
+/* --begin, --deadline, --kill-on-invalid-dep; 1 when c is none of them. */
+static int store_lifecycle(struct sbatch_opts *o, int c, const char *arg)
+{
+	if (c == 'b')
+		o->begin = arg;
+	else if (c == OPT_DEADLINE)
+		o->deadline = arg;
+	else if (c == OPT_KILL_DEP)
+		o->kill_invalid_dep = arg;
+	else
+		return 1;
+	return 0;
+}
+
 /* Stores the options Drover carries; 1 when c is not one of them. */
 static int store(struct sbatch_opts *o, int c, const char *arg)
 {
-	if (store_res(o, c, arg) == 0)
+	if (store_res(o, c, arg) == 0 || store_lifecycle(o, c, arg) == 0)
 		return 0;
 	switch (c) {
 	case 'A':
@@ -231,6 +247,7 @@ static int store(struct sbatch_opts *o, int c, const char *arg)
 	case 'd':
 		o->dependency = arg;
 		break;
+
 	case 'i':
 		o->input = arg;
 		break;

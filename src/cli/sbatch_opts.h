@@ -16,6 +16,7 @@ struct sbatch_opts {
 	const char *mem, *mem_per_cpu, *mem_per_gpu;
 	const char *gpus, *gres, *gpus_per_node, *exclusive, *nice;
 	const char *account, *qos, *dependency, *open_mode, *input;
+	const char *begin, *deadline, *kill_invalid_dep; /* checked by sbatch.c */
 	const char *clusters; /* -M: a list of names, or "all" */
 	/* placement and signals, checked by sbatch_place.c */
 	const char *nodelist, *nodefile, *exclude, *constraint, *mincpus, *tmp;

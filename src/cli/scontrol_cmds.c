@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/common.h"
+#include "cli/sacct_time.h"
 #include "cli/scontrol.h"
 #include "common/proto.h"
 #include "common/timefmt.h"
@@ -46,7 +48,7 @@ int sctl_hold(struct sctl *s, int argc, char **argv)
 {
 	struct drv_error err = {{0}};
 	bool release = !strncasecmp(argv[0], "re", 2);
-	bool user = !strncasecmp(argv[0], "u", 1) || getuid() != 0;
+	bool user = !strncasecmp(argv[0], "u", 1); /* else ctld decides, as Slurm */
 	json_t *ids = json_array(), *reply = NULL, *res, *body;
 	size_t i;
 	int rc, failed = 0;
@@ -78,10 +80,11 @@ int sctl_hold(struct sctl *s, int argc, char **argv)
 		if (jrc == 0)
 			continue;
 		failed = 1;
-		if (!s->quiet)
-			fprintf(stderr, "%s for job %lld\n",
-				text && *text ? text : drv_rc_text(jrc),
-				(long long)cli_json_int(res, "job_id", 0));
+		if (!text || !*text)
+			text = drv_rc_text(jrc);
+		if (!s->quiet) /* Slurm 22.05 prints both lines */
+			fprintf(stderr, "%s for job %lld\nslurm_suspend error: %s\n",
+				text, (long long)cli_json_int(res, "job_id", 0), text);
 	}
 	json_decref(reply);
 	return failed;
@@ -152,6 +155,19 @@ static int job_field(const char *word, json_t *ids, json_t *body)
 	}
 	if (klen >= 2 && !strncasecmp(word, "Partition", klen) && *val)
 		return json_object_set_new(body, "partition", json_string(val));
+	if (klen >= 3 && !strncasecmp(word, "Dependency", klen))
+		return json_object_set_new(body, "dependency", json_string(val));
+	if ((klen >= 3 && !strncasecmp(word, "StartTime", klen)) ||
+	    (klen >= 5 && !strncasecmp(word, "BeginTime", klen))) {
+		time_t when = 0;
+		int pos = 0;
+		if (cli_time_parse(val, time(NULL), false, &when, &pos) < 0) {
+			fprintf(stderr, "Invalid time specification (pos=%d): %s\n", pos,
+				val);
+			return -ENOENT; /* Slurm: the word is dropped */
+		}
+		return json_object_set_new(body, "begin", json_integer((int64_t)when));
+	}
 	if (klen >= 2 && !strncasecmp(word, "Nice", klen)) {
 		if (cli_parse_int(*val ? val : "100", -2147483645LL, 2147483645LL, &v) <
 		    0) {
@@ -172,8 +188,10 @@ static int update_job(struct sctl *s, int argc, char **argv)
 	size_t i;
 	int rc = 0, failed = 0;
 
-	for (int k = 0; k < argc && rc == 0; k++)
+	for (int k = 0; k < argc && rc <= 0 && rc != -EINVAL; k++)
 		rc = job_field(argv[k], ids, body);
+	if (rc == -ENOENT)
+		rc = 0;
 	if (rc == 0 && json_object_size(body) == 0) {
 		fprintf(stderr, "No changes specified\n");
 		rc = -EINVAL;
@@ -183,12 +201,15 @@ static int update_job(struct sctl *s, int argc, char **argv)
 		json_decref(body);
 		return 1;
 	}
-	json_object_set_new(body, "job_ids", ids);
+	json_object_set_new(body, "job_ids", json_incref(ids));
 	rc = sctl_call(s, "job.update", body, &reply, &err);
 	if (rc != 0) {
-		fprintf(stderr, "slurm_update error: %s\n", sctl_failure_text(rc, &err));
+		fprintf(stderr, "%s for job %lld\n", sctl_failure_text(rc, &err),
+			(long long)json_integer_value(json_array_get(ids, 0)));
+		json_decref(ids);
 		return 1;
 	}
+	json_decref(ids);
 	json_array_foreach(json_object_get(reply, "results"), i, res)
 	{
 		int jrc = (int)cli_json_int(res, "rc", 0);
@@ -197,9 +218,10 @@ static int update_job(struct sctl *s, int argc, char **argv)
 		if (jrc == 0)
 			continue;
 		failed = 1;
-		if (!s->quiet)
-			fprintf(stderr, "slurm_update error: %s\n",
-				text && *text ? text : drv_rc_text(jrc));
+		if (!s->quiet) /* Slurm 22.05: "TEXT for job N" */
+			fprintf(stderr, "%s for job %lld\n",
+				text && *text ? text : drv_rc_text(jrc),
+				(long long)cli_json_int(res, "job_id", 0));
 	}
 	json_decref(reply);
 	return failed;

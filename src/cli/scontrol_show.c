@@ -98,8 +98,17 @@ static void print_job_times(FILE *out, const struct cli_job *j, int64_t now)
 	iso(end, b, sizeof(b));
 	if (j->time_limit == DRV_INFINITE && end > now)
 		snprintf(b, sizeof(b), "Unknown");
-	fprintf(out, "StartTime=%s EndTime=%s Deadline=N/A" NL, a, b);
-	iso(j->start_time > 0 ? j->start_time : j->submit_time, a, sizeof(a));
+	if (j->deadline > 0) {
+		char d[64];
+		iso(j->deadline, d, sizeof(d));
+		fprintf(out, "StartTime=%s EndTime=%s Deadline=%s" NL, a, b, d);
+	} else {
+		fprintf(out, "StartTime=%s EndTime=%s Deadline=N/A" NL, a, b);
+	}
+	/* a pending job's StartTime is its begin time, not an evaluation */
+	iso(j->start_time > 0 && strcmp(j->state, "PENDING") ? j->start_time
+							     : j->submit_time,
+	    a, sizeof(a));
 	fprintf(out,
 		"SuspendTime=None SecsPreSuspend=0 LastSchedEval=%s Scheduler=Main" NL,
 		a);

@@ -233,7 +233,10 @@ V(f_end)
 {
 	int64_t end = sq_job_end(j);
 
-	if (is(j, "PENDING"))
+	/* a pending job with a begin time ends, at the earliest, a limit later */
+	if (is(j, "PENDING") && j->start_time > 0)
+		end = j->time_limit < 0 ? -1 : j->start_time + j->time_limit;
+	if (is(j, "PENDING") && j->start_time <= 0)
 		snprintf(b, l, "N/A");
 	else if (end == -1)
 		snprintf(b, l, "NONE");

@@ -140,7 +140,7 @@ static void part_one(json_t *o, const struct cli_job *j, const char *cluster)
 	add(o, "cpu_frequency_governor", unset());
 	add(o, "cpus_per_tres", json_string(""));
 	add(o, "cron", json_string(""));
-	add(o, "deadline", slurm_json_num(0));
+	add(o, "deadline", slurm_json_num(j->deadline));
 	add(o, "delay_boot", slurm_json_num(0));
 	add(o, "dependency", json_string(s(j->dependency)));
 	add(o, "derived_exit_code", exit_code(0, 0, !cli_state_is_active(j->state)));

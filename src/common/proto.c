@@ -49,6 +49,10 @@ const char *drv_rc_text(int rc)
 		return "Requested time limit is invalid (missing or exceeds some limit)";
 	case DRV_RC_NOT_SUPPORTED:
 		return "Operation not supported";
+	case DRV_RC_CIRCULAR_DEPENDENCY:
+		return "Circular job dependency";
+	case DRV_RC_JOB_FINISHED:
+		return "Job has already finished";
 	}
 	return "Unknown error";
 }

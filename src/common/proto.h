@@ -45,8 +45,10 @@ enum drv_rc {
 	DRV_RC_JOB_PENDING = 2024,     /* "Job is pending execution" */
 	DRV_RC_DEPENDENCY = 2030,      /* "Job dependency problem" */
 	DRV_RC_INVALID_GRES = 2072, /* "Invalid generic resource (gres) specification" */
-	DRV_RC_INVALID_TIME_LIMIT = 2051, /* "Requested time limit is invalid ..." */
-	DRV_RC_NOT_SUPPORTED = 2054,	  /* "Operation not supported" */
+	DRV_RC_INVALID_TIME_LIMIT = 2051,  /* "Requested time limit is invalid ..." */
+	DRV_RC_NOT_SUPPORTED = 2054,	   /* "Operation not supported" */
+	DRV_RC_JOB_FINISHED = 2084,	   /* "Job has already finished" */
+	DRV_RC_CIRCULAR_DEPENDENCY = 2071, /* "Circular job dependency" */
 };
 
 /* Slurm's text for rc (static string). */

@@ -157,6 +157,9 @@ static const struct field f_job_submit[] = {
     INT("signal_time", false, 0, 65535),
     BOOLD("signal_batch", "false"),
     INT("time_min", false, 0, I32),
+    INT("begin", false, 0, I64_MAX),
+    INT("deadline", false, 0, I64_MAX),
+    BOOL("kill_invalid_dep", false),
     END,
 };
 
@@ -203,6 +206,8 @@ static const struct field f_job_update[] = {
     INT("time_limit", false, -1, I32),
     STR("partition", false, 1, NAME_LEN),
     INT("nice", false, -2147483645LL, 2147483645LL),
+    STR("dependency", false, 0, TEXT_LEN),
+    INT("begin", false, 0, I64_MAX),
     END,
 };
 

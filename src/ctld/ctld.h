@@ -117,6 +117,18 @@ bool rpc_is_admin(const struct rpc_req *r);
 /* A success reply to a client whose body is JSON text (from a drv_jw). */
 void rpc_reply_text(const struct rpc_req *r, const char *body, size_t len);
 
+/* --- depend.c: dependencies of pending jobs ------------------------------ */
+enum depend_verdict { DEPEND_MET, DEPEND_WAIT, DEPEND_NEVER };
+/* Drops the entries of j's list that are met, marks those that never can
+ * be; commits j when the list changed. */
+enum depend_verdict depend_check(struct ctld *c, struct job *j, int64_t now);
+/* Whether j is cancelled once its dependency can never be met:
+ * --kill-on-invalid-dep, else SchedulerParameters=kill_invalid_depend. */
+bool depend_kill_invalid(const struct ctld *c, const struct job *j);
+/* Whether l, given to job self, would close a cycle through the jobs its
+ * entries wait for (Slurm's "Circular job dependency"). */
+bool depend_circular(const struct ctld *c, uint32_t self, const struct dep_list *l);
+
 /* --- schedule.c ------------------------------------------------------------ */
 void sched_request(struct ctld *c); /* a full pass at the end of this turn */
 void sched_request_new(struct ctld *c, const struct job *j); /* try j alone */
@@ -143,6 +155,11 @@ int job_signal(struct ctld *c, struct job *j, int sig, bool batch_only);
 void job_node_fail(struct ctld *c, struct job *j, int64_t now);
 int job_set_hold(struct ctld *c, struct job *j, enum job_hold hold);
 void job_set_reason(struct job *j, const char *reason);
+/* A pending job whose deadline can no longer be met ends DEADLINE. */
+void job_deadline(struct ctld *c, struct job *j, int64_t now);
+/* A pending job whose dependency can never be met, cancelled
+ * (kill_invalid_depend); it keeps reason DependencyNeverSatisfied. */
+void job_cancel_invalid_dep(struct ctld *c, struct job *j, int64_t now);
 void job_launch(struct ctld *c, struct job *j); /* (re)send the launch after commit */
 void job_purge_old(struct ctld *c, int64_t now);
 

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "ctld/dep_parse.h"
 #include "sched/sched.h"
 
 enum job_state {
@@ -18,6 +19,7 @@ enum job_state {
 	JOB_CANCELLED,
 	JOB_TIMEOUT,
 	JOB_NODE_FAIL,
+	JOB_DEADLINE,
 	JOB_STATE_COUNT,
 };
 
@@ -38,10 +40,11 @@ struct job_req {
 	uint64_t mem;	/* MiB as shown (per node or per CPU); 0 = none */
 	char *gpu_type; /* owned; sched.gpu_type points here */
 	char *account, *qos;
-	char *dependency; /* as given */
-	uint32_t *deps;	  /* afterok job ids still to finish */
-	uint32_t n_deps;
-	bool dep_failed; /* a dependency ended other than COMPLETED */
+	char *dependency;     /* as last given (SLURM_JOB_DEPENDENCY) */
+	struct dep_list deps; /* what is still to be met (depend.c) */
+	int kill_invalid_dep; /* --kill-on-invalid-dep: -1 not given, 0 no, 1 yes */
+	int64_t begin_time;   /* --begin / StartTime=, epoch s; 0 none */
+	int64_t deadline;     /* --deadline, epoch s; 0 none */
 	int32_t nice;
 	char *open_mode, *stdin_pat;
 	/* placement (-w, -x, -C): names as given, compressed; indices resolved
@@ -52,8 +55,10 @@ struct job_req {
 	bool nodes_resolved;
 	/* --signal=[{R|B}:]SIG[@secs]: warn_signal 0 when not given */
 	int32_t warn_signal, warn_time;
-	bool warn_batch;  /* B: the batch shell only */
-	int64_t time_min; /* --time-min in seconds; 0 not given */
+	bool warn_batch; /* B: the batch shell only */
+	/* --time-min in seconds; 0 not given; Slurm's one minute for an
+	 * UNLIMITED job with a --deadline */
+	int64_t time_min;
 };
 
 struct job {

@@ -95,7 +95,8 @@ struct job *job_from_store(json_t *rec, json_t **alloc_names)
 	j->time_limit = get_int(rec, "time_limit");
 	j->submit_time = get_int(rec, "submit_time");
 	j->eligible_time = get_int(rec, "eligible_time");
-	j->start_time = get_int(rec, "start_time");
+	/* a pending job's record shows its begin time as start_time */
+	j->start_time = state == JOB_PENDING ? 0 : get_int(rec, "start_time");
 	j->end_time = get_int(rec, "end_time");
 	j->exit_code = (int)get_int(rec, "exit_code");
 	j->exit_signal = (int)get_int(rec, "exit_signal");

@@ -43,6 +43,8 @@ enum special {
 	S_CANCEL_UID,
 	S_PRIORITY,
 	S_REASON,
+	S_DEPENDENCY,
+	S_START,
 };
 
 struct job_field {
@@ -68,7 +70,7 @@ static const struct job_field fields[] = {
 	SP("state", S_STATE), SP("reason", S_REASON), F("num_nodes", K_U32, num_nodes),
 	F("nodelist", K_STR, nodelist), F("batch_host", K_STR, batch_host),
 	F("time_limit", K_I64, time_limit), F("submit_time", K_I64, submit_time),
-	F("eligible_time", K_I64, eligible_time), F("start_time", K_I64, start_time),
+	F("eligible_time", K_I64, eligible_time), SP("start_time", S_START),
 	F("end_time", K_I64, end_time), F("exit_code", K_INT, exit_code),
 	F("exit_signal", K_INT, exit_signal), F("workdir", K_STR, workdir),
 	F("stdout", K_STR_NULL, stdout_pat), F("stderr", K_STR_NULL, stderr_pat),
@@ -81,7 +83,7 @@ static const struct job_field fields[] = {
 	SP("min_memory", S_MIN_MEM), SP("mem_per_cpu", S_MEM_PER_CPU), SP("gres", S_GRES),
 	SP("gpus", S_GPUS), SP("gpus_total", S_GPUS_TOTAL),
 	F("gpu_type", K_STR_NULL, req.gpu_type), SP("exclusive", S_EXCLUSIVE),
-	F("dependency", K_STR_NULL, req.dependency), SP("tres", S_TRES),
+	SP("dependency", S_DEPENDENCY), SP("tres", S_TRES),
 	F("tasks_per_node", K_STR_NULL, tasks_per_node),
 	F("cpus_per_node", K_STR_NULL, cpus_per_node),
 	F("alloc_gpus", K_STR_NULL, alloc_gpus), F("open_mode", K_STR_NULL, req.open_mode),
@@ -90,7 +92,8 @@ static const struct job_field fields[] = {
 	F("req_nodes", K_STR_NULL, req.req_nodes), F("exc_nodes", K_STR_NULL, req.exc_nodes),
 	F("features", K_STR_NULL, req.features), F("min_cpus", K_U32, req.sched.min_cpus),
 	F("min_tmp", K_U64, req.sched.min_tmp), F("time_min", K_I64, req.time_min),
-	F("max_nodes", K_U32, req.sched.max_nodes),
+	F("max_nodes", K_U32, req.sched.max_nodes), F("begin_time", K_I64, req.begin_time),
+	F("deadline", K_I64, req.deadline),
 };
 /* clang-format on */
 
@@ -164,8 +167,20 @@ static json_t *special(const struct job *j, enum special s)
 		return json_integer(j->uid);
 	case S_GID:
 		return json_integer(j->gid);
-	case S_CANCEL_UID:
-		return json_integer(j->cancel_uid);
+	case S_CANCEL_UID: /* -1: ended by ctld itself, no user asked */
+		return json_integer(
+		    j->cancel_uid == (uid_t)-1 ? -1 : (json_int_t)j->cancel_uid);
+	case S_DEPENDENCY: {
+		char *text = dep_format(&q->deps);
+		json_t *v = text ? json_string(text) : json_null();
+		free(text);
+		return v;
+	}
+	case S_START: /* Slurm: a pending job's expected start is its begin time */
+		return json_integer(j->state == JOB_PENDING &&
+					    q->begin_time > j->start_time
+					? q->begin_time
+					: j->start_time);
 	case S_PRIORITY: /* Slurm holds a job by its priority: 0 while held */
 		return json_integer(j->hold ? 0 : (json_int_t)j->priority);
 	case S_REASON: /* with its details while they still apply */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/proto.h"
+#include "ctld/dep_parse.h"
 
 static int64_t get_int(json_t *o, const char *key, int64_t def)
 {
@@ -47,28 +48,17 @@ static void apply_memory(struct job_req *req, json_t *body, const struct drv_con
 	}
 }
 
-/* --dependency: only afterok:ID[:ID...] for now (the full grammar comes
- * with the lifecycle work). */
+/* --dependency: the grammar is dep_parse.c's; whether the ids exist is
+ * judged later, as Slurm does. */
 static int parse_dependency(struct job_req *req, const char *dep, struct drv_error *err)
 {
-	if (strncmp(dep, "afterok:", 8) != 0)
+	int rc = dep_parse(dep, &req->deps);
+	if (rc == -ENOTSUP)
+		return drv_error_set(err, ENOTSUP,
+				     "Requested operation not supported on this system");
+	if (rc < 0)
 		return drv_error_set(err, EINVAL, "Job dependency problem");
-	size_t cap = 1;
-	for (const char *p = dep; *p; p++)
-		cap += *p == ':';
-	req->deps = calloc(cap, sizeof(*req->deps));
-	if (!req->deps)
-		return -ENOMEM;
-	for (const char *p = dep + 8; *p;) {
-		char *end;
-		unsigned long id = strtoul(p, &end, 10);
-		if (end == p || id == 0 || id > UINT32_MAX || (*end && *end != ':') ||
-		    (*end == ':' && !end[1]))
-			return drv_error_set(err, EINVAL, "Job dependency problem");
-		req->deps[req->n_deps++] = (uint32_t)id;
-		p = *end ? end + 1 : end;
-	}
-	return req->n_deps ? 0 : drv_error_set(err, EINVAL, "Job dependency problem");
+	return 0;
 }
 
 /* -C: parsed once here; the text is kept as given for display. */
@@ -157,14 +147,20 @@ int job_req_from_submit(struct job_req *req, json_t *body, const struct drv_conf
 		job_req_free(req);
 		return rc == -ENOMEM ? DRV_RC_ERROR : DRV_RC_INVALID_FEATURE;
 	}
+	json_t *kill = json_object_get(body, "kill_invalid_dep");
+	req->kill_invalid_dep = kill ? json_is_true(kill) : -1;
+	req->begin_time = get_int(body, "begin", 0);
+	req->deadline = get_int(body, "deadline", 0);
+	rc = 0;
 	if (r->max_nodes && r->max_nodes < r->min_nodes)
 		rc = drv_error_set(err, EINVAL, "%s",
 				   drv_rc_text(DRV_RC_NODE_CONFIG_UNAVAIL));
 	else if (r->ntasks && r->ntasks < r->min_nodes)
 		rc = drv_error_set(err, EINVAL, "%s",
 				   drv_rc_text(DRV_RC_NODE_CONFIG_UNAVAIL));
-	else if (req->dependency && parse_dependency(req, req->dependency, err) < 0)
-		rc = DRV_RC_DEPENDENCY;
+	else if (req->dependency &&
+		 (rc = parse_dependency(req, req->dependency, err)) < 0)
+		rc = rc == -ENOTSUP ? DRV_RC_NOT_SUPPORTED : DRV_RC_DEPENDENCY;
 	if (rc == -EINVAL)
 		rc = DRV_RC_NODE_CONFIG_UNAVAIL;
 	if (rc) /* the sched pointers go with the request */
@@ -178,7 +174,7 @@ void job_req_free(struct job_req *req)
 	free(req->account);
 	free(req->qos);
 	free(req->dependency);
-	free(req->deps);
+	dep_list_free(&req->deps);
 	free(req->open_mode);
 	free(req->stdin_pat);
 	free(req->req_nodes);
@@ -198,9 +194,6 @@ static json_t *str_or_null(const char *s)
 json_t *job_req_to_json(const struct job_req *req)
 {
 	const struct sched_req *r = &req->sched;
-	json_t *deps = json_array();
-	for (uint32_t i = 0; i < req->n_deps; i++)
-		json_array_append_new(deps, json_integer(req->deps[i]));
 	json_t *o = json_pack(
 	    "{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:b,s:b,s:b,s:b,s:b,s:I,s:o,s:o,s:o,s:"
 	    "o,"
@@ -219,11 +212,13 @@ json_t *job_req_to_json(const struct job_req *req)
 	    req->mem_is_per_cpu, "mem", (json_int_t)req->mem, "gpu_type",
 	    str_or_null(req->gpu_type), "account", str_or_null(req->account), "qos",
 	    str_or_null(req->qos), "dependency", str_or_null(req->dependency), "deps",
-	    deps, "dep_failed", req->dep_failed, "nice", (json_int_t)req->nice,
-	    "open_mode", str_or_null(req->open_mode), "stdin",
+	    dep_to_json(&req->deps), "deps_any", req->deps.any, "nice",
+	    (json_int_t)req->nice, "open_mode", str_or_null(req->open_mode), "stdin",
 	    str_or_null(req->stdin_pat));
-	if (o)
-		placement_to(req, o);
+	placement_to(req, o);
+	json_object_set_new(o, "kill_invalid_dep", json_integer(req->kill_invalid_dep));
+	json_object_set_new(o, "begin_time", json_integer(req->begin_time));
+	json_object_set_new(o, "deadline", json_integer(req->deadline));
 	return o;
 }
 
@@ -254,12 +249,13 @@ int job_req_from_json(struct job_req *req, json_t *o)
 	req->account = get_str(o, "account");
 	req->qos = get_str(o, "qos");
 	req->dependency = get_str(o, "dependency");
-	json_t *deps = json_object_get(o, "deps");
-	req->deps = calloc(json_array_size(deps) + 1, sizeof(*req->deps));
-	for (size_t i = 0; req->deps && i < json_array_size(deps); i++)
-		req->deps[req->n_deps++] =
-		    (uint32_t)json_integer_value(json_array_get(deps, i));
-	req->dep_failed = json_is_true(json_object_get(o, "dep_failed"));
+	if (dep_from_json(&req->deps, json_object_get(o, "deps"),
+			  json_is_true(json_object_get(o, "deps_any")),
+			  json_is_true(json_object_get(o, "dep_failed"))) < 0)
+		return -ENOMEM;
+	req->kill_invalid_dep = (int)get_int(o, "kill_invalid_dep", -1);
+	req->begin_time = get_int(o, "begin_time", 0);
+	req->deadline = get_int(o, "deadline", 0);
 	req->nice = (int32_t)get_int(o, "nice", 0);
 	req->open_mode = get_str(o, "open_mode");
 	req->stdin_pat = get_str(o, "stdin");

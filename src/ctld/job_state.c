@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/hostlist.h"
 #include "common/log.h"
@@ -27,10 +28,20 @@ void job_accept(struct ctld *c, struct job *j, int64_t now)
 {
 	j->state = JOB_PENDING;
 	j->submit_time = now;
-	j->eligible_time = j->hold ? 0 : now;
+	/* Slurm: unknown while a dependency waits or a held job has no begin
+	 * time; the begin time when there is one, else now */
+	if (j->req.deps.n)
+		j->eligible_time = 0;
+	else if (j->req.begin_time > now)
+		j->eligible_time = j->req.begin_time;
+	else
+		j->eligible_time = j->hold ? 0 : now;
 	int64_t prio = (int64_t)PRIORITY_BASE - (int64_t)j->id - j->req.nice;
 	j->priority = prio > 0 ? (uint64_t)prio : 1;
-	j->reason = j->hold == HOLD_USER ? "JobHeldUser" : "None";
+	j->reason = j->hold == HOLD_USER      ? "JobHeldUser"
+		    : j->req.begin_time > now ? "BeginTime"
+		    : j->req.deps.n	      ? "Dependency"
+					      : "None";
 	free(j->req_tres);
 	j->req_tres = job_tres_requested(j);
 	job_table_add(&c->jobs, j);
@@ -125,6 +136,10 @@ void job_start(struct ctld *c, struct job *j, const struct sched_alloc *a, uint3
 		j->alloc[i] = (struct job_alloc){a[i].node, a[i].cpus, a[i].tasks,
 						 a[i].mem, a[i].gpus};
 	j->n_alloc = n;
+	/* Slurm trims the limit of a job with a deadline to end by it. */
+	if (j->req.deadline &&
+	    (j->time_limit == DRV_INFINITE || now + j->time_limit > j->req.deadline))
+		j->time_limit = (j->req.deadline - now) / 60 * 60;
 	job_hold_nodes(c, j);
 	describe_alloc(c, j);
 	j->state = JOB_RUNNING;
@@ -229,14 +244,36 @@ void job_node_fail(struct ctld *c, struct job *j, int64_t now)
 	log_info("job=%u ended NODE_FAIL", j->id);
 }
 
+void job_deadline(struct ctld *c, struct job *j, int64_t now)
+{
+	j->state = JOB_DEADLINE;
+	j->reason = "DeadLine";
+	j->start_time = now;
+	j->end_time = now;
+	j->exit_signal = 1; /* Slurm shows ExitCode=0:1 */
+	finish(c, j);
+	log_info("job=%u ended DEADLINE", j->id);
+}
+
+void job_cancel_invalid_dep(struct ctld *c, struct job *j, int64_t now)
+{
+	j->reason = "DependencyNeverSatisfied";
+	j->start_time = now;
+	job_cancel(c, j, (uid_t)-1, now);
+	log_info("job=%u cancelled: its dependency can never be satisfied", j->id);
+}
+
 int job_set_hold(struct ctld *c, struct job *j, enum job_hold hold)
 {
+	int64_t now = time(NULL);
 	j->hold = hold;
 	j->reason = hold == HOLD_USER	 ? "JobHeldUser"
 		    : hold == HOLD_ADMIN ? "JobHeldAdmin"
 					 : "None";
-	if (hold == HOLD_NONE && !j->eligible_time)
-		j->eligible_time = j->submit_time;
+	/* Slurm: a job submitted held becomes eligible at its release (or its
+	 * begin time); one that waits for a dependency stays unknown. */
+	if (hold == HOLD_NONE && !j->req.deps.n && !j->eligible_time)
+		j->eligible_time = j->req.begin_time > now ? j->req.begin_time : now;
 	commit_job(c, j);
 	sched_request(c);
 	return 0;

@@ -58,6 +58,7 @@ static void add_resources(json_t *b, const struct job *j)
 	json_object_set_new(b, "open_mode",
 			    json_string(q->open_mode ? q->open_mode : "truncate"));
 	set_opt_str(b, "stdin", q->stdin_pat);
+	set_opt_str(b, "dependency", q->dependency);
 }
 
 static json_t *launch_body(struct ctld *c, struct job *j, const char *script, json_t *env,

@@ -171,12 +171,16 @@ void rpc_job_cancel(struct rpc_req *r)
 	for_each_job(r, cancel_one);
 }
 
+/* Slurm 22.05: holding or releasing a running job is accepted and changes
+ * nothing; a finished one is refused. An admin hold is an admin's to lift. */
 static int release_one(struct rpc_req *r, struct job *j, int64_t now)
 {
+	if (job_state_final(j->state))
+		return DRV_RC_JOB_FINISHED;
+	if (j->state != JOB_PENDING)
+		return 0;
 	if (j->hold == HOLD_ADMIN && !rpc_is_admin(r))
 		return DRV_RC_ACCESS_DENIED;
-	if (j->state != JOB_PENDING)
-		return DRV_RC_ALREADY_DONE;
 	return job_set_hold(r->c, j, HOLD_NONE);
 }
 
@@ -187,8 +191,13 @@ void rpc_job_release(struct rpc_req *r)
 
 static int hold_one(struct rpc_req *r, struct job *j, int64_t now)
 {
+	if (job_state_final(j->state))
+		return DRV_RC_JOB_FINISHED;
 	if (j->state != JOB_PENDING)
-		return DRV_RC_ALREADY_DONE;
+		return 0;
+	/* a user may not turn an admin hold into one of their own to lift */
+	if (j->hold == HOLD_ADMIN && !rpc_is_admin(r))
+		return DRV_RC_ACCESS_DENIED;
 	bool user = json_is_true(json_object_get(r->body, "user")) || !rpc_is_admin(r);
 	return job_set_hold(r->c, j, user ? HOLD_USER : HOLD_ADMIN);
 }
@@ -198,17 +207,73 @@ void rpc_job_hold(struct rpc_req *r)
 	for_each_job(r, hold_one);
 }
 
+/* Dependency=: a new list replaces the old one, "" clears it. A list that
+ * names the job itself is refused, one that closes a cycle too, as Slurm
+ * does. */
+static int update_dependency(struct ctld *c, struct job *j, const char *text, int64_t now)
+{
+	struct dep_list l = {0};
+	if (*text && dep_parse(text, &l) < 0)
+		return DRV_RC_DEPENDENCY;
+	for (uint32_t i = 0; i < l.n; i++)
+		if (l.items[i].job_id == j->id) {
+			dep_list_free(&l);
+			return DRV_RC_DEPENDENCY;
+		}
+	if (depend_circular(c, j->id, &l)) {
+		dep_list_free(&l);
+		return DRV_RC_CIRCULAR_DEPENDENCY;
+	}
+	char *copy = *text ? strdup(text) : NULL;
+	if (*text && !copy) {
+		dep_list_free(&l);
+		return DRV_RC_ERROR;
+	}
+	dep_list_free(&j->req.deps);
+	j->req.deps = l;
+	free(j->req.dependency);
+	j->req.dependency = copy;
+	if (l.n)
+		j->eligible_time = 0;
+	else if (!j->eligible_time && j->hold == HOLD_NONE)
+		j->eligible_time = now > j->req.begin_time ? now : j->req.begin_time;
+	if (j->hold == HOLD_NONE)
+		j->reason = l.n ? "Dependency" : "None";
+	return 0;
+}
+
+/* StartTime=: the begin time; Slurm shows it as EligibleTime at once. */
+static void update_begin(struct job *j, int64_t begin, int64_t now)
+{
+	j->req.begin_time = begin > now ? begin : 0;
+	if (!j->req.deps.n)
+		j->eligible_time = begin > now ? begin : now;
+	if (j->hold == HOLD_NONE)
+		j->reason = begin > now ? "BeginTime" : "None";
+}
+
 static int update_one(struct rpc_req *r, struct job *j, int64_t now)
 {
+	json_t *dep = json_object_get(r->body, "dependency");
+	json_t *begin = json_object_get(r->body, "begin");
 	json_t *limit = json_object_get(r->body, "time_limit");
 	json_t *part = json_object_get(r->body, "partition");
 	json_t *nice = json_object_get(r->body, "nice");
+	if (job_state_final(j->state))
+		return DRV_RC_JOB_FINISHED;
 	if (j->state != JOB_PENDING)
 		return DRV_RC_JOB_NOT_PENDING;
 	if (nice && json_integer_value(nice) < 0 && !rpc_is_admin(r))
 		return DRV_RC_ACCESS_DENIED;
 	if (part && ctld_part_index(r->c, json_string_value(part)) < 0)
 		return DRV_RC_INVALID_PARTITION;
+	if (dep) {
+		int rc = update_dependency(r->c, j, json_string_value(dep), now);
+		if (rc)
+			return rc;
+	}
+	if (begin)
+		update_begin(j, json_integer_value(begin), now);
 	if (limit)
 		j->time_limit =
 		    json_integer_value(limit) ? json_integer_value(limit) : DRV_INFINITE;

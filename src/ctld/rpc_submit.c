@@ -83,6 +83,8 @@ static void fill_job(struct job *j, const struct rpc_req *r, const struct part *
 	else
 		j->time_limit = p->conf->max_time;
 	j->hold = json_is_true(json_object_get(b, "hold")) ? HOLD_USER : HOLD_NONE;
+	if (j->req.deadline && j->time_limit == DRV_INFINITE && !j->req.time_min)
+		j->req.time_min = 60; /* Slurm shows TimeMin=00:01:00 then */
 }
 
 /* GPUs of a type no node of the partition has: Slurm's gres error. */
@@ -168,9 +170,6 @@ static int check_request(struct ctld *c, const struct part *p, struct job *j,
 	free(nodes);
 	if (rc < 0)
 		return DRV_RC_NODE_CONFIG_UNAVAIL;
-	for (uint32_t i = 0; i < q->n_deps; i++)
-		if (!job_table_find(&c->jobs, q->deps[i]))
-			return DRV_RC_DEPENDENCY;
 	int64_t max = p->conf->max_time;
 	if (c->conf->enforce_part_limits && max != DRV_INFINITE &&
 	    (j->time_limit == DRV_INFINITE || j->time_limit > max))

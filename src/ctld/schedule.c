@@ -67,29 +67,46 @@ int ctld_part_index(const struct ctld *c, const char *name)
 	return -1;
 }
 
-/* afterok: drops the dependencies that completed; a dependency that ended
- * any other way can never be satisfied. Returns true while the job waits. */
-static bool waits_for_dependency(struct ctld *c, struct job *j)
+/* Whether j's dependencies let it run now; else gives its reason, and
+ * cancels it when they never can and it is to be killed for that. */
+static bool dependency_met(struct ctld *c, struct job *j, int64_t now)
 {
-	struct job_req *q = &j->req;
-	uint32_t keep = 0;
-	for (uint32_t i = 0; i < q->n_deps; i++) {
-		const struct job *d = job_table_find(&c->jobs, q->deps[i]);
-		if (!d || d->state == JOB_COMPLETED)
-			continue; /* done (a purged job had ended long ago) */
-		if (job_state_final(d->state))
-			q->dep_failed = true;
-		q->deps[keep++] = q->deps[i];
-	}
-	if (keep != q->n_deps) {
-		q->n_deps = keep;
-		commit_job(c, j);
-	}
-	if (q->dep_failed)
-		j->reason = "DependencyNeverSatisfied";
-	else if (q->n_deps)
+	enum depend_verdict v = depend_check(c, j, now);
+	if (v == DEPEND_MET)
+		return true;
+	if (v == DEPEND_WAIT) {
 		j->reason = "Dependency";
-	return q->n_deps > 0;
+	} else if (depend_kill_invalid(c, j)) {
+		job_cancel_invalid_dep(c, j, now);
+	} else {
+		j->reason = "DependencyNeverSatisfied";
+	}
+	return false;
+}
+
+/* Slurm ends a pending job that could not finish by its deadline even
+ * with its minimum time (one minute when its limit is UNLIMITED). */
+static bool past_deadline(const struct job *j, int64_t now)
+{
+	int64_t need = j->req.time_min ? j->req.time_min : j->time_limit;
+	if (need == DRV_INFINITE || need <= 0)
+		need = 60;
+	int64_t start = now > j->req.begin_time ? now : j->req.begin_time;
+	return j->req.deadline && start + need > j->req.deadline;
+}
+
+/* Time, dependency and deadline rules; true when j may be placed now. */
+static bool eligible(struct ctld *c, struct job *j, int64_t now)
+{
+	if (past_deadline(j, now)) {
+		job_deadline(c, j, now);
+		return false;
+	}
+	if (j->req.begin_time > now) {
+		j->reason = "BeginTime";
+		return false;
+	}
+	return !j->req.deps.n || dependency_met(c, j, now);
 }
 
 static bool over_part_time(const struct part *p, const struct job *j)
@@ -163,7 +180,7 @@ static bool consider(struct ctld *c, struct job *j, bool only_new, struct sched_
 {
 	if (j->state != JOB_PENDING || j->hold != HOLD_NONE)
 		return false;
-	if (j->req.n_deps && waits_for_dependency(c, j))
+	if (!eligible(c, j, time(NULL)))
 		return false;
 	if (ctld_resolve_nodes(c, &j->req) != 0) {
 		j->reason = "ReqNodeNotAvail"; /* a -w node left the config */

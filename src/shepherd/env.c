@@ -163,6 +163,7 @@ static int set_resource_vars(char ***e, const struct spec *s)
 		rc |= set_given(e, "SLURM_MEM_PER_NODE", s->mem_per_node);
 	rc |= set_str_given(e, "SLURM_JOB_ACCOUNT", s->account);
 	rc |= env_set(e, "SLURM_JOB_QOS", s->qos && *s->qos ? s->qos : "normal");
+	rc |= set_str_given(e, "SLURM_JOB_DEPENDENCY", s->dependency);
 	return rc;
 }
 

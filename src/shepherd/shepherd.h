@@ -47,6 +47,7 @@ struct spec {
 	int64_t gpus_total, gpus_per_node;   /* -1: not given */
 	const char *account;		     /* "" when none */
 	const char *qos;		     /* "normal" by default */
+	const char *dependency;		     /* --dependency as given, "" when none */
 	bool open_append;		     /* --open-mode=append */
 	const char *stdin_pat;		     /* "" means /dev/null */
 	int64_t time_limit;		     /* seconds, <= 0 unlimited */

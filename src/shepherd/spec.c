@@ -85,6 +85,7 @@ static void load_resources(json_t *r, struct spec *s)
 		s->qos = "normal";
 	s->open_append = strcmp(str_member(r, "open_mode"), "append") == 0;
 	s->stdin_pat = str_member(r, "stdin");
+	s->dependency = str_member(r, "dependency");
 	s->time_limit = int_member(r, "time_limit", -1);
 	s->kill_wait = int_member(r, "kill_wait", 30);
 	if (s->kill_wait < 0)

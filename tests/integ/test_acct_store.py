@@ -32,8 +32,9 @@ def test_history_outlives_min_job_age_and_a_crash(make_cluster):
     c = make_cluster(sets={"MinJobAge": "1"})
     ok = c.sbatch("-J", "alpha", "--wrap", "true")
     bad = c.sbatch("-J", "beta", "-A", "proj", "--wrap", "exit 3")
-    c.wait_done(ok)
-    c.wait_done(bad)
+    # with MinJobAge=1 a job may be gone from memory by the time we look
+    ended = lambda j: acct(c, job_ids=[j])[0]["state"] in ("COMPLETED", "FAILED")
+    wait_for(lambda: ended(ok) and ended(bad), 30, what="both jobs to end")
     held = c.sbatch("-J", "alpha", "-H", "--wrap", "true")
     wait_for(lambda: forgotten_by_scontrol(c, ok) and forgotten_by_scontrol(c, bad),
              30, what="MinJobAge to purge the finished jobs from memory")

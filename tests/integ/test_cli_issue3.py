@@ -64,9 +64,10 @@ def test_unknown_gpu_type_and_too_many_gpus_refused(make_cluster):
     assert job_count(c) == 0
 
 
-def test_dependency_on_unknown_job_refused(cluster):
-    """needs ctld: dependencies validated at submit."""
-    rc, out, err = cluster.run("sbatch", "--dependency=afterok:999999", "--wrap", "true")
+def test_malformed_dependency_refused(cluster):
+    """needs ctld: dependencies validated at submit (an unknown job id is
+    accepted and lifted, as Slurm 22.05 does: test_dependencies.py)."""
+    rc, out, err = cluster.run("sbatch", "--dependency=afterok:x1", "--wrap", "true")
     assert rc == 1, (out, err)
     assert err == "sbatch: error: Batch job submission failed: Job dependency problem\n"
     assert job_count(cluster) == 0

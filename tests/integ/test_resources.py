@@ -78,7 +78,7 @@ def test_impossible_requests_are_refused_at_submit(make_cluster):
              (["--gres=gpu:3"], "Requested node configuration is not available"),
              (["--gres=gpu:h100:1"], "Invalid generic resource (gres) specification"),
              (["-N", "2"], "Requested node configuration is not available"),
-             (["--dependency=afterok:999999"], "Job dependency problem")]
+             (["--dependency=afterok:abc"], "Job dependency problem")]
     for args, message in cases:
         rc, out, err = c.run("sbatch", *args, "--wrap", "true")
         assert rc == 1, (args, out, err)

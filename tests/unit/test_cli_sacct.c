@@ -105,6 +105,51 @@ static void test_time_parse_errors(void **state)
 	assert_int_equal(parse_bad("1"), 1);
 }
 
+static time_t ahead(const char *s)
+{
+	time_t t = -1;
+	int pos = -1;
+	assert_int_equal(cli_time_parse(s, NOW, false, &t, &pos), 0);
+	return t;
+}
+
+/* --begin / --deadline / StartTime= (Slurm's parse_time(s, 0)): it looks
+ * ahead, so what is already gone today or this year moves on. */
+static void test_begin_time_parse(void **state)
+{
+	time_t t = 7;
+	int pos = -1;
+	assert_int_equal(ahead("now+1hour"), NOW + 3600);
+	assert_int_equal(ahead("now+60"), NOW + 60);
+	assert_int_equal(ahead("now+3"), NOW + 3);
+	assert_int_equal(ahead("now+2days"), NOW + 2 * 86400);
+	assert_int_equal(ahead("2026-12-01T10:00"), at(2026, 12, 1, 10, 0, 0));
+	assert_int_equal(ahead("2020-01-01T10:00"), at(2020, 1, 1, 10, 0, 0));
+	/* NOW is 15:20: 16:00 is still today, 10:00 and noon are tomorrow's */
+	assert_int_equal(ahead("16:00"), at(2026, 11, 30, 16, 0, 0));
+	assert_int_equal(ahead("teatime"), at(2026, 11, 30, 16, 0, 0));
+	assert_int_equal(ahead("10:00"), at(2026, 12, 1, 10, 0, 0));
+	assert_int_equal(ahead("noon"), at(2026, 12, 1, 12, 0, 0));
+	assert_int_equal(ahead("3:00pm"), at(2026, 12, 1, 15, 0, 0));
+	assert_int_equal(ahead("tomorrow"), at(2026, 12, 1, 0, 0, 0));
+	/* a month and day already gone this year: next year's */
+	assert_int_equal(ahead("12/01"), at(2026, 12, 1, 0, 0, 0));
+	assert_int_equal(ahead("11/01"), at(2027, 11, 1, 0, 0, 0));
+	assert_int_equal(ahead("0115"), at(2027, 1, 15, 0, 0, 0));
+	/* errors: the positions Slurm reports, nothing set */
+	assert_int_equal(cli_time_parse("garbage", NOW, false, &t, &pos), -EINVAL);
+	assert_int_equal(pos, 0);
+	assert_int_equal(cli_time_parse("now+3x", NOW, false, &t, &pos), -EINVAL);
+	assert_int_equal(pos, 4);
+	assert_int_equal(cli_time_parse("3pm", NOW, false, &t, &pos), -EINVAL);
+	assert_int_equal(pos, 1);
+	assert_int_equal(cli_time_parse("25:00", NOW, false, &t, &pos), -EINVAL);
+	assert_int_equal(pos, 0);
+	assert_int_equal(cli_time_parse("2026-13-01", NOW, false, &t, &pos), -EINVAL);
+	assert_int_equal(pos, 5);
+	assert_int_equal(t, 7);
+}
+
 static void test_durations(void **state)
 {
 	char b[64];
@@ -496,6 +541,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_time_parse_forms),
 	    cmocka_unit_test(test_time_parse_errors),
+	    cmocka_unit_test(test_begin_time_parse),
 	    cmocka_unit_test(test_durations),
 	    cmocka_unit_test(test_dates),
 	    cmocka_unit_test(test_memory_and_tres),

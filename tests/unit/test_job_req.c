@@ -59,11 +59,14 @@ static void dependencies_and_refusals(void **state)
 	struct drv_conf conf = {0};
 	struct job_req q;
 	assert_int_equal(build("{\"dependency\":\"afterok:7:9\"}", &conf, &q), 0);
-	assert_int_equal(q.n_deps, 2);
-	assert_int_equal(q.deps[0], 7);
-	assert_int_equal(q.deps[1], 9);
+	assert_int_equal(q.deps.n, 2);
+	assert_int_equal(q.deps.items[0].job_id, 7);
+	assert_int_equal(q.deps.items[1].job_id, 9);
+	assert_int_equal(q.kill_invalid_dep, -1);
 	job_req_free(&q);
-	const char *bad_deps[] = {"afterany:3", "afterok:", "afterok:x",
+	assert_int_equal(build("{\"dependency\":\"expand:3\"}", &conf, &q),
+			 DRV_RC_NOT_SUPPORTED);
+	const char *bad_deps[] = {"bogus:3", "afterok:", "afterok:x",
 				  "afterok:1:", "afterok:0"};
 	for (size_t i = 0; i < sizeof(bad_deps) / sizeof(bad_deps[0]); i++) {
 		char body[128];
@@ -80,11 +83,14 @@ static void store_round_trip(void **state)
 {
 	struct drv_conf conf = {0};
 	struct job_req q, back;
-	assert_int_equal(build("{\"ntasks\":3,\"gpus_per_node\":2,\"gpu_type\":\"a100\","
-			       "\"account\":\"proj\",\"nice\":5,\"exclusive\":true,"
-			       "\"dependency\":\"afterok:4\",\"open_mode\":\"append\"}",
-			       &conf, &q),
-			 0);
+	assert_int_equal(
+	    build("{\"ntasks\":3,\"gpus_per_node\":2,\"gpu_type\":\"a100\","
+		  "\"account\":\"proj\",\"nice\":5,\"exclusive\":true,"
+		  "\"dependency\":\"afterok:4?after:5+2\",\"open_mode\":\"append\","
+		  "\"begin\":1900000000,\"deadline\":1900003600,"
+		  "\"kill_invalid_dep\":true}",
+		  &conf, &q),
+	    0);
 	json_t *j = job_req_to_json(&q);
 	assert_int_equal(job_req_from_json(&back, j), 0);
 	assert_int_equal(back.sched.ntasks, 3);
@@ -93,7 +99,13 @@ static void store_round_trip(void **state)
 	assert_string_equal(back.account, "proj");
 	assert_int_equal(back.nice, 5);
 	assert_true(back.sched.exclusive);
-	assert_int_equal(back.n_deps, 1);
+	assert_int_equal(back.deps.n, 2);
+	assert_true(back.deps.any);
+	assert_int_equal(back.deps.items[1].kind, DEP_AFTER);
+	assert_int_equal(back.deps.items[1].minutes, 2);
+	assert_int_equal(back.begin_time, 1900000000);
+	assert_int_equal(back.deadline, 1900003600);
+	assert_int_equal(back.kill_invalid_dep, 1);
 	assert_string_equal(back.open_mode, "append");
 	assert_true(back.sched.mem_per_node == SCHED_MEM_WHOLE);
 	json_decref(j);

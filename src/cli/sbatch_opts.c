@@ -2,7 +2,7 @@
  * stored as given (sbatch_res.c checks the resource ones); options Drover
  * does not implement yet are accepted and ignored so scripts written for
  * Slurm still submit (docs/compat.md lists them); options whose meaning
- * cannot be honoured silently (job arrays) are refused with a message. */
+ * cannot be honoured silently would be refused with a message. */
 #include "cli/sbatch_opts.h"
 
 #include <errno.h>
@@ -17,7 +17,6 @@
 
 enum {
 	OPT_IGNORE = 0x100,
-	OPT_REFUSE,
 	OPT_PARSABLE,
 	OPT_COMMENT,
 	OPT_WRAP,
@@ -52,7 +51,7 @@ static const struct option long_opts[] = {
     {"help", no_argument, 0, OPT_HELP},
     {"usage", no_argument, 0, OPT_USAGE},
     {"version", no_argument, 0, 'V'},
-    {"array", required_argument, 0, OPT_REFUSE},
+    {"array", required_argument, 0, 'a'},
     {"dependency", required_argument, 0, 'd'},
     {"account", required_argument, 0, 'A'},
     {"cpus-per-task", required_argument, 0, 'c'},
@@ -203,6 +202,9 @@ static int store(struct sbatch_opts *o, int c, const char *arg)
 	case 'd':
 		o->dependency = arg;
 		break;
+	case 'a':
+		o->array = arg;
+		break;
 	case 'i':
 		o->input = arg;
 		break;
@@ -275,11 +277,6 @@ int sbatch_opts_parse(int argc, char **argv, struct sbatch_opts *o, int *script_
 			cli_try_help();
 			return -EDOM;
 		}
-		if (c == 'a' || c == OPT_REFUSE) {
-			cli_error("--%s is not supported by Drover yet",
-				  c == 'a' ? "array" : long_opts[idx].name);
-			return -EINVAL;
-		}
 		store(o, c, optarg); /* anything else is accepted and ignored */
 	}
 	if (script_idx)
@@ -319,6 +316,7 @@ static const struct {
     {"SLURM_CLUSTERS", ENV_VALUE, offsetof(struct sbatch_opts, clusters)},
     {"SBATCH_CLUSTERS", ENV_VALUE, offsetof(struct sbatch_opts, clusters)},
     {"SBATCH_WAIT", ENV_FLAG, offsetof(struct sbatch_opts, wait)},
+    {"SBATCH_ARRAY_INX", ENV_VALUE, offsetof(struct sbatch_opts, array)},
 };
 
 static bool flag_on(const char *v)

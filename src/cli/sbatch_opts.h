@@ -16,6 +16,7 @@ struct sbatch_opts {
 	const char *mem, *mem_per_cpu, *mem_per_gpu;
 	const char *gpus, *gres, *gpus_per_node, *exclusive, *nice;
 	const char *account, *qos, *dependency, *open_mode, *input;
+	const char *array;    /* --array / SBATCH_ARRAY_INX, checked by ctld */
 	const char *clusters; /* -M: a list of names, or "all" */
 	bool parsable, hold, wait;
 	bool help, version;

@@ -85,7 +85,10 @@ static const struct job_field fields[] = {
 	F("cpus_per_node", K_STR_NULL, cpus_per_node),
 	F("alloc_gpus", K_STR_NULL, alloc_gpus), F("open_mode", K_STR_NULL, req.open_mode),
 	F("stdin", K_STR_NULL, req.stdin_pat), F("req_tres", K_STR, req_tres),
-	F("alloc_tres", K_STR, alloc_tres),
+	F("alloc_tres", K_STR, alloc_tres), F("array_job_id", K_U32, array_job_id),
+	F("array_task_id", K_I64, array_task_id),
+	F("array_task_str", K_STR_NULL, array_task_str),
+	F("array_max_tasks", K_U32, array_max_tasks),
 };
 /* clang-format on */
 

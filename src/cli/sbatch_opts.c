@@ -2,7 +2,8 @@
  * stored as given (sbatch_res.c checks the resource ones); options Drover
  * does not implement yet are accepted and ignored so scripts written for
  * Slurm still submit (docs/compat.md lists them); options whose meaning
- * cannot be honoured silently would be refused with a message. */
+ * cannot be honoured silently (--uid, --gid, --export-file) are refused
+ * with a message. */
 #include "cli/sbatch_opts.h"
 
 #include <errno.h>
@@ -17,6 +18,7 @@
 
 enum {
 	OPT_IGNORE = 0x100,
+	OPT_REFUSE,
 	OPT_PARSABLE,
 	OPT_COMMENT,
 	OPT_WRAP,
@@ -135,10 +137,10 @@ static const struct option long_opts[] = {
     {"mem-bind", required_argument, 0, OPT_IGNORE},
     {"cpu-freq", required_argument, 0, OPT_IGNORE},
     {"delay-boot", required_argument, 0, OPT_IGNORE},
-    {"export-file", required_argument, 0, OPT_IGNORE},
+    {"export-file", required_argument, 0, OPT_REFUSE},
     {"mcs-label", required_argument, 0, OPT_IGNORE},
-    {"uid", required_argument, 0, OPT_IGNORE},
-    {"gid", required_argument, 0, OPT_IGNORE},
+    {"uid", required_argument, 0, OPT_REFUSE},
+    {"gid", required_argument, 0, OPT_REFUSE},
     {0, 0, 0, 0},
 };
 
@@ -276,6 +278,11 @@ int sbatch_opts_parse(int argc, char **argv, struct sbatch_opts *o, int *script_
 		if (c == '?') {
 			cli_try_help();
 			return -EDOM;
+		}
+		if (c == OPT_REFUSE) {
+			cli_error("--%s is not supported by Drover yet",
+				  long_opts[idx].name);
+			return -EINVAL;
 		}
 		store(o, c, optarg); /* anything else is accepted and ignored */
 	}

@@ -17,7 +17,11 @@ struct sq_filter {
 	const json_t *names;	  /* [S] job names */
 	const json_t *accounts;	  /* [S] */
 	bool all_states;	  /* -t all */
-	const json_t *tasks;	  /* [[N, T]]: task T of array N, or NULL */
+	const json_t *qos;	  /* [S] */
+	char *const *nodes;	  /* -w: jobs holding any of these n_nodes nodes */
+	size_t n_nodes;
+	bool none;	     /* -R, -L: what no Drover job has */
+	const json_t *tasks; /* [[N, T]]: task T of array N, or NULL */
 };
 
 /* Slurm's rules: without -t only active jobs (pending, running, suspended,

@@ -403,6 +403,8 @@ static int cancel(struct sc_opts *o)
 	body = json_pack("{s:O}", "job_ids", o->ids);
 	if (json_array_size(o->tasks))
 		json_object_set(body, "array_tasks", o->tasks);
+	if (has_filter(o)) /* the filters chose records, not whole arrays */
+		json_object_set_new(body, "records_only", json_true());
 	if (o->signal)
 		json_object_set_new(body, "signal", json_integer(o->signal));
 	if (o->batch)

@@ -165,11 +165,13 @@ static int cancel_record(struct rpc_req *r, struct job *j, int64_t now)
 
 /* An array's id cancels (or signals) the whole array: its pending rest and
  * every task; the answer is the array record's, or 0 when that one is over
- * but some task was still there to act on. */
+ * but some task was still there to act on. With records_only (scancel's
+ * filters chose the records) only the record itself. */
 static int cancel_one(struct rpc_req *r, struct job *j, int64_t now)
 {
 	int rc = cancel_record(r, j, now);
-	if (j->array_job_id != j->id)
+	if (j->array_job_id != j->id ||
+	    json_is_true(json_object_get(r->body, "records_only")))
 		return rc;
 	for (struct job *t = j->next; t; t = t->next)
 		if (t->array_job_id == j->id && cancel_record(r, t, now) == 0 && rc)

@@ -243,3 +243,18 @@ def test_sacct_finds_tasks_in_history(make_cluster):
     assert sorted(r[0] for r in rows) == [f"{jid}_2", f"{jid}_3", f"{jid}_4"]
     assert {r[2] for r in rows} == {"COMPLETED"}
     assert sacct_rows(c, f"{jid}_3")[0][0] == f"{jid}_3"
+
+
+def test_scancel_filters_pick_records_not_whole_arrays(make_cluster):
+    """`scancel -t PENDING` cancels an array's pending rest only; its
+    running tasks go on (Slurm cancels what the filters select)."""
+    c = make_cluster(nodes=1, start=False)
+    c.up(extra=["--cpus", "2"])
+    jid = c.sbatch("--array=0-5%2", "--wrap", "sleep 300")
+    wait_for(lambda: len(c.ok("squeue", "-h", "-t", "R").splitlines()) == 2,
+             30, what="two tasks running")
+    assert c.run("scancel", "-t", "PENDING") == (0, "", "")
+    wait_for(lambda: c.ok("squeue", "-h", "-o", "%i %t").split("\n")[:-1] ==
+             [f"{jid}_0 R", f"{jid}_1 R"], 30, what="only the running tasks left")
+    assert show_all(c, jid)[0]["JobState"] == "CANCELLED"
+    c.ok("scancel", str(jid))

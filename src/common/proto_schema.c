@@ -175,12 +175,9 @@ static const struct field f_acct_query[] = {
 };
 
 static const struct field f_job_cancel[] = {
-    INTS("job_ids", true, 1, JOB_ID_MAX),
-    STRS("array_tasks", false, 64),
-    BOOLD("records_only", "false"),
-    INTD("signal", 0, SIG_MAX, "0"),
-    BOOLD("batch_only", "false"),
-    END,
+    INTS("job_ids", true, 1, JOB_ID_MAX), STRS("array_tasks", false, 64),
+    BOOLD("records_only", "false"),	  INTD("signal", 0, SIG_MAX, "0"),
+    BOOLD("batch_only", "false"),	  END,
 };
 
 static const struct field f_job_ids[] = {INTS("job_ids", true, 1, JOB_ID_MAX), END};

@@ -258,3 +258,24 @@ def test_scancel_filters_pick_records_not_whole_arrays(make_cluster):
              [f"{jid}_0 R", f"{jid}_1 R"], 30, what="only the running tasks left")
     assert show_all(c, jid)[0]["JobState"] == "CANCELLED"
     c.ok("scancel", str(jid))
+
+
+def test_directive_hold_release_update_on_the_array(make_cluster):
+    """#SBATCH --array; scontrol hold/update/release on the array's id act
+    on its pending rest, and tasks started later carry the update."""
+    c = make_cluster(nodes=1, start=False)
+    c.up(extra=["--cpus", "2"])
+    c.write("d.sh", "#!/bin/bash\n#SBATCH --array=5-7\nsleep 300\n")
+    jid = c.sbatch("-H", "d.sh")
+    (rec,) = show_all(c, jid)
+    assert (rec["ArrayTaskId"], rec["Reason"]) == ("5-7", "JobHeldUser")
+    c.ok("scontrol", "update", f"JobId={jid}", "TimeLimit=7")
+    c.ok("scontrol", "release", str(jid))
+    wait_for(lambda: len(c.ok("squeue", "-h", "-t", "R").splitlines()) == 2,
+             30, what="two tasks running")
+    recs = show_all(c, jid)
+    assert recs[0]["ArrayTaskId"] == "7" and recs[0]["JobState"] == "PENDING"
+    assert {r["TimeLimit"] for r in recs} == {"00:07:00"}
+    c.ok("scontrol", "uhold", str(jid))
+    assert show_all(c, jid)[0]["Reason"] == "JobHeldUser"
+    c.ok("scancel", str(jid))

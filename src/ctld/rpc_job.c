@@ -203,6 +203,31 @@ static int parse_task_arg(const char *arg, uint32_t *array_id, struct drv_array 
 /* Cancels (or signals) the tasks of one "N_T"/"N_[spec]" argument: running
  * ones are their own records, pending ones are dropped from the array's
  * record, which is cancelled itself when its last pending task goes. */
+static bool may_touch(const struct rpc_req *r, const struct job *j)
+{
+	return j->uid == r->cred.uid || rpc_is_admin(r);
+}
+
+/* The tasks of array array_id still held, from first on: the array's record
+ * may be gone already (it ran as the last task to start and ended more than
+ * MinJobAge ago) while earlier tasks run on; they still answer to its id. */
+static int cancel_members(struct rpc_req *r, struct job *first, uint32_t array_id,
+			  const struct drv_array *set, int rc, int64_t now)
+{
+	for (struct job *t = first; t; t = t->next) {
+		if (t->array_job_id != array_id ||
+		    (set && !job_array_has_task(t, array_id, set)))
+			continue;
+		int one =
+		    may_touch(r, t) ? cancel_record(r, t, now) : DRV_RC_ACCESS_DENIED;
+		rc = rc == 0 ? 0 : one;
+	}
+	return rc;
+}
+
+/* Cancels (or signals) the tasks of one "N_T"/"N_[spec]" argument: running
+ * ones are their own records, pending ones are dropped from the array's
+ * record, which is cancelled itself when its last pending task goes. */
 static int cancel_tasks(struct rpc_req *r, const char *arg, int64_t now)
 {
 	uint32_t array_id;
@@ -212,29 +237,34 @@ static int cancel_tasks(struct rpc_req *r, const char *arg, int64_t now)
 	struct job *meta = job_table_find(&r->c->jobs, array_id);
 	int rc = DRV_RC_INVALID_JOB_ID;
 	bool sig = json_integer_value(json_object_get(r->body, "signal")) != 0;
-	if (meta && meta->uid != r->cred.uid && !rpc_is_admin(r))
+	if (meta && !may_touch(r, meta))
 		rc = DRV_RC_ACCESS_DENIED;
-	else if (meta && meta->array_job_id == array_id) {
-		if (!sig && job_array_drop_pending(r->c, meta, &set) > 0)
+	else if (!meta || meta->array_job_id == array_id) {
+		if (meta && !sig && job_array_drop_pending(r->c, meta, &set) > 0)
 			rc = 0;
-		for (struct job *t = meta; t; t = t->next)
-			if (job_array_has_task(t, array_id, &set)) {
-				int one = cancel_record(r, t, now);
-				rc = rc == 0 ? 0 : one;
-			}
+		rc = cancel_members(r, meta ? meta : r->c->jobs.head, array_id, &set, rc,
+				    now);
 	}
 	drv_array_fini(&set);
 	return rc;
 }
 
+static int cancel_id(struct rpc_req *r, json_int_t id, int64_t now)
+{
+	struct job *j =
+	    id > 0 && id <= UINT32_MAX ? job_table_find(&r->c->jobs, (uint32_t)id) : NULL;
+	if (j)
+		return may_touch(r, j) ? cancel_one(r, j, now) : DRV_RC_ACCESS_DENIED;
+	if (id <= 0 || id > UINT32_MAX ||
+	    json_is_true(json_object_get(r->body, "records_only")))
+		return DRV_RC_INVALID_JOB_ID;
+	return cancel_members(r, r->c->jobs.head, (uint32_t)id, NULL,
+			      DRV_RC_INVALID_JOB_ID, now);
+}
+
+/* Job ids first, then the task arguments (each answered with its text). */
 void rpc_job_cancel(struct rpc_req *r)
 {
-	json_t *tasks = json_object_get(r->body, "array_tasks");
-	if (!json_array_size(tasks)) {
-		for_each_job(r, cancel_one);
-		return;
-	}
-	/* ids first, then the task arguments, each with its text */
 	json_t *results = json_array();
 	int64_t now = time(NULL);
 	size_t i;
@@ -242,16 +272,12 @@ void rpc_job_cancel(struct rpc_req *r)
 	json_array_foreach(json_object_get(r->body, "job_ids"), i, x)
 	{
 		json_int_t id = json_integer_value(x);
-		struct job *j = job_table_find(&r->c->jobs, (uint32_t)id);
-		int rc = !j ? DRV_RC_INVALID_JOB_ID
-			 : (j->uid != r->cred.uid && !rpc_is_admin(r))
-			     ? DRV_RC_ACCESS_DENIED
-			     : cancel_one(r, j, now);
+		int rc = cancel_id(r, id, now);
 		json_array_append_new(results,
 				      json_pack("{s:I,s:i,s:s}", "job_id", id, "rc", rc,
 						"error", rc ? drv_rc_text(rc) : ""));
 	}
-	json_array_foreach(tasks, i, x)
+	json_array_foreach(json_object_get(r->body, "array_tasks"), i, x)
 	{
 		const char *arg = json_string_value(x);
 		int rc = cancel_tasks(r, arg, now);

@@ -279,3 +279,21 @@ def test_directive_hold_release_update_on_the_array(make_cluster):
     c.ok("scontrol", "uhold", str(jid))
     assert show_all(c, jid)[0]["Reason"] == "JobHeldUser"
     c.ok("scancel", str(jid))
+
+
+def test_array_id_outlives_its_record(make_cluster):
+    """The array's record runs as the last task to start; when it has ended
+    and left ctld's memory (MinJobAge) while an earlier task runs on, the
+    array's id still names that task for squeue, scontrol and scancel."""
+    c = make_cluster(nodes=1, sets={"MinJobAge": "1"}, start=False)
+    c.up(extra=["--cpus", "2"])
+    c.write("l.sh", '#!/bin/bash\n[ "$SLURM_ARRAY_TASK_ID" = 1 ] && exit 0\nsleep 300\n')
+    jid = c.sbatch("--array=0-1", "l.sh")
+    recs = wait_for(lambda: (r := show_all(c, jid)) and len(r) == 1 and r, 60,
+                    what="the array's record to leave memory")
+    assert (recs[0]["JobId"], recs[0]["ArrayTaskId"], recs[0]["JobState"]) == (
+        str(jid + 1), "0", "RUNNING")
+    assert c.ok("squeue", "-h", "-j", str(jid), "-o", "%i %A") == f"{jid}_0 {jid + 1}\n"
+    assert c.run("scancel", str(jid)) == (0, "", "")
+    wait_for(lambda: not c.ok("squeue", "-h", "-j", str(jid)), 30,
+             what="the task to be cancelled")

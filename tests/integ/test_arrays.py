@@ -295,5 +295,9 @@ def test_array_id_outlives_its_record(make_cluster):
         str(jid + 1), "0", "RUNNING")
     assert c.ok("squeue", "-h", "-j", str(jid), "-o", "%i %A") == f"{jid}_0 {jid + 1}\n"
     assert c.run("scancel", str(jid)) == (0, "", "")
-    wait_for(lambda: not c.ok("squeue", "-h", "-j", str(jid)), 30,
+    # gone from the listing (or, after MinJobAge, from ctld altogether)
+    wait_for(lambda: c.run("squeue", "-h", "-j", str(jid))[1] == "", 30,
              what="the task to be cancelled")
+    states = {r[0]: r[2] for r in sacct_rows(c, jid)}
+    assert states[f"{jid}_0"].startswith("CANCELLED")
+    assert states[f"{jid}_1"] == "COMPLETED"

@@ -46,6 +46,10 @@ struct cli_job {
 	const char *cpus_per_node; /* "2(x3),1" */
 	const char *alloc_gpus;	   /* the batch node's GPU indices, "0,1" */
 	int64_t cancel_uid;	   /* who cancelled it; -1 unknown */
+	/* placement (-w, -x, -C, --mincpus, --tmp) and --time-min */
+	const char *req_nodes, *exc_nodes, *features; /* NULL if not given */
+	int64_t min_cpus, min_tmp, time_min;	      /* 0 if not given */
+	int64_t max_nodes; /* -N ..MAX (MIN when -N N); 0 without -N */
 };
 
 /* Fills *job from obj (borrowed; it must outlive *job). */

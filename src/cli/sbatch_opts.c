@@ -34,6 +34,10 @@ enum {
 	OPT_GPUS_PER_NODE,
 	OPT_OPEN_MODE,
 	OPT_NICE,
+	OPT_MINCPUS,
+	OPT_TMP,
+	OPT_SIGNAL,
+	OPT_TIME_MIN,
 };
 
 /* Every long option sbatch accepts; val names what happens to it. */
@@ -101,19 +105,19 @@ static const struct option long_opts[] = {
     {"mail-user", required_argument, 0, OPT_IGNORE},
     {"requeue", no_argument, 0, OPT_IGNORE},
     {"no-requeue", no_argument, 0, OPT_IGNORE},
-    {"signal", required_argument, 0, OPT_IGNORE},
+    {"signal", required_argument, 0, OPT_SIGNAL},
     {"open-mode", required_argument, 0, OPT_OPEN_MODE},
     {"nice", optional_argument, 0, OPT_NICE},
     {"priority", required_argument, 0, OPT_IGNORE},
-    {"tmp", required_argument, 0, OPT_IGNORE},
-    {"time-min", required_argument, 0, OPT_IGNORE},
+    {"tmp", required_argument, 0, OPT_TMP},
+    {"time-min", required_argument, 0, OPT_TIME_MIN},
     {"deadline", required_argument, 0, OPT_IGNORE},
     {"get-user-env", optional_argument, 0, OPT_IGNORE},
     {"propagate", optional_argument, 0, OPT_IGNORE},
     {"kill-on-invalid-dep", required_argument, 0, OPT_IGNORE},
     {"contiguous", no_argument, 0, OPT_IGNORE},
     {"hint", required_argument, 0, OPT_IGNORE},
-    {"mincpus", required_argument, 0, OPT_IGNORE},
+    {"mincpus", required_argument, 0, OPT_MINCPUS},
     {"sockets-per-node", required_argument, 0, OPT_IGNORE},
     {"cores-per-socket", required_argument, 0, OPT_IGNORE},
     {"threads-per-core", required_argument, 0, OPT_IGNORE},
@@ -182,6 +186,30 @@ static int store_res(struct sbatch_opts *o, int c, const char *arg)
 		break;
 	case OPT_NICE:
 		o->nice = arg ? arg : "100";
+		break;
+	case 'w':
+		o->nodelist = arg;
+		break;
+	case 'x':
+		o->exclude = arg;
+		break;
+	case 'F':
+		o->nodefile = arg;
+		break;
+	case 'C':
+		o->constraint = arg;
+		break;
+	case OPT_MINCPUS:
+		o->mincpus = arg;
+		break;
+	case OPT_TMP:
+		o->tmp = arg;
+		break;
+	case OPT_SIGNAL:
+		o->signal = arg;
+		break;
+	case OPT_TIME_MIN:
+		o->time_min = arg;
 		break;
 	default:
 		return 1;
@@ -323,6 +351,8 @@ static const struct {
     {"SLURM_CLUSTERS", ENV_VALUE, offsetof(struct sbatch_opts, clusters)},
     {"SBATCH_CLUSTERS", ENV_VALUE, offsetof(struct sbatch_opts, clusters)},
     {"SBATCH_WAIT", ENV_FLAG, offsetof(struct sbatch_opts, wait)},
+    {"SBATCH_SIGNAL", ENV_VALUE, offsetof(struct sbatch_opts, signal)},
+    {"SBATCH_CONSTRAINT", ENV_VALUE, offsetof(struct sbatch_opts, constraint)},
     {"SBATCH_ARRAY_INX", ENV_VALUE, offsetof(struct sbatch_opts, array)},
 };
 

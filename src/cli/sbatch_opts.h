@@ -18,6 +18,9 @@ struct sbatch_opts {
 	const char *account, *qos, *dependency, *open_mode, *input;
 	const char *array;    /* --array / SBATCH_ARRAY_INX, checked by ctld */
 	const char *clusters; /* -M: a list of names, or "all" */
+	/* placement and signals, checked by sbatch_place.c */
+	const char *nodelist, *nodefile, *exclude, *constraint, *mincpus, *tmp;
+	const char *signal, *time_min;
 	bool parsable, hold, wait;
 	bool help, version;
 };

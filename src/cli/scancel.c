@@ -22,7 +22,7 @@
 
 struct sc_opts {
 	int signal; /* 0: cancel */
-	bool quiet, batch, verbose, interactive;
+	bool quiet, batch, full, verbose, interactive;
 	json_t *ids;
 	json_t *tasks; /* array tasks as given: "12_3", "12_[1-5]" */
 	int unknown;   /* ids Drover cannot hold (steps) */
@@ -145,6 +145,9 @@ static int parse_opts(int argc, char **argv, struct sc_opts *o)
 			break;
 		case 'b':
 			o->batch = true;
+			break;
+		case 'f':
+			o->full = true;
 			break;
 		case 'v':
 			o->verbose = true;
@@ -407,7 +410,9 @@ static int cancel(struct sc_opts *o)
 		json_object_set_new(body, "records_only", json_true());
 	if (o->signal)
 		json_object_set_new(body, "signal", json_integer(o->signal));
-	if (o->batch)
+	if (o->full) /* -f: the batch shell and all its children */
+		json_object_set_new(body, "full", json_true());
+	else if (o->batch)
 		json_object_set_new(body, "batch_only", json_true());
 	rc = cli_call(conf, "job.cancel", body, &reply, &err);
 	drv_conf_free(conf);

@@ -36,6 +36,7 @@ enum drv_rc {
 	DRV_RC_INVALID_PARTITION = 2000, /* "Invalid partition name specified" */
 	DRV_RC_ACCESS_DENIED = 2002,	 /* "Access/permission denied" */
 	DRV_RC_INVALID_NODE_NAME = 2018, /* "Invalid node name specified" */
+	DRV_RC_INVALID_FEATURE = 2029,	 /* "Invalid feature specification" */
 	DRV_RC_NODE_CONFIG_UNAVAIL =
 	    2014, /* "Requested node configuration is not available" */
 	DRV_RC_INVALID_JOB_ID = 2017,  /* "Invalid job id specified" */

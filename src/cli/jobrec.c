@@ -69,6 +69,7 @@ static const struct key keys[] = {
     K("array_job_id", T_INT, array_job_id),
     K("array_task_id", T_INT, array_task_id),
     K("array_task_str", T_STR_NULL, array_task_str),
+    K("array_max_tasks", T_INT, array_max_tasks),
     K("req_tres", T_STR_NULL, req_tres),
     K("alloc_tres", T_STR_NULL, alloc_tres),
     K("cpus_per_node", T_STR_NULL, cpus_per_node),
@@ -217,8 +218,17 @@ static void expand_one(FILE *f, const struct cli_job *job, char c)
 {
 	switch (c) {
 	case 'j':
-	case 'A':
 		fprintf(f, "%lld", (long long)job->job_id);
+		break;
+	case 'A': /* the array's id; a job's own outside arrays */
+		fprintf(
+		    f, "%lld",
+		    (long long)(job->array_job_id > 0 ? job->array_job_id : job->job_id));
+		break;
+	case 'a': /* Slurm prints NO_VAL - 1 outside arrays and for a pending rest */
+		fprintf(f, "%lld",
+			(long long)(job->array_task_id >= 0 ? job->array_task_id
+							    : 4294967294LL));
 		break;
 	case 'x':
 		fputs(job->name, f);

@@ -40,6 +40,7 @@ struct cli_job {
 	 * array_task_str ("5-9"). 0 / -1 / NULL when not an array. */
 	int64_t array_job_id, array_task_id;
 	const char *array_task_str;
+	int64_t array_max_tasks; /* the %N throttle, 0: none */
 	/* accounting (issue 4); NULL when ctld does not send them */
 	const char *req_tres;	   /* "billing=1,cpu=1,mem=100M,node=1" */
 	const char *alloc_tres;	   /* same form, "" before the start */

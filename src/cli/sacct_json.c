@@ -174,7 +174,7 @@ static json_t *job_head(const struct cli_job *j, const struct sacct_ctx *c)
 	    js, "array",
 	    json_pack("{s:I,s:{s:{s:{s:i}}},s:o,s:s}", "job_id",
 		      (json_int_t)(j->array_job_id > 0 ? j->array_job_id : 0), "limits",
-		      "max", "running", "tasks", 0, "task_id",
+		      "max", "running", "tasks", (int)j->array_max_tasks, "task_id",
 		      num(task, false, task ? j->array_task_id : 0), "task",
 		      j->array_task_str ? j->array_task_str : ""));
 	json_object_set_new(js, "association",

@@ -2,7 +2,8 @@
  * stored as given (sbatch_res.c checks the resource ones); options Drover
  * does not implement yet are accepted and ignored so scripts written for
  * Slurm still submit (docs/compat.md lists them); options whose meaning
- * cannot be honoured silently (job arrays) are refused with a message. */
+ * cannot be honoured silently (--uid, --gid, --export-file) are refused
+ * with a message. */
 #include "cli/sbatch_opts.h"
 
 #include <errno.h>
@@ -58,7 +59,7 @@ static const struct option long_opts[] = {
     {"help", no_argument, 0, OPT_HELP},
     {"usage", no_argument, 0, OPT_USAGE},
     {"version", no_argument, 0, 'V'},
-    {"array", required_argument, 0, OPT_REFUSE},
+    {"array", required_argument, 0, 'a'},
     {"dependency", required_argument, 0, 'd'},
     {"account", required_argument, 0, 'A'},
     {"cpus-per-task", required_argument, 0, 'c'},
@@ -247,7 +248,9 @@ static int store(struct sbatch_opts *o, int c, const char *arg)
 	case 'd':
 		o->dependency = arg;
 		break;
-
+	case 'a':
+		o->array = arg;
+		break;
 	case 'i':
 		o->input = arg;
 		break;
@@ -320,9 +323,9 @@ int sbatch_opts_parse(int argc, char **argv, struct sbatch_opts *o, int *script_
 			cli_try_help();
 			return -EDOM;
 		}
-		if (c == 'a' || c == OPT_REFUSE) {
+		if (c == OPT_REFUSE) {
 			cli_error("--%s is not supported by Drover yet",
-				  c == 'a' ? "array" : long_opts[idx].name);
+				  long_opts[idx].name);
 			return -EINVAL;
 		}
 		store(o, c, optarg); /* anything else is accepted and ignored */
@@ -366,6 +369,7 @@ static const struct {
     {"SBATCH_WAIT", ENV_FLAG, offsetof(struct sbatch_opts, wait)},
     {"SBATCH_SIGNAL", ENV_VALUE, offsetof(struct sbatch_opts, signal)},
     {"SBATCH_CONSTRAINT", ENV_VALUE, offsetof(struct sbatch_opts, constraint)},
+    {"SBATCH_ARRAY_INX", ENV_VALUE, offsetof(struct sbatch_opts, array)},
 };
 
 static bool flag_on(const char *v)

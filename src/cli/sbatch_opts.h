@@ -17,6 +17,7 @@ struct sbatch_opts {
 	const char *gpus, *gres, *gpus_per_node, *exclusive, *nice;
 	const char *account, *qos, *dependency, *open_mode, *input;
 	const char *begin, *deadline, *kill_invalid_dep; /* checked by sbatch.c */
+	const char *array;    /* --array / SBATCH_ARRAY_INX, checked by ctld */
 	const char *clusters; /* -M: a list of names, or "all" */
 	/* placement and signals, checked by sbatch_place.c */
 	const char *nodelist, *nodefile, *exclude, *constraint, *mincpus, *tmp;

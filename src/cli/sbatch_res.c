@@ -273,6 +273,7 @@ static int policy_opts(const struct sbatch_opts *o, struct sbatch_res *r,
 	r->account = o->account && *o->account ? o->account : NULL;
 	r->qos = o->qos && *o->qos ? o->qos : NULL;
 	r->dependency = o->dependency && *o->dependency ? o->dependency : NULL;
+	r->array = o->array && *o->array ? o->array : NULL;
 	r->input = o->input && *o->input ? o->input : NULL;
 	return nice_opt(o->nice, &r->nice, err);
 }
@@ -404,6 +405,7 @@ int sbatch_res_to_json(const struct sbatch_res *r, json_t *body)
 	rc |= set_str(body, "account", r->account);
 	rc |= set_str(body, "qos", r->qos);
 	rc |= set_str(body, "dependency", r->dependency);
+	rc |= set_str(body, "array", r->array);
 	rc |= set_str(body, "open_mode", r->open_mode);
 	rc |= set_str(body, "stdin", r->input);
 	if (r->exclusive)

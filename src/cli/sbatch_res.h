@@ -24,6 +24,7 @@ struct sbatch_res {
 	int64_t gpus, gpus_per_node, nice;
 	bool exclusive;
 	const char *gpu_type, *account, *qos, *dependency, *open_mode, *input;
+	const char *array; /* --array as given */
 	char type_buf[64];
 };
 

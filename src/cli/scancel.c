@@ -24,7 +24,8 @@ struct sc_opts {
 	int signal; /* 0: cancel */
 	bool quiet, batch, full, verbose, interactive;
 	json_t *ids;
-	int unknown; /* ids Drover cannot hold (array tasks, steps) */
+	json_t *tasks; /* array tasks as given: "12_3", "12_[1-5]" */
+	int unknown;   /* ids Drover cannot hold (steps) */
 	/* filters: borrowed comma lists, NULL when not given */
 	const char *user, *name, *state, *partition, *account, *qos, *nodes;
 	const char *reservation, *wckey; /* no Drover job has one: match none */
@@ -184,8 +185,7 @@ static bool plain(const struct sc_opts *o)
 	return !o->signal && !o->batch;
 }
 
-/* An id that names no job Drover can hold: an array task ("12_3"; Drover
- * has no arrays yet, so Slurm would not find it) or a step ("12.0"). */
+/* An id that names no job Drover can hold: a step ("12.0"). */
 static void unknown_id(struct sc_opts *o, const char *arg, bool step)
 {
 	bool silent = plain(o) && !step; /* a plain cancel passes over it */
@@ -203,24 +203,28 @@ static int parse_ids(int argc, char **argv, struct sc_opts *o)
 	char head[32];
 
 	o->ids = json_array();
+	o->tasks = json_array();
 	for (int i = optind; i < argc; i++) {
 		size_t n = strcspn(argv[i], "_.");
 		const char *sep = argv[i] + n;
 
 		snprintf(head, sizeof(head), "%.*s", (int)(n < 31 ? n : 31), argv[i]);
+		bool range = sep[0] == '_' && sep[1] == '[' && strchr(sep, ']');
 		if (n >= sizeof(head) || cli_parse_int(head, 1, INT64_MAX, &id) < 0 ||
-		    (*sep && cli_parse_int(sep + 1, 0, INT64_MAX, &sub) < 0 &&
+		    (*sep && !range && cli_parse_int(sep + 1, 0, INT64_MAX, &sub) < 0 &&
 		     strcmp(sep, ".batch") && strcmp(sep, ".extern"))) {
 			cli_error("Invalid job id %s", argv[i]);
 			return -EINVAL;
 		}
-		if (*sep)
-			unknown_id(o, argv[i], *sep == '.');
+		if (*sep == '_')
+			json_array_append_new(o->tasks, json_string(argv[i]));
+		else if (*sep)
+			unknown_id(o, argv[i], true);
 		else
 			json_array_append_new(o->ids, json_integer(id));
 	}
-	if (json_array_size(o->ids) == 0 && !o->unknown && !has_filter(o) &&
-	    optind >= argc) {
+	if (json_array_size(o->ids) == 0 && json_array_size(o->tasks) == 0 &&
+	    !o->unknown && !has_filter(o) && optind >= argc) {
 		cli_error("No job identification provided");
 		return -EINVAL;
 	}
@@ -240,7 +244,10 @@ static int report(const struct sc_opts *o, const json_t *res)
 		return 0;
 	if (gone)
 		text = drv_rc_text(DRV_RC_INVALID_JOB_ID);
-	if (!o->quiet)
+	if (!o->quiet && cli_json_str(res, "id", NULL))
+		cli_error("Kill job error on job id %s: %s", cli_json_str(res, "id", ""),
+			  text && *text ? text : drv_rc_text(rc));
+	else if (!o->quiet)
 		cli_error("Kill job error on job id %lld: %s",
 			  (long long)cli_json_int(res, "job_id", 0),
 			  text && *text ? text : drv_rc_text(rc));
@@ -391,12 +398,16 @@ static int cancel(struct sc_opts *o)
 		drv_conf_free(conf);
 		return 1;
 	}
-	if (json_array_size(o->ids) == 0) {
+	if (json_array_size(o->ids) == 0 && json_array_size(o->tasks) == 0) {
 		drv_conf_free(conf);
 		/* no job matched the filters: nothing to do, as Slurm */
 		return o->unknown ? 1 : 0;
 	}
 	body = json_pack("{s:O}", "job_ids", o->ids);
+	if (json_array_size(o->tasks))
+		json_object_set(body, "array_tasks", o->tasks);
+	if (has_filter(o)) /* the filters chose records, not whole arrays */
+		json_object_set_new(body, "records_only", json_true());
 	if (o->signal)
 		json_object_set_new(body, "signal", json_integer(o->signal));
 	if (o->full) /* -f: the batch shell and all its children */
@@ -432,5 +443,6 @@ int main(int argc, char **argv)
 	else
 		rc = rc > 0 ? 0 : 1;
 	json_decref(o.ids);
+	json_decref(o.tasks);
 	return rc;
 }

@@ -15,6 +15,7 @@
 #include "cli/scontrol.h"
 #include "cli/scontrol_show.h"
 #include "cli/timeshow.h"
+#include "common/array_spec.h"
 #include "common/hostlist.h"
 #include "common/proto.h"
 
@@ -152,6 +153,47 @@ static int parse_job_arg(const char *arg, int64_t *id, int64_t *task)
 	return 0;
 }
 
+/* Does the array record rec (borrowed) hold index task, as its own task or
+ * in its pending rest? */
+static bool has_task(json_t *rec, int64_t task)
+{
+	const char *rest = json_string_value(json_object_get(rec, "array_task_str"));
+	struct drv_array set;
+	bool in;
+
+	if (!rest)
+		return cli_json_int(rec, "array_task_id", -1) == task;
+	if (drv_array_parse(rest, 0, &set) < 0)
+		return false;
+	in = task <= UINT32_MAX && drv_array_test(&set, (uint32_t)task);
+	drv_array_fini(&set);
+	return in;
+}
+
+/* The records `show job` prints, as Slurm orders them: for an array's id
+ * the array's own record first, then its tasks newest first; for "N_T" only
+ * the record that holds task T. Returns a new list of borrowed records. */
+static json_t *shown_jobs(json_t *all, int64_t id, int64_t task)
+{
+	json_t *out = json_array(), *v;
+	size_t i;
+
+	json_array_foreach(all, i, v)
+	{
+		bool member = id > 0 && cli_json_int(v, "array_job_id", 0) == id;
+
+		if (task >= 0 && !(member && has_task(v, task)))
+			continue;
+		if (member && cli_json_int(v, "job_id", 0) == id)
+			json_array_insert(out, 0, v);
+		else if (member && json_array_size(out) > 0)
+			json_array_insert(out, 1, v);
+		else
+			json_array_append(out, v);
+	}
+	return out;
+}
+
 static int show_job(struct sctl *s, const char *id_str)
 {
 	struct drv_error err = {{0}};
@@ -184,24 +226,30 @@ static int show_job(struct sctl *s, const char *id_str)
 		printf("No jobs in the system\n");
 		return 0;
 	}
-	if (task >= 0) {
-		/* The job exists but is no array (Drover has none yet). */
+	now = cli_json_int(reply, "now", (int64_t)time(NULL));
+	json_t *jobs = shown_jobs(json_object_get(reply, "jobs"), id, task);
+	if (json_array_size(jobs) == 0) {
+		json_decref(jobs);
 		json_decref(reply);
 		printf("Job %s not found\n", id_str);
 		return 1;
 	}
-	now = cli_json_int(reply, "now", (int64_t)time(NULL));
-	json_array_foreach(json_object_get(reply, "jobs"), i, v)
+	json_array_foreach(jobs, i, v)
 	{
 		struct cli_job job;
 		struct rec r;
 
 		cli_job_from_json(v, &job);
+		if (task >= 0 && job.array_task_str) {
+			job.array_task_id = task; /* one pending task of the rest */
+			job.array_task_str = NULL;
+		}
 		if (!rec_open(&r))
 			break;
 		scs_print_job(r.f, &job, now, s->detail > 0);
 		rec_emit(s, &r);
 	}
+	json_decref(jobs);
 	json_decref(reply);
 	return 0;
 }

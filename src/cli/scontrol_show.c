@@ -52,7 +52,16 @@ static void print_job_head(FILE *out, const struct cli_job *j, bool detail)
 	char grp[64];
 
 	group_name(j->gid, grp, sizeof(grp));
-	fprintf(out, "JobId=%" PRId64 " JobName=%s" NL, j->job_id, j->name);
+	fprintf(out, "JobId=%" PRId64 " ", j->job_id);
+	if (j->array_job_id > 0 && j->array_task_str)
+		fprintf(out, "ArrayJobId=%" PRId64 " ArrayTaskId=%s ", j->array_job_id,
+			j->array_task_str);
+	else if (j->array_job_id > 0)
+		fprintf(out, "ArrayJobId=%" PRId64 " ArrayTaskId=%" PRId64 " ",
+			j->array_job_id, j->array_task_id);
+	if (j->array_job_id > 0 && j->array_max_tasks > 0)
+		fprintf(out, "ArrayTaskThrottle=%" PRId64 " ", j->array_max_tasks);
+	fprintf(out, "JobName=%s" NL, j->name);
 	fprintf(out, "UserId=%s(%" PRId64 ") GroupId=%s(%" PRId64 ") MCS_label=N/A" NL,
 		j->user, j->uid, grp, j->gid);
 	fprintf(out, "Priority=%" PRId64 " Nice=%" PRId64 " Account=%s QOS=%s" NL,

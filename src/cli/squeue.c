@@ -80,7 +80,9 @@ static bool is_known(const struct sq_opts *o, const struct cli_job *all, size_t 
 	struct sq_filter ids = {.job_ids = o->query_ids};
 
 	for (size_t i = 0; i < n; i++)
-		if (sq_filter_has_id(&ids, all[i].job_id))
+		if (sq_filter_has_id(&ids, all[i].job_id) ||
+		    (all[i].array_job_id > 0 &&
+		     sq_filter_has_id(&ids, all[i].array_job_id)))
 			return true;
 	return false;
 }
@@ -91,7 +93,7 @@ static size_t keep_matching(const struct sq_opts *o, char *const *nodes, size_t 
 {
 	struct sq_filter filt = {o->job_ids, o->users,	  o->states,	 o->partitions,
 				 o->names,   o->accounts, o->all_states, o->qos,
-				 nodes,	     n_nodes,	  o->match_none};
+				 nodes,	     n_nodes,	  o->match_none, o->tasks};
 	size_t kept = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -158,6 +160,8 @@ static int show(const struct sq_opts *o, const struct sq_format *fmt, const json
 		free(jobs);
 		return 1;
 	}
+	if (o->array_flag || o->tasks) /* one line per pending task */
+		total = sq_expand_arrays(&jobs, total);
 	n = keep_matching(o, nodes, n_nodes, jobs, total);
 	if (o->json) {
 		rc = sort_jobs(o, jobs, n, now) < 0 ? 1 : 0;

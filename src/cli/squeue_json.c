@@ -110,7 +110,7 @@ static void part_one(json_t *o, const struct cli_job *j, const char *cluster)
 	add(o, "array_job_id", slurm_json_num(j->array_job_id > 0 ? j->array_job_id : 0));
 	add(o, "array_task_id",
 	    j->array_task_id >= 0 ? slurm_json_num(j->array_task_id) : unset());
-	add(o, "array_max_tasks", slurm_json_num(0));
+	add(o, "array_max_tasks", slurm_json_num(j->array_max_tasks));
 	add(o, "array_task_string", json_string(s(j->array_task_str)));
 	add(o, "association_id", json_integer(0));
 	add(o, "batch_features", json_string(""));

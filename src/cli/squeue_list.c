@@ -11,6 +11,7 @@
 
 #include "cli/squeue_fields.h"
 #include "cli/state.h"
+#include "common/array_spec.h"
 #include "common/hostlist.h"
 
 static bool has_str(const json_t *list, const char *s, bool nocase)
@@ -40,6 +41,69 @@ bool sq_filter_has_id(const struct sq_filter *f, int64_t job_id)
 	return false;
 }
 
+static bool task_given(const struct sq_filter *f, const struct cli_job *job)
+{
+	const json_t *v;
+	size_t i;
+
+	json_array_foreach(f->tasks, i, v)
+	{
+		if (json_integer_value(json_array_get(v, 0)) == job->array_job_id &&
+		    json_integer_value(json_array_get(v, 1)) == job->array_task_id &&
+		    !job->array_task_str)
+			return true;
+	}
+	return false;
+}
+
+/* -j: the job's own id, its array's id (all the tasks), or "N_T". */
+static bool id_given(const struct sq_filter *f, const struct cli_job *job)
+{
+	return sq_filter_has_id(f, job->job_id) ||
+	       (job->array_job_id > 0 && sq_filter_has_id(f, job->array_job_id)) ||
+	       (f->tasks && task_given(f, job));
+}
+
+size_t sq_expand_arrays(struct cli_job **jobs, size_t n)
+{
+	size_t total = 0;
+	struct drv_array *sets = calloc(n ? n : 1, sizeof(*sets));
+	struct cli_job *out;
+
+	if (!sets)
+		return n;
+	for (size_t i = 0; i < n; i++) {
+		const char *rest = (*jobs)[i].array_task_str;
+		total +=
+		    rest && drv_array_parse(rest, 0, &sets[i]) == 0 ? sets[i].count : 1;
+	}
+	out = calloc(total ? total : 1, sizeof(*out));
+	total = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!out) {
+			drv_array_fini(&sets[i]);
+			continue;
+		}
+		if (!sets[i].count) {
+			out[total++] = (*jobs)[i];
+			continue;
+		}
+		for (uint32_t t = sets[i].min; t <= sets[i].max; t++)
+			if (drv_array_test(&sets[i], t)) {
+				out[total] = (*jobs)[i];
+				out[total].array_task_id = t;
+				out[total++].array_task_str = NULL;
+			}
+		drv_array_fini(&sets[i]);
+	}
+	free(sets);
+	if (!out)
+		return n;
+	free(*jobs);
+	*jobs = out;
+	return total;
+}
+
 static bool holds_any(const char *held, char *const *nodes, size_t n)
 {
 	char **h = NULL;
@@ -57,7 +121,7 @@ static bool holds_any(const char *held, char *const *nodes, size_t n)
 
 bool sq_job_matches(const struct sq_filter *f, const struct cli_job *job)
 {
-	if (f->job_ids && !sq_filter_has_id(f, job->job_id))
+	if (f->job_ids && !id_given(f, job))
 		return false;
 	if (f->states) {
 		if (!has_str(f->states, job->state, true))

@@ -20,12 +20,19 @@ struct sq_filter {
 	const json_t *qos;	  /* [S] */
 	char *const *nodes;	  /* -w: jobs holding any of these n_nodes nodes */
 	size_t n_nodes;
-	bool none; /* -R, -L: what no Drover job has */
+	bool none;	     /* -R, -L: what no Drover job has */
+	const json_t *tasks; /* [[N, T]]: task T of array N, or NULL */
 };
 
 /* Slurm's rules: without -t only active jobs (pending, running, suspended,
  * completing) are shown. */
 bool sq_job_matches(const struct sq_filter *f, const struct cli_job *job);
+
+/* squeue -r (and "-j N_T"): each array record that holds several pending
+ * tasks becomes one line per task, as Slurm's squeue shows them. Replaces
+ * *jobs (a malloc'd array of n) and returns the new count; on ENOMEM keeps
+ * it as it was. */
+size_t sq_expand_arrays(struct cli_job **jobs, size_t n);
 
 /* True when job_id is in f->job_ids. */
 bool sq_filter_has_id(const struct sq_filter *f, int64_t job_id);

@@ -119,8 +119,14 @@ static int parse_jobs(const char *s, struct sq_opts *o)
 		}
 		o->job_args++;
 		json_array_append_new(o->query_ids, json_integer(id));
-		if (*end != '_') /* array tasks: Drover has none yet */
+		if (*end != '_') {
 			json_array_append_new(o->job_ids, json_integer(id));
+		} else { /* "N_T": task T of array N */
+			long long task = strtoll(end + 1, NULL, 10);
+			if (!o->tasks)
+				o->tasks = json_array();
+			json_array_append_new(o->tasks, json_pack("[I,I]", id, task));
+		}
 	}
 	json_decref(names);
 	return 0;
@@ -349,6 +355,7 @@ void sq_opts_fini(struct sq_opts *o)
 	free(o->sort);
 	json_decref(o->query_ids);
 	json_decref(o->job_ids);
+	json_decref(o->tasks);
 	json_decref(o->users);
 	json_decref(o->states);
 	json_decref(o->partitions);

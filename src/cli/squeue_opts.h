@@ -13,6 +13,7 @@ struct sq_opts {
 	int job_args;			   /* entries given to -j (duplicates counted) */
 	json_t *query_ids;		   /* [N] every id given to -j, or NULL */
 	json_t *job_ids;    /* [N] the ids a job must have to match, or NULL */
+	json_t *tasks;	    /* [[N, T]] array tasks given to -j as "N_T", or NULL */
 	json_t *users;	    /* [S] or NULL */
 	json_t *states;	    /* [S] long names, or NULL */
 	json_t *partitions; /* [S] or NULL */

@@ -41,6 +41,8 @@ const char *drv_rc_text(int rc)
 		return "Job/step already completing or completed";
 	case DRV_RC_JOB_PENDING:
 		return "Job is pending execution";
+	case DRV_RC_INVALID_ARRAY:
+		return "Invalid job array specification";
 	case DRV_RC_DEPENDENCY:
 		return "Job dependency problem";
 	case DRV_RC_INVALID_GRES:

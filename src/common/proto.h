@@ -44,6 +44,7 @@ enum drv_rc {
 	DRV_RC_ALREADY_DONE = 2021,    /* "Job/step already completing or completed" */
 	DRV_RC_JOB_PENDING = 2024,     /* "Job is pending execution" */
 	DRV_RC_DEPENDENCY = 2030,      /* "Job dependency problem" */
+	DRV_RC_INVALID_ARRAY = 2081,   /* "Invalid job array specification" */
 	DRV_RC_INVALID_GRES = 2072, /* "Invalid generic resource (gres) specification" */
 	DRV_RC_INVALID_TIME_LIMIT = 2051,  /* "Requested time limit is invalid ..." */
 	DRV_RC_NOT_SUPPORTED = 2054,	   /* "Operation not supported" */

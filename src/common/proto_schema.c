@@ -145,6 +145,7 @@ static const struct field f_job_submit[] = {
     STR("account", false, 1, NAME_LEN),
     STR("qos", false, 1, NAME_LEN),
     STR("dependency", false, 1, TEXT_LEN),
+    STR("array", false, 1, TEXT_LEN),
     STR("open_mode", false, 6, 8),
     STR("stdin", false, 1, PATH_LEN),
     INT("nodes_max", false, 1, 100000),
@@ -190,6 +191,8 @@ static const struct field f_job_cancel[] = {
     INTD("signal", 0, SIG_MAX, "0"),
     BOOLD("batch_only", "false"),
     BOOLD("full", "false"),
+    STRS("array_tasks", false, 64),
+    BOOLD("records_only", "false"),
     END,
 };
 
@@ -278,6 +281,12 @@ static const struct field f_job_launch[] = {
     INT("signal_time", false, 0, 65535),
     BOOLD("signal_batch", "false"),
     STR("conf_path", false, 0, PATH_LEN),
+    INT("array_job_id", false, 1, JOB_ID_MAX),
+    INT("array_task_id", false, 0, I32),
+    INT("array_task_count", false, 1, I32),
+    INT("array_task_min", false, 0, I32),
+    INT("array_task_max", false, 0, I32),
+    INT("array_task_step", false, 1, I32),
     END,
 };
 

@@ -163,6 +163,37 @@ void job_cancel_invalid_dep(struct ctld *c, struct job *j, int64_t now);
 void job_launch(struct ctld *c, struct job *j); /* (re)send the launch after commit */
 void job_purge_old(struct ctld *c, int64_t now);
 
+/* --- job_array.c: job arrays --------------------------------------------- */
+/* Parses spec (sbatch --array) into j's pending set; 0, -EINVAL (Slurm's
+ * "Invalid job array specification") or -ENOMEM, j unchanged on failure.
+ * The caller sets array_job_id once the id is known. */
+int job_array_init(struct job *j, const char *spec, uint32_t max_size);
+void job_array_refresh(struct job *j); /* array_task_str/id from the set */
+/* Tasks of meta's array now running (or still completing). */
+uint32_t job_array_running(const struct ctld *c, const struct job *meta);
+/* How many of meta's pending tasks may start now under its %N throttle. */
+uint32_t job_array_room(const struct ctld *c, const struct job *meta);
+/* The record the scheduler starts for meta's lowest pending task: a new one
+ * (new id, in the table, committed) or, for the last task, meta itself. */
+struct job *job_array_split(struct ctld *c, struct job *meta);
+/* Is j the task of array array_id whose index is in set? */
+bool job_array_has_task(const struct job *j, uint32_t array_id,
+			const struct drv_array *set);
+/* Removes set's indices from meta's pending tasks, all but a last one
+ * (which the caller cancels with the record); returns how many. */
+int job_array_drop_pending(struct ctld *c, struct job *meta, const struct drv_array *set);
+/* The state of array array_id as a whole, from the records ctld holds
+ * (finished tasks older than MinJobAge are only in the store): for
+ * dependencies on arrays. found is false when no such array is held. */
+struct job_array_summary {
+	bool found;
+	uint32_t pending, running, completed, failed; /* failed: any other end */
+};
+void job_array_summary(const struct ctld *c, uint32_t array_id,
+		       struct job_array_summary *out);
+void job_array_to_store(const struct job *j, json_t *rec); /* adds its keys */
+int job_array_from_store(struct job *j, json_t *rec);	   /* 0 or -EINVAL */
+
 /* --- node_state.c: every node transition ---------------------------------- */
 int node_register(struct ctld *c, struct node *n, struct peer *p, json_t *body,
 		  int64_t now);

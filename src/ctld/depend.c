@@ -3,8 +3,8 @@
  * never be met stays marked "(failed)"; with '?' one met entry clears the
  * list. A target ctld no longer holds (never existed, or ended longer than
  * MinJobAge ago) lifts its entry, as Slurm does ("job is gone").
- * The state of a target comes from target_state() alone: job arrays plug
- * in there. Changes to the list are committed with the job. */
+ * The state of a target comes from target_state() alone, arrays
+ * included. Changes to the list are committed with the job. */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -14,21 +14,62 @@
 
 enum target { TGT_GONE, TGT_PENDING, TGT_RUNNING, TGT_OK, TGT_NOTOK };
 
-/* What an entry's target looks like now; *since is when it started (or
- * ended, if it never started). "ID_TASK" and "ID_*" name the job ID itself
- * until job arrays exist: this is where their tasks will be looked up. */
-static enum target target_state(const struct ctld *c, const struct dep_item *it,
-				int64_t *since)
+static enum target one_job(const struct job *d, int64_t *since)
 {
-	const struct job *d = job_table_find(&c->jobs, it->job_id);
-	if (!d)
-		return TGT_GONE;
 	*since = d->start_time ? d->start_time : d->end_time;
 	if (d->state == JOB_PENDING)
 		return TGT_PENDING;
 	if (d->state == JOB_RUNNING || d->completing)
 		return TGT_RUNNING;
 	return d->state == JOB_COMPLETED ? TGT_OK : TGT_NOTOK;
+}
+
+/* "ID_TASK" of an array: the record that ran it, or its array's pending
+ * remainder. */
+static enum target one_task(const struct job *meta, uint32_t task, int64_t *since)
+{
+	for (const struct job *t = meta; t; t = t->next)
+		if (t->array_job_id == meta->id && t->array_task_id == (int64_t)task)
+			return one_job(t, since);
+	if (meta->array && drv_array_test(meta->array, task))
+		return TGT_PENDING;
+	return TGT_GONE;
+}
+
+/* A whole array ("ID", "ID_*"): pending while a task waits, running while
+ * one runs, then OK only when every task completed (Slurm's afterok on an
+ * array); *since is when its first task started. */
+static enum target whole_array(const struct ctld *c, const struct job *meta,
+			       int64_t *since)
+{
+	struct job_array_summary s;
+	job_array_summary(c, meta->id, &s);
+	*since = 0;
+	for (const struct job *t = meta; t; t = t->next)
+		if (t->array_job_id == meta->id && t->start_time &&
+		    (!*since || t->start_time < *since))
+			*since = t->start_time;
+	if (s.pending)
+		return s.running || s.completed || s.failed ? TGT_RUNNING : TGT_PENDING;
+	if (s.running)
+		return TGT_RUNNING;
+	return s.failed ? TGT_NOTOK : TGT_OK;
+}
+
+/* What an entry's target looks like now; *since is when it started (or
+ * ended, if it never started). Arrays answer as a whole, or by task for
+ * "ID_TASK". Tasks that left memory after MinJobAge no longer count. */
+static enum target target_state(const struct ctld *c, const struct dep_item *it,
+				int64_t *since)
+{
+	const struct job *d = job_table_find(&c->jobs, it->job_id);
+	if (!d)
+		return TGT_GONE;
+	if (d->array_job_id != d->id) /* not an array's record */
+		return one_job(d, since);
+	if (it->task != DEP_TASK_NONE && it->task != DEP_TASK_ALL)
+		return one_task(d, it->task, since);
+	return whole_array(c, d, since);
 }
 
 static bool has_singleton(const struct job *j)

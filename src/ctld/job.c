@@ -41,8 +41,10 @@ int job_state_parse(const char *name)
 struct job *job_new(void)
 {
 	struct job *j = calloc(1, sizeof(*j));
-	if (j)
+	if (j) {
 		j->reason = "None";
+		j->array_task_id = -1;
+	}
 	return j;
 }
 
@@ -55,10 +57,13 @@ void job_free(struct job *j)
 	    &j->submit_dir,  &j->stdout_pat,	 &j->stderr_pat,    &j->comment,
 	    &j->submit_host, &j->command,	 &j->export_env,    &j->nodelist,
 	    &j->batch_host,  &j->tasks_per_node, &j->cpus_per_node, &j->alloc_gpus,
-	    &j->req_tres,    &j->alloc_tres,	 &j->reason_desc};
+	    &j->req_tres,    &j->alloc_tres,	 &j->reason_desc,   &j->array_task_str};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		free(*strs[i]);
 	job_req_free(&j->req);
+	if (j->array)
+		drv_array_fini(j->array);
+	free(j->array);
 	free(j->alloc);
 	free(j);
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "common/array_spec.h"
 #include "ctld/dep_parse.h"
 #include "sched/sched.h"
 
@@ -90,6 +91,16 @@ struct job {
 	bool completing;	/* ended in ctld's eyes, nodes still cleaning up */
 	uint32_t missing_pings; /* pings from the batch host that did not list it */
 	uid_t cancel_uid;
+	/* job arrays (job_array.c); array_job_id is 0 outside arrays. The meta
+	 * record (id == array_job_id) holds the tasks not yet started in
+	 * array; a task gets its own record (and id) when it starts, and the
+	 * meta record becomes the last task. */
+	uint32_t array_job_id;
+	int64_t array_task_id;	  /* -1: none, or several still pending */
+	char *array_task_str;	  /* pending remainder as shown, "5-9%4"; else NULL */
+	struct drv_array *array;  /* meta record: the pending tasks; else NULL */
+	uint32_t array_max_tasks; /* the %N throttle, 0: none */
+	uint32_t array_count, array_min, array_max, array_step; /* the whole array */
 	/* table links */
 	struct job *hnext, *prev, *next;
 	bool dirty;

@@ -7,6 +7,7 @@
 
 #include "common/conf.h"
 #include "common/hostlist.h"
+#include "ctld/ctld.h"
 #include "ctld/job.h"
 #include "ctld/job_fields.h"
 #include "ctld/job_req.h"
@@ -41,6 +42,7 @@ json_t *job_to_store(const struct job *j, char *const *node_names)
 	/* the record shows 0 while held; recovery needs the real one */
 	json_object_set_new(r, "base_priority", json_integer((json_int_t)j->priority));
 	json_object_set_new(r, "req", job_req_to_json(&j->req));
+	job_array_to_store(j, r);
 	return r;
 }
 
@@ -109,7 +111,8 @@ struct job *job_from_store(json_t *rec, json_t **alloc_names)
 	j->launch_acked = json_is_true(json_object_get(rec, "launch_acked"));
 	j->completing = json_is_true(json_object_get(rec, "completing"));
 	j->alloc_cpus_total = (uint32_t)get_int(rec, "alloc_cpus_total");
-	if (job_req_from_json(&j->req, json_object_get(rec, "req")) < 0) {
+	if (job_req_from_json(&j->req, json_object_get(rec, "req")) < 0 ||
+	    job_array_from_store(j, rec) < 0) {
 		job_free(j);
 		return NULL;
 	}

@@ -94,6 +94,10 @@ static const struct job_field fields[] = {
 	F("min_tmp", K_U64, req.sched.min_tmp), F("time_min", K_I64, req.time_min),
 	F("max_nodes", K_U32, req.sched.max_nodes), F("begin_time", K_I64, req.begin_time),
 	F("deadline", K_I64, req.deadline),
+	F("array_job_id", K_U32, array_job_id),
+	F("array_task_id", K_I64, array_task_id),
+	F("array_task_str", K_STR_NULL, array_task_str),
+	F("array_max_tasks", K_U32, array_max_tasks),
 };
 /* clang-format on */
 

@@ -47,8 +47,9 @@ void job_accept(struct ctld *c, struct job *j, int64_t now)
 	job_table_add(&c->jobs, j);
 	commit_job(c, j);
 	sched_request_new(c, j);
-	log_info("job=%u submitted by uid=%u name=%s partition=%s nodes=%u", j->id,
-		 j->uid, j->name, j->partition, j->num_nodes);
+	log_info("job=%u submitted by uid=%u name=%s partition=%s nodes=%u%s%s", j->id,
+		 j->uid, j->name, j->partition, j->num_nodes, j->array ? " array=" : "",
+		 j->array ? (j->array_task_str ? j->array_task_str : "1 task") : "");
 }
 
 struct launch_ref {

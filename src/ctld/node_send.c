@@ -61,6 +61,19 @@ static void add_resources(json_t *b, const struct job *j)
 	set_opt_str(b, "dependency", q->dependency);
 }
 
+/* SLURM_ARRAY_*: the task's own index and the whole array's shape. */
+static void add_array(json_t *b, const struct job *j)
+{
+	if (!j->array_job_id || j->array_task_id < 0)
+		return;
+	json_object_set_new(b, "array_job_id", json_integer(j->array_job_id));
+	json_object_set_new(b, "array_task_id", json_integer(j->array_task_id));
+	json_object_set_new(b, "array_task_count", json_integer(j->array_count));
+	json_object_set_new(b, "array_task_min", json_integer(j->array_min));
+	json_object_set_new(b, "array_task_max", json_integer(j->array_max));
+	json_object_set_new(b, "array_task_step", json_integer(j->array_step));
+}
+
 static json_t *launch_body(struct ctld *c, struct job *j, const char *script, json_t *env,
 			   json_t *argv)
 {
@@ -98,6 +111,7 @@ static json_t *launch_body(struct ctld *c, struct job *j, const char *script, js
 		json_object_set_new(b, "signal_batch", json_boolean(j->req.warn_batch));
 	}
 	add_resources(b, j);
+	add_array(b, j);
 	return b;
 }
 
@@ -110,7 +124,9 @@ void link_send_launch(struct ctld *c, struct job *j)
 		return;
 	}
 	char *script = NULL, *env = NULL, *argv = NULL;
-	if (store_job_payload(c->store, j->id, &script, &env, &argv) < 0) {
+	/* an array's tasks share the script its submit stored */
+	uint32_t payload_id = j->array_job_id ? j->array_job_id : j->id;
+	if (store_job_payload(c->store, payload_id, &script, &env, &argv) < 0) {
 		log_error("job=%u has no script in the store: failing it", j->id);
 		job_end(c, j, 1, 0, false, time(NULL));
 		return;

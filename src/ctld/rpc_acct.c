@@ -53,8 +53,9 @@ static bool has_str(json_t *list, const char *v)
 static bool job_matches(const struct acct_query *q, const struct job *j)
 {
 	json_t *b = q->body, *l;
-	if ((l = json_object_get(b, "job_ids")) && !has_int(l, j->id))
-		return false;
+	if ((l = json_object_get(b, "job_ids")) && !has_int(l, j->id) &&
+	    !(j->array_job_id && has_int(l, j->array_job_id)))
+		return false; /* an array's id names all its tasks */
 	if ((l = json_object_get(b, "uids")) && !has_int(l, j->uid))
 		return false;
 	if ((l = json_object_get(b, "names")) && !has_str(l, j->name ? j->name : ""))
@@ -105,7 +106,14 @@ static struct store_query *history_query(const struct acct_query *q)
 	drv_jw_lit(&w, "end_time > 0");
 	struct store_query *sq = store_query_new();
 	json_t *b = q->body;
-	add_in(&w, sq, "id", json_object_get(b, "job_ids"));
+	json_t *ids = json_object_get(b, "job_ids");
+	if (ids) { /* a job by its id, or an array's tasks by the array's */
+		drv_jw_lit(&w, " AND (1");
+		add_in(&w, sq, "id", ids);
+		drv_jw_lit(&w, " OR 1");
+		add_in(&w, sq, "json_extract(rec,'$.array_job_id')", ids);
+		drv_jw_lit(&w, ")");
+	}
 	add_in(&w, sq, "json_extract(rec,'$.uid')", json_object_get(b, "uids"));
 	add_in(&w, sq, "json_extract(rec,'$.name') COLLATE NOCASE",
 	       json_object_get(b, "names"));

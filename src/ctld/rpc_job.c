@@ -56,7 +56,9 @@ static bool job_wanted(const struct rpc_req *r, const struct job *j)
 	if (json_is_true(json_object_get(r->body, "active")) &&
 	    job_state_final(j->state) && !j->completing)
 		return false; /* squeue's default listing: ended jobs stay here */
-	return (!ids || in_int_list(ids, j->id)) &&
+	/* an array's id names all its tasks, as in Slurm */
+	return (!ids || in_int_list(ids, j->id) ||
+		(j->array_job_id && in_int_list(ids, j->array_job_id))) &&
 	       (!users || in_str_list(users, j->user)) &&
 	       (!states || state_wanted(states, j));
 }
@@ -150,7 +152,7 @@ static void for_each_job(struct rpc_req *r, job_op_f op)
 	rpc_reply_durable(r, 0, NULL, json_pack("{s:o}", "results", results));
 }
 
-static int cancel_one(struct rpc_req *r, struct job *j, int64_t now)
+static int cancel_record(struct rpc_req *r, struct job *j, int64_t now)
 {
 	int sig = (int)json_integer_value(json_object_get(r->body, "signal"));
 	if (job_state_final(j->state))
@@ -166,9 +168,130 @@ static int cancel_one(struct rpc_req *r, struct job *j, int64_t now)
 	return job_signal(r->c, j, sig, batch && !full);
 }
 
+/* An array's id cancels (or signals) the whole array: its pending rest and
+ * every task; the answer is the array record's, or 0 when that one is over
+ * but some task was still there to act on. With records_only (scancel's
+ * filters chose the records) only the record itself. */
+static int cancel_one(struct rpc_req *r, struct job *j, int64_t now)
+{
+	int rc = cancel_record(r, j, now);
+	if (j->array_job_id != j->id ||
+	    json_is_true(json_object_get(r->body, "records_only")))
+		return rc;
+	for (struct job *t = j->next; t; t = t->next)
+		if (t->array_job_id == j->id && cancel_record(r, t, now) == 0 && rc)
+			rc = 0;
+	return rc;
+}
+
+/* "123_7" or "123_[1-5]": the array's id and its index set; 0 or -EINVAL. */
+static int parse_task_arg(const char *arg, uint32_t *array_id, struct drv_array *set)
+{
+	char *end = NULL;
+	unsigned long id = strtoul(arg, &end, 10);
+	if (end == arg || *end != '_' || id == 0 || id > UINT32_MAX)
+		return -EINVAL;
+	char spec[64];
+	snprintf(spec, sizeof(spec), "%s", end + 1);
+	size_t len = strlen(spec);
+	const char *p = spec;
+	if (spec[0] == '[' && len > 1 && spec[len - 1] == ']') {
+		spec[len - 1] = '\0';
+		p = spec + 1;
+	}
+	if (strchr(p, '%'))
+		return -EINVAL;
+	*array_id = (uint32_t)id;
+	return drv_array_parse(p, 0, set) < 0 ? -EINVAL : 0;
+}
+
+/* Cancels (or signals) the tasks of one "N_T"/"N_[spec]" argument: running
+ * ones are their own records, pending ones are dropped from the array's
+ * record, which is cancelled itself when its last pending task goes. */
+static bool may_touch(const struct rpc_req *r, const struct job *j)
+{
+	return j->uid == r->cred.uid || rpc_is_admin(r);
+}
+
+/* The tasks of array array_id still held, from first on: the array's record
+ * may be gone already (it ran as the last task to start and ended more than
+ * MinJobAge ago) while earlier tasks run on; they still answer to its id. */
+static int cancel_members(struct rpc_req *r, struct job *first, uint32_t array_id,
+			  const struct drv_array *set, int rc, int64_t now)
+{
+	for (struct job *t = first; t; t = t->next) {
+		if (t->array_job_id != array_id ||
+		    (set && !job_array_has_task(t, array_id, set)))
+			continue;
+		int one =
+		    may_touch(r, t) ? cancel_record(r, t, now) : DRV_RC_ACCESS_DENIED;
+		rc = rc == 0 ? 0 : one;
+	}
+	return rc;
+}
+
+/* Cancels (or signals) the tasks of one "N_T"/"N_[spec]" argument: running
+ * ones are their own records, pending ones are dropped from the array's
+ * record, which is cancelled itself when its last pending task goes. */
+static int cancel_tasks(struct rpc_req *r, const char *arg, int64_t now)
+{
+	uint32_t array_id;
+	struct drv_array set = {0};
+	if (parse_task_arg(arg, &array_id, &set) < 0)
+		return DRV_RC_INVALID_JOB_ID;
+	struct job *meta = job_table_find(&r->c->jobs, array_id);
+	int rc = DRV_RC_INVALID_JOB_ID;
+	bool sig = json_integer_value(json_object_get(r->body, "signal")) != 0;
+	if (meta && !may_touch(r, meta))
+		rc = DRV_RC_ACCESS_DENIED;
+	else if (!meta || meta->array_job_id == array_id) {
+		if (meta && !sig && job_array_drop_pending(r->c, meta, &set) > 0)
+			rc = 0;
+		rc = cancel_members(r, meta ? meta : r->c->jobs.head, array_id, &set, rc,
+				    now);
+	}
+	drv_array_fini(&set);
+	return rc;
+}
+
+static int cancel_id(struct rpc_req *r, json_int_t id, int64_t now)
+{
+	struct job *j =
+	    id > 0 && id <= UINT32_MAX ? job_table_find(&r->c->jobs, (uint32_t)id) : NULL;
+	if (j)
+		return may_touch(r, j) ? cancel_one(r, j, now) : DRV_RC_ACCESS_DENIED;
+	if (id <= 0 || id > UINT32_MAX ||
+	    json_is_true(json_object_get(r->body, "records_only")))
+		return DRV_RC_INVALID_JOB_ID;
+	return cancel_members(r, r->c->jobs.head, (uint32_t)id, NULL,
+			      DRV_RC_INVALID_JOB_ID, now);
+}
+
+/* Job ids first, then the task arguments (each answered with its text). */
 void rpc_job_cancel(struct rpc_req *r)
 {
-	for_each_job(r, cancel_one);
+	json_t *results = json_array();
+	int64_t now = time(NULL);
+	size_t i;
+	json_t *x;
+	json_array_foreach(json_object_get(r->body, "job_ids"), i, x)
+	{
+		json_int_t id = json_integer_value(x);
+		int rc = cancel_id(r, id, now);
+		json_array_append_new(results,
+				      json_pack("{s:I,s:i,s:s}", "job_id", id, "rc", rc,
+						"error", rc ? drv_rc_text(rc) : ""));
+	}
+	json_array_foreach(json_object_get(r->body, "array_tasks"), i, x)
+	{
+		const char *arg = json_string_value(x);
+		int rc = cancel_tasks(r, arg, now);
+		json_array_append_new(
+		    results, json_pack("{s:I,s:s,s:i,s:s}", "job_id",
+				       (json_int_t)strtoul(arg, NULL, 10), "id", arg,
+				       "rc", rc, "error", rc ? drv_rc_text(rc) : ""));
+	}
+	rpc_reply_durable(r, 0, NULL, json_pack("{s:o}", "results", results));
 }
 
 /* Slurm 22.05: holding or releasing a running job is accepted and changes

@@ -1,6 +1,7 @@
 /* rpc_submit.c — job.submit: who may submit, which partition, whether the
  * request can ever run there (refused at submit as Slurm does), then the
  * job is created and acknowledged once committed. */
+#include <errno.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,6 +178,19 @@ static int check_request(struct ctld *c, const struct part *p, struct job *j,
 	return 0;
 }
 
+/* --array: Slurm refuses a malformed spec, or an index at or above
+ * MaxArraySize, with ESLURM_INVALID_ARRAY. */
+static int check_array(const struct ctld *c, struct job *j, json_t *body)
+{
+	const char *spec = json_string_value(json_object_get(body, "array"));
+	if (!spec)
+		return 0;
+	if (c->conf->max_array_size <= 0) /* MaxArraySize=0: no arrays */
+		return DRV_RC_INVALID_ARRAY;
+	int rc = job_array_init(j, spec, (uint32_t)c->conf->max_array_size);
+	return rc == 0 ? 0 : rc == -EINVAL ? DRV_RC_INVALID_ARRAY : DRV_RC_ERROR;
+}
+
 /* Builds the job; returns NULL and sets *rc and msg when it is refused. */
 static struct job *build_job(struct rpc_req *r, const struct part *p, int *rc,
 			     struct drv_error *msg)
@@ -190,6 +204,8 @@ static struct job *build_job(struct rpc_req *r, const struct part *p, int *rc,
 	if (*rc == 0) {
 		fill_job(j, r, p);
 		*rc = check_request(r->c, p, j, msg);
+		if (*rc == 0)
+			*rc = check_array(r->c, j, r->body);
 		if (*rc && !msg->text[0])
 			snprintf(msg->text, sizeof(msg->text), "%s", drv_rc_text(*rc));
 	}
@@ -225,6 +241,8 @@ void rpc_job_submit(struct rpc_req *r)
 		return;
 	}
 	j->id = c->jobs.next_id++;
+	if (j->array)
+		j->array_job_id = j->id;
 	commit_meta(c);
 	char *env = dump_or_empty(json_object_get(r->body, "env"), "[]");
 	char *argv = dump_or_empty(json_object_get(r->body, "argv"), "[]");

@@ -175,55 +175,91 @@ int ctld_resolve_nodes(const struct ctld *c, struct job_req *q)
 	return 0;
 }
 
-/* Adds j to the snapshot if it may be considered; else gives its reason. */
-static bool consider(struct ctld *c, struct job *j, bool only_new, struct sched_job *out)
+/* The snapshot being built: jobs (an array's meta record once per task it
+ * may start now) and, at the same index, their records. */
+struct snap {
+	struct sched_job *jobs;
+	struct job **map;
+	size_t n, cap;
+	uint32_t max_tasks; /* no array needs more entries than CPUs exist */
+};
+
+static int snap_add(struct snap *s, const struct sched_job *sj, struct job *j)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		struct sched_job *jobs = realloc(s->jobs, cap * sizeof(*jobs));
+		if (jobs)
+			s->jobs = jobs;
+		struct job **map = realloc(s->map, cap * sizeof(*map));
+		if (map)
+			s->map = map;
+		if (!jobs || !map)
+			return -1;
+		s->cap = cap;
+	}
+	s->jobs[s->n] = *sj;
+	s->map[s->n++] = j;
+	return 0;
+}
+
+/* Adds j to the snapshot if it may be considered (an array once per task
+ * its throttle lets start); else gives its reason. */
+static void consider(struct ctld *c, struct job *j, bool only_new, struct snap *s)
 {
 	if (j->state != JOB_PENDING || j->hold != HOLD_NONE)
-		return false;
+		return;
 	if (!eligible(c, j, time(NULL)))
-		return false;
+		return;
 	if (ctld_resolve_nodes(c, &j->req) != 0) {
 		j->reason = "ReqNodeNotAvail"; /* a -w node left the config */
-		return false;
+		return;
 	}
 	int p = ctld_part_index(c, j->partition);
 	if (p < 0) {
 		j->reason = "PartitionDown";
-		return false;
+		return;
 	}
 	if (over_part_time(&c->parts[p], j)) {
 		j->reason = "PartitionTimeLimit";
-		return false;
+		return;
 	}
 	if (only_new && c->parts[p].blocked) {
 		j->reason = "Priority";
-		return false;
+		return;
 	}
-	*out = (struct sched_job){.job_id = j->id,
-				  .priority = j->priority,
-				  .part = (uint32_t)p,
-				  .req = &j->req.sched};
-	return true;
+	uint32_t n = 1;
+	if (j->array) {
+		n = job_array_room(c, j);
+		if (n == 0) {
+			j->reason = "JobArrayTaskLimit";
+			return;
+		}
+		n = n < s->max_tasks ? n : s->max_tasks;
+	}
+	struct sched_job sj = {.job_id = j->id,
+			       .priority = j->priority,
+			       .part = (uint32_t)p,
+			       .req = &j->req.sched};
+	for (uint32_t i = 0; i < n; i++)
+		if (snap_add(s, &sj, j) < 0)
+			return;
 }
 
 /* The pending jobs the scheduler may consider: all of them, or only the
  * newly submitted ones. map stays in id order. */
-static size_t collect_jobs(struct ctld *c, bool only_new, struct sched_job *out,
-			   struct job **map)
+static void collect_jobs(struct ctld *c, bool only_new, struct snap *s)
 {
-	size_t n = 0;
 	if (only_new) {
 		for (size_t i = 0; i < c->n_sched_new; i++) {
 			struct job *j = job_table_find(&c->jobs, c->sched_new[i]);
-			if (j && consider(c, j, true, &out[n]))
-				map[n++] = j;
+			if (j)
+				consider(c, j, true, s);
 		}
-		return n;
+		return;
 	}
 	for (struct job *j = c->jobs.head; j; j = j->next)
-		if (consider(c, j, false, &out[n]))
-			map[n++] = j;
-	return n;
+		consider(c, j, false, s);
 }
 
 static struct job *map_find(struct job **map, size_t n, uint32_t id)
@@ -272,13 +308,21 @@ static void apply(struct ctld *c, struct sched_input *in, const struct sched_all
 		struct job *j = map_find(map, n, sj->job_id);
 		if (!j)
 			continue;
-		if (sj->verdict == SCHED_START)
+		if (sj->verdict == SCHED_START && j->array)
+			job_start(c, job_array_split(c, j), &alloc[sj->alloc_off],
+				  sj->alloc_n, now);
+		else if (sj->verdict == SCHED_START)
 			job_start(c, j, &alloc[sj->alloc_off], sj->alloc_n, now);
 		else if (sj->verdict == SCHED_WAIT_REQ_NODE)
 			req_node_reason(c, j, in->nodes);
 		else
 			job_set_reason(j, sched_verdict_reason(sj->verdict));
 	}
+	/* an array that started all its throttle allows waits for its tasks */
+	for (size_t i = 0; i < n; i++)
+		if (map[i]->array && map[i]->state == JOB_PENDING &&
+		    (i + 1 == n || map[i + 1] != map[i]) && !job_array_room(c, map[i]))
+			job_set_reason(map[i], "JobArrayTaskLimit");
 }
 
 void ctld_sched_nodes(const struct ctld *c, struct sched_node *out)
@@ -322,31 +366,29 @@ static void run(evutil_socket_t fd, short what, void *arg)
 {
 	struct ctld *c = arg;
 	bool full = c->sched_full;
-	size_t cap = full ? c->jobs.count : c->n_sched_new;
 	size_t nn = c->nodes.n ? c->nodes.n : 1, alloc_cap = 1;
 	for (size_t i = 0; i < c->nodes.n;
 	     i++) /* a started job takes >= 1 CPU per node */
 		alloc_cap += (size_t)c->nodes.nodes[i].conf->cpus;
-	struct sched_job *jobs = calloc(cap + 1, sizeof(*jobs));
-	struct job **map = calloc(cap + 1, sizeof(*map));
+	struct snap s = {.max_tasks = (uint32_t)alloc_cap};
 	struct sched_node *nodes = calloc(nn, sizeof(*nodes));
 	struct sched_part *parts = calloc(c->n_parts ? c->n_parts : 1, sizeof(*parts));
 	struct sched_alloc *alloc = calloc(alloc_cap, sizeof(*alloc));
-	if (!jobs || !map || !nodes || !parts || !alloc)
+	if (!nodes || !parts || !alloc)
 		goto out;
-	size_t n = collect_jobs(c, !full, jobs, map);
+	collect_jobs(c, !full, &s);
 	c->sched_full = false;
 	c->n_sched_new = 0;
 	ctld_sched_nodes(c, nodes);
 	ctld_sched_parts(c, parts);
-	struct sched_input in = {nodes, c->nodes.n, parts, c->n_parts, jobs, n};
-	if (sched_run(&in, alloc, alloc_cap) >= 0) {
+	struct sched_input in = {nodes, c->nodes.n, parts, c->n_parts, s.jobs, s.n};
+	if (!s.n || sched_run(&in, alloc, alloc_cap) >= 0) {
 		note_blocked(c, &in, full);
-		apply(c, &in, alloc, map, n);
+		apply(c, &in, alloc, s.map, s.n);
 	}
 out:
-	free(jobs);
-	free(map);
+	free(s.jobs);
+	free(s.map);
 	free(nodes);
 	free(parts);
 	free(alloc);

@@ -42,6 +42,8 @@ const char *store_schema_sql =
     "DROP INDEX IF EXISTS jobs_name;" /* matched exactly until names folded case */
     "CREATE INDEX IF NOT EXISTS jobs_name_nocase ON jobs("
     "json_extract(rec,'$.name') COLLATE NOCASE);"
+    /* sacct -j ARRAY: every task of the array */
+    "CREATE INDEX IF NOT EXISTS jobs_array ON jobs(json_extract(rec,'$.array_job_id'));"
     "CREATE TABLE IF NOT EXISTS job_payload(id INTEGER PRIMARY KEY,"
     " script TEXT NOT NULL, env TEXT NOT NULL, argv TEXT NOT NULL);"
     "CREATE TABLE IF NOT EXISTS nodes(name TEXT PRIMARY KEY, rec TEXT NOT NULL);";

@@ -124,6 +124,14 @@ static int set_slurm_vars(char ***e, const struct spec *s, const char *nodes)
 	rc |= env_set(e, "SLURM_GTIDS", "0");
 	if (s->restart > 0)
 		rc |= env_set_int(e, "SLURM_RESTART_COUNT", s->restart);
+	if (s->array_job_id > 0 && s->array_task_id >= 0) {
+		rc |= env_set_int(e, "SLURM_ARRAY_JOB_ID", s->array_job_id);
+		rc |= env_set_int(e, "SLURM_ARRAY_TASK_ID", s->array_task_id);
+		rc |= env_set_int(e, "SLURM_ARRAY_TASK_COUNT", s->array_count);
+		rc |= env_set_int(e, "SLURM_ARRAY_TASK_MIN", s->array_min);
+		rc |= env_set_int(e, "SLURM_ARRAY_TASK_MAX", s->array_max);
+		rc |= env_set_int(e, "SLURM_ARRAY_TASK_STEP", s->array_step);
+	}
 	rc |= env_set(e, "ENVIRONMENT", "BATCH");
 	if (*s->conf_path) {
 		rc |= env_set(e, "SLURM_CONF", s->conf_path);

@@ -56,6 +56,7 @@ struct spec {
 	bool warn_batch;		     /* B: the batch shell only */
 	int64_t start_time;		     /* epoch s, 0 unknown */
 	int64_t array_job_id, array_task_id; /* -1: not an array job */
+	int64_t array_count, array_min, array_max, array_step; /* the whole array */
 };
 
 /* --- spec.c ------------------------------------------------------------ */

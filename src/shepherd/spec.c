@@ -96,6 +96,10 @@ static void load_resources(json_t *r, struct spec *s)
 	s->warn_batch = json_is_true(json_object_get(r, "signal_batch"));
 	s->array_job_id = int_member(r, "array_job_id", -1);
 	s->array_task_id = int_member(r, "array_task_id", -1);
+	s->array_count = int_member(r, "array_task_count", 1);
+	s->array_min = int_member(r, "array_task_min", 0);
+	s->array_max = int_member(r, "array_task_max", 0);
+	s->array_step = int_member(r, "array_task_step", 1);
 }
 
 int spec_load(const char *dir, struct spec *s, char *err, size_t errlen)

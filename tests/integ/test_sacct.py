@@ -162,7 +162,7 @@ def test_jobs_lists_and_steps(jobs):
     assert one.splitlines()[2].startswith("1 ")
     assert jobs.ok("-n", "-P", "-o", "JobID", "-j", "1.batch") == "1.batch\n"
     assert jobs.ok("-n", "-P", "-o", "JobID", "-j", "1.0") == ""
-    assert jobs.ok("-n", "-P", "-o", "JobID", "-j", "1_3") == ""  # no arrays yet
+    assert jobs.ok("-n", "-P", "-o", "JobID", "-j", "1_3") == ""  # job 1 is no array
     assert jobs.ok("-n", "-P", "-o", "JobID", "-j", "1.batch,1") == "1\n1.batch\n"
     assert jobs.ok("-n", "-P", "-o", "JobID", "-X", "-j", "1.batch") == ""
 

@@ -58,8 +58,8 @@ def test_unknown_and_finished_jobs(cluster):
 
 
 def test_array_task_ids(cluster):
-    """Drover has no arrays yet: `<id>_<i>` names no job, as Slurm finds
-    no task of a job that is no array."""
+    """`<id>_<i>` of a job that is no array names no job, as Slurm finds
+    no task there (arrays themselves: test_arrays.py)."""
     jid = cluster.sbatch("-H", "--wrap", "true")
     assert cluster.run("scancel", f"{jid}_1") == (0, "", "")
     assert cluster.run("scancel", "999999_0") == (0, "", "")

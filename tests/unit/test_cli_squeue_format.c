@@ -193,6 +193,39 @@ static void test_array_ids(void **state)
 	check("%i|%F|%K", &m, 0, "123_[5-9]|123|5-9\n");
 }
 
+/* squeue -r: an array's pending rest becomes one line per task; other
+ * records stay as they are, in order; -j N_T then picks one task. */
+static void test_expand_arrays(void **state)
+{
+	struct cli_job *v = calloc(3, sizeof(*v));
+	json_t *tasks = json_pack("[[I,I]]", (json_int_t)123, (json_int_t)30);
+	json_t *none = json_array();
+	struct sq_filter f = {.job_ids = none, .tasks = tasks};
+
+	v[0] = job(7, "RUNNING");
+	v[1] = job(123, "PENDING");
+	v[1].array_job_id = 123;
+	v[1].array_task_str = "1,4,30-31%3";
+	v[2] = job(124, "RUNNING");
+	v[2].array_job_id = 123;
+	v[2].array_task_id = 0;
+	size_t n = sq_expand_arrays(&v, 3);
+	assert_int_equal(n, 6);
+	check("%i %A", &v[0], 0, "7 7\n");
+	check("%i %A %r", &v[1], 0, "123_1 123 None\n");
+	check("%i", &v[2], 0, "123_4\n");
+	check("%i", &v[3], 0, "123_30\n");
+	check("%i", &v[4], 0, "123_31\n");
+	check("%i %A", &v[5], 0, "123_0 124\n");
+	size_t matched = 0;
+	for (size_t i = 0; i < n; i++)
+		matched += sq_job_matches(&f, &v[i]) ? i : 0;
+	assert_int_equal(matched, 3); /* only 123_30 */
+	json_decref(tasks);
+	json_decref(none);
+	free(v);
+}
+
 static void test_long_format(void **state)
 {
 	struct cli_job p = job(23051, "PENDING");
@@ -263,6 +296,7 @@ int main(void)
 	    cmocka_unit_test(test_unknown_letter),
 	    cmocka_unit_test(test_issue3_fields),
 	    cmocka_unit_test(test_array_ids),
+	    cmocka_unit_test(test_expand_arrays),
 	    cmocka_unit_test(test_long_format),
 	    cmocka_unit_test(test_filter_and_sort),
 	};

@@ -24,6 +24,12 @@ void commit_job(struct ctld *c, struct job *j)
 	commits++;
 }
 
+/* job_array.c tells the store its array record changed; counted too. */
+void commit_meta(struct ctld *c)
+{
+	commits++;
+}
+
 static struct job *add(struct ctld *c, uint32_t id, enum job_state st, const char *name,
 		       const char *dep)
 {
@@ -183,6 +189,39 @@ static void kill_invalid_depend_choice(void **state)
 	c->conf->n_other = 0;
 }
 
+/* An array answers as a whole ("ID", "ID_*": OK once every task
+ * completed, never once one failed) or by task ("ID_TASK"). */
+static void arrays_whole_and_by_task(void **state)
+{
+	struct ctld *c = *state;
+	struct job *meta = job_new();
+	meta->name = strdup("arr");
+	meta->req.sched.min_nodes = meta->req.sched.cpus_per_task = 1;
+	assert_int_equal(job_array_init(meta, "0-1", 1001), 0);
+	meta->id = meta->array_job_id = 5;
+	c->jobs.next_id = 6;
+	job_table_add(&c->jobs, meta);
+	struct job *all = add(c, 100, JOB_PENDING, "x", "afterok:5");
+	struct job *star = add(c, 101, JOB_PENDING, "x", "afterany:5_*");
+	struct job *one = add(c, 102, JOB_PENDING, "x", "afterok:5_0");
+	struct job *other = add(c, 103, JOB_PENDING, "x", "afternotok:5_1");
+	c->jobs.next_id = 6; /* tasks take the ids after the array's */
+	assert_int_equal(depend_check(c, all, NOW), DEPEND_WAIT);
+
+	struct job *t0 = job_array_split(c, meta); /* task 0, id 6 */
+	assert_int_equal(t0->array_task_id, 0);
+	t0->state = JOB_COMPLETED;
+	assert_int_equal(depend_check(c, one, NOW), DEPEND_MET);
+	assert_int_equal(depend_check(c, all, NOW), DEPEND_WAIT); /* task 1 waits */
+	assert_int_equal(depend_check(c, other, NOW), DEPEND_WAIT);
+
+	assert_ptr_equal(job_array_split(c, meta), meta); /* task 1: the record */
+	meta->state = JOB_FAILED;
+	assert_int_equal(depend_check(c, all, NOW), DEPEND_NEVER);
+	assert_int_equal(depend_check(c, star, NOW), DEPEND_MET);
+	assert_int_equal(depend_check(c, other, NOW), DEPEND_MET);
+}
+
 static void cycles(void **state)
 {
 	struct ctld *c = *state;
@@ -210,6 +249,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(singleton_one_at_a_time, setup, teardown),
 	    cmocka_unit_test_setup_teardown(kill_invalid_depend_choice, setup, teardown),
 	    cmocka_unit_test_setup_teardown(cycles, setup, teardown),
+	    cmocka_unit_test_setup_teardown(arrays_whole_and_by_task, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -45,6 +45,10 @@ struct cli_job {
 	const char *cpus_per_node; /* "2(x3),1" */
 	const char *alloc_gpus;	   /* the batch node's GPU indices, "0,1" */
 	int64_t cancel_uid;	   /* who cancelled it; -1 unknown */
+	/* requeue */
+	bool requeue;	       /* may be requeued (Requeue=1); true by default */
+	const char *run_state; /* an earlier run's row (sacct -D): the state it
+				* had when it was requeued, else NULL */
 };
 
 /* Fills *job from obj (borrowed; it must outlive *job). */

@@ -55,6 +55,8 @@ static json_t *query_body(const struct sacct_opts *o, const struct sacct_window 
 		json_object_set(body, "accounts", o->accounts);
 	if (o->partitions)
 		json_object_set(body, "partitions", o->partitions);
+	if (o->duplicates) /* the earlier runs of requeued jobs too */
+		json_object_set_new(body, "duplicates", json_true());
 	if (states && !has_state(o->states, "RUNNING"))
 		json_object_set(body, "states", o->states);
 	if (!states || !has_state(o->states, "CANCELLED")) {

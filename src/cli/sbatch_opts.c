@@ -33,6 +33,8 @@ enum {
 	OPT_GPUS_PER_NODE,
 	OPT_OPEN_MODE,
 	OPT_NICE,
+	OPT_REQUEUE,
+	OPT_NO_REQUEUE,
 };
 
 /* Every long option sbatch accepts; val names what happens to it. */
@@ -98,8 +100,8 @@ static const struct option long_opts[] = {
     {"reservation", required_argument, 0, OPT_IGNORE},
     {"mail-type", required_argument, 0, OPT_IGNORE},
     {"mail-user", required_argument, 0, OPT_IGNORE},
-    {"requeue", no_argument, 0, OPT_IGNORE},
-    {"no-requeue", no_argument, 0, OPT_IGNORE},
+    {"requeue", no_argument, 0, OPT_REQUEUE},
+    {"no-requeue", no_argument, 0, OPT_NO_REQUEUE},
     {"signal", required_argument, 0, OPT_IGNORE},
     {"open-mode", required_argument, 0, OPT_OPEN_MODE},
     {"nice", optional_argument, 0, OPT_NICE},
@@ -233,6 +235,11 @@ static int store(struct sbatch_opts *o, int c, const char *arg)
 	case 'H':
 		o->hold = true;
 		break;
+	case OPT_REQUEUE:
+	case OPT_NO_REQUEUE:
+		o->requeue = c == OPT_REQUEUE;
+		o->no_requeue = c == OPT_NO_REQUEUE;
+		break;
 	case OPT_PARSABLE:
 		o->parsable = true;
 		break;
@@ -319,6 +326,8 @@ static const struct {
     {"SLURM_CLUSTERS", ENV_VALUE, offsetof(struct sbatch_opts, clusters)},
     {"SBATCH_CLUSTERS", ENV_VALUE, offsetof(struct sbatch_opts, clusters)},
     {"SBATCH_WAIT", ENV_FLAG, offsetof(struct sbatch_opts, wait)},
+    {"SBATCH_REQUEUE", ENV_FLAG, offsetof(struct sbatch_opts, requeue)},
+    {"SBATCH_NO_REQUEUE", ENV_FLAG, offsetof(struct sbatch_opts, no_requeue)},
 };
 
 static bool flag_on(const char *v)

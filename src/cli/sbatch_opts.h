@@ -18,6 +18,7 @@ struct sbatch_opts {
 	const char *account, *qos, *dependency, *open_mode, *input;
 	const char *clusters; /* -M: a list of names, or "all" */
 	bool parsable, hold, wait;
+	bool requeue, no_requeue; /* the last of --requeue/--no-requeue given */
 	bool help, version;
 };
 

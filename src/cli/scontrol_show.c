@@ -57,12 +57,19 @@ static void print_job_head(FILE *out, const struct cli_job *j, bool detail)
 		j->user, j->uid, grp, j->gid);
 	fprintf(out, "Priority=%" PRId64 " Nice=%" PRId64 " Account=%s QOS=%s" NL,
 		j->priority, j->nice, or_null(j->account), j->qos ? j->qos : "normal");
-	fprintf(out, "JobState=%s Reason=%s Dependency=%s" NL, j->state, j->reason,
+	/* a reason that is a sentence ("job requeued in held state") is one
+	 * word here, as scontrol prints it */
+	char reason[128];
+	snprintf(reason, sizeof(reason), "%s", j->reason);
+	for (char *p = reason; *p; p++)
+		if (*p == ' ')
+			*p = '_';
+	fprintf(out, "JobState=%s Reason=%s Dependency=%s" NL, j->state, reason,
 		or_null(j->dependency));
 	fprintf(out,
-		"Requeue=1 Restarts=%" PRId64 " BatchFlag=1 Reboot=0 ExitCode=%" PRId64
+		"Requeue=%d Restarts=%" PRId64 " BatchFlag=1 Reboot=0 ExitCode=%" PRId64
 		":%" PRId64 NL,
-		j->restart_count, j->exit_code, j->exit_signal);
+		j->requeue ? 1 : 0, j->restart_count, j->exit_code, j->exit_signal);
 	if (detail)
 		fprintf(out, "DerivedExitCode=0:0" NL);
 }

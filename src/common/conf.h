@@ -77,6 +77,8 @@ struct drv_conf {
 	bool cr_memory;		   /* SelectTypeParameters=CR_*_Memory (the default) */
 	bool enforce_part_limits;  /* EnforcePartLimits=ALL|ANY|YES */
 	int64_t purge_job_after;   /* seconds a finished job stays in sacct; 0 = always */
+	int job_requeue;	   /* JobRequeue: jobs may be requeued by default (1) */
+	int cred_expire; /* AuthInfo cred_expire=: a requeued job waits this + 1 s */
 
 	struct drv_node_conf *nodes;
 	size_t n_nodes;

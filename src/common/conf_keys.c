@@ -249,8 +249,9 @@ static int apply_auth_type(struct conf_parser *p, const struct conf_key *k, void
 	return set_string(&c->auth_type, strdup("auth/drover"));
 }
 
-/* AuthInfo=socket=PATH,key=PATH: other options Slurm knows (ttl=,
- * cred_expire=) are accepted and ignored. */
+/* AuthInfo=socket=PATH,key=PATH,cred_expire=SECS: other options Slurm
+ * knows (ttl=) are accepted and ignored. cred_expire is how long a requeued
+ * job waits before it may start again, as in Slurm. */
 static int apply_auth_info(struct conf_parser *p, const struct conf_key *k, void *target,
 			   const char *value, struct drv_error *err)
 {
@@ -261,6 +262,18 @@ static int apply_auth_info(struct conf_parser *p, const struct conf_key *k, void
 	     t = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(t, '=');
 		char **dst = NULL;
+		if (eq && (size_t)(eq - t) == 11 && !strncasecmp(t, "cred_expire", 11)) {
+			char *end;
+			long v = strtol(eq + 1, &end, 10);
+			if (end == eq + 1 || *end || v < 0 || v > 86400)
+				rc = drv_error_set(err, EINVAL,
+						   "AuthInfo: cred_expire '%.20s' is not "
+						   "0..86400",
+						   eq + 1);
+			else
+				c->cred_expire = (int)v;
+			continue;
+		}
 		if (eq && (size_t)(eq - t) == 6 && !strncasecmp(t, "socket", 6))
 			dst = &sock;
 		else if (eq && (size_t)(eq - t) == 3 && !strncasecmp(t, "key", 3))
@@ -443,7 +456,7 @@ const struct conf_key conf_global_keys[] = {
 	{"SlurmctldLogFile", CONF_PATH, FIELD(drv_conf, ctld_log_file), NULL, 0, 0, NULL, true, NULL},
 	{"SlurmctldPidFile", CONF_PATH, FIELD(drv_conf, ctld_pid_file), NULL, 0, 0, NULL, false, NULL},
 	{"AuthType", CONF_CUSTOM, 0, "auth/drover", 0, 0, NULL, false, apply_auth_type},
-	{"AuthInfo", CONF_CUSTOM, 0, "socket=/run/drover/authd.sock,key=drover.key", 0, 0, NULL, false, apply_auth_info},
+	{"AuthInfo", CONF_CUSTOM, 0, "socket=/run/drover/authd.sock,key=drover.key,cred_expire=120", 0, 0, NULL, false, apply_auth_info},
 	{"SlurmdTimeout", CONF_INT, FIELD(drv_conf, slurmd_timeout), "300", 0, 65533, NULL, true, NULL},
 	{"KillWait", CONF_INT, FIELD(drv_conf, kill_wait), "30", 0, 65533, NULL, true, NULL},
 	{"MinJobAge", CONF_INT, FIELD(drv_conf, min_job_age), "300", 0, 2147483647, NULL, true, NULL},
@@ -454,6 +467,7 @@ const struct conf_key conf_global_keys[] = {
 	{"DefMemPerNode", CONF_U64, FIELD(drv_conf, def_mem_per_node), "0", 0, 1LL << 40, NULL, true, NULL},
 	{"SelectTypeParameters", CONF_CUSTOM, 0, "CR_Core_Memory", 0, 0, NULL, false, apply_select_params},
 	{"EnforcePartLimits", CONF_CUSTOM, 0, "NO", 0, 0, NULL, true, apply_enforce_part},
+	{"JobRequeue", CONF_INT, FIELD(drv_conf, job_requeue), "1", 0, 1, NULL, true, NULL},
 	{"PurgeJobAfter", CONF_CUSTOM, 0, "0", 0, 0, NULL, true, apply_purge_after},
 	OTHER("AccountingStorageBackupHost"), OTHER("AccountingStorageEnforce"),
 	OTHER("AccountingStorageExternalHost"), OTHER("AccountingStorageHost"),
@@ -482,7 +496,7 @@ const struct conf_key conf_global_keys[] = {
 	OTHER("JobAcctGatherType"), OTHER("JobCompHost"), OTHER("JobCompLoc"),
 	OTHER("JobCompParams"), OTHER("JobCompPass"), OTHER("JobCompPort"),
 	OTHER("JobCompType"), OTHER("JobCompUser"), OTHER("JobContainerType"),
-	OTHER("JobFileAppend"), OTHER("JobRequeue"), OTHER("JobSubmitPlugins"),
+	OTHER("JobFileAppend"), OTHER("JobSubmitPlugins"),
 	OTHER("KillOnBadExit"), OTHER("LaunchParameters"), OTHER("Licenses"),
 	OTHER("LogTimeFormat"), OTHER("MailDomain"), OTHER("MailProg"),
 	OTHER("MaxBatchRequeue"), OTHER("MaxDBDMsgs"),

@@ -133,8 +133,11 @@ static void get_auth_info(const struct show_ctx *x, const struct row *r)
 {
 	char buf[1024];
 
-	snprintf(buf, sizeof(buf), "socket=%s,key=%s", x->conf->auth_socket,
-		 x->conf->auth_key);
+	int n = snprintf(buf, sizeof(buf), "socket=%s,key=%s", x->conf->auth_socket,
+			 x->conf->auth_key);
+	if (x->conf->cred_expire != 120 && n > 0 && (size_t)n < sizeof(buf))
+		snprintf(buf + n, sizeof(buf) - (size_t)n, ",cred_expire=%d",
+			 x->conf->cred_expire);
 	put(x, r->key, buf);
 }
 
@@ -326,7 +329,7 @@ static const struct row show_rows[] = {
 	T("JobCredentialPublicCertificate", U_NONE, "(null)"),
 	T("JobDefaults", U_NONE, "(null)"),
 	T("JobFileAppend", U_NONE, "0"),
-	T("JobRequeue", U_NONE, "1"),
+	G("JobRequeue", get_int, FIELD(job_requeue), U_NONE),
 	T("JobSubmitPlugins", U_NONE, "(null)"),
 	T("KillOnBadExit", U_NONE, "0"),
 	G("KillWait", get_int, FIELD(kill_wait), U_SEC),

@@ -83,6 +83,9 @@ void commit_init(struct ctld *c);
 void commit_job(struct ctld *c, struct job *j);
 void commit_node(struct ctld *c, struct node *n);
 void commit_meta(struct ctld *c);
+/* Keeps j's run as it is now, ended now in state (REQUEUED, NODE_FAIL), as
+ * a row of its history (sacct -D), in this turn's transaction. */
+void commit_run(struct ctld *c, const struct job *j, const char *state, int64_t now);
 void commit_payload(struct ctld *c, uint32_t id, const char *script, const char *env_json,
 		    const char *argv_json);
 typedef void (*effect_f)(struct ctld *c, void *arg);
@@ -137,6 +140,12 @@ void job_end(struct ctld *c, struct job *j, int exit_code, int sig, bool timed_o
 int job_cancel(struct ctld *c, struct job *j, uid_t by, int64_t now);
 int job_signal(struct ctld *c, struct job *j, int sig, bool batch_only);
 void job_node_fail(struct ctld *c, struct job *j, int64_t now);
+/* scontrol requeue[hold]: 0, DRV_RC_DISABLED (--no-requeue) or
+ * DRV_RC_JOB_PENDING. A running job is killed, a finished one comes back. */
+int job_requeue(struct ctld *c, struct job *j, bool hold, int64_t now);
+/* The restart count the nodes know the job's current run by. */
+uint32_t job_run_restart(const struct job *j);
+extern const char job_reason_requeue_held[]; /* "job requeued in held state" */
 int job_set_hold(struct ctld *c, struct job *j, enum job_hold hold);
 void job_set_reason(struct job *j, const char *reason);
 void job_launch(struct ctld *c, struct job *j); /* (re)send the launch after commit */

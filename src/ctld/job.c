@@ -16,7 +16,7 @@ static const struct {
     [JOB_PENDING] = {"PENDING", "PD"},	   [JOB_RUNNING] = {"RUNNING", "R"},
     [JOB_COMPLETED] = {"COMPLETED", "CD"}, [JOB_FAILED] = {"FAILED", "F"},
     [JOB_CANCELLED] = {"CANCELLED", "CA"}, [JOB_TIMEOUT] = {"TIMEOUT", "TO"},
-    [JOB_NODE_FAIL] = {"NODE_FAIL", "NF"},
+    [JOB_NODE_FAIL] = {"NODE_FAIL", "NF"}, [JOB_REQUEUED] = {"REQUEUED", "RQ"},
 };
 
 const char *job_state_name(enum job_state s)

@@ -18,6 +18,7 @@ enum job_state {
 	JOB_CANCELLED,
 	JOB_TIMEOUT,
 	JOB_NODE_FAIL,
+	JOB_REQUEUED, /* only an earlier run's row in the history has it */
 	JOB_STATE_COUNT,
 };
 
@@ -44,6 +45,7 @@ struct job_req {
 	bool dep_failed; /* a dependency ended other than COMPLETED */
 	int32_t nice;
 	char *open_mode, *stdin_pat;
+	bool requeue; /* --requeue / --no-requeue, default JobRequeue */
 };
 
 struct job {
@@ -57,6 +59,7 @@ struct job {
 	uint32_t num_nodes;
 	int64_t time_limit; /* seconds or DRV_INFINITE */
 	int64_t submit_time, eligible_time, start_time, end_time;
+	int64_t begin_time; /* not before: a requeued job waits (BeginTime) */
 	int exit_code, exit_signal;
 	enum job_hold hold;
 	uint32_t restart_count;
@@ -68,10 +71,10 @@ struct job {
 	char *tasks_per_node, *cpus_per_node; /* "2(x3),1", kept after the end */
 	char *alloc_gpus;		      /* GPU indices on the batch node, "0,1" */
 	char *req_tres, *alloc_tres; /* as sacct prints them; alloc "" before the start */
-	char *nodelist;		/* compressed names of the nodes it ran on, "" before */
-	char *batch_host;	/* the node that ran the batch script, NULL before */
-	bool launch_acked;	/* noded confirmed the shepherd runs */
-	bool completing;	/* ended in ctld's eyes, nodes still cleaning up */
+	char *nodelist;	   /* compressed names of the nodes it ran on, "" before */
+	char *batch_host;  /* the node that ran the batch script, NULL before */
+	bool launch_acked; /* noded confirmed the shepherd runs */
+	bool completing; /* ended (or requeued) in ctld's eyes, nodes still cleaning up */
 	uint32_t missing_pings; /* pings from the batch host that did not list it */
 	uid_t cancel_uid;
 	/* table links */

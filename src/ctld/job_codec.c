@@ -97,6 +97,7 @@ struct job *job_from_store(json_t *rec, json_t **alloc_names)
 	j->eligible_time = get_int(rec, "eligible_time");
 	j->start_time = get_int(rec, "start_time");
 	j->end_time = get_int(rec, "end_time");
+	j->begin_time = get_int(rec, "begin_time");
 	j->exit_code = (int)get_int(rec, "exit_code");
 	j->exit_signal = (int)get_int(rec, "exit_signal");
 	j->priority = (uint64_t)get_int(

@@ -42,6 +42,7 @@ enum special {
 	S_GID,
 	S_CANCEL_UID,
 	S_PRIORITY,
+	S_REQUEUE,
 };
 
 struct job_field {
@@ -85,7 +86,8 @@ static const struct job_field fields[] = {
 	F("cpus_per_node", K_STR_NULL, cpus_per_node),
 	F("alloc_gpus", K_STR_NULL, alloc_gpus), F("open_mode", K_STR_NULL, req.open_mode),
 	F("stdin", K_STR_NULL, req.stdin_pat), F("req_tres", K_STR, req_tres),
-	F("alloc_tres", K_STR, alloc_tres),
+	F("alloc_tres", K_STR, alloc_tres), SP("requeue", S_REQUEUE),
+	F("begin_time", K_I64, begin_time),
 };
 /* clang-format on */
 
@@ -158,6 +160,8 @@ static json_t *special(const struct job *j, enum special s)
 		return json_integer(j->gid);
 	case S_CANCEL_UID:
 		return json_integer(j->cancel_uid);
+	case S_REQUEUE:
+		return json_boolean(q->requeue);
 	case S_PRIORITY: /* Slurm holds a job by its priority: 0 while held */
 		return json_integer(j->hold ? 0 : (json_int_t)j->priority);
 	}

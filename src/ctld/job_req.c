@@ -98,6 +98,8 @@ int job_req_from_submit(struct job_req *req, json_t *body, const struct drv_conf
 	req->open_mode = get_str(body, "open_mode");
 	req->stdin_pat = get_str(body, "stdin");
 	req->dependency = get_str(body, "dependency");
+	json_t *rq = json_object_get(body, "requeue");
+	req->requeue = rq ? json_is_true(rq) : conf->job_requeue != 0;
 	int rc = 0;
 	if (r->max_nodes && r->max_nodes < r->min_nodes)
 		rc = drv_error_set(err, EINVAL, "%s",
@@ -158,6 +160,7 @@ json_t *job_req_to_json(const struct job_req *req)
 	    deps, "dep_failed", req->dep_failed, "nice", (json_int_t)req->nice,
 	    "open_mode", str_or_null(req->open_mode), "stdin",
 	    str_or_null(req->stdin_pat));
+	json_object_set_new(o, "requeue", json_boolean(req->requeue));
 	return o;
 }
 
@@ -197,6 +200,8 @@ int job_req_from_json(struct job_req *req, json_t *o)
 	req->nice = (int32_t)get_int(o, "nice", 0);
 	req->open_mode = get_str(o, "open_mode");
 	req->stdin_pat = get_str(o, "stdin");
+	json_t *rq = json_object_get(o, "requeue");
+	req->requeue = rq ? json_is_true(rq) : true;
 	return 0;
 }
 

@@ -136,6 +136,8 @@ void job_start(struct ctld *c, struct job *j, const struct sched_alloc *a, uint3
 	log_info("job=%u started on %s", j->id, j->nodelist);
 }
 
+const char job_reason_requeue_held[] = "job requeued in held state";
+
 static void finish(struct ctld *c, struct job *j)
 {
 	j->completing = false;
@@ -147,6 +149,13 @@ static void finish(struct ctld *c, struct job *j)
 void job_end(struct ctld *c, struct job *j, int exit_code, int sig, bool timed_out,
 	     int64_t now)
 {
+	if (j->state == JOB_PENDING) {
+		/* The killed run of a requeued job ended: its nodes are free.
+		 * The job itself already waits for its next start. */
+		finish(c, j);
+		log_info("job=%u requeued run ended exit=%d:%d", j->id, exit_code, sig);
+		return;
+	}
 	j->exit_code = exit_code;
 	j->exit_signal = sig;
 	if (j->state == JOB_RUNNING) {
@@ -218,8 +227,53 @@ int job_signal(struct ctld *c, struct job *j, int sig, bool batch_only)
 	return 0;
 }
 
+/* The job back to PENDING with the same id: its finished (or killed) run
+ * is kept for sacct -D as a row of run_state (REQUEUED, or NODE_FAIL), and
+ * it may not start again before cred_expire + 1 seconds have passed, as in
+ * Slurm (reason BeginTime). */
+static void requeue(struct ctld *c, struct job *j, enum job_state run_state, bool hold,
+		    int64_t now)
+{
+	commit_run(c, j, job_state_name(run_state), now);
+	j->state = JOB_PENDING;
+	j->restart_count++;
+	j->submit_time = now;
+	j->begin_time = now + c->conf->cred_expire + 1;
+	j->eligible_time = j->begin_time;
+	j->start_time = j->end_time = 0;
+	j->exit_code = j->exit_signal = 0;
+	j->launch_acked = false;
+	j->missing_pings = 0;
+	j->cancel_uid = 0;
+	free(j->nodelist);
+	j->nodelist = strdup("");
+	free(j->batch_host);
+	j->batch_host = NULL;
+	free(j->alloc_tres);
+	j->alloc_tres = strdup("");
+	j->reason = "BeginTime";
+	if (hold) {
+		j->hold = HOLD_USER;
+		j->reason = job_reason_requeue_held;
+	}
+	commit_job(c, j);
+	sched_request(c);
+}
+
 void job_node_fail(struct ctld *c, struct job *j, int64_t now)
 {
+	if (j->state == JOB_RUNNING && !j->completing && j->req.requeue) {
+		/* Slurm: the run ends NODE_FAIL in the accounting and the job
+		 * goes back to the queue, to run elsewhere. */
+		requeue(c, j, JOB_NODE_FAIL, false, now);
+		node_release_job(c, j);
+		log_info("job=%u requeued after the failure of its node", j->id);
+		return;
+	}
+	if (j->state == JOB_PENDING && j->completing) {
+		finish(c, j); /* a requeued run whose node died: nothing to wait for */
+		return;
+	}
 	if (!job_state_final(j->state)) {
 		j->state = JOB_NODE_FAIL;
 		j->end_time = now;
@@ -227,6 +281,33 @@ void job_node_fail(struct ctld *c, struct job *j, int64_t now)
 	}
 	finish(c, j);
 	log_info("job=%u ended NODE_FAIL", j->id);
+}
+
+int job_requeue(struct ctld *c, struct job *j, bool hold, int64_t now)
+{
+	if (!j->req.requeue)
+		return DRV_RC_DISABLED;
+	if (j->state == JOB_PENDING)
+		return DRV_RC_JOB_PENDING;
+	bool running = j->state == JOB_RUNNING && j->n_alloc;
+	requeue(c, j, JOB_REQUEUED, hold, now);
+	if (running) {
+		/* The run is killed as a cancel would kill it; the nodes stay
+		 * held until noded reports it gone (job_end). */
+		j->completing = true;
+		signal_later(c, j, SIGKILL, false, true);
+	}
+	log_info("job=%u requeued%s", j->id, hold ? " held" : "");
+	return 0;
+}
+
+uint32_t job_run_restart(const struct job *j)
+{
+	/* while a requeued run is being killed, the nodes know it by the
+	 * restart count it was launched with */
+	return j->state == JOB_PENDING && j->completing && j->restart_count
+		   ? j->restart_count - 1
+		   : j->restart_count;
 }
 
 int job_set_hold(struct ctld *c, struct job *j, enum job_hold hold)

@@ -99,8 +99,12 @@ static bool over_part_time(const struct part *p, const struct job *j)
 /* Adds j to the snapshot if it may be considered; else gives its reason. */
 static bool consider(struct ctld *c, struct job *j, bool only_new, struct sched_job *out)
 {
-	if (j->state != JOB_PENDING || j->hold != HOLD_NONE)
+	if (j->state != JOB_PENDING || j->hold != HOLD_NONE || j->completing)
+		return false; /* completing: a requeued run still being killed */
+	if (j->begin_time > time(NULL)) {
+		j->reason = "BeginTime";
 		return false;
+	}
 	if (j->req.n_deps && waits_for_dependency(c, j))
 		return false;
 	int p = ctld_part_index(c, j->partition);

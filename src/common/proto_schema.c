@@ -238,7 +238,8 @@ static const struct field f_job_complete[] = {
     INT("job_id", true, 1, JOB_ID_MAX), INT("restart", true, 0, I32),
     INT("exit_code", true, 0, 255),	INT("signal", true, 0, SIG_MAX),
     BOOLD("launch_failed", "false"),	BOOLD("timeout", "false"),
-    STR("message", false, 0, TEXT_LEN), END,
+    STR("message", false, 0, TEXT_LEN), BOOLD("prolog_failed", "false"),
+    BOOLD("epilog_failed", "false"),	END,
 };
 
 static const struct field f_job_launch[] = {

@@ -143,6 +143,9 @@ void job_node_fail(struct ctld *c, struct job *j, int64_t now);
 /* scontrol requeue[hold]: 0, DRV_RC_DISABLED (--no-requeue) or
  * DRV_RC_JOB_PENDING. A running job is killed, a finished one comes back. */
 int job_requeue(struct ctld *c, struct job *j, bool hold, int64_t now);
+/* Its Prolog failed on the batch host: requeued held (Slurm's default, as
+ * without nohold_on_prolog_fail), or FAILED when it may not be requeued. */
+void job_prolog_failed(struct ctld *c, struct job *j, int64_t now);
 /* The restart count the nodes know the job's current run by. */
 uint32_t job_run_restart(const struct job *j);
 extern const char job_reason_requeue_held[]; /* "job requeued in held state" */
@@ -155,6 +158,8 @@ void job_purge_old(struct ctld *c, int64_t now);
 int node_register(struct ctld *c, struct node *n, struct peer *p, json_t *body,
 		  int64_t now);
 void node_lost_conn(struct ctld *c, struct node *n);
+/* DRAIN with a reason set by Drover itself ("Prolog error", ...). */
+void node_drain(struct ctld *c, struct node *n, const char *reason, int64_t now);
 void node_check_timeouts(struct ctld *c, int64_t now);
 int node_admin_update(struct ctld *c, struct node *n, const char *state,
 		      const char *reason, uid_t uid, int64_t now);

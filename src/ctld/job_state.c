@@ -301,6 +301,17 @@ int job_requeue(struct ctld *c, struct job *j, bool hold, int64_t now)
 	return 0;
 }
 
+void job_prolog_failed(struct ctld *c, struct job *j, int64_t now)
+{
+	if (j->state != JOB_RUNNING || !j->req.requeue) {
+		job_end(c, j, 1, 0, false, now);
+		return;
+	}
+	requeue(c, j, JOB_REQUEUED, true, now);
+	finish(c, j); /* no run to wait for: the nodes are free */
+	log_info("job=%u requeued held after its prolog failed", j->id);
+}
+
 uint32_t job_run_restart(const struct job *j)
 {
 	/* while a requeued run is being killed, the nodes know it by the

@@ -201,8 +201,15 @@ void link_job_complete(struct rpc_req *r)
 			code = code ? code : 1;
 		}
 		bool timeout = json_is_true(json_object_get(r->body, "timeout"));
-		job_end(c, j, code, sig, timeout, time(NULL));
+		if (json_is_true(json_object_get(r->body, "prolog_failed"))) {
+			node_drain(c, p->node, "Prolog error", time(NULL));
+			job_prolog_failed(c, j, time(NULL));
+		} else {
+			job_end(c, j, code, sig, timeout, time(NULL));
+		}
 	}
+	if (ours && json_is_true(json_object_get(r->body, "epilog_failed")))
+		node_drain(c, p->node, "Epilog error", time(NULL));
 	/* Acknowledged once durable: noded re-sends until it hears this. */
 	rpc_reply_durable(r, 0, NULL, NULL);
 }

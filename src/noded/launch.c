@@ -34,6 +34,13 @@ static int write_spec(struct noded *nd, json_t *body, const char *dir)
 	json_object_set_new(spec, "node", json_string(nd->name));
 	/* The job's commands must find the config as this node knows it. */
 	json_object_set_new(spec, "conf_path", json_string(nd->conf_path));
+	/* The shepherd reads no config: it runs these from the spec. */
+	if (nd->conf->task_prolog)
+		json_object_set_new(spec, "task_prolog",
+				    json_string(nd->conf->task_prolog));
+	if (nd->conf->task_epilog)
+		json_object_set_new(spec, "task_epilog",
+				    json_string(nd->conf->task_epilog));
 	char *text = json_dumps(spec, JSON_COMPACT);
 	json_decref(spec);
 	if (!text)

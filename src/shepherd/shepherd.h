@@ -34,25 +34,26 @@ struct spec {
 	size_t n_argv;
 	/* Issue-3 fields. Absent integers are -1 (never given) unless noted;
 	 * absent strings are "". */
-	int64_t ntasks;			     /* -1: unknown */
-	bool ntasks_given;		     /* -n given: SLURM_NTASKS is set */
-	int64_t cpus_per_task;		     /* -1: -c not given */
-	int64_t ntasks_per_node;	     /* -1: not given */
-	const char *tasks_per_node;	     /* "2(x3),1" or "" */
-	const char *job_cpus_per_node;	     /* same syntax, or "" */
-	int64_t cpus_on_node;		     /* -1: unknown */
-	int64_t mem_per_node, mem_per_cpu;   /* MiB, -1: not per node / per CPU */
-	char *gpus;			     /* owned: "0,1" global indices, "" none */
-	int64_t n_gpus;			     /* how many indices gpus lists */
-	int64_t gpus_total, gpus_per_node;   /* -1: not given */
-	const char *account;		     /* "" when none */
-	const char *qos;		     /* "normal" by default */
-	bool open_append;		     /* --open-mode=append */
-	const char *stdin_pat;		     /* "" means /dev/null */
-	int64_t time_limit;		     /* seconds, <= 0 unlimited */
-	int64_t kill_wait;		     /* seconds */
-	int64_t start_time;		     /* epoch s, 0 unknown */
-	int64_t array_job_id, array_task_id; /* -1: not an array job */
+	int64_t ntasks;			       /* -1: unknown */
+	bool ntasks_given;		       /* -n given: SLURM_NTASKS is set */
+	int64_t cpus_per_task;		       /* -1: -c not given */
+	int64_t ntasks_per_node;	       /* -1: not given */
+	const char *tasks_per_node;	       /* "2(x3),1" or "" */
+	const char *job_cpus_per_node;	       /* same syntax, or "" */
+	int64_t cpus_on_node;		       /* -1: unknown */
+	int64_t mem_per_node, mem_per_cpu;     /* MiB, -1: not per node / per CPU */
+	char *gpus;			       /* owned: "0,1" global indices, "" none */
+	int64_t n_gpus;			       /* how many indices gpus lists */
+	int64_t gpus_total, gpus_per_node;     /* -1: not given */
+	const char *account;		       /* "" when none */
+	const char *qos;		       /* "normal" by default */
+	bool open_append;		       /* --open-mode=append */
+	const char *stdin_pat;		       /* "" means /dev/null */
+	int64_t time_limit;		       /* seconds, <= 0 unlimited */
+	int64_t kill_wait;		       /* seconds */
+	int64_t start_time;		       /* epoch s, 0 unknown */
+	int64_t array_job_id, array_task_id;   /* -1: not an array job */
+	const char *task_prolog, *task_epilog; /* slurm.conf's, "" when none */
 };
 
 /* --- spec.c ------------------------------------------------------------ */
@@ -68,6 +69,18 @@ char **env_build(const struct spec *s);
 /* Sets name=value in a built environment (the batch shell's own pid). */
 int env_set(char ***envp, const char *name, const char *value);
 void env_free(char **envp);
+void env_unset(char **envp, const char *name); /* no-op when absent */
+
+/* --- task_prolog.c ------------------------------------------------------ */
+/* Applies TaskProlog's output (text, len bytes): "export NAME=value" sets,
+ * "unset NAME" clears, "print TEXT" writes TEXT and a newline to out_fd (-1:
+ * nowhere); other lines are ignored. 0 or -ENOMEM. */
+int task_prolog_apply(char ***envp, const char *text, size_t len, int out_fd);
+/* In the job's child, as the user with its streams set up: runs path and
+ * applies its output to *envp (stdout: the job's). 0 or -ENOMEM. */
+int task_prolog_run(const char *path, char ***envp);
+/* Runs path with envp and waits for it (the caller is the user already). */
+void task_epilog_run(const char *path, char **envp);
 
 /* --- io.c -------------------------------------------------------------- */
 /* Expands %j %J %x %u %N %A %a %n %t %s %% (with optional zero-pad width)

@@ -92,6 +92,8 @@ static void load_resources(json_t *r, struct spec *s)
 	s->start_time = int_member(r, "start_time", 0);
 	s->array_job_id = int_member(r, "array_job_id", -1);
 	s->array_task_id = int_member(r, "array_task_id", -1);
+	s->task_prolog = str_member(r, "task_prolog");
+	s->task_epilog = str_member(r, "task_epilog");
 }
 
 int spec_load(const char *dir, struct spec *s, char *err, size_t errlen)

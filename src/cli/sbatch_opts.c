@@ -138,10 +138,10 @@ static const struct option long_opts[] = {
     {"mem-bind", required_argument, 0, OPT_IGNORE},
     {"cpu-freq", required_argument, 0, OPT_IGNORE},
     {"delay-boot", required_argument, 0, OPT_IGNORE},
-    {"export-file", required_argument, 0, OPT_IGNORE},
+    {"export-file", required_argument, 0, OPT_REFUSE},
     {"mcs-label", required_argument, 0, OPT_IGNORE},
-    {"uid", required_argument, 0, OPT_IGNORE},
-    {"gid", required_argument, 0, OPT_IGNORE},
+    {"uid", required_argument, 0, OPT_REFUSE},
+    {"gid", required_argument, 0, OPT_REFUSE},
     {0, 0, 0, 0},
 };
 

@@ -1,7 +1,8 @@
 /* scancel.c — cancels jobs or sends them a signal: the ids given and/or
- * the jobs that match the filters (-u, -n, -t, -p, --me; found with one
- * job.query), then one job.cancel for all of them and Slurm's message for
- * each id ctld refused. */
+ * the jobs that match the filters (-u, -n, -t, -p, -A, -q, -w, -R,
+ * --wckey, --me; found with one job.query), confirmed one by one with -i,
+ * then one job.cancel for all of them and Slurm's message for each id ctld
+ * refused. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -16,19 +17,21 @@
 #include "cli/jobrec.h"
 #include "cli/signame.h"
 #include "cli/state.h"
+#include "common/hostlist.h"
 #include "common/proto.h"
 
 struct sc_opts {
 	int signal; /* 0: cancel */
-	bool quiet, batch, verbose;
+	bool quiet, batch, verbose, interactive;
 	json_t *ids;
 	int unknown; /* ids Drover cannot hold (array tasks, steps) */
 	/* filters: borrowed comma lists, NULL when not given */
-	const char *user, *name, *state, *partition;
+	const char *user, *name, *state, *partition, *account, *qos, *nodes;
+	const char *reservation, *wckey; /* no Drover job has one: match none */
 	char me[32];
 };
 
-enum { OPT_HELP = 0x100, OPT_USAGE, OPT_IGNORE, OPT_ME };
+enum { OPT_HELP = 0x100, OPT_USAGE, OPT_IGNORE, OPT_ME, OPT_WCKEY };
 
 static const struct option long_opts[] = {
     {"signal", required_argument, 0, 's'},   {"quiet", no_argument, 0, 'Q'},
@@ -37,7 +40,7 @@ static const struct option long_opts[] = {
     {"state", required_argument, 0, 't'},    {"partition", required_argument, 0, 'p'},
     {"me", no_argument, 0, OPT_ME},	     {"account", required_argument, 0, 'A'},
     {"qos", required_argument, 0, 'q'},	     {"reservation", required_argument, 0, 'R'},
-    {"nodelist", required_argument, 0, 'w'}, {"wckey", required_argument, 0, OPT_IGNORE},
+    {"nodelist", required_argument, 0, 'w'}, {"wckey", required_argument, 0, OPT_WCKEY},
     {"full", no_argument, 0, 'f'},	     {"help", no_argument, 0, OPT_HELP},
     {"usage", no_argument, 0, OPT_USAGE},    {"version", no_argument, 0, 'V'},
     {"verbose", no_argument, 0, 'v'},	     {"clusters", required_argument, 0, 'M'},
@@ -92,6 +95,21 @@ static int filter_opt(int c, const char *arg, struct sc_opts *o)
 	case 'p':
 		o->partition = arg;
 		return 0;
+	case 'A':
+		o->account = arg;
+		return 0;
+	case 'q':
+		o->qos = arg;
+		return 0;
+	case 'w':
+		o->nodes = arg;
+		return 0;
+	case 'R':
+		o->reservation = arg;
+		return 0;
+	case OPT_WCKEY:
+		o->wckey = arg;
+		return 0;
 	case OPT_ME:
 		snprintf(o->me, sizeof(o->me), "%u", (unsigned)geteuid());
 		o->user = o->me;
@@ -130,6 +148,9 @@ static int parse_opts(int argc, char **argv, struct sc_opts *o)
 		case 'v':
 			o->verbose = true;
 			break;
+		case 'i':
+			o->interactive = true;
+			break;
 		case OPT_HELP:
 		case OPT_USAGE:
 			usage();
@@ -149,7 +170,8 @@ static int parse_opts(int argc, char **argv, struct sc_opts *o)
 
 static bool has_filter(const struct sc_opts *o)
 {
-	return o->user || o->name || o->state || o->partition;
+	return o->user || o->name || o->state || o->partition || o->account || o->qos ||
+	       o->nodes || o->reservation || o->wckey;
 }
 
 /* A plain cancel (no signal, no --batch) passes over jobs that are unknown
@@ -259,6 +281,24 @@ static json_t *user_names(const char *list)
 	return a;
 }
 
+/* -w: the job holds at least one of the nodes named. */
+static bool on_nodes(const char *wanted, const char *held)
+{
+	char **w = NULL, **h = NULL;
+	size_t nw = 0, nh = 0;
+	bool hit = false;
+
+	if (!held || !*held || drv_hostlist_expand(wanted, &w, &nw, NULL) < 0)
+		return false;
+	if (drv_hostlist_expand(held, &h, &nh, NULL) == 0)
+		for (size_t i = 0; i < nw && !hit; i++)
+			for (size_t k = 0; k < nh && !hit; k++)
+				hit = !strcmp(w[i], h[k]);
+	drv_strv_free(w, nw);
+	drv_strv_free(h, nh);
+	return hit;
+}
+
 static bool selected(const struct sc_opts *o, const struct cli_job *j)
 {
 	size_t i;
@@ -274,8 +314,24 @@ static bool selected(const struct sc_opts *o, const struct cli_job *j)
 	if (o->state && !in_list(o->state, j->state) &&
 	    !in_list(o->state, cli_state_compact(j->state)))
 		return false;
+	if (o->reservation || o->wckey)
+		return false;
 	return (!o->name || in_list(o->name, j->name)) &&
-	       (!o->partition || in_list(o->partition, j->partition));
+	       (!o->partition || in_list(o->partition, j->partition)) &&
+	       (!o->account || in_list(o->account, j->account ? j->account : "")) &&
+	       (!o->qos || in_list(o->qos, j->qos ? j->qos : "normal")) &&
+	       (!o->nodes || on_nodes(o->nodes, j->nodelist));
+}
+
+/* -i: Slurm's question for each job, answered on stdin. */
+static bool confirmed(const struct cli_job *j)
+{
+	char line[64];
+
+	printf("Cancel job_id=%lld name=%s partition=%s [y/n]? ", (long long)j->job_id,
+	       j->name, j->partition);
+	fflush(stdout);
+	return fgets(line, sizeof(line), stdin) && (line[0] == 'y' || line[0] == 'Y');
 }
 
 /* Replaces o->ids with the jobs that match the filters (and the ids, when
@@ -309,7 +365,7 @@ static int select_jobs(const struct drv_conf *conf, struct sc_opts *o)
 	struct cli_job *jobs = NULL;
 	size_t n = cli_jobs_from_reply(reply, &jobs);
 	for (i = 0; i < n; i++)
-		if (selected(o, &jobs[i]))
+		if (selected(o, &jobs[i]) && (!o->interactive || confirmed(&jobs[i])))
 			json_array_append_new(ids, json_integer(jobs[i].job_id));
 	free(jobs);
 	json_decref(reply);
@@ -328,7 +384,7 @@ static int cancel(struct sc_opts *o)
 
 	if (cli_conf_load(&conf) < 0)
 		return 1;
-	if (has_filter(o) && select_jobs(conf, o) < 0) {
+	if ((has_filter(o) || o->interactive) && select_jobs(conf, o) < 0) {
 		drv_conf_free(conf);
 		return 1;
 	}

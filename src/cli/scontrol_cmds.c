@@ -190,7 +190,7 @@ static int job_field(const char *word, json_t *ids, json_t *body)
 	const char *val = eq ? eq + 1 : "";
 	int64_t v;
 
-	if (klen >= 3 && (!strncasecmp(word, "JobId", klen) || klen == 3))
+	if (klen >= 3 && !strncasecmp(word, "JobId", klen))
 		return job_ids(1, (char **)&word, ids);
 	if (klen >= 2 && !strncasecmp(word, "TimeLimit", klen)) {
 		if (drv_time_parse_limit(val, &v) < 0) {

@@ -9,6 +9,18 @@
 
 #include "cli/sinfo_format.h"
 
+static bool one_state(const struct si_node *n, const char *t, const char *c,
+		      const char *l)
+{
+	return !strcasecmp(t, "all") || !strcasecmp(t, c) || !strcasecmp(t, l) ||
+	       (!strcasecmp(t, "drain") && n->drain) ||
+	       (!strcasecmp(t, "down") && !strcasecmp(n->state, "DOWN")) ||
+	       (!strcasecmp(t, "no_respond") && n->not_responding) ||
+	       (!strcasecmp(t, "responding") && !n->not_responding);
+}
+
+/* -t: states separated by ',' are alternatives; joined by '&', a node must
+ * be in all of them (sinfo(1)). */
 bool si_state_matches(const struct si_node *n, const char *states)
 {
 	char c[32], l[32], *copy, *save = NULL;
@@ -21,13 +33,14 @@ bool si_state_matches(const struct si_node *n, const char *states)
 	c[strcspn(c, "*")] = '\0';
 	l[strcspn(l, "*")] = '\0';
 	copy = strdup(states);
-	for (char *t = strtok_r(copy, ",", &save); t && !hit;
-	     t = strtok_r(NULL, ",", &save))
-		hit = !strcasecmp(t, "all") || !strcasecmp(t, c) || !strcasecmp(t, l) ||
-		      (!strcasecmp(t, "drain") && n->drain) ||
-		      (!strcasecmp(t, "down") && !strcasecmp(n->state, "DOWN")) ||
-		      (!strcasecmp(t, "no_respond") && n->not_responding) ||
-		      (!strcasecmp(t, "responding") && !n->not_responding);
+	for (char *alt = strtok_r(copy, ",", &save); alt && !hit;
+	     alt = strtok_r(NULL, ",", &save)) {
+		char *save2 = NULL;
+		hit = true;
+		for (char *t = strtok_r(alt, "&", &save2); t && hit;
+		     t = strtok_r(NULL, "&", &save2))
+			hit = one_state(n, t, c, l);
+	}
 	free(copy);
 	return hit;
 }

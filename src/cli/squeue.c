@@ -15,6 +15,7 @@
 #include "cli/squeue_json.h"
 #include "cli/squeue_list.h"
 #include "cli/squeue_opts.h"
+#include "common/hostlist.h"
 #include "common/proto.h"
 
 #define MAX_SORT_KEYS 64
@@ -43,7 +44,7 @@ static json_t *wire_fields(const struct sq_format *fmt)
 	static const char *const base[] = {
 	    "job_id",	   "state",	 "partition", "name",	    "user",
 	    "uid",	   "priority",	 "account",   "start_time", "end_time",
-	    "submit_time", "time_limit", "hold"};
+	    "submit_time", "time_limit", "hold",      "qos",	    "nodelist"};
 
 	for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++)
 		json_array_append_new(a, json_string(base[i]));
@@ -85,10 +86,12 @@ static bool is_known(const struct sq_opts *o, const struct cli_job *all, size_t 
 }
 
 /* Keeps the jobs that match, in place; returns how many. */
-static size_t keep_matching(const struct sq_opts *o, struct cli_job *jobs, size_t n)
+static size_t keep_matching(const struct sq_opts *o, char *const *nodes, size_t n_nodes,
+			    struct cli_job *jobs, size_t n)
 {
-	struct sq_filter filt = {o->job_ids, o->users,	  o->states,	o->partitions,
-				 o->names,   o->accounts, o->all_states};
+	struct sq_filter filt = {o->job_ids, o->users,	  o->states,	 o->partitions,
+				 o->names,   o->accounts, o->all_states, o->qos,
+				 nodes,	     n_nodes,	  o->match_none};
 	size_t kept = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -139,7 +142,7 @@ static int print_table(const struct sq_opts *o, const struct sq_format *fmt,
 }
 
 static int show(const struct sq_opts *o, const struct sq_format *fmt, const json_t *reply,
-		const char *cluster)
+		const char *cluster, char *const *nodes, size_t n_nodes)
 {
 	struct cli_job *jobs = NULL;
 	size_t total = cli_jobs_from_reply(reply, &jobs), n;
@@ -155,7 +158,7 @@ static int show(const struct sq_opts *o, const struct sq_format *fmt, const json
 		free(jobs);
 		return 1;
 	}
-	n = keep_matching(o, jobs, total);
+	n = keep_matching(o, nodes, n_nodes, jobs, total);
 	if (o->json) {
 		rc = sort_jobs(o, jobs, n, now) < 0 ? 1 : 0;
 		if (rc == 0)
@@ -166,6 +169,42 @@ static int show(const struct sq_opts *o, const struct sq_format *fmt, const json
 	}
 	free(jobs);
 	return rc;
+}
+
+/* -w: the names it lists, each a node ctld knows, as Slurm checks them
+ * ("Invalid node name X" otherwise). 0, or -EINVAL after the message. */
+static int known_nodes(const struct drv_conf *conf, const char *list, char ***names,
+		       size_t *n)
+{
+	struct drv_error err = {{0}};
+	json_t *reply = NULL;
+	const char *bad = list;
+
+	if (drv_hostlist_expand(list, names, n, NULL) == 0 &&
+	    cli_call(conf, "node.query", json_object(), &reply, &err) == 0) {
+		bad = NULL;
+		for (size_t i = 0; i < *n && !bad; i++) {
+			const json_t *node;
+			size_t k;
+			bool found = false;
+			json_array_foreach(json_object_get(reply, "nodes"), k, node)
+			{
+				found |=
+				    !strcmp(cli_json_str(node, "name", ""), (*names)[i]);
+			}
+			if (!found)
+				bad = (*names)[i];
+		}
+	}
+	if (bad)
+		cli_error("Invalid node name %s", bad);
+	json_decref(reply);
+	if (!bad)
+		return 0;
+	drv_strv_free(*names, *n);
+	*names = NULL;
+	*n = 0;
+	return -EINVAL;
 }
 
 static int query(const struct sq_opts *o)
@@ -180,6 +219,13 @@ static int query(const struct sq_opts *o)
 		sq_format_fini(&fmt);
 		return 1;
 	}
+	char **nodes = NULL;
+	size_t n_nodes = 0;
+	if (o->nodelist && known_nodes(conf, o->nodelist, &nodes, &n_nodes) < 0) {
+		drv_conf_free(conf);
+		sq_format_fini(&fmt);
+		return 1;
+	}
 	rc = cli_call(conf, "job.query", query_body(o, &fmt), &reply, &err);
 	if (rc != 0) {
 		const char *why =
@@ -189,8 +235,9 @@ static int query(const struct sq_opts *o)
 		fprintf(stderr, "slurm_load_jobs error: %s\n", why);
 		rc = 1;
 	} else {
-		rc = show(o, &fmt, reply, conf->cluster_name);
+		rc = show(o, &fmt, reply, conf->cluster_name, nodes, n_nodes);
 	}
+	drv_strv_free(nodes, n_nodes);
 	drv_conf_free(conf);
 	json_decref(reply);
 	sq_format_fini(&fmt);

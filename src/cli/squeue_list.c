@@ -11,6 +11,7 @@
 
 #include "cli/squeue_fields.h"
 #include "cli/state.h"
+#include "common/hostlist.h"
 
 static bool has_str(const json_t *list, const char *s, bool nocase)
 {
@@ -39,6 +40,21 @@ bool sq_filter_has_id(const struct sq_filter *f, int64_t job_id)
 	return false;
 }
 
+static bool holds_any(const char *held, char *const *nodes, size_t n)
+{
+	char **h = NULL;
+	size_t nh = 0;
+	bool hit = false;
+
+	if (!held || !*held || drv_hostlist_expand(held, &h, &nh, NULL) < 0)
+		return false;
+	for (size_t i = 0; i < nh && !hit; i++)
+		for (size_t k = 0; k < n && !hit; k++)
+			hit = !strcmp(h[i], nodes[k]);
+	drv_strv_free(h, nh);
+	return hit;
+}
+
 bool sq_job_matches(const struct sq_filter *f, const struct cli_job *job)
 {
 	if (f->job_ids && !sq_filter_has_id(f, job->job_id))
@@ -57,7 +73,9 @@ bool sq_job_matches(const struct sq_filter *f, const struct cli_job *job)
 		return false;
 	if (f->accounts && !has_str(f->accounts, job->account ? job->account : "", true))
 		return false;
-	return true;
+	if (f->qos && !has_str(f->qos, job->qos ? job->qos : "normal", true))
+		return false;
+	return !f->none && (!f->nodes || holds_any(job->nodelist, f->nodes, f->n_nodes));
 }
 
 int sq_sort_parse(const char *spec, struct sq_sort_key *keys, int max, char *bad,

@@ -17,6 +17,10 @@ struct sq_filter {
 	const json_t *names;	  /* [S] job names */
 	const json_t *accounts;	  /* [S] */
 	bool all_states;	  /* -t all */
+	const json_t *qos;	  /* [S] */
+	char *const *nodes;	  /* -w: jobs holding any of these n_nodes nodes */
+	size_t n_nodes;
+	bool none; /* -R, -L: what no Drover job has */
 };
 
 /* Slurm's rules: without -t only active jobs (pending, running, suspended,

@@ -44,6 +44,9 @@ static const struct option long_opts[] = {
     {"account", required_argument, 0, 'A'},
     {"accounts", required_argument, 0, 'A'},
     {"qos", required_argument, 0, 'q'},
+    {"nodelist", required_argument, 0, 'w'},
+    {"reservation", required_argument, 0, 'R'},
+    {"licenses", required_argument, 0, 'L'},
     {"clusters", required_argument, 0, 'M'},
     {"cluster", required_argument, 0, 'M'},
     {"sort", required_argument, 0, 'S'},
@@ -230,6 +233,16 @@ static int one_opt(int c, const char *arg, struct sq_opts *o)
 	case 'A':
 		set_list(&o->accounts, str_list(arg));
 		return 0;
+	case 'q':
+		set_list(&o->qos, str_list(arg));
+		return 0;
+	case 'w':
+		set_str(&o->nodelist, arg);
+		return 0;
+	case 'R':
+	case 'L':
+		o->match_none = true;
+		return 0;
 	case 'r':
 		o->array_flag = true;
 		return 0;
@@ -263,6 +276,10 @@ static int env_filters(struct sq_opts *o)
 		o->accounts = str_list(v);
 	if (!o->names && (v = getenv("SQUEUE_NAMES")))
 		o->names = str_list(v);
+	if (!o->qos && (v = getenv("SQUEUE_QOS")))
+		o->qos = str_list(v);
+	if (getenv("SQUEUE_LICENSES"))
+		o->match_none = true;
 	if (!o->partitions && (v = getenv("SQUEUE_PARTITION")))
 		o->partitions = str_list(v);
 	if (!o->states && !o->all_states && (v = getenv("SQUEUE_STATES")) &&
@@ -337,4 +354,6 @@ void sq_opts_fini(struct sq_opts *o)
 	json_decref(o->partitions);
 	json_decref(o->names);
 	json_decref(o->accounts);
+	json_decref(o->qos);
+	free(o->nodelist);
 }

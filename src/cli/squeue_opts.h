@@ -18,6 +18,9 @@ struct sq_opts {
 	json_t *partitions; /* [S] or NULL */
 	json_t *names;	    /* [S] or NULL */
 	json_t *accounts;   /* [S] or NULL */
+	json_t *qos;	    /* [S] or NULL */
+	char *nodelist;	    /* -w as given, or NULL */
+	bool match_none;    /* -R or -L: no Drover job has a reservation or licenses */
 	char **argv;	    /* borrowed: the command line, for --json's meta */
 	int argc;
 };

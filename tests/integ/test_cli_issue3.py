@@ -153,6 +153,9 @@ def test_scontrol_update_job(cluster):
     assert job["TimeLimit"] == "00:10:00" and job["Nice"] == "5"
     rc, out, err = cluster.run("scontrol", "update", f"JobId={jid}", "Bogus=1")
     assert rc == 1 and "Update of this parameter is not supported: Bogus=1" in err
+    # a three-letter key is no JobId (it once was, whatever its letters)
+    rc, out, err = cluster.run("scontrol", "update", f"JobId={jid}", "Foo=5")
+    assert rc == 1 and "Update of this parameter is not supported: Foo=5" in err
 
 
 def test_scontrol_show_job_resources(cluster):

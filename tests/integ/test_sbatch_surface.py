@@ -166,6 +166,14 @@ def test_wait_exits_with_the_job(cluster, how):
      "sbatch: error: Invalid directive found in batch script: stray\n"),
     ([], "#!/bin/sh\n#SBATCH -t abc\ntrue\n", 255,
      "sbatch: error: Invalid --time specification\n"),
+    # ignoring these would run the job as someone else or with another
+    # environment: refused until Drover implements them
+    (["--uid=65534", "--wrap", "true"], None, 1,
+     "sbatch: error: --uid is not supported by Drover yet\n"),
+    (["--gid", "65534", "--wrap", "true"], None, 1,
+     "sbatch: error: --gid is not supported by Drover yet\n"),
+    (["--export-file=/dev/null", "--wrap", "true"], None, 1,
+     "sbatch: error: --export-file is not supported by Drover yet\n"),
 ])
 def test_refused(cluster, args, stdin, status, message):
     keep = cluster.sbatch("-H", "--wrap", "true")

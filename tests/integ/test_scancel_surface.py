@@ -88,3 +88,30 @@ def test_refused(cluster, args, message):
     keep = cluster.sbatch("-H", "--wrap", "true")
     assert cluster.run("scancel", *args) == (1, "", message)
     assert cluster.state(keep) == "PENDING"
+
+
+def test_filters_select_what_they_name(make_cluster):
+    """-A, -q, -w narrow the selection; -R and --wckey name what no Drover job
+    has, so they match nothing; -i asks Slurm's question for each job."""
+    c = make_cluster(nodes=2)
+    c.write("hold.sh", "#!/bin/sh\nwhile [ ! -e go ]; do sleep 0.1; done\n")
+    a = c.sbatch("-A", "proj", "-o", "/dev/null", "-J", "a", "hold.sh")
+    c.wait_state(a, "RUNNING")
+    node = c.show_job(a)["NodeList"]
+    b = c.sbatch("-H", "-q", "normal", "--wrap", "true")
+    pend = c.sbatch("-H", "--wrap", "true")
+
+    for args in (["-R", "resv"], ["--wckey", "w"], ["-A", "other"], ["-q", "high"],
+                 ["-w", "nosuchnode"]):
+        assert c.run("scancel", *args) == (0, "", ""), args
+    assert {c.state(x) for x in (a, b, pend)} == {"RUNNING", "PENDING"}
+
+    c.ok("scancel", "-w", node)
+    c.wait_state(a, "CANCELLED")
+    assert c.state(b) == "PENDING" and c.state(pend) == "PENDING"
+
+    rc, out, err = c.run("scancel", "-i", "-t", "PD", input="n\ny\n")
+    assert rc == 0 and err == ""
+    assert out == (f"Cancel job_id={b} name=wrap partition=debug [y/n]? "
+                   f"Cancel job_id={pend} name=wrap partition=debug [y/n]? ")
+    assert c.state(b) == "PENDING" and c.state(pend) == "CANCELLED"

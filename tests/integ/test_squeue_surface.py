@@ -320,3 +320,27 @@ def test_no_stderr_and_help(sc):
         squeue(sc, *args)
     assert squeue(sc, "--usage").startswith("Usage: squeue [-A account]")
     assert squeue(sc, "--version").startswith("slurm 22.05")
+
+
+def test_qos_nodelist_reservation_and_licenses_filter(make_cluster):
+    """-q, -w and their variables select; -R and -L name what no Drover job
+    has, so nothing shows; an unknown node is Slurm's error."""
+    c = make_cluster(nodes=2)
+    c.write("hold.sh", "#!/bin/sh\nwhile [ ! -e go ]; do sleep 0.1; done\n")
+    run = c.sbatch("-o", "/dev/null", "hold.sh")
+    c.wait_state(run, "RUNNING")
+    node = c.show_job(run)["NodeList"]
+    other = "n2" if node == "n1" else "n1"
+    pend = c.sbatch("-H", "-q", "high", "--wrap", "true")
+
+    def ids(*args, env=None):
+        return c.ok("squeue", "-h", "-o", "%i", *args, env=env).split()
+
+    assert ids("-w", node) == [str(run)]
+    assert ids("--nodelist", other) == []
+    assert ids("-q", "high") == [str(pend)]
+    assert ids(env=dict(c.env, SQUEUE_QOS="normal")) == [str(run)]
+    assert ids("-R", "resv") == [] and ids("--licenses", "lic") == []
+    assert ids(env=dict(c.env, SQUEUE_LICENSES="lic")) == []
+    assert c.run("squeue", "-w", "nosuch") == (1, "", "squeue: error: Invalid node name nosuch\n")
+    (c.work / "go").touch()

@@ -82,6 +82,10 @@ static void test_states(void **state)
 	assert_string_equal(si_state_compact(&n, b, sizeof(b)), "down*");
 	assert_true(si_state_matches(&n, "idle,down"));
 	assert_false(si_state_matches(&n, "idle"));
+	/* '&': all of them; ',' binds weaker */
+	assert_true(si_state_matches(&n, "down&no_respond"));
+	assert_false(si_state_matches(&n, "down&responding"));
+	assert_true(si_state_matches(&n, "idle&down,down&no_respond"));
 	n.state = "UNKNOWN";
 	assert_string_equal(si_state_compact(&n, b, sizeof(b)), "unk*");
 }

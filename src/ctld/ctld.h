@@ -41,6 +41,7 @@ struct peer {
 
 struct deferred;
 struct pending_launch;
+struct hook;
 
 struct ctld {
 	struct event_base *base;
@@ -76,6 +77,9 @@ struct ctld {
 	uint32_t *sched_new;
 	size_t n_sched_new, cap_sched_new;
 	bool stopping;
+	/* hook.c: PrologSlurmctld / EpilogSlurmctld children */
+	struct hook *hooks;
+	struct event *sigchld_ev;
 };
 
 /* --- commit.c: group commit and effects released after it ------------- */
@@ -146,6 +150,9 @@ int job_requeue(struct ctld *c, struct job *j, bool hold, int64_t now);
 /* Its Prolog failed on the batch host: requeued held (Slurm's default, as
  * without nohold_on_prolog_fail), or FAILED when it may not be requeued. */
 void job_prolog_failed(struct ctld *c, struct job *j, int64_t now);
+/* Its PrologSlurmctld (run for restart) ended: launch, or requeue (cancel
+ * when it may not be requeued) as Slurm does. */
+void job_prolog_slurmctld_done(struct ctld *c, struct job *j, uint32_t restart, bool ok);
 /* The restart count the nodes know the job's current run by. */
 uint32_t job_run_restart(const struct job *j);
 extern const char job_reason_requeue_held[]; /* "job requeued in held state" */
@@ -164,6 +171,15 @@ void node_check_timeouts(struct ctld *c, int64_t now);
 int node_admin_update(struct ctld *c, struct node *n, const char *state,
 		      const char *reason, uid_t uid, int64_t now);
 void node_release_job(struct ctld *c, struct job *j);
+
+/* --- hook.c: PrologSlurmctld and EpilogSlurmctld ------------------------ */
+void hook_init(struct ctld *c); /* the SIGCHLD handler that reaps them */
+void hook_fini(struct ctld *c); /* kills those still running */
+/* Starts the job's PrologSlurmctld (epilog false) or EpilogSlurmctld; 0 or
+ * -errno. The prolog's end comes back as job_prolog_slurmctld_done. */
+int hook_start(struct ctld *c, const struct job *j, bool epilog);
+/* Starts the PrologSlurmctld of every recovered job still waiting for one. */
+void job_resume_prologs(struct ctld *c);
 
 /* --- recover.c ------------------------------------------------------------ */
 int ctld_recover(struct ctld *c, struct drv_error *err);

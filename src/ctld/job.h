@@ -71,9 +71,10 @@ struct job {
 	char *tasks_per_node, *cpus_per_node; /* "2(x3),1", kept after the end */
 	char *alloc_gpus;		      /* GPU indices on the batch node, "0,1" */
 	char *req_tres, *alloc_tres; /* as sacct prints them; alloc "" before the start */
-	char *nodelist;	   /* compressed names of the nodes it ran on, "" before */
-	char *batch_host;  /* the node that ran the batch script, NULL before */
-	bool launch_acked; /* noded confirmed the shepherd runs */
+	char *nodelist;	     /* compressed names of the nodes it ran on, "" before */
+	char *batch_host;    /* the node that ran the batch script, NULL before */
+	bool launch_acked;   /* noded confirmed the shepherd runs */
+	bool prolog_pending; /* its PrologSlurmctld runs: no launch yet */
 	bool completing; /* ended (or requeued) in ctld's eyes, nodes still cleaning up */
 	uint32_t missing_pings; /* pings from the batch host that did not list it */
 	uid_t cancel_uid;

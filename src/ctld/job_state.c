@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/hostlist.h"
 #include "common/log.h"
@@ -49,7 +50,7 @@ static void launch_after_commit(struct ctld *c, void *arg)
 	struct launch_ref *ref = arg;
 	struct job *j = job_table_find(&c->jobs, ref->id);
 	if (j && j->state == JOB_RUNNING && j->restart_count == ref->restart &&
-	    !j->completing)
+	    !j->completing && !j->prolog_pending)
 		link_send_launch(c, j);
 	free(ref);
 }
@@ -102,6 +103,46 @@ static void describe_alloc(struct ctld *c, struct job *j)
 	free(idx);
 }
 
+/* PrologSlurmctld runs once the allocation is durable; with EpilogSlurmctld
+ * the same after the end. */
+static void hook_after_commit(struct ctld *c, void *arg)
+{
+	struct launch_ref *ref = arg;
+	struct job *j = job_table_find(&c->jobs, ref->id);
+	bool epilog = ref->restart == UINT32_MAX;
+	if (j && (epilog || (j->prolog_pending && j->restart_count == ref->restart))) {
+		int rc = hook_start(c, j, epilog);
+		if (rc < 0 && !epilog)
+			job_prolog_slurmctld_done(c, j, j->restart_count, false);
+		else if (rc < 0)
+			log_error("job=%u cannot run EpilogSlurmctld: %s", j->id,
+				  strerror(-rc));
+	}
+	free(ref);
+}
+
+static void hook_later(struct ctld *c, const struct job *j, bool epilog)
+{
+	struct launch_ref *ref = malloc(sizeof(*ref));
+	if (!ref)
+		abort();
+	ref->id = j->id;
+	ref->restart = epilog ? UINT32_MAX : j->restart_count;
+	commit_defer(c, hook_after_commit, ref);
+}
+
+static void prolog_later(struct ctld *c, const struct job *j)
+{
+	hook_later(c, j, false);
+}
+
+void job_resume_prologs(struct ctld *c)
+{
+	for (struct job *j = c->jobs.head; j; j = j->next)
+		if (j->state == JOB_RUNNING && j->prolog_pending && !j->completing)
+			prolog_later(c, j);
+}
+
 /* Takes the job's resources on each node. */
 void job_hold_nodes(struct ctld *c, struct job *j)
 {
@@ -131,8 +172,12 @@ void job_start(struct ctld *c, struct job *j, const struct sched_alloc *a, uint3
 	j->reason = "None";
 	j->start_time = now;
 	j->launch_acked = false;
+	j->prolog_pending = c->conf->prolog_slurmctld != NULL;
 	commit_job(c, j);
-	job_launch(c, j);
+	if (j->prolog_pending)
+		prolog_later(c, j); /* the launch waits for PrologSlurmctld */
+	else
+		job_launch(c, j);
 	log_info("job=%u started on %s", j->id, j->nodelist);
 }
 
@@ -144,6 +189,8 @@ static void finish(struct ctld *c, struct job *j)
 	node_release_job(c, j);
 	commit_job(c, j);
 	sched_request(c);
+	if (job_state_final(j->state) && c->conf->epilog_slurmctld)
+		hook_later(c, j, true);
 }
 
 void job_end(struct ctld *c, struct job *j, int exit_code, int sig, bool timed_out,
@@ -206,7 +253,7 @@ int job_cancel(struct ctld *c, struct job *j, uid_t by, int64_t now)
 	j->cancel_uid = by;
 	if (running) /* a pending job keeps why it waited, as in Slurm */
 		j->reason = "None";
-	if (running && j->n_alloc) {
+	if (running && j->n_alloc && !j->prolog_pending) {
 		/* The nodes stay held until noded reports the processes gone. */
 		j->completing = true;
 		commit_job(c, j);
@@ -310,6 +357,26 @@ void job_prolog_failed(struct ctld *c, struct job *j, int64_t now)
 	requeue(c, j, JOB_REQUEUED, true, now);
 	finish(c, j); /* no run to wait for: the nodes are free */
 	log_info("job=%u requeued held after its prolog failed", j->id);
+}
+
+void job_prolog_slurmctld_done(struct ctld *c, struct job *j, uint32_t restart, bool ok)
+{
+	int64_t now = time(NULL);
+	if (j->state != JOB_RUNNING || !j->prolog_pending || j->restart_count != restart)
+		return; /* cancelled meanwhile, or an older run's */
+	j->prolog_pending = false;
+	if (ok) {
+		commit_job(c, j);
+		job_launch(c, j);
+		return;
+	}
+	if (j->req.requeue) { /* "requeued to be executed on another node" */
+		requeue(c, j, JOB_REQUEUED, false, now);
+		finish(c, j);
+		log_info("job=%u requeued after its PrologSlurmctld failed", j->id);
+	} else {
+		job_end(c, j, 1, 0, false, now);
+	}
 }
 
 uint32_t job_run_restart(const struct job *j)

@@ -102,7 +102,7 @@ static bool reconcile_one(struct ctld *c, struct node *n, struct job *j, json_t 
 		}
 		if (j->completing && at_register)
 			link_send_signal(c, j, SIGKILL, false, true);
-	} else if (!j->launch_acked && j->state == JOB_RUNNING) {
+	} else if (!j->launch_acked && j->state == JOB_RUNNING && !j->prolog_pending) {
 		if (at_register)
 			link_send_launch(c, j);
 	} else if (++j->missing_pings >= MISSING_PINGS_LIMIT) {

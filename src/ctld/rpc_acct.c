@@ -139,8 +139,9 @@ static struct store_query *history_query(const struct acct_query *q)
 static char *history_record(int64_t id, const char *rec, void *arg)
 {
 	static const char *const store_only[] = {
-	    "submit_dir", "export",	      "launch_acked", "completing",
-	    "alloc",	  "alloc_cpus_total", "req",	      "base_priority"};
+	    "submit_dir",     "export", "launch_acked",	    "completing",
+	    "prolog_pending", "alloc",	"alloc_cpus_total", "req",
+	    "base_priority"};
 	(void)arg;
 	json_t *o = json_loads(rec, 0, NULL);
 	if (!json_is_object(o)) {

@@ -126,3 +126,39 @@ def test_task_epilog_runs_after_the_script(make_cluster, tmp_path):
     assert c.wait_done(jid, 30)["JobState"] == "COMPLETED"
     wait_for(lambda: out.exists() and out.read_text() == f"{jid} yes\n", 10,
              what="task epilog")
+
+
+def test_prolog_and_epilog_slurmctld_around_the_job(make_cluster, tmp_path):
+    pro, epi = tmp_path / "pro", tmp_path / "epi"
+    c = make(make_cluster, {
+        "PrologSlurmctld": f"#!/bin/sh\n/usr/bin/env > {pro}.tmp; mv {pro}.tmp {pro}\n",
+        "EpilogSlurmctld": f"#!/bin/sh\n/usr/bin/env > {epi}.tmp; mv {epi}.tmp {epi}\n",
+    }, nodes=1)
+    jid = c.sbatch("-o", "/dev/null", "--wrap", f"test -e {pro} && exit 3")
+    job = c.wait_done(jid, 30)
+    assert job["ExitCode"] == "3:0", job  # the prolog ran before the script
+    wait_for(lambda: epi.exists(), 10, what="EpilogSlurmctld")
+    env = dict(line.split("=", 1) for line in pro.read_text().splitlines())
+    assert env["SLURM_JOB_ID"] == str(jid)
+    assert env["SLURM_SCRIPT_CONTEXT"] == "prolog_slurmctld"
+    assert env["SLURM_JOB_NODELIST"] == "n1"
+    assert env["SLURM_JOB_NAME"] == "wrap"
+    env = dict(line.split("=", 1) for line in epi.read_text().splitlines())
+    assert env["SLURM_SCRIPT_CONTEXT"] == "epilog_slurmctld"
+    assert env["SLURM_JOB_EXIT_CODE2"] == "3:0"
+
+
+def test_failing_prolog_slurmctld_requeues_the_job(make_cluster, tmp_path):
+    flag = tmp_path / "failed"
+    c = make(make_cluster, {"PrologSlurmctld": f"""#!/bin/sh
+if [ ! -e {flag} ]; then touch {flag}; exit 1; fi
+"""}, nodes=1)
+    jid = c.sbatch("-o", "/dev/null", "--wrap", "echo r=$SLURM_RESTART_COUNT > r")
+    job = c.wait_done(jid, 40)
+    assert job["JobState"] == "COMPLETED" and job["Restarts"] == "1", job
+    assert (c.work / "r").read_text() == "r=1\n"
+    assert drained(c) == {}  # only the job is affected
+    nr = c.sbatch("--no-requeue", "-o", "/dev/null", "--wrap", "true")
+    flag.unlink()
+    job = c.wait_done(nr, 30)
+    assert job["JobState"] == "FAILED" and job["Restarts"] == "0", job

@@ -83,7 +83,7 @@ struct drv_conf {
 	 * Prolog before a job's shepherd and Epilog after the job; the shepherd
 	 * runs TaskProlog/TaskEpilog as the user around the script. */
 	char *prolog, *epilog, *task_prolog, *task_epilog;
-	char *prolog_slurmctld, *epilog_slurmctld; /* accepted, shown; not run yet */
+	char *prolog_slurmctld, *epilog_slurmctld; /* run by ctld (hook.c) */
 	char *prolog_flags;			   /* PrologFlags as given (Alloc) */
 	int prolog_epilog_timeout; /* seconds, 65534 (Slurm's default): no limit */
 

@@ -4,6 +4,7 @@ and the earlier runs sacct -D shows. Slurm 22.05 is the reference: a requeued
 job is PENDING with the same id, Reason=BeginTime until AuthInfo's
 cred_expire + 1 seconds have passed, Restarts counts up."""
 
+import json
 import time
 
 from conftest import wait_for
@@ -121,6 +122,8 @@ def test_requeue_bad_input_texts_and_exit_codes(make_cluster):
     rc, out, err = c.run("scontrol", "requeue", str(nore))
     assert (rc, err) == (1, f"Requested operation is presently disabled for job {nore}\n")
     assert c.show_job(nore)["Requeue"] == "0"
+    jobs = json.loads(c.ok("squeue", "--json", "-j", f"{nore},{pend}"))["jobs"]
+    assert {j["job_id"]: j["requeue"] for j in jobs} == {nore: False, pend: True}
     assert c.state(nore) == "RUNNING"
     c.ok("scancel", str(nore), str(pend))
 

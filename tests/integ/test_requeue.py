@@ -133,12 +133,20 @@ def test_finished_job_can_be_requeued(make_cluster):
     c.write("j.sh", "#!/bin/bash\necho r=${SLURM_RESTART_COUNT:-0} >> runs\n")
     jid = c.sbatch("-o", "/dev/null", "j.sh")
     assert c.wait_done(jid)["JobState"] == "COMPLETED"
+    later = c.sbatch("-H", "--wrap", "true")
+    # the requeue in a later second than `later`'s submit, for the order below
+    second = int(time.time())
+    wait_for(lambda: int(time.time()) > second, 3, 0.05, what="the next second")
     c.ok("scontrol", "requeue", str(jid))
     job = c.wait_done(jid, 30)
     assert job["JobState"] == "COMPLETED" and job["Restarts"] == "1", job
     assert (c.work / "runs").read_text() == "r=0\nr=1\n"
-    rows = c.ok("sacct", "-D", "-X", "-n", "-P", "-j", str(jid), "-o", "JobID,State")
-    assert rows.split() == [f"{jid}|REQUEUED", f"{jid}|COMPLETED"], rows
+    # in submit order, as Slurm's database returns them: the requeued job
+    # was submitted again after `later`
+    rows = c.ok("sacct", "-D", "-X", "-n", "-P", "-j", f"{jid},{later}", "-o", "JobID,State")
+    assert rows.split() == [f"{jid}|REQUEUED", f"{later}|PENDING", f"{jid}|COMPLETED"], rows
+    rows = c.ok("sacct", "-X", "-n", "-P", "-j", f"{jid},{later}", "-o", "JobID,State")
+    assert rows.split() == [f"{later}|PENDING", f"{jid}|COMPLETED"], rows
 
 
 def test_job_requeue_conf_and_sbatch_env(make_cluster):

@@ -162,3 +162,22 @@ if [ ! -e {flag} ]; then touch {flag}; exit 1; fi
     flag.unlink()
     job = c.wait_done(nr, 30)
     assert job["JobState"] == "FAILED" and job["Restarts"] == "0", job
+
+
+def test_prolog_slurmctld_runs_again_after_ctld_kill9(make_cluster, tmp_path):
+    runs, go = tmp_path / "runs", tmp_path / "go"
+    c = make(make_cluster, {"PrologSlurmctld": f"""#!/bin/sh
+echo "$SLURM_JOB_ID" >> {runs}
+while [ ! -e {go} ]; do sleep 0.1; done
+"""}, nodes=1)
+    jid = c.sbatch("-o", "/dev/null", "--wrap", "echo ran > ran")
+    wait_for(lambda: runs.exists() and runs.read_text() == f"{jid}\n", 20,
+             what="the prolog")
+    assert not (c.work / "ran").exists()  # the launch waits for it
+    c.kill9("ctld")
+    c.up()
+    wait_for(lambda: runs.read_text() == f"{jid}\n{jid}\n", 20,
+             what="the prolog to run again")
+    go.touch()
+    assert c.wait_done(jid, 30)["JobState"] == "COMPLETED"
+    assert (c.work / "ran").read_text() == "ran\n"

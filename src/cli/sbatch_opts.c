@@ -358,6 +358,12 @@ void sbatch_opts_from_env(struct sbatch_opts *o)
 			*(const char **)field = v;
 		}
 	}
+	/* Either requeue variable overrides a directive's choice. */
+	const char *no = getenv("SBATCH_NO_REQUEUE"), *yes = getenv("SBATCH_REQUEUE");
+	if (no && flag_on(no))
+		o->requeue = false;
+	else if (yes && flag_on(yes))
+		o->no_requeue = false;
 }
 
 void sbatch_usage(void)

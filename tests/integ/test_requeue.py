@@ -158,8 +158,13 @@ def test_job_requeue_conf_and_sbatch_env(make_cluster):
     env = dict(c.env, SBATCH_REQUEUE="1")
     rc, out, err = c.run("sbatch", "--parsable", "-H", "--wrap", "true", env=env)
     d = int(out.strip())
-    assert [c.show_job(j)["Requeue"] for j in (a, b, d)] == ["0", "1", "1"]
-    c.ok("scancel", str(a), str(b), str(d))
+    # the variable wins over a directive, the command line over both
+    c.write("rq.sh", "#!/bin/bash\n#SBATCH --requeue\ntrue\n")
+    env = dict(c.env, SBATCH_NO_REQUEUE="yes")
+    e = int(c.run("sbatch", "--parsable", "-H", "rq.sh", env=env)[1])
+    f = int(c.run("sbatch", "--parsable", "-H", "--requeue", "rq.sh", env=env)[1])
+    assert [c.show_job(j)["Requeue"] for j in (a, b, d, e, f)] == ["0", "1", "1", "0", "1"]
+    c.ok("scancel", str(a), str(b), str(d), str(e), str(f))
 
 
 def test_node_failure_requeues_and_job_completes_elsewhere(make_cluster):

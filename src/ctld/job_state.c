@@ -290,6 +290,7 @@ static void requeue(struct ctld *c, struct job *j, enum job_state run_state, boo
 	j->start_time = j->end_time = 0;
 	j->exit_code = j->exit_signal = 0;
 	j->launch_acked = false;
+	j->prolog_pending = false;
 	j->missing_pings = 0;
 	j->cancel_uid = 0;
 	free(j->nodelist);
@@ -337,12 +338,15 @@ int job_requeue(struct ctld *c, struct job *j, bool hold, int64_t now)
 	if (j->state == JOB_PENDING)
 		return DRV_RC_JOB_PENDING;
 	bool running = j->state == JOB_RUNNING && j->n_alloc;
+	bool launched = running && !j->prolog_pending;
 	requeue(c, j, JOB_REQUEUED, hold, now);
-	if (running) {
+	if (launched) {
 		/* The run is killed as a cancel would kill it; the nodes stay
 		 * held until noded reports it gone (job_end). */
 		j->completing = true;
 		signal_later(c, j, SIGKILL, false, true);
+	} else if (running) {
+		finish(c, j); /* its PrologSlurmctld ran: nothing launched yet */
 	}
 	log_info("job=%u requeued%s", j->id, hold ? " held" : "");
 	return 0;

@@ -181,3 +181,22 @@ while [ ! -e {go} ]; do sleep 0.1; done
     go.touch()
     assert c.wait_done(jid, 30)["JobState"] == "COMPLETED"
     assert (c.work / "ran").read_text() == "ran\n"
+
+
+def test_requeue_while_prolog_slurmctld_runs(make_cluster, tmp_path):
+    runs, go = tmp_path / "runs", tmp_path / "go"
+    c = make(make_cluster, {"PrologSlurmctld": f"""#!/bin/sh
+echo "$SLURM_RESTART_COUNT" >> {runs}
+while [ ! -e {go} ]; do sleep 0.1; done
+"""}, nodes=1)
+    jid = c.sbatch("-o", "/dev/null", "--wrap", "echo r=$SLURM_RESTART_COUNT > ran")
+    wait_for(lambda: runs.exists(), 20, what="the prolog")
+    c.ok("scontrol", "requeue", str(jid))
+    assert c.show_job(jid)["JobState"] == "PENDING"
+    # nothing was launched: the node is free at once, no run to wait for
+    assert c.show_node("n1")["CPUAlloc"] == "0", c.show_node("n1")
+    go.touch()
+    job = c.wait_done(jid, 30)
+    assert job["JobState"] == "COMPLETED" and job["Restarts"] == "1", job
+    assert (c.work / "ran").read_text() == "r=1\n"
+    assert runs.read_text() == "\n1\n"

@@ -158,8 +158,8 @@ if [ ! -e {flag} ]; then touch {flag}; exit 1; fi
     assert job["JobState"] == "COMPLETED" and job["Restarts"] == "1", job
     assert (c.work / "r").read_text() == "r=1\n"
     assert drained(c) == {}  # only the job is affected
+    flag.unlink()  # the prolog fails once more
     nr = c.sbatch("--no-requeue", "-o", "/dev/null", "--wrap", "true")
-    flag.unlink()
     job = c.wait_done(nr, 30)
     assert job["JobState"] == "FAILED" and job["Restarts"] == "0", job
 

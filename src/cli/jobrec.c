@@ -76,6 +76,13 @@ static const struct key keys[] = {
     K("cancel_uid", T_INT, cancel_uid),
     K("requeue", T_BOOL, requeue),
     K("run_state", T_STR_NULL, run_state),
+    K("req_nodes", T_STR_NULL, req_nodes),
+    K("exc_nodes", T_STR_NULL, exc_nodes),
+    K("features", T_STR_NULL, features),
+    K("min_cpus", T_INT, min_cpus),
+    K("min_tmp", T_INT, min_tmp),
+    K("time_min", T_INT, time_min),
+    K("max_nodes", T_INT, max_nodes),
 };
 
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))

@@ -49,6 +49,10 @@ struct cli_job {
 	bool requeue;	       /* may be requeued (Requeue=1); true by default */
 	const char *run_state; /* an earlier run's row (sacct -D): the state it
 				* had when it was requeued, else NULL */
+	/* placement (-w, -x, -C, --mincpus, --tmp) and --time-min */
+	const char *req_nodes, *exc_nodes, *features; /* NULL if not given */
+	int64_t min_cpus, min_tmp, time_min;	      /* 0 if not given */
+	int64_t max_nodes; /* -N ..MAX (MIN when -N N); 0 without -N */
 };
 
 /* Fills *job from obj (borrowed; it must outlive *job). */

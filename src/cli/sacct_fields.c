@@ -23,7 +23,7 @@ static const struct sacct_field fields[] = {
     {"BlockID", 16, SF_STR, sacct_v_blank, false},
     {"Cluster", 10, SF_STR, sacct_v_cluster, false},
     {"Comment", 14, SF_STR, sacct_v_comment, false},
-    {"Constraints", 19, SF_STR, sacct_v_blank, false},
+    {"Constraints", 19, SF_STR, sacct_v_constraints, false},
     {"ConsumedEnergy", 14, SF_STR, sacct_v_energy, false},
     {"ConsumedEnergyRaw", 17, SF_NUM, sacct_v_energy, false},
     {"Container", 19, SF_STR, sacct_v_blank, false},

@@ -183,7 +183,8 @@ static json_t *job_head(const struct cli_job *j, const struct sacct_ctx *c)
 				      "partition", "", "user", j->user, "id", 0));
 	json_object_set_new(js, "block", json_string(""));
 	json_object_set_new(js, "cluster", json_string(c->cluster));
-	json_object_set_new(js, "constraints", json_string(""));
+	json_object_set_new(js, "constraints",
+			    json_string(j->features ? j->features : ""));
 	json_object_set_new(js, "container", json_string(""));
 	json_object_set_new(js, "derived_exit_code",
 			    json_pack("{s:[s],s:o,s:{s:o,s:s}}", "status", "SUCCESS",

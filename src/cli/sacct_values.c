@@ -184,6 +184,11 @@ V(comment)
 	return r->step ? NULL : r->job->comment;
 }
 
+V(constraints) /* -C as given, on the job's line */
+{
+	return r->step ? NULL : r->job->features;
+}
+
 V(energy)
 {
 	return r->step || !sacct_job_started(r->job) ? "0" : NULL;

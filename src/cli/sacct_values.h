@@ -50,7 +50,7 @@ int64_t sacct_job_priority(const struct cli_job *j);
 /* clang-format off */
 #define SACCT_VALUES(X) \
 	X(account) X(blank) X(alloc_cpus) X(alloc_nodes) X(alloc_tres) \
-	X(step_zero) X(cluster) X(comment) X(energy) X(cputime) X(cputime_raw) \
+	X(step_zero) X(cluster) X(comment) X(constraints) X(energy) X(cputime) X(cputime_raw) \
 	X(derived_ec) X(elapsed) X(elapsed_raw) X(eligible) X(end) X(exitcode) \
 	X(flags) X(gid) X(group) X(jobid) X(jobidraw) X(dbindex) X(jobname) X(layout) X(nnodes) \
 	X(nodelist) X(ntasks) X(partition) X(priority) X(qos) X(reason) \

@@ -14,6 +14,8 @@
 #include "cli/common.h"
 #include "cli/sbatch_env.h"
 #include "cli/sbatch_opts.h"
+#include "cli/sbatch_nodefile.h"
+#include "cli/sbatch_place.h"
 #include "cli/sbatch_res.h"
 #include "cli/sbatch_script.h"
 #include "cli/sbatch_wait.h"
@@ -215,6 +217,42 @@ static void report_res_error(const struct drv_error *err)
 		cli_error("%s", err->text);
 }
 
+/* -w, -x, -C, --mincpus, --tmp, --signal, --time-min into body, a node file
+ * (-F, or -w with a '/') read first. Returns 0, sbatch's exit status after
+ * Slurm's message, or -ENOMEM. */
+static int add_placement(const struct sbatch_opts *o, json_t *body)
+{
+	struct sbatch_opts po = *o;
+	struct drv_error err = {{0}}, warn = {{0}};
+	char *names = NULL;
+	const char *file = o->nodefile				     ? o->nodefile
+			   : o->nodelist && strchr(o->nodelist, '/') ? o->nodelist
+								     : NULL;
+	if (file) {
+		int e = sbatch_nodefile_read(file, &names);
+		if (e < 0) {
+			cli_error("slurm_allocate_resources error opening file %s, %s",
+				  file, strerror(-e));
+			if (file != o->nodefile)
+				return 1;
+			cli_error("Invalid --nodefile node file");
+			return 255;
+		}
+		po.nodelist = names;
+	}
+	int rc = sbatch_place_to_json(&po, body, &err, &warn);
+	free(names);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc < 0) {
+		report_res_error(&err);
+		return rc == -EDOM ? 255 : 1;
+	}
+	if (warn.text[0])
+		fprintf(stderr, "%s: Warning: %s\n", cli_prog(), warn.text);
+	return 0;
+}
+
 /* Checks the values and builds the job.submit body into *out. Returns 0,
  * or sbatch's exit status after an error message: 255 for what Slurm's
  * option parser refuses, else 1. */
@@ -256,6 +294,12 @@ static int build_body(const struct sbatch_opts *o, const struct script *s,
 		json_object_set_new(body, "time_limit", json_integer(limit));
 	if (body && sbatch_res_to_json(&res, body) < 0) {
 		json_decref(body);
+		body = NULL;
+	}
+	if (body && (rc = add_placement(o, body)) != 0) {
+		json_decref(body);
+		if (rc > 0)
+			return rc;
 		body = NULL;
 	}
 	if (!body) {
@@ -315,6 +359,12 @@ static void report_refusal(const struct sbatch_opts *o, int rc,
 
 	if (rc == DRV_RC_INVALID_PARTITION && o->partition)
 		cli_error("invalid partition specified: %s", o->partition);
+	/* ctld's "reason\nrc text": slurmctld's message comes first */
+	const char *nl = strrchr(why, '\n');
+	if (nl) {
+		cli_error("%.*s", (int)(nl - why), why);
+		why = nl + 1;
+	}
 	cli_error("Batch job submission failed: %s", why);
 }
 

@@ -35,6 +35,10 @@ enum {
 	OPT_NICE,
 	OPT_REQUEUE,
 	OPT_NO_REQUEUE,
+	OPT_MINCPUS,
+	OPT_TMP,
+	OPT_SIGNAL,
+	OPT_TIME_MIN,
 };
 
 /* Every long option sbatch accepts; val names what happens to it. */
@@ -102,19 +106,19 @@ static const struct option long_opts[] = {
     {"mail-user", required_argument, 0, OPT_IGNORE},
     {"requeue", no_argument, 0, OPT_REQUEUE},
     {"no-requeue", no_argument, 0, OPT_NO_REQUEUE},
-    {"signal", required_argument, 0, OPT_IGNORE},
+    {"signal", required_argument, 0, OPT_SIGNAL},
     {"open-mode", required_argument, 0, OPT_OPEN_MODE},
     {"nice", optional_argument, 0, OPT_NICE},
     {"priority", required_argument, 0, OPT_IGNORE},
-    {"tmp", required_argument, 0, OPT_IGNORE},
-    {"time-min", required_argument, 0, OPT_IGNORE},
+    {"tmp", required_argument, 0, OPT_TMP},
+    {"time-min", required_argument, 0, OPT_TIME_MIN},
     {"deadline", required_argument, 0, OPT_IGNORE},
     {"get-user-env", optional_argument, 0, OPT_IGNORE},
     {"propagate", optional_argument, 0, OPT_IGNORE},
     {"kill-on-invalid-dep", required_argument, 0, OPT_IGNORE},
     {"contiguous", no_argument, 0, OPT_IGNORE},
     {"hint", required_argument, 0, OPT_IGNORE},
-    {"mincpus", required_argument, 0, OPT_IGNORE},
+    {"mincpus", required_argument, 0, OPT_MINCPUS},
     {"sockets-per-node", required_argument, 0, OPT_IGNORE},
     {"cores-per-socket", required_argument, 0, OPT_IGNORE},
     {"threads-per-core", required_argument, 0, OPT_IGNORE},
@@ -183,6 +187,30 @@ static int store_res(struct sbatch_opts *o, int c, const char *arg)
 		break;
 	case OPT_NICE:
 		o->nice = arg ? arg : "100";
+		break;
+	case 'w':
+		o->nodelist = arg;
+		break;
+	case 'x':
+		o->exclude = arg;
+		break;
+	case 'F':
+		o->nodefile = arg;
+		break;
+	case 'C':
+		o->constraint = arg;
+		break;
+	case OPT_MINCPUS:
+		o->mincpus = arg;
+		break;
+	case OPT_TMP:
+		o->tmp = arg;
+		break;
+	case OPT_SIGNAL:
+		o->signal = arg;
+		break;
+	case OPT_TIME_MIN:
+		o->time_min = arg;
 		break;
 	default:
 		return 1;
@@ -328,6 +356,8 @@ static const struct {
     {"SBATCH_WAIT", ENV_FLAG, offsetof(struct sbatch_opts, wait)},
     {"SBATCH_REQUEUE", ENV_FLAG, offsetof(struct sbatch_opts, requeue)},
     {"SBATCH_NO_REQUEUE", ENV_FLAG, offsetof(struct sbatch_opts, no_requeue)},
+    {"SBATCH_SIGNAL", ENV_VALUE, offsetof(struct sbatch_opts, signal)},
+    {"SBATCH_CONSTRAINT", ENV_VALUE, offsetof(struct sbatch_opts, constraint)},
 };
 
 static bool flag_on(const char *v)

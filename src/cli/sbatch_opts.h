@@ -17,6 +17,9 @@ struct sbatch_opts {
 	const char *gpus, *gres, *gpus_per_node, *exclusive, *nice;
 	const char *account, *qos, *dependency, *open_mode, *input;
 	const char *clusters; /* -M: a list of names, or "all" */
+	/* placement and signals, checked by sbatch_place.c */
+	const char *nodelist, *nodefile, *exclude, *constraint, *mincpus, *tmp;
+	const char *signal, *time_min;
 	bool parsable, hold, wait;
 	bool requeue, no_requeue; /* the last of --requeue/--no-requeue given */
 	bool help, version;

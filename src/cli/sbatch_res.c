@@ -339,7 +339,7 @@ int sbatch_res_from_opts(const struct sbatch_opts *o, struct sbatch_res *r,
 	    .ntasks = SBATCH_UNSET,
 	    .cpus_per_task = SBATCH_UNSET,
 	    .ntasks_per_node = SBATCH_UNSET,
-	    .nodes = 1,
+	    .nodes = SBATCH_UNSET, /* no -N: as many nodes as the tasks need */
 	    .nodes_max = SBATCH_UNSET,
 	    .mem_per_node = SBATCH_UNSET,
 	    .mem_per_cpu = SBATCH_UNSET,

@@ -22,7 +22,7 @@
 
 struct sc_opts {
 	int signal; /* 0: cancel */
-	bool quiet, batch, verbose, interactive;
+	bool quiet, batch, full, verbose, interactive;
 	json_t *ids;
 	int unknown; /* ids Drover cannot hold (array tasks, steps) */
 	/* filters: borrowed comma lists, NULL when not given */
@@ -144,6 +144,9 @@ static int parse_opts(int argc, char **argv, struct sc_opts *o)
 			break;
 		case 'b':
 			o->batch = true;
+			break;
+		case 'f':
+			o->full = true;
 			break;
 		case 'v':
 			o->verbose = true;
@@ -396,7 +399,9 @@ static int cancel(struct sc_opts *o)
 	body = json_pack("{s:O}", "job_ids", o->ids);
 	if (o->signal)
 		json_object_set_new(body, "signal", json_integer(o->signal));
-	if (o->batch)
+	if (o->full) /* -f: the batch shell and all its children */
+		json_object_set_new(body, "full", json_true());
+	else if (o->batch)
 		json_object_set_new(body, "batch_only", json_true());
 	rc = cli_call(conf, "job.cancel", body, &reply, &err);
 	drv_conf_free(conf);

@@ -57,9 +57,8 @@ static void print_job_head(FILE *out, const struct cli_job *j, bool detail)
 		j->user, j->uid, grp, j->gid);
 	fprintf(out, "Priority=%" PRId64 " Nice=%" PRId64 " Account=%s QOS=%s" NL,
 		j->priority, j->nice, or_null(j->account), j->qos ? j->qos : "normal");
-	/* a reason that is a sentence ("job requeued in held state") is one
-	 * word here, as scontrol prints it */
-	char reason[128];
+	/* Slurm keeps the line one word per key: "ReqNodeNotAvail,_Unavail..." */
+	char reason[256];
 	snprintf(reason, sizeof(reason), "%s", j->reason);
 	for (char *p = reason; *p; p++)
 		if (*p == ' ')
@@ -84,7 +83,13 @@ static void print_job_times(FILE *out, const struct cli_job *j, int64_t now)
 		snprintf(b, sizeof(b), "Partition_Limit");
 	else
 		drv_time_fmt_limit(j->time_limit, b, sizeof(b));
-	fprintf(out, "RunTime=%s TimeLimit=%s TimeMin=N/A" NL, a, b);
+	fprintf(out, "RunTime=%s TimeLimit=%s TimeMin=", a, b);
+	if (j->time_min > 0) {
+		drv_time_fmt_limit(j->time_min, a, sizeof(a));
+		fprintf(out, "%s" NL, a);
+	} else {
+		fprintf(out, "N/A" NL);
+	}
 	iso(j->submit_time, a, sizeof(a));
 	iso(j->eligible_time, b, sizeof(b));
 	fprintf(out, "SubmitTime=%s EligibleTime=%s" NL, a, b);
@@ -128,14 +133,21 @@ static void print_job_alloc(FILE *out, const struct cli_job *j)
 	int64_t tpn = j->ntasks_per_node > 0 ? j->ntasks_per_node : 0;
 
 	fprintf(out, "Partition=%s AllocNode:Sid=%s:0" NL, j->partition, j->submit_host);
-	fprintf(out, "ReqNodeList=(null) ExcNodeList=(null)" NL);
+	fprintf(out, "ReqNodeList=%s ExcNodeList=%s" NL, or_null(j->req_nodes),
+		or_null(j->exc_nodes));
 	fprintf(out, "NodeList=%s" NL, j->nodelist); /* empty until it runs */
 	if (*j->batch_host)
 		fprintf(out, "BatchHost=%s" NL, j->batch_host);
+	/* Pending with -N, Slurm shows the range it asked for: "1-2", "2-2". */
+	char nodes[48];
+	int n = snprintf(nodes, sizeof(nodes), "%" PRId64, j->num_nodes);
+	if (!strcmp(j->state, "PENDING") && j->max_nodes > 0 && n > 0)
+		snprintf(nodes + n, sizeof(nodes) - (size_t)n, "-%" PRId64,
+			 j->max_nodes > j->num_nodes ? j->max_nodes : j->num_nodes);
 	fprintf(out,
-		"NumNodes=%" PRId64 " NumCPUs=%" PRId64 " NumTasks=%" PRId64
-		" CPUs/Task=%" PRId64 " ReqB:S:C:T=0:0:*:*" NL,
-		j->num_nodes, j->cpus, j->ntasks > 0 ? j->ntasks : 1, cpt);
+		"NumNodes=%s NumCPUs=%" PRId64 " NumTasks=%" PRId64 " CPUs/Task=%" PRId64
+		" ReqB:S:C:T=0:0:*:*" NL,
+		nodes, j->cpus, j->ntasks > 0 ? j->ntasks : 1, cpt);
 	job_tres(j, tres, sizeof(tres));
 	fprintf(out, "TRES=%s" NL, tres);
 	fprintf(out, "Socks/Node=* NtasksPerN:B:S:C=%" PRId64 ":0:*:* CoreSpec=*" NL,
@@ -144,9 +156,14 @@ static void print_job_alloc(FILE *out, const struct cli_job *j)
 		snprintf(mem, sizeof(mem), "%s", j->min_memory_text);
 	else
 		cli_mem_fmt(j->min_memory, mem, sizeof(mem));
-	fprintf(out, "MinCPUsNode=%" PRId64 " MinMemory%s=%s MinTmpDiskNode=0" NL,
-		cpt * (tpn ? tpn : 1), j->mem_per_cpu ? "CPU" : "Node", mem);
-	fprintf(out, "Features=(null) DelayBoot=00:00:00" NL);
+	int64_t min_cpus = cpt * (tpn ? tpn : 1);
+	char tmp[32] = "0";
+	if (j->min_tmp > 0)
+		cli_mem_fmt(j->min_tmp, tmp, sizeof(tmp));
+	fprintf(out, "MinCPUsNode=%" PRId64 " MinMemory%s=%s MinTmpDiskNode=%s" NL,
+		j->min_cpus > min_cpus ? j->min_cpus : min_cpus,
+		j->mem_per_cpu ? "CPU" : "Node", mem, tmp);
+	fprintf(out, "Features=%s DelayBoot=00:00:00" NL, or_null(j->features));
 	fprintf(out, "OverSubscribe=%s Contiguous=0 Licenses=(null) Network=(null)" NL,
 		j->exclusive ? "NO" : "OK");
 }
@@ -289,8 +306,9 @@ void scs_print_node(FILE *out, const json_t *n)
 		cli_json_int(n, "real_memory", 1), cli_json_int(n, "alloc_memory", 0),
 		cli_json_int(n, "cpus", 1));
 	fprintf(out,
-		"State=%s ThreadsPerCore=1 TmpDisk=0 Weight=1 Owner=N/A MCS_label=N/A" NL,
-		state);
+		"State=%s ThreadsPerCore=1 TmpDisk=%" PRId64
+		" Weight=1 Owner=N/A MCS_label=N/A" NL,
+		state, cli_json_int(n, "tmp_disk", 0));
 	if (parts[0])
 		fprintf(out, "Partitions=%s " NL, parts);
 	print_node_tail(out, n);

@@ -36,6 +36,7 @@ void si_node_from_json(const json_t *o, struct si_node *n)
 	n->cpus = cli_json_int(o, "cpus", 1);
 	n->alloc_cpus = cli_json_int(o, "alloc_cpus", 0);
 	n->real_memory = cli_json_int(o, "real_memory", 1);
+	n->tmp_disk = cli_json_int(o, "tmp_disk", 0);
 	n->alloc_memory = cli_json_int(o, "alloc_memory", 0);
 	n->reason_time = cli_json_int(o, "reason_time", 0);
 	n->port = cli_json_int(o, "port", 0);
@@ -215,12 +216,17 @@ static void f_features(const struct si_row *r, char *b, size_t l)
 }
 
 /* The smallest value, with "+" when the nodes differ (Slurm's "250+"). */
-static void min_plus(const struct si_row *r, bool mem, char *b, size_t l)
+enum si_num { SI_CPUS, SI_MEM, SI_TMP };
+
+static void min_plus(const struct si_row *r, enum si_num what, char *b, size_t l)
 {
 	int64_t lo = INT64_MAX, hi = 0;
 
 	for (size_t i = 0; i < r->n; i++) {
-		int64_t v = mem ? r->nodes[i]->real_memory : r->nodes[i]->cpus;
+		const struct si_node *nd = r->nodes[i];
+		int64_t v = what == SI_MEM   ? nd->real_memory
+			    : what == SI_TMP ? nd->tmp_disk
+					     : nd->cpus;
 		lo = v < lo ? v : lo;
 		hi = v > hi ? v : hi;
 	}
@@ -231,12 +237,17 @@ static void min_plus(const struct si_row *r, bool mem, char *b, size_t l)
 
 static void f_cpus(const struct si_row *r, char *b, size_t l)
 {
-	min_plus(r, false, b, l);
+	min_plus(r, SI_CPUS, b, l);
+}
+
+static void f_tmp_disk(const struct si_row *r, char *b, size_t l)
+{
+	min_plus(r, SI_TMP, b, l);
 }
 
 static void f_memory(const struct si_row *r, char *b, size_t l)
 {
-	min_plus(r, true, b, l);
+	min_plus(r, SI_MEM, b, l);
 }
 
 /* A node counts as "other" when it cannot run jobs (down or drained). */
@@ -353,7 +364,6 @@ static void f_free_mem(const struct si_row *r, char *b, size_t l)
 	}
 
 CONST_FIELD(f_one, "1")
-CONST_FIELD(f_zero, "0")
 CONST_FIELD(f_no, "no")
 CONST_FIELD(f_all, "all")
 CONST_FIELD(f_oversub, "NO")
@@ -379,7 +389,7 @@ static const struct field_row fields[] = {
     {'B', "MAX_CPUS_PER_NODE", true, false, f_unlimited},
     {'c', "CPUS", true, true, f_cpus},
     {'C', "CPUS(A/I/O/T)", true, true, f_cpu_aiot},
-    {'d', "TMP_DISK", true, false, f_zero},
+    {'d', "TMP_DISK", true, false, f_tmp_disk},
     {'D', "NODES", true, true, f_count},
     {'e', "FREE_MEM", true, false, f_free_mem},
     {'E', "REASON", true, false, f_reason},

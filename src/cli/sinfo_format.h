@@ -27,6 +27,7 @@ struct si_node {
 	const json_t *partitions; /* [S] or NULL */
 	bool drain, not_responding;
 	int64_t cpus, alloc_cpus, real_memory, alloc_memory, reason_time, port;
+	int64_t tmp_disk;
 	const char *gres_used; /* NULL if unset */
 };
 

@@ -136,13 +136,14 @@ static json_t *partition(const struct si_part *p)
 static json_t *entry(const struct si_row *r, const char *cluster)
 {
 	const struct si_node *first = r->n ? r->nodes[0] : NULL;
-	struct span mem = {0, 0}, cpus = {0, 0}, one = {1, 1}, zero = {0, 0};
+	struct span mem = {0, 0}, cpus = {0, 0}, one = {1, 1}, disk = {0, 0};
 	int64_t alloc_mem = 0;
 	json_t *o = json_object();
 
 	for (size_t i = 0; i < r->n; i++) {
 		widen(&mem, r->nodes[i]->real_memory, i == 0);
 		widen(&cpus, r->nodes[i]->cpus, i == 0);
+		widen(&disk, r->nodes[i]->tmp_disk, i == 0);
 		alloc_mem += r->nodes[i]->alloc_memory;
 	}
 	json_object_set_new(o, "port", json_integer(first ? first->port : 0));
@@ -152,7 +153,7 @@ static json_t *entry(const struct si_row *r, const char *cluster)
 	json_object_set_new(o, "sockets", span(&cpus));
 	json_object_set_new(o, "cores", span(&one));
 	json_object_set_new(o, "threads", span(&one));
-	json_object_set_new(o, "disk", span(&zero));
+	json_object_set_new(o, "disk", span(&disk));
 	json_object_set_new(o, "memory",
 			    json_pack("{s:I,s:I,s:{s:o,s:o},s:I}", "minimum",
 				      (json_int_t)mem.lo, "maximum", (json_int_t)mem.hi,

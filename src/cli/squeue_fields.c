@@ -285,7 +285,31 @@ V(f_tres_per_node)
 
 V(f_min_cpus)
 {
-	snprintf(b, l, "%" PRId64, j->cpus_per_task > 0 ? j->cpus_per_task : 1);
+	int64_t cpt = j->cpus_per_task > 0 ? j->cpus_per_task : 1;
+	snprintf(b, l, "%" PRId64, j->min_cpus > cpt ? j->min_cpus : cpt);
+}
+
+V(f_min_tmp)
+{
+	if (j->min_tmp > 0)
+		cli_mem_fmt(j->min_tmp, b, l);
+	else
+		snprintf(b, l, "0");
+}
+
+V(f_features)
+{
+	str(j->features, "(null)", b, l);
+}
+
+V(f_req_nodes)
+{
+	str(j->req_nodes, "", b, l);
+}
+
+V(f_exc_nodes)
+{
+	str(j->exc_nodes, "", b, l);
 }
 
 V(f_ntasks)
@@ -386,13 +410,13 @@ static const struct sq_field fields[] = {
     {'b', "tres-per-node", "TRES_PER_NODE", true, true, f_tres_per_node, "gres"},
     {'b', "gres", "TRES_PER_NODE", true, true, f_tres_per_node, "gres"},
     {'B', "batchhost", "EXEC_HOST", true, true, f_exec_host, "batch_host"},
-    {'c', "mincpus", "MIN_CPUS", true, true, f_min_cpus, "cpus_per_task"},
+    {'c', "mincpus", "MIN_CPUS", true, true, f_min_cpus, "cpus_per_task,min_cpus"},
     {'C', "numcpus", "CPUS", true, true, f_cpus, "cpus"},
-    {'d', "mintmpdisk", "MIN_TMP_DISK", true, true, f_zero, ""},
+    {'d', "mintmpdisk", "MIN_TMP_DISK", true, true, f_min_tmp, "min_tmp"},
     {'D', "numnodes", "NODES", true, true, f_nodes, "num_nodes"},
     {'e', "endtime", "END_TIME", true, true, f_end, TIMES},
     {'E', "dependency", "DEPENDENCY", true, true, f_dependency, "dependency"},
-    {'f', "feature", "FEATURES", true, true, f_null, ""},
+    {'f', "feature", "FEATURES", true, true, f_features, "features"},
     {'F', "arrayjobid", "ARRAY_JOB_ID", true, true, f_array_job, ARRAY},
     {'g', "groupname", "GROUP", true, true, f_group, "gid"},
     {'G', "groupid", "GROUP", true, true, f_gid, "gid"},
@@ -409,7 +433,7 @@ static const struct sq_field fields[] = {
     {'L', "timeleft", "TIME_LEFT", true, true, f_left, TIMES},
     {'m', "minmemory", "MIN_MEMORY", true, true, f_min_memory, "min_memory,mem_per_cpu"},
     {'M', "timeused", "TIME", true, true, f_used, TIMES},
-    {'n', "reqnodes", "REQ_NODES", true, true, f_empty, ""},
+    {'n', "reqnodes", "REQ_NODES", true, true, f_req_nodes, "req_nodes"},
     {'N', "nodelist", "NODELIST", false, false, f_nodelist, "nodelist"},
     {'o', "command", "COMMAND", true, true, f_command, "command"},
     {'O', "contiguous", "CONTIGUOUS", true, true, f_zero, ""},
@@ -430,7 +454,7 @@ static const struct sq_field fields[] = {
     {'V', "submittime", "SUBMIT_TIME", true, true, f_submit, "submit_time"},
     {'w', "wckey", "WCKEY", true, true, f_null, ""},
     {'W', "licenses", "LICENSES", true, true, f_null, ""},
-    {'x', "excnodes", "EXC_NODES", true, true, f_empty, ""},
+    {'x', "excnodes", "EXC_NODES", true, true, f_exc_nodes, "exc_nodes"},
     {'X', "corespec", "CORE_SPEC", true, true, f_na, ""},
     {'y', "nice", "NICE", true, true, f_nice, "nice"},
     {'Y', "schednodes", "SCHEDNODES", true, true, f_null, ""},

@@ -146,12 +146,12 @@ static void part_one(json_t *o, const struct cli_job *j, const char *cluster)
 	add(o, "derived_exit_code", exit_code(0, 0, !cli_state_is_active(j->state)));
 	add(o, "eligible_time", slurm_json_num(j->eligible_time));
 	add(o, "end_time", slurm_json_num(sq_job_end(j) > 0 ? sq_job_end(j) : 0));
-	add(o, "excluded_nodes", json_string(""));
+	add(o, "excluded_nodes", json_string(s(j->exc_nodes)));
 	add(o, "exit_code",
 	    exit_code(j->exit_code, j->exit_signal, !cli_state_is_active(j->state)));
 	add(o, "extra", json_string(""));
 	add(o, "failed_node", json_string(""));
-	add(o, "features", json_string(""));
+	add(o, "features", json_string(s(j->features)));
 	add(o, "federation_origin", json_string(""));
 	add(o, "federation_siblings_active", json_string(""));
 	add(o, "federation_siblings_viable", json_string(""));
@@ -198,9 +198,10 @@ static void part_two(json_t *o, const struct cli_job *j)
 	add(o, "prefer", json_string(""));
 	add(o, "memory_per_cpu", j->mem_per_cpu ? slurm_json_num(mem) : unset());
 	add(o, "memory_per_node", j->mem_per_cpu ? unset() : slurm_json_num(mem));
+	int64_t cpt = j->cpus_per_task > 0 ? j->cpus_per_task : 1;
 	add(o, "minimum_cpus_per_node",
-	    slurm_json_num(j->cpus_per_task > 0 ? j->cpus_per_task : 1));
-	add(o, "minimum_tmp_disk_per_node", slurm_json_num(0));
+	    slurm_json_num(j->min_cpus > cpt ? j->min_cpus : cpt));
+	add(o, "minimum_tmp_disk_per_node", slurm_json_num(j->min_tmp));
 	add(o, "power", json_pack("{s:[]}", "flags"));
 	add(o, "preempt_time", slurm_json_num(0));
 	add(o, "preemptable_time", slurm_json_num(0));
@@ -221,7 +222,7 @@ static void part_three(json_t *o, const struct cli_job *j)
 		snprintf(tres_node, sizeof(tres_node), "gres/%s", j->gres);
 	add(o, "qos", json_string(s(j->qos)));
 	add(o, "reboot", json_false());
-	add(o, "required_nodes", json_string(""));
+	add(o, "required_nodes", json_string(s(j->req_nodes)));
 	add(o, "required_switches", json_integer(0));
 	add(o, "requeue", json_boolean(j->requeue));
 	add(o, "resize_time", slurm_json_num(0));
@@ -243,7 +244,7 @@ static void part_three(json_t *o, const struct cli_job *j)
 	add(o, "suspend_time", slurm_json_num(0));
 	add(o, "system_comment", json_string(""));
 	add(o, "time_limit", time_limit(j));
-	add(o, "time_minimum", slurm_json_num(0));
+	add(o, "time_minimum", slurm_json_num(j->time_min / 60));
 	add(o, "threads_per_core", unset());
 	add(o, "tres_bind", json_string(""));
 	add(o, "tres_freq", json_string(""));

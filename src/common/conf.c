@@ -282,6 +282,7 @@ static int add_node(struct loader *L, const struct conf_node_line *nl, char *nam
 	    .port = port,
 	    .cpus = nl->cpus,
 	    .real_memory = nl->real_memory,
+	    .tmp_disk = nl->tmp_disk,
 	    .gres = nl->gres ? strdup(nl->gres) : NULL,
 	    .features = nl->features ? strdup(nl->features) : NULL,
 	    .state = nl->state ? strdup(nl->state) : NULL,

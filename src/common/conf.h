@@ -22,6 +22,7 @@ struct drv_node_conf {
 	int port;	      /* Port, default: SlurmdPort */
 	int cpus;	      /* CPUs, default 1 */
 	uint64_t real_memory; /* RealMemory in MiB, default 1 */
+	uint64_t tmp_disk;    /* TmpDisk in MB, default 0 */
 	char *gres;	      /* Gres= as written ("gpu:4", "gpu:a100:2"), or NULL */
 	char *features;	      /* Features= as written, or NULL */
 	char *state;	      /* State= upper-cased ("DRAIN", "DOWN", ...), or NULL */

@@ -53,6 +53,7 @@ struct conf_node_line {
 	char *ports;	 /* Port, a number or a range "[7001-7004]", or NULL */
 	int cpus;
 	uint64_t real_memory;
+	uint64_t tmp_disk;
 	char *gres;
 	char *features;
 	char *state;

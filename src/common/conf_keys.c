@@ -557,6 +557,7 @@ const struct conf_key conf_node_keys[] = {
 	{"CPUs", CONF_INT, FIELD(conf_node_line, cpus), "1", 1, 1048576, NULL, true, NULL},
 	{"Procs", CONF_INT, FIELD(conf_node_line, cpus), NULL, 1, 1048576, NULL, true, NULL},
 	{"RealMemory", CONF_U64, FIELD(conf_node_line, real_memory), "1", 1, INT64_MAX, NULL, true, NULL},
+	{"TmpDisk", CONF_U64, FIELD(conf_node_line, tmp_disk), "0", 0, INT64_MAX, NULL, true, NULL},
 	{"Gres", CONF_STR, FIELD(conf_node_line, gres), NULL, 0, 0, NULL, true, NULL},
 	{"Features", CONF_STR, FIELD(conf_node_line, features), NULL, 0, 0, NULL, true, NULL},
 	{"Feature", CONF_STR, FIELD(conf_node_line, features), NULL, 0, 0, NULL, true, NULL},
@@ -566,7 +567,7 @@ const struct conf_key conf_node_keys[] = {
 	OTHER("CpuBind"), OTHER("CpuSpecList"), OTHER("Extra"), OTHER("MemSpecLimit"),
 	OTHER("Parameters"), OTHER("Reason"), OTHER("RestrictedCoresPerGPU"),
 	OTHER("Sockets"), OTHER("SocketsPerBoard"), OTHER("ThreadsPerCore"),
-	OTHER("TmpDisk"), OTHER("Topology"), OTHER("Weight"),
+	OTHER("Topology"), OTHER("Weight"),
 	{0},
 };
 

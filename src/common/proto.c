@@ -29,6 +29,8 @@ const char *drv_rc_text(int rc)
 		return "Access/permission denied";
 	case DRV_RC_INVALID_NODE_NAME:
 		return "Invalid node name specified";
+	case DRV_RC_INVALID_FEATURE:
+		return "Invalid feature specification";
 	case DRV_RC_NODE_CONFIG_UNAVAIL:
 		return "Requested node configuration is not available";
 	case DRV_RC_INVALID_JOB_ID:

@@ -36,13 +36,14 @@ enum drv_rc {
 	DRV_RC_INVALID_PARTITION = 2000, /* "Invalid partition name specified" */
 	DRV_RC_ACCESS_DENIED = 2002,	 /* "Access/permission denied" */
 	DRV_RC_INVALID_NODE_NAME = 2018, /* "Invalid node name specified" */
+	DRV_RC_INVALID_FEATURE = 2029,	 /* "Invalid feature specification" */
 	DRV_RC_NODE_CONFIG_UNAVAIL =
 	    2014, /* "Requested node configuration is not available" */
 	DRV_RC_INVALID_JOB_ID = 2017,  /* "Invalid job id specified" */
 	DRV_RC_JOB_NOT_PENDING = 2020, /* "Job is no longer pending execution" */
 	DRV_RC_ALREADY_DONE = 2021,    /* "Job/step already completing or completed" */
 	DRV_RC_JOB_PENDING = 2024,     /* "Job is pending execution" */
-	DRV_RC_DISABLED = 2029,	       /* "Requested operation is presently disabled" */
+	DRV_RC_DISABLED = 2037,	       /* "Requested operation is presently disabled" */
 	DRV_RC_DEPENDENCY = 2030,      /* "Job dependency problem" */
 	DRV_RC_INVALID_GRES = 2072, /* "Invalid generic resource (gres) specification" */
 	DRV_RC_INVALID_TIME_LIMIT = 2051, /* "Requested time limit is invalid ..." */

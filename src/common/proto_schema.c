@@ -149,6 +149,15 @@ static const struct field f_job_submit[] = {
     STR("stdin", false, 1, PATH_LEN),
     INT("nodes_max", false, 1, 100000),
     BOOL("requeue", false),
+    STR("req_nodes", false, 1, LIST_LEN),
+    STR("exc_nodes", false, 1, LIST_LEN),
+    STR("features", false, 1, TEXT_LEN),
+    INT("min_cpus", false, 0, 1048576),
+    INT("tmp", false, 0, I64_MAX),
+    INT("signal", false, 1, SIG_MAX),
+    INT("signal_time", false, 0, 65535),
+    BOOLD("signal_batch", "false"),
+    INT("time_min", false, 0, I32),
     END,
 };
 
@@ -174,6 +183,7 @@ static const struct field f_job_cancel[] = {
     INTS("job_ids", true, 1, JOB_ID_MAX),
     INTD("signal", 0, SIG_MAX, "0"),
     BOOLD("batch_only", "false"),
+    BOOLD("full", "false"),
     END,
 };
 
@@ -263,6 +273,9 @@ static const struct field f_job_launch[] = {
     STR("cluster", false, 0, NAME_LEN),
     INT("time_limit", false, -1, I32),
     INT("kill_wait", false, 0, 65535),
+    INT("signal", false, 1, SIG_MAX),
+    INT("signal_time", false, 0, 65535),
+    BOOLD("signal_batch", "false"),
     STR("conf_path", false, 0, PATH_LEN),
     END,
 };

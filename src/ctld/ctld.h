@@ -132,6 +132,10 @@ void sched_init(struct ctld *c);
 int ctld_part_index(const struct ctld *c, const char *name); /* -1 if unknown */
 /* The scheduler's view of the nodes and partitions (arrays of n entries). */
 void ctld_sched_nodes(const struct ctld *c, struct sched_node *out);
+/* Resolves -w/-x names of q to node indices (once; sets q->sched's lists).
+ * 0, DRV_RC_INVALID_NODE_NAME for a name no node has or one in both lists,
+ * DRV_RC_ERROR on ENOMEM. */
+int ctld_resolve_nodes(const struct ctld *c, struct job_req *q);
 void ctld_sched_parts(const struct ctld *c, struct sched_part *out);
 
 /* --- job_state.c: every job transition ----------------------------------- */

@@ -50,12 +50,12 @@ void job_free(struct job *j)
 {
 	if (!j)
 		return;
-	char **strs[] = {&j->name,	 &j->user,	     &j->partition,
-			 &j->workdir,	 &j->submit_dir,     &j->stdout_pat,
-			 &j->stderr_pat, &j->comment,	     &j->submit_host,
-			 &j->command,	 &j->export_env,     &j->nodelist,
-			 &j->batch_host, &j->tasks_per_node, &j->cpus_per_node,
-			 &j->alloc_gpus, &j->req_tres,	     &j->alloc_tres};
+	char **strs[] = {
+	    &j->name,	     &j->user,		 &j->partition,	    &j->workdir,
+	    &j->submit_dir,  &j->stdout_pat,	 &j->stderr_pat,    &j->comment,
+	    &j->submit_host, &j->command,	 &j->export_env,    &j->nodelist,
+	    &j->batch_host,  &j->tasks_per_node, &j->cpus_per_node, &j->alloc_gpus,
+	    &j->req_tres,    &j->alloc_tres,	 &j->reason_desc};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		free(*strs[i]);
 	job_req_free(&j->req);

@@ -46,12 +46,23 @@ struct job_req {
 	int32_t nice;
 	char *open_mode, *stdin_pat;
 	bool requeue; /* --requeue / --no-requeue, default JobRequeue */
+	/* placement (-w, -x, -C): names as given, compressed; indices resolved
+	 * against the node table on first use (sched.req_nodes/exc_nodes) */
+	char *req_nodes, *exc_nodes, *features;
+	struct sched_constraint *constraint; /* owned; sched.constraint */
+	uint32_t *req_idx, *exc_idx;	     /* owned; NULL until resolved */
+	bool nodes_resolved;
+	/* --signal=[{R|B}:]SIG[@secs]: warn_signal 0 when not given */
+	int32_t warn_signal, warn_time;
+	bool warn_batch;  /* B: the batch shell only */
+	int64_t time_min; /* --time-min in seconds; 0 not given */
 };
 
 struct job {
 	uint32_t id;
 	enum job_state state;
 	const char *reason; /* Slurm's reason name, static string */
+	char *reason_desc;  /* with reason JOB_REASON_REQ_NODE: its full text */
 	char *name, *user, *partition, *workdir, *submit_dir, *stdout_pat, *stderr_pat;
 	char *comment, *submit_host, *command, *export_env;
 	uid_t uid;
@@ -83,6 +94,8 @@ struct job {
 	bool dirty;
 	struct job *dirty_next;
 };
+
+#define JOB_REASON_REQ_NODE "ReqNodeNotAvail"
 
 struct job_table {
 	struct job **buckets;

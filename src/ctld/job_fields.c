@@ -43,6 +43,7 @@ enum special {
 	S_CANCEL_UID,
 	S_PRIORITY,
 	S_REQUEUE,
+	S_REASON,
 };
 
 struct job_field {
@@ -65,7 +66,7 @@ struct job_field {
 static const struct job_field fields[] = {
 	F("job_id", K_U32, id), F("name", K_STR, name), F("user", K_STR, user),
 	SP("uid", S_UID), SP("gid", S_GID), F("partition", K_STR, partition),
-	SP("state", S_STATE), F("reason", K_STR, reason), F("num_nodes", K_U32, num_nodes),
+	SP("state", S_STATE), SP("reason", S_REASON), F("num_nodes", K_U32, num_nodes),
 	F("nodelist", K_STR, nodelist), F("batch_host", K_STR, batch_host),
 	F("time_limit", K_I64, time_limit), F("submit_time", K_I64, submit_time),
 	F("eligible_time", K_I64, eligible_time), F("start_time", K_I64, start_time),
@@ -88,6 +89,11 @@ static const struct job_field fields[] = {
 	F("stdin", K_STR_NULL, req.stdin_pat), F("req_tres", K_STR, req_tres),
 	F("alloc_tres", K_STR, alloc_tres), SP("requeue", S_REQUEUE),
 	F("begin_time", K_I64, begin_time),
+	F("alloc_tres", K_STR, alloc_tres),
+	F("req_nodes", K_STR_NULL, req.req_nodes), F("exc_nodes", K_STR_NULL, req.exc_nodes),
+	F("features", K_STR_NULL, req.features), F("min_cpus", K_U32, req.sched.min_cpus),
+	F("min_tmp", K_U64, req.sched.min_tmp), F("time_min", K_I64, req.time_min),
+	F("max_nodes", K_U32, req.sched.max_nodes),
 };
 /* clang-format on */
 
@@ -126,8 +132,11 @@ static json_t *special(const struct job *j, enum special s)
 					       : json_null();
 	case S_CPUS:
 		return json_integer(job_cpus(j));
-	case S_NTASKS:
-		return json_integer(q->sched.ntasks ? q->sched.ntasks : job_nodes(j));
+	case S_NTASKS: /* --ntasks-per-node without -n: that many on each node */
+		return json_integer(q->sched.ntasks ? q->sched.ntasks
+				    : q->sched.ntasks_per_node
+					? q->sched.ntasks_per_node * job_nodes(j)
+					: job_nodes(j));
 	case S_CPT:
 		return given_int(q->cpt_given, q->sched.cpus_per_task);
 	case S_NTPN:
@@ -164,6 +173,12 @@ static json_t *special(const struct job *j, enum special s)
 		return json_boolean(q->requeue);
 	case S_PRIORITY: /* Slurm holds a job by its priority: 0 while held */
 		return json_integer(j->hold ? 0 : (json_int_t)j->priority);
+	case S_REASON: /* with its details while they still apply */
+		return json_string(j->reason_desc &&
+					   !strcmp(j->reason, JOB_REASON_REQ_NODE)
+				       ? j->reason_desc
+				   : j->reason ? j->reason
+					       : "None");
 	}
 	return json_null();
 }

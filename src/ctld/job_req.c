@@ -71,6 +71,59 @@ static int parse_dependency(struct job_req *req, const char *dep, struct drv_err
 	return req->n_deps ? 0 : drv_error_set(err, EINVAL, "Job dependency problem");
 }
 
+/* -C: parsed once here; the text is kept as given for display. */
+static int set_features(struct job_req *req, char *text)
+{
+	req->features = text;
+	if (!text)
+		return 0;
+	req->constraint = calloc(1, sizeof(*req->constraint));
+	if (!req->constraint)
+		return -ENOMEM;
+	if (sched_constraint_parse(text, req->constraint) < 0)
+		return -EINVAL;
+	req->sched.constraint = req->constraint;
+	return 0;
+}
+
+/* The placement and --signal fields: the same keys in a job.submit body
+ * and in the stored request. */
+static int placement_from(struct job_req *req, json_t *o)
+{
+	struct sched_req *r = &req->sched;
+	r->min_cpus = (uint32_t)get_int(o, "min_cpus", 0);
+	r->min_tmp = (uint64_t)get_int(o, "tmp", 0);
+	req->req_nodes = get_str(o, "req_nodes");
+	req->exc_nodes = get_str(o, "exc_nodes");
+	req->warn_signal = (int32_t)get_int(o, "signal", 0);
+	req->warn_time = (int32_t)get_int(o, "signal_time", 60);
+	req->warn_batch = json_is_true(json_object_get(o, "signal_batch"));
+	req->time_min = get_int(o, "time_min", 0);
+	return set_features(req, get_str(o, "features"));
+}
+
+static void placement_to(const struct job_req *req, json_t *o)
+{
+	const struct sched_req *r = &req->sched;
+	if (r->min_cpus)
+		json_object_set_new(o, "min_cpus", json_integer(r->min_cpus));
+	if (r->min_tmp)
+		json_object_set_new(o, "tmp", json_integer((json_int_t)r->min_tmp));
+	if (req->req_nodes)
+		json_object_set_new(o, "req_nodes", json_string(req->req_nodes));
+	if (req->exc_nodes)
+		json_object_set_new(o, "exc_nodes", json_string(req->exc_nodes));
+	if (req->features)
+		json_object_set_new(o, "features", json_string(req->features));
+	if (req->warn_signal) {
+		json_object_set_new(o, "signal", json_integer(req->warn_signal));
+		json_object_set_new(o, "signal_time", json_integer(req->warn_time));
+		json_object_set_new(o, "signal_batch", json_boolean(req->warn_batch));
+	}
+	if (req->time_min)
+		json_object_set_new(o, "time_min", json_integer(req->time_min));
+}
+
 int job_req_from_submit(struct job_req *req, json_t *body, const struct drv_conf *conf,
 			struct drv_error *err)
 {
@@ -100,7 +153,12 @@ int job_req_from_submit(struct job_req *req, json_t *body, const struct drv_conf
 	req->dependency = get_str(body, "dependency");
 	json_t *rq = json_object_get(body, "requeue");
 	req->requeue = rq ? json_is_true(rq) : conf->job_requeue != 0;
-	int rc = 0;
+	int rc = placement_from(req, body);
+	if (rc < 0) {
+		drv_error_set(err, -rc, "%s", drv_rc_text(DRV_RC_INVALID_FEATURE));
+		job_req_free(req);
+		return rc == -ENOMEM ? DRV_RC_ERROR : DRV_RC_INVALID_FEATURE;
+	}
 	if (r->max_nodes && r->max_nodes < r->min_nodes)
 		rc = drv_error_set(err, EINVAL, "%s",
 				   drv_rc_text(DRV_RC_NODE_CONFIG_UNAVAIL));
@@ -111,7 +169,7 @@ int job_req_from_submit(struct job_req *req, json_t *body, const struct drv_conf
 		rc = DRV_RC_DEPENDENCY;
 	if (rc == -EINVAL)
 		rc = DRV_RC_NODE_CONFIG_UNAVAIL;
-	if (rc)
+	if (rc) /* the sched pointers go with the request */
 		job_req_free(req);
 	return rc;
 }
@@ -125,6 +183,12 @@ void job_req_free(struct job_req *req)
 	free(req->deps);
 	free(req->open_mode);
 	free(req->stdin_pat);
+	free(req->req_nodes);
+	free(req->exc_nodes);
+	free(req->features);
+	free(req->constraint);
+	free(req->req_idx);
+	free(req->exc_idx);
 	memset(req, 0, sizeof(*req));
 }
 
@@ -161,6 +225,8 @@ json_t *job_req_to_json(const struct job_req *req)
 	    "open_mode", str_or_null(req->open_mode), "stdin",
 	    str_or_null(req->stdin_pat));
 	json_object_set_new(o, "requeue", json_boolean(req->requeue));
+	if (o)
+		placement_to(req, o);
 	return o;
 }
 
@@ -202,6 +268,7 @@ int job_req_from_json(struct job_req *req, json_t *o)
 	req->stdin_pat = get_str(o, "stdin");
 	json_t *rq = json_object_get(o, "requeue");
 	req->requeue = rq ? json_is_true(rq) : true;
+	placement_from(req, o); /* a stored -C parsed once already */
 	return 0;
 }
 

@@ -211,6 +211,7 @@ json_t *node_to_record(const struct node *n, const struct drv_conf *conf)
 	json_object_set_new(r, "cpus", json_integer(nc->cpus));
 	json_object_set_new(r, "alloc_cpus", json_integer(n->cpus_alloc));
 	json_object_set_new(r, "real_memory", json_integer((json_int_t)nc->real_memory));
+	json_object_set_new(r, "tmp_disk", json_integer((json_int_t)nc->tmp_disk));
 	json_object_set_new(r, "alloc_memory", json_integer((json_int_t)n->mem_alloc));
 	json_object_set_new(r, "gpus", json_integer(n->n_gpus));
 	json_object_set_new(r, "alloc_gpus",

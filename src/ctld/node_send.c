@@ -91,6 +91,11 @@ static json_t *launch_body(struct ctld *c, struct job *j, const char *script, js
 	json_object_set_new(b, "time_limit", json_integer(j->time_limit));
 	json_object_set_new(b, "kill_wait", json_integer(c->conf->kill_wait));
 	json_object_set_new(b, "start_time", json_integer(j->start_time));
+	if (j->req.warn_signal) {
+		json_object_set_new(b, "signal", json_integer(j->req.warn_signal));
+		json_object_set_new(b, "signal_time", json_integer(j->req.warn_time));
+		json_object_set_new(b, "signal_batch", json_boolean(j->req.warn_batch));
+	}
 	add_resources(b, j);
 	return b;
 }

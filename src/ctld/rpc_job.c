@@ -158,7 +158,12 @@ static int cancel_one(struct rpc_req *r, struct job *j, int64_t now)
 	if (sig == 0)
 		return job_cancel(r->c, j, r->cred.uid, now);
 	bool batch = json_is_true(json_object_get(r->body, "batch_only"));
-	return job_signal(r->c, j, sig, batch);
+	bool full = json_is_true(json_object_get(r->body, "full"));
+	/* Without -b or -f Slurm signals the job's steps but not the batch
+	 * step; a Drover job has no other step, so no process gets it. */
+	if (!batch && !full && sig != SIGKILL && j->state == JOB_RUNNING)
+		return 0;
+	return job_signal(r->c, j, sig, batch && !full);
 }
 
 void rpc_job_cancel(struct rpc_req *r)

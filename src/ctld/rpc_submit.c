@@ -97,10 +97,66 @@ static bool gpu_type_known(const struct ctld *c, const struct part *p, const cha
 	return false;
 }
 
-/* Could the request ever run in p? Slurm refuses it at submit if not. */
-static int check_request(const struct ctld *c, const struct part *p, const struct job *j)
+/* Every feature -C names is on some node of the cluster (Slurm's "Invalid
+ * feature specification" otherwise). */
+static bool features_known(const struct ctld *c, const struct sched_constraint *k)
 {
-	const struct job_req *q = &j->req;
+	for (uint32_t t = 0; k && t < k->n_terms; t++) {
+		bool found = false;
+		for (size_t i = 0; i < c->nodes.n && !found; i++)
+			found = sched_node_has_feature(c->nodes.nodes[i].conf->features,
+						       k->terms[t].name);
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/* --mincpus and --tmp over what every node of p has: slurmctld says which
+ * before its refusal (the first line sbatch prints). */
+static const char *per_node_limits(const struct ctld *c, const struct part *p,
+				   const struct sched_req *r)
+{
+	uint64_t tmp = 0;
+	uint32_t cpus = 0;
+	for (uint32_t i = 0; i < p->n_nodes; i++) {
+		const struct drv_node_conf *nc = c->nodes.nodes[p->node_idx[i]].conf;
+		if (nc->tmp_disk > tmp)
+			tmp = nc->tmp_disk;
+		if ((uint32_t)nc->cpus > cpus)
+			cpus = (uint32_t)nc->cpus;
+	}
+	if (r->min_cpus > cpus)
+		return "CPU count per node can not be satisfied";
+	if (r->min_tmp > tmp)
+		return "Temporary disk specification can not be satisfied";
+	return NULL;
+}
+
+/* Could the request ever run in p? Slurm refuses it at submit if not; a
+ * refusal slurmctld explains first comes back as "why\nrc text". */
+static int check_request(struct ctld *c, const struct part *p, struct job *j,
+			 struct drv_error *msg)
+{
+	struct job_req *q = &j->req;
+	int rc = ctld_resolve_nodes(c, q);
+	if (rc)
+		return rc;
+	struct sched_req *r = &q->sched;
+	if (r->n_req_nodes > r->min_nodes) { /* -w nodes count toward -N */
+		r->min_nodes = r->n_req_nodes;
+		if (r->max_nodes && r->max_nodes < r->min_nodes)
+			r->max_nodes = r->min_nodes;
+		j->num_nodes = r->min_nodes;
+	}
+	if (!features_known(c, q->constraint))
+		return DRV_RC_INVALID_FEATURE;
+	const char *why = per_node_limits(c, p, &q->sched);
+	if (why) {
+		drv_error_set(msg, EINVAL, "%s\n%s", why,
+			      drv_rc_text(DRV_RC_NODE_CONFIG_UNAVAIL));
+		return DRV_RC_NODE_CONFIG_UNAVAIL;
+	}
 	if (q->gpu_type && !gpu_type_known(c, p, q->gpu_type))
 		return DRV_RC_INVALID_GRES;
 	struct sched_node *nodes = calloc(c->nodes.n ? c->nodes.n : 1, sizeof(*nodes));
@@ -108,7 +164,7 @@ static int check_request(const struct ctld *c, const struct part *p, const struc
 		return DRV_RC_ERROR;
 	ctld_sched_nodes(c, nodes);
 	struct sched_part sp = {p->node_idx, p->n_nodes, true};
-	int rc = sched_fits_config(nodes, c->nodes.n, &sp, &q->sched);
+	rc = sched_fits_config(nodes, c->nodes.n, &sp, &q->sched);
 	free(nodes);
 	if (rc < 0)
 		return DRV_RC_NODE_CONFIG_UNAVAIL;
@@ -134,8 +190,9 @@ static struct job *build_job(struct rpc_req *r, const struct part *p, int *rc,
 	*rc = job_req_from_submit(&j->req, r->body, r->c->conf, msg);
 	if (*rc == 0) {
 		fill_job(j, r, p);
-		*rc = check_request(r->c, p, j);
-		snprintf(msg->text, sizeof(msg->text), "%s", drv_rc_text(*rc));
+		*rc = check_request(r->c, p, j, msg);
+		if (*rc && !msg->text[0])
+			snprintf(msg->text, sizeof(msg->text), "%s", drv_rc_text(*rc));
 	}
 	if (*rc) {
 		job_free(j);

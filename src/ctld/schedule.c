@@ -3,11 +3,14 @@
  * builds the snapshot, calls sched_run(), applies the verdicts. Runs at the
  * end of any turn that asked for it (submit, end, node up, release, resume)
  * and on the periodic tick. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "common/hostlist.h"
 #include "common/log.h"
+#include "common/proto.h"
 #include "ctld/ctld.h"
 #include "sched/sched.h"
 
@@ -96,6 +99,65 @@ static bool over_part_time(const struct part *p, const struct job *j)
 	       (j->time_limit == DRV_INFINITE || j->time_limit > max);
 }
 
+/* names (a hostlist) as node indices: a new array in *out. */
+static int resolve_list(const struct ctld *c, const char *names, uint32_t **out,
+			uint32_t *n_out)
+{
+	char **v = NULL;
+	size_t n = 0;
+	struct drv_error err;
+	if (drv_hostlist_expand(names, &v, &n, &err) < 0)
+		return DRV_RC_INVALID_NODE_NAME;
+	uint32_t *idx = calloc(n ? n : 1, sizeof(*idx));
+	int rc = idx ? 0 : DRV_RC_ERROR;
+	uint32_t k = 0;
+	for (size_t i = 0; !rc && i < n; i++) {
+		const struct node *nd = node_find(&c->nodes, v[i]);
+		if (!nd)
+			rc = DRV_RC_INVALID_NODE_NAME;
+		else
+			idx[k++] = nd->idx; /* duplicates do no harm */
+	}
+	drv_strv_free(v, n);
+	if (rc) {
+		free(idx);
+		return rc;
+	}
+	*out = idx;
+	*n_out = k;
+	return 0;
+}
+
+int ctld_resolve_nodes(const struct ctld *c, struct job_req *q)
+{
+	if (q->nodes_resolved)
+		return 0;
+	struct sched_req *r = &q->sched;
+	uint32_t *req = NULL, *exc = NULL, n_req = 0, n_exc = 0;
+	int rc = 0;
+	if (q->req_nodes)
+		rc = resolve_list(c, q->req_nodes, &req, &n_req);
+	if (!rc && q->exc_nodes)
+		rc = resolve_list(c, q->exc_nodes, &exc, &n_exc);
+	for (uint32_t i = 0; !rc && i < n_req; i++)
+		for (uint32_t k = 0; k < n_exc; k++)
+			if (req[i] == exc[k]) /* Slurm refuses -w n1 -x n1 so */
+				rc = DRV_RC_INVALID_NODE_NAME;
+	if (rc) {
+		free(req);
+		free(exc);
+		return rc;
+	}
+	q->req_idx = req;
+	q->exc_idx = exc;
+	r->req_nodes = req;
+	r->n_req_nodes = n_req;
+	r->exc_nodes = exc;
+	r->n_exc_nodes = n_exc;
+	q->nodes_resolved = true;
+	return 0;
+}
+
 /* Adds j to the snapshot if it may be considered; else gives its reason. */
 static bool consider(struct ctld *c, struct job *j, bool only_new, struct sched_job *out)
 {
@@ -107,6 +169,10 @@ static bool consider(struct ctld *c, struct job *j, bool only_new, struct sched_
 	}
 	if (j->req.n_deps && waits_for_dependency(c, j))
 		return false;
+	if (ctld_resolve_nodes(c, &j->req) != 0) {
+		j->reason = "ReqNodeNotAvail"; /* a -w node left the config */
+		return false;
+	}
 	int p = ctld_part_index(c, j->partition);
 	if (p < 0) {
 		j->reason = "PartitionDown";
@@ -162,6 +228,28 @@ static struct job *map_find(struct job **map, size_t n, uint32_t id)
 	return NULL;
 }
 
+/* Slurm's "ReqNodeNotAvail, UnavailableNodes:n2": the -w nodes not up. */
+static void req_node_reason(const struct ctld *c, struct job *j,
+			    const struct sched_node *nodes)
+{
+	const struct sched_req *r = &j->req.sched;
+	char **down = calloc(r->n_req_nodes + 1, sizeof(*down));
+	size_t n = 0;
+	for (uint32_t i = 0; down && i < r->n_req_nodes; i++)
+		if (!nodes[r->req_nodes[i]].up)
+			down[n++] = c->nodes.names[r->req_nodes[i]];
+	char *list = down ? drv_hostlist_compress(down, n) : NULL;
+	free(down);
+	char *text = NULL;
+	if (list &&
+	    asprintf(&text, "%s, UnavailableNodes:%s", JOB_REASON_REQ_NODE, list) < 0)
+		text = NULL;
+	free(list);
+	free(j->reason_desc);
+	j->reason_desc = text;
+	job_set_reason(j, JOB_REASON_REQ_NODE);
+}
+
 static void apply(struct ctld *c, struct sched_input *in, const struct sched_alloc *alloc,
 		  struct job **map, size_t n)
 {
@@ -173,6 +261,8 @@ static void apply(struct ctld *c, struct sched_input *in, const struct sched_all
 			continue;
 		if (sj->verdict == SCHED_START)
 			job_start(c, j, &alloc[sj->alloc_off], sj->alloc_n, now);
+		else if (sj->verdict == SCHED_WAIT_REQ_NODE)
+			req_node_reason(c, j, in->nodes);
 		else
 			job_set_reason(j, sched_verdict_reason(sj->verdict));
 	}
@@ -191,6 +281,8 @@ void ctld_sched_nodes(const struct ctld *c, struct sched_node *out)
 		    .n_gpus = n->n_gpus,
 		    .gpus_used = n->gpus_alloc,
 		    .gpu_type = (const char *const *)n->gpu_type,
+		    .tmp_disk = n->conf->tmp_disk,
+		    .features = n->conf->features,
 		};
 	}
 }

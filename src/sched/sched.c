@@ -19,6 +19,11 @@ static int check_snapshot(const struct sched_input *in)
 		for (uint32_t i = 0; i < in->parts[p].n_nodes; i++)
 			if (in->parts[p].nodes[i] >= in->n_nodes)
 				return -EINVAL;
+	for (size_t j = 0; j < in->n_jobs; j++)
+		for (uint32_t i = 0; in->jobs[j].req && i < in->jobs[j].req->n_req_nodes;
+		     i++)
+			if (in->jobs[j].req->req_nodes[i] >= in->n_nodes)
+				return -EINVAL;
 	for (size_t i = 0; i < in->n_nodes; i++)
 		if (in->nodes[i].n_gpus > SCHED_MAX_GPUS ||
 		    in->nodes[i].cpus_used > in->nodes[i].cpus_total)
@@ -27,6 +32,14 @@ static int check_snapshot(const struct sched_input *in)
 		if (in->jobs[j].part >= in->n_parts || !in->jobs[j].req)
 			return -EINVAL;
 	return 0;
+}
+
+static bool req_node_down(const struct sched_node *nodes, const struct sched_req *r)
+{
+	for (uint32_t i = 0; i < r->n_req_nodes; i++)
+		if (!nodes[r->req_nodes[i]].up)
+			return true;
+	return false;
 }
 
 int sched_run(struct sched_input *in, struct sched_alloc *alloc, size_t alloc_cap)
@@ -57,6 +70,10 @@ int sched_run(struct sched_input *in, struct sched_alloc *alloc, size_t alloc_ca
 		} else if (sched_fits_config(in->nodes, in->n_nodes, part, job->req) <
 			   0) {
 			job->verdict = SCHED_WAIT_NODE_CONFIG;
+		} else if (req_node_down(in->nodes, job->req)) {
+			/* Slurm's ReqNodeNotAvail: it waits for an admin, so it
+			 * holds no one else up. */
+			job->verdict = SCHED_WAIT_REQ_NODE;
 		} else {
 			job->verdict = SCHED_WAIT_RESOURCES;
 			blocked[job->part] = true;
@@ -77,6 +94,8 @@ const char *sched_verdict_reason(enum sched_verdict v)
 		return "PartitionDown";
 	case SCHED_WAIT_NODE_CONFIG:
 		return "PartitionNodeLimit";
+	case SCHED_WAIT_REQ_NODE:
+		return "ReqNodeNotAvail";
 	case SCHED_START:
 		return "None";
 	}

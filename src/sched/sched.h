@@ -25,6 +25,7 @@ enum sched_verdict {
 	SCHED_WAIT_RESOURCES,	/* not enough free resources now */
 	SCHED_WAIT_PART_DOWN,	/* its partition is not UP */
 	SCHED_WAIT_NODE_CONFIG, /* the partition can never hold it */
+	SCHED_WAIT_REQ_NODE,	/* a -w node is not up (does not block others) */
 	SCHED_START,		/* start on alloc[alloc_off .. alloc_off+alloc_n) */
 };
 
@@ -35,6 +36,8 @@ struct sched_node {
 	uint32_t n_gpus;	      /* <= SCHED_MAX_GPUS */
 	uint64_t gpus_used;	      /* bit i: GPU i is allocated */
 	const char *const *gpu_type;  /* n_gpus entries (NULL: untyped), or NULL */
+	uint64_t tmp_disk;	      /* MB, TmpDisk= */
+	const char *features;	      /* Features= "a,b", or NULL */
 };
 
 struct sched_part {
@@ -43,19 +46,54 @@ struct sched_part {
 	bool up;
 };
 
+#define SCHED_MAX_TERMS 16
+
+/* One feature of a -C expression: "name" or "name*count". */
+struct sched_term {
+	char name[64];
+	uint32_t count; /* 0: every node; N: at least N of the job's nodes */
+	bool and_prev;	/* joined to the terms before by '&' (else '|') */
+};
+
+/* A parsed -C expression (constraint.c). */
+struct sched_constraint {
+	struct sched_term terms[SCHED_MAX_TERMS];
+	uint32_t n_terms;
+	bool match_or; /* "[a|b]": all nodes share one alternative */
+};
+
+/* Parses Slurm's -C syntax (see constraint.c). 0, or -EINVAL / -E2BIG and
+ * *out unchanged. */
+int sched_constraint_parse(const char *text, struct sched_constraint *out);
+
+/* Is name one of the comma-separated features? (features may be NULL) */
+bool sched_node_has_feature(const char *features, const char *name);
+
+/* Does a node with these features satisfy c? With match_or, alt names the
+ * alternative being tried (its index in terms). */
+bool sched_constraint_match(const struct sched_constraint *c, const char *features,
+			    int alt);
+
 /* What one job asks for, as Slurm's sbatch options say it. */
 struct sched_req {
-	uint32_t min_nodes;	  /* -N MIN, >= 1 */
-	uint32_t max_nodes;	  /* -N ..MAX; 0: as many as the tasks need */
-	uint32_t ntasks;	  /* -n; 0: one task per node */
-	uint32_t cpus_per_task;	  /* -c, >= 1 */
-	uint32_t ntasks_per_node; /* 0: not given */
-	uint64_t mem_per_node;	  /* MiB, SCHED_MEM_WHOLE, or 0 */
-	uint64_t mem_per_cpu;	  /* MiB, or 0 */
-	uint32_t gpus_per_node;	  /* --gres=gpu:N, --gpus-per-node */
-	uint32_t gpus_total;	  /* --gpus: spread over the job's nodes */
-	const char *gpu_type;	  /* NULL: any type */
-	bool exclusive;		  /* whole nodes, all their CPUs and GPUs */
+	uint32_t min_nodes;	   /* -N MIN, >= 1 */
+	uint32_t max_nodes;	   /* -N ..MAX; 0: as many as the tasks need */
+	uint32_t ntasks;	   /* -n; 0: one task per node */
+	uint32_t cpus_per_task;	   /* -c, >= 1 */
+	uint32_t ntasks_per_node;  /* 0: not given */
+	uint64_t mem_per_node;	   /* MiB, SCHED_MEM_WHOLE, or 0 */
+	uint64_t mem_per_cpu;	   /* MiB, or 0 */
+	uint32_t gpus_per_node;	   /* --gres=gpu:N, --gpus-per-node */
+	uint32_t gpus_total;	   /* --gpus: spread over the job's nodes */
+	const char *gpu_type;	   /* NULL: any type */
+	bool exclusive;		   /* whole nodes, all their CPUs and GPUs */
+	uint32_t min_cpus;	   /* --mincpus: CPUs each node must have */
+	uint64_t min_tmp;	   /* --tmp: MB of TmpDisk each node must have */
+	const uint32_t *req_nodes; /* -w: node indices the job must use */
+	uint32_t n_req_nodes;
+	const uint32_t *exc_nodes; /* -x: node indices it must not use */
+	uint32_t n_exc_nodes;
+	const struct sched_constraint *constraint; /* -C, or NULL */
 };
 
 /* What a started job holds on one node. */

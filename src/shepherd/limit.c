@@ -1,5 +1,7 @@
 /* limit.c — the job's time limit, enforced by the shepherd that owns it.
  *
+ * With --signal=[B:]SIG@secs, SIG goes to the group (or with B: to the
+ * batch shell alone, the group's leader) secs before the deadline, once.
  * At the deadline the job's whole process group gets SIGCONT and SIGTERM,
  * and KillWait seconds later SIGKILL if its leader still runs. The shepherd
  * owns the timer so that the limit holds whatever happens to noded. The
@@ -34,6 +36,9 @@ void limit_init(struct limit *l, const struct spec *s, int64_t started)
 	l->kill_at = 0;
 	l->kill_wait_ns = (s->kill_wait > 0 ? s->kill_wait : 0) * NS_PER_S;
 	l->timed_out = false;
+	l->warn_at = 0;
+	l->warn_signal = (int)s->warn_signal;
+	l->warn_batch = s->warn_batch;
 	if (s->time_limit <= 0) /* -1 unlimited; -t 0 asks for no limit */
 		return;
 	int64_t limit_ns = s->time_limit * NS_PER_S;
@@ -50,11 +55,24 @@ void limit_init(struct limit *l, const struct spec *s, int64_t started)
 	}
 	if (l->term_at <= 0)
 		l->term_at = 1; /* already due */
+	if (l->warn_signal > 0) {
+		/* A job shorter than the warning gets it at once, as in Slurm. */
+		l->warn_at = l->term_at - s->warn_time * NS_PER_S;
+		if (l->warn_at <= 0)
+			l->warn_at = 1;
+	}
 }
 
 /* Acts on whichever deadline has passed; returns the next one (0: none). */
 static int64_t limit_step(struct limit *l, pid_t pid, int64_t job_id, int64_t now)
 {
+	if (l->warn_at && now >= l->warn_at) {
+		log_info("job=%lld time limit near, signal %d to %s %d",
+			 (long long)job_id, l->warn_signal,
+			 l->warn_batch ? "batch shell" : "group", (int)pid);
+		kill(l->warn_batch ? pid : -pid, l->warn_signal);
+		l->warn_at = 0;
+	}
 	if (l->term_at && !l->timed_out && now >= l->term_at) {
 		log_info("job=%lld time limit reached, SIGTERM to group %d, SIGKILL "
 			 "in %llds",
@@ -72,7 +90,7 @@ static int64_t limit_step(struct limit *l, pid_t pid, int64_t job_id, int64_t no
 		l->kill_at = 0;
 	}
 	if (!l->timed_out)
-		return l->term_at;
+		return l->warn_at && l->warn_at < l->term_at ? l->warn_at : l->term_at;
 	return l->kill_at;
 }
 

@@ -51,6 +51,8 @@ struct spec {
 	const char *stdin_pat;		       /* "" means /dev/null */
 	int64_t time_limit;		       /* seconds, <= 0 unlimited */
 	int64_t kill_wait;		       /* seconds */
+	int64_t warn_signal, warn_time;	       /* --signal; warn_signal 0: none */
+	bool warn_batch;		       /* B: the batch shell only */
 	int64_t start_time;		       /* epoch s, 0 unknown */
 	int64_t array_job_id, array_task_id;   /* -1: not an array job */
 	const char *task_prolog, *task_epilog; /* slurm.conf's, "" when none */
@@ -118,6 +120,9 @@ struct limit {
 	int64_t kill_at; /* 0: SIGTERM not sent yet */
 	int64_t kill_wait_ns;
 	bool timed_out;
+	int64_t warn_at; /* 0: no --signal, or sent already */
+	int warn_signal;
+	bool warn_batch;
 };
 int64_t limit_now(void); /* CLOCK_MONOTONIC in ns */
 /* The deadline of s, counted from its start_time when known, else from

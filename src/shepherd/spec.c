@@ -90,6 +90,9 @@ static void load_resources(json_t *r, struct spec *s)
 	if (s->kill_wait < 0)
 		s->kill_wait = 0;
 	s->start_time = int_member(r, "start_time", 0);
+	s->warn_signal = int_member(r, "signal", 0);
+	s->warn_time = int_member(r, "signal_time", 60);
+	s->warn_batch = json_is_true(json_object_get(r, "signal_batch"));
 	s->array_job_id = int_member(r, "array_job_id", -1);
 	s->array_task_id = int_member(r, "array_task_id", -1);
 	s->task_prolog = str_member(r, "task_prolog");

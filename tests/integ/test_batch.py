@@ -145,7 +145,7 @@ def test_scancel_signal_reaches_the_job(cluster):
                   "while :; do sleep 0.1; done\n")
     jid = cluster.sbatch("trap.sh")
     wait_for(lambda: (cluster.work / "ready").exists(), 20, what="the job to start")
-    cluster.ok("scancel", "-s", "USR1", str(jid))
+    cluster.ok("scancel", "-f", "-s", "USR1", str(jid))
     job = cluster.wait_done(jid)
     assert job["JobState"] == "COMPLETED", job
     assert "got USR1" in (cluster.work / f"slurm-{jid}.out").read_text()

@@ -93,7 +93,7 @@ def test_signals_reach_a_job_under_a_limit(make_cluster):
     out = c.work / "usr1.out"
     wait_for(lambda: out.exists() and "ready" in out.read_text(), 10,
              what="the job to be ready")
-    c.ok("scancel", "-s", "USR1", str(jid))
+    c.ok("scancel", "-f", "-s", "USR1", str(jid))
     wait_for(lambda: "got USR1" in out.read_text(), 10, what="USR1 to arrive")
     c.ok("scancel", str(jid))
     assert c.wait_done(jid)["JobState"] == "CANCELLED"

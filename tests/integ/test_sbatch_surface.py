@@ -108,7 +108,7 @@ def test_input_variables(cluster):
     env = dict(cluster.env, SBATCH_ACCOUNT="proj", SBATCH_QOS="high",
                SBATCH_OUTPUT="o-%j.txt", SBATCH_ERROR="e-%j.txt",
                SBATCH_EXCLUSIVE="", SBATCH_CLUSTERS="drover",
-               SBATCH_NO_REQUEUE="", SBATCH_CONSTRAINT="any", SBATCH_DEBUG="0")
+               SBATCH_NO_REQUEUE="", SBATCH_DEBUG="0")
     rc, out, err = cluster.run("sbatch", "-H", "--wrap", "true", env=env)
     assert (rc, err) == (0, "")
     m = re.fullmatch(r"Submitted batch job (\d+) on cluster drover\n", out)
@@ -118,6 +118,11 @@ def test_input_variables(cluster):
     assert (job["Account"], job["QOS"], job["OverSubscribe"]) == ("proj", "high", "NO")
     assert job["StdOut"] == f"{cluster.work}/o-{jid}.txt"
     assert job["StdErr"] == f"{cluster.work}/e-{jid}.txt"
+    # SBATCH_CONSTRAINT is -C: a feature no node has is Slurm's refusal
+    env = dict(cluster.env, SBATCH_CONSTRAINT="any")
+    assert cluster.run("sbatch", "--wrap", "true", env=env) == (
+        1, "", "sbatch: error: Batch job submission failed: "
+               "Invalid feature specification\n")
     env = dict(cluster.env, SBATCH_PARTITION="nosuch")
     assert cluster.run("sbatch", "--wrap", "true", env=env) == (
         1, "", "sbatch: error: invalid partition specified: nosuch\n"

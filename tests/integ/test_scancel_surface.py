@@ -33,7 +33,9 @@ def signals(c):
 ])
 def test_signal_options_anywhere(cluster, order):
     jid = started(cluster)
-    rc, out, err = cluster.run("scancel", *[a.format(id=jid) for a in order])
+    # Without -b, Slurm signals the batch shell only with -f (--full).
+    full = [] if "-b" in order else ["-f"]
+    rc, out, err = cluster.run("scancel", *full, *[a.format(id=jid) for a in order])
     assert (rc, out, err) == (0, "", "")
     wait_for(lambda: signals(cluster) == ["USR1"], 10, what="USR1 to arrive")
     assert cluster.state(jid) == "RUNNING"

@@ -115,12 +115,49 @@ static void counts_compress_as_slurm(void **state)
 	free(s);
 }
 
+static void placement_and_signal_round_trip(void **state)
+{
+	struct drv_conf conf = {.def_mem_per_cpu = 0};
+	struct job_req q, back;
+	assert_int_equal(build("{\"req_nodes\":\"n[1-2]\",\"exc_nodes\":\"n3\","
+			       "\"features\":\"[a|b]\",\"min_cpus\":2,\"tmp\":1024,"
+			       "\"signal\":10,\"signal_time\":5,\"signal_batch\":true,"
+			       "\"time_min\":300}",
+			       &conf, &q),
+			 0);
+	assert_non_null(q.sched.constraint);
+	assert_true(q.sched.constraint->match_or);
+	assert_int_equal(q.sched.min_cpus, 2);
+	json_t *o = job_req_to_json(&q);
+	assert_int_equal(job_req_from_json(&back, o), 0);
+	json_decref(o);
+	assert_string_equal(back.req_nodes, "n[1-2]");
+	assert_string_equal(back.exc_nodes, "n3");
+	assert_string_equal(back.features, "[a|b]");
+	assert_non_null(back.sched.constraint);
+	assert_int_equal(back.sched.constraint->n_terms, 2);
+	assert_int_equal(back.sched.min_cpus, 2);
+	assert_int_equal(back.sched.min_tmp, 1024);
+	assert_int_equal(back.warn_signal, 10);
+	assert_int_equal(back.warn_time, 5);
+	assert_true(back.warn_batch);
+	assert_int_equal(back.time_min, 300);
+	assert_false(back.nodes_resolved); /* names resolve again after a restart */
+	job_req_free(&q);
+	job_req_free(&back);
+	/* a malformed -C is Slurm's feature error and leaves nothing behind */
+	assert_int_equal(build("{\"features\":\"a&&b\"}", &conf, &q),
+			 DRV_RC_INVALID_FEATURE);
+	assert_null(q.features);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(defaults_follow_slurm),
 	    cmocka_unit_test(dependencies_and_refusals),
 	    cmocka_unit_test(store_round_trip),
+	    cmocka_unit_test(placement_and_signal_round_trip),
 	    cmocka_unit_test(counts_compress_as_slurm),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -75,6 +75,8 @@ static const struct key keys[] = {
     K("cpus_per_node", T_STR_NULL, cpus_per_node),
     K("alloc_gpus", T_STR_NULL, alloc_gpus),
     K("cancel_uid", T_INT, cancel_uid),
+    K("requeue", T_BOOL, requeue),
+    K("run_state", T_STR_NULL, run_state),
     K("req_nodes", T_STR_NULL, req_nodes),
     K("exc_nodes", T_STR_NULL, exc_nodes),
     K("features", T_STR_NULL, features),
@@ -98,6 +100,7 @@ static void set_defaults(struct cli_job *j)
 	j->time_limit = j->cpus_per_task = j->ntasks_per_node = -1;
 	j->array_task_id = -1;
 	j->cancel_uid = -1;
+	j->requeue = true;
 }
 
 /* Stores v (borrowed) into the field k describes; null keeps the default. */

@@ -47,6 +47,10 @@ struct cli_job {
 	const char *cpus_per_node; /* "2(x3),1" */
 	const char *alloc_gpus;	   /* the batch node's GPU indices, "0,1" */
 	int64_t cancel_uid;	   /* who cancelled it; -1 unknown */
+	/* requeue */
+	bool requeue;	       /* may be requeued (Requeue=1); true by default */
+	const char *run_state; /* an earlier run's row (sacct -D): the state it
+				* had when it was requeued, else NULL */
 	/* placement (-w, -x, -C, --mincpus, --tmp) and --time-min */
 	const char *req_nodes, *exc_nodes, *features; /* NULL if not given */
 	int64_t min_cpus, min_tmp, time_min;	      /* 0 if not given */

@@ -55,6 +55,8 @@ static json_t *query_body(const struct sacct_opts *o, const struct sacct_window 
 		json_object_set(body, "accounts", o->accounts);
 	if (o->partitions)
 		json_object_set(body, "partitions", o->partitions);
+	if (o->duplicates) /* the earlier runs of requeued jobs too */
+		json_object_set_new(body, "duplicates", json_true());
 	if (states && !has_state(o->states, "RUNNING"))
 		json_object_set(body, "states", o->states);
 	if (!states || !has_state(o->states, "CANCELLED")) {
@@ -101,6 +103,36 @@ static void print_rows(const struct sacct_opts *o, const struct sacct_ctx *c,
 	}
 }
 
+struct ordered {
+	struct cli_job job;
+	size_t pos;
+};
+
+static int by_submit(const void *a, const void *b)
+{
+	const struct ordered *x = a, *y = b;
+	if (x->job.submit_time != y->job.submit_time)
+		return x->job.submit_time < y->job.submit_time ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* Slurm's database hands records back in the order they were submitted: a
+ * requeued job, submitted again at its requeue, comes after jobs submitted
+ * before that, and its earlier runs (sacct -D) before it. ctld sends them in
+ * id order; ties keep it. */
+static void sort_by_submit(struct cli_job *jobs, size_t n)
+{
+	struct ordered *v = calloc(n + 1, sizeof(*v));
+	if (!v)
+		return; /* id order, then */
+	for (size_t i = 0; i < n; i++)
+		v[i] = (struct ordered){jobs[i], i};
+	qsort(v, n, sizeof(*v), by_submit);
+	for (size_t i = 0; i < n; i++)
+		jobs[i] = v[i].job;
+	free(v);
+}
+
 static int list(const struct sacct_opts *o, const struct sacct_window *w, int argc,
 		char **argv)
 {
@@ -118,6 +150,7 @@ static int list(const struct sacct_opts *o, const struct sacct_window *w, int ar
 	keep = calloc(n + 1, sizeof(*keep));
 	if (!jobs || !keep)
 		goto out;
+	sort_by_submit(jobs, n);
 	for (size_t i = 0; i < n; i++)
 		keep[i] = sacct_job_selected(o, w, uids, c.cluster, &jobs[i]);
 	if (o->json)

@@ -53,6 +53,14 @@ int64_t sacct_batch_gpus(const struct cli_job *j)
 
 const char *sacct_step_state(const struct cli_job *j)
 {
+	if (j->run_state) { /* an earlier run (sacct -D): its batch step */
+		struct cli_job run = *j;
+		if (!strcmp(j->run_state, "RUNNING") || !strcmp(j->run_state, "PENDING"))
+			return "CANCELLED"; /* killed by the requeue */
+		run.state = j->run_state;
+		run.run_state = NULL;
+		return sacct_step_state(&run);
+	}
 	if (is(j, "FAILED"))
 		return j->exit_signal ? "CANCELLED" : "FAILED";
 	if (is(j, "CANCELLED") || is(j, "TIMEOUT"))
@@ -64,7 +72,10 @@ void sacct_exit_code(const struct cli_job *j, bool step, int *code, int *sig)
 {
 	*code = (int)j->exit_code;
 	*sig = (int)j->exit_signal;
-	if (is(j, "PENDING") || is(j, "RUNNING")) {
+	if (j->run_state && !strcmp(j->run_state, "RUNNING")) {
+		*code = 0; /* the requeue killed the run: SIGTERM, as a cancel */
+		*sig = step ? 15 : 0;
+	} else if (is(j, "PENDING") || is(j, "RUNNING")) {
 		*code = *sig = 0;
 	} else if (is(j, "CANCELLED") || is(j, "TIMEOUT")) {
 		if (!step)

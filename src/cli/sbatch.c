@@ -354,6 +354,8 @@ static int build_body(const struct sbatch_opts *o, const struct script *s,
 		json_decref(body);
 		return rc;
 	}
+	if (o->requeue || o->no_requeue) /* absent: JobRequeue decides */
+		json_object_set_new(body, "requeue", json_boolean(o->requeue));
 	set_str(body, "partition", o->partition);
 	set_str(body, "stdout", o->output);
 	set_str(body, "stderr", o->error);

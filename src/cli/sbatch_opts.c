@@ -34,6 +34,8 @@ enum {
 	OPT_GPUS_PER_NODE,
 	OPT_OPEN_MODE,
 	OPT_NICE,
+	OPT_REQUEUE,
+	OPT_NO_REQUEUE,
 	OPT_MINCPUS,
 	OPT_TMP,
 	OPT_SIGNAL,
@@ -105,8 +107,8 @@ static const struct option long_opts[] = {
     {"reservation", required_argument, 0, OPT_IGNORE},
     {"mail-type", required_argument, 0, OPT_IGNORE},
     {"mail-user", required_argument, 0, OPT_IGNORE},
-    {"requeue", no_argument, 0, OPT_IGNORE},
-    {"no-requeue", no_argument, 0, OPT_IGNORE},
+    {"requeue", no_argument, 0, OPT_REQUEUE},
+    {"no-requeue", no_argument, 0, OPT_NO_REQUEUE},
     {"signal", required_argument, 0, OPT_SIGNAL},
     {"open-mode", required_argument, 0, OPT_OPEN_MODE},
     {"nice", optional_argument, 0, OPT_NICE},
@@ -281,6 +283,11 @@ static int store(struct sbatch_opts *o, int c, const char *arg)
 	case 'H':
 		o->hold = true;
 		break;
+	case OPT_REQUEUE:
+	case OPT_NO_REQUEUE:
+		o->requeue = c == OPT_REQUEUE;
+		o->no_requeue = c == OPT_NO_REQUEUE;
+		break;
 	case OPT_PARSABLE:
 		o->parsable = true;
 		break;
@@ -367,6 +374,8 @@ static const struct {
     {"SLURM_CLUSTERS", ENV_VALUE, offsetof(struct sbatch_opts, clusters)},
     {"SBATCH_CLUSTERS", ENV_VALUE, offsetof(struct sbatch_opts, clusters)},
     {"SBATCH_WAIT", ENV_FLAG, offsetof(struct sbatch_opts, wait)},
+    {"SBATCH_REQUEUE", ENV_FLAG, offsetof(struct sbatch_opts, requeue)},
+    {"SBATCH_NO_REQUEUE", ENV_FLAG, offsetof(struct sbatch_opts, no_requeue)},
     {"SBATCH_SIGNAL", ENV_VALUE, offsetof(struct sbatch_opts, signal)},
     {"SBATCH_CONSTRAINT", ENV_VALUE, offsetof(struct sbatch_opts, constraint)},
     {"SBATCH_ARRAY_INX", ENV_VALUE, offsetof(struct sbatch_opts, array)},
@@ -400,6 +409,12 @@ void sbatch_opts_from_env(struct sbatch_opts *o)
 			*(const char **)field = v;
 		}
 	}
+	/* Either requeue variable overrides a directive's choice. */
+	const char *no = getenv("SBATCH_NO_REQUEUE"), *yes = getenv("SBATCH_REQUEUE");
+	if (no && flag_on(no))
+		o->requeue = false;
+	else if (yes && flag_on(yes))
+		o->no_requeue = false;
 }
 
 void sbatch_usage(void)

@@ -369,8 +369,9 @@ static int dispatch(struct sctl *s, int argc, char **argv)
 		return sctl_update(s, argc - 1, argv + 1);
 	if (sctl_is_cmd(cmd, "ping", 2))
 		return sctl_ping(s);
-	if (sctl_is_cmd(cmd, "requeue", 3) || sctl_is_cmd(cmd, "requeuehold", 8) ||
-	    sctl_is_cmd(cmd, "suspend", 2) || sctl_is_cmd(cmd, "resume", 3)) {
+	if (sctl_is_cmd(cmd, "requeuehold", 8) || sctl_is_cmd(cmd, "requeue", 3))
+		return sctl_requeue(s, argc, argv);
+	if (sctl_is_cmd(cmd, "suspend", 2) || sctl_is_cmd(cmd, "resume", 3)) {
 		cli_error("%s is not supported by Drover yet", cmd);
 		return 1;
 	}

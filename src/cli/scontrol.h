@@ -28,6 +28,7 @@ const char *sctl_failure_text(int rc, const struct drv_error *err);
 bool sctl_is_cmd(const char *word, const char *cmd, size_t min);
 
 /* Each returns the exit status. argv[0] is the command word. */
+int sctl_requeue(struct sctl *s, int argc, char **argv);
 int sctl_hold(struct sctl *s, int argc, char **argv);
 int sctl_update(struct sctl *s, int argc, char **argv);
 int sctl_ping(struct sctl *s);

@@ -90,6 +90,55 @@ int sctl_hold(struct sctl *s, int argc, char **argv)
 	return failed;
 }
 
+/* requeue / requeuehold ID[,ID...]: Slurm prints "<error> for job <id>" for
+ * each job it could not requeue and exits 1. */
+int sctl_requeue(struct sctl *s, int argc, char **argv)
+{
+	struct drv_error err = {{0}};
+	bool hold = !strncasecmp(argv[0], "requeueh", 8);
+	json_t *ids = json_array(), *reply = NULL, *res;
+	size_t i;
+	int rc, failed = 0;
+
+	if (argc < 2) {
+		json_decref(ids);
+		fprintf(stderr, "too few arguments for keyword:%s\n", argv[0]);
+		return 1;
+	}
+	/* requeuehold State=SpecialExit: accepted as a plain hold */
+	int n = argc - 1;
+	if (hold && n > 1 && !strncasecmp(argv[n], "state=", 6))
+		n--;
+	if (job_ids(n, argv + 1, ids) < 0) {
+		json_decref(ids);
+		return 1;
+	}
+	rc = sctl_call(s, "job.requeue",
+		       json_pack("{s:o, s:b}", "job_ids", ids, "hold", hold), &reply,
+		       &err);
+	if (rc != 0) {
+		if (!s->quiet)
+			fprintf(stderr, "%s for job %s\n", sctl_failure_text(rc, &err),
+				argv[1]);
+		return 1;
+	}
+	json_array_foreach(json_object_get(reply, "results"), i, res)
+	{
+		int jrc = (int)cli_json_int(res, "rc", 0);
+		const char *text = cli_json_str(res, "error", NULL);
+
+		if (jrc == 0)
+			continue;
+		failed = 1;
+		if (!s->quiet)
+			fprintf(stderr, "%s for job %lld\n",
+				text && *text ? text : drv_rc_text(jrc),
+				(long long)cli_json_int(res, "job_id", 0));
+	}
+	json_decref(reply);
+	return failed;
+}
+
 /* --- update NodeName=... State=... Reason=... ------------------------------- */
 
 struct node_update {

@@ -224,7 +224,7 @@ static void part_three(json_t *o, const struct cli_job *j)
 	add(o, "reboot", json_false());
 	add(o, "required_nodes", json_string(s(j->req_nodes)));
 	add(o, "required_switches", json_integer(0));
-	add(o, "requeue", json_true());
+	add(o, "requeue", json_boolean(j->requeue));
 	add(o, "resize_time", slurm_json_num(0));
 	add(o, "restart_cnt", json_integer(j->restart_count));
 	add(o, "resv_name", json_string(""));

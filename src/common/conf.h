@@ -78,6 +78,15 @@ struct drv_conf {
 	bool cr_memory;		   /* SelectTypeParameters=CR_*_Memory (the default) */
 	bool enforce_part_limits;  /* EnforcePartLimits=ALL|ANY|YES */
 	int64_t purge_job_after;   /* seconds a finished job stays in sacct; 0 = always */
+	int job_requeue;	   /* JobRequeue: jobs may be requeued by default (1) */
+	int cred_expire; /* AuthInfo cred_expire=: a requeued job waits this + 1 s */
+	/* Prolog and epilog programs (absolute paths, NULL: none). noded runs
+	 * Prolog before a job's shepherd and Epilog after the job; the shepherd
+	 * runs TaskProlog/TaskEpilog as the user around the script. */
+	char *prolog, *epilog, *task_prolog, *task_epilog;
+	char *prolog_slurmctld, *epilog_slurmctld; /* run by ctld (hook.c) */
+	char *prolog_flags;			   /* PrologFlags as given (Alloc) */
+	int prolog_epilog_timeout; /* seconds, 65534 (Slurm's default): no limit */
 
 	struct drv_node_conf *nodes;
 	size_t n_nodes;

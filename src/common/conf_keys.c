@@ -249,8 +249,9 @@ static int apply_auth_type(struct conf_parser *p, const struct conf_key *k, void
 	return set_string(&c->auth_type, strdup("auth/drover"));
 }
 
-/* AuthInfo=socket=PATH,key=PATH: other options Slurm knows (ttl=,
- * cred_expire=) are accepted and ignored. */
+/* AuthInfo=socket=PATH,key=PATH,cred_expire=SECS: other options Slurm
+ * knows (ttl=) are accepted and ignored. cred_expire is how long a requeued
+ * job waits before it may start again, as in Slurm. */
 static int apply_auth_info(struct conf_parser *p, const struct conf_key *k, void *target,
 			   const char *value, struct drv_error *err)
 {
@@ -261,6 +262,18 @@ static int apply_auth_info(struct conf_parser *p, const struct conf_key *k, void
 	     t = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(t, '=');
 		char **dst = NULL;
+		if (eq && (size_t)(eq - t) == 11 && !strncasecmp(t, "cred_expire", 11)) {
+			char *end;
+			long v = strtol(eq + 1, &end, 10);
+			if (end == eq + 1 || *end || v < 0 || v > 86400)
+				rc = drv_error_set(err, EINVAL,
+						   "AuthInfo: cred_expire '%.20s' is not "
+						   "0..86400",
+						   eq + 1);
+			else
+				c->cred_expire = (int)v;
+			continue;
+		}
 		if (eq && (size_t)(eq - t) == 6 && !strncasecmp(t, "socket", 6))
 			dst = &sock;
 		else if (eq && (size_t)(eq - t) == 3 && !strncasecmp(t, "key", 3))
@@ -443,7 +456,7 @@ const struct conf_key conf_global_keys[] = {
 	{"SlurmctldLogFile", CONF_PATH, FIELD(drv_conf, ctld_log_file), NULL, 0, 0, NULL, true, NULL},
 	{"SlurmctldPidFile", CONF_PATH, FIELD(drv_conf, ctld_pid_file), NULL, 0, 0, NULL, false, NULL},
 	{"AuthType", CONF_CUSTOM, 0, "auth/drover", 0, 0, NULL, false, apply_auth_type},
-	{"AuthInfo", CONF_CUSTOM, 0, "socket=/run/drover/authd.sock,key=drover.key", 0, 0, NULL, false, apply_auth_info},
+	{"AuthInfo", CONF_CUSTOM, 0, "socket=/run/drover/authd.sock,key=drover.key,cred_expire=120", 0, 0, NULL, false, apply_auth_info},
 	{"SlurmdTimeout", CONF_INT, FIELD(drv_conf, slurmd_timeout), "300", 0, 65533, NULL, true, NULL},
 	{"KillWait", CONF_INT, FIELD(drv_conf, kill_wait), "30", 0, 65533, NULL, true, NULL},
 	{"MinJobAge", CONF_INT, FIELD(drv_conf, min_job_age), "300", 0, 2147483647, NULL, true, NULL},
@@ -454,6 +467,15 @@ const struct conf_key conf_global_keys[] = {
 	{"DefMemPerNode", CONF_U64, FIELD(drv_conf, def_mem_per_node), "0", 0, 1LL << 40, NULL, true, NULL},
 	{"SelectTypeParameters", CONF_CUSTOM, 0, "CR_Core_Memory", 0, 0, NULL, false, apply_select_params},
 	{"EnforcePartLimits", CONF_CUSTOM, 0, "NO", 0, 0, NULL, true, apply_enforce_part},
+	{"Prolog", CONF_PATH, FIELD(drv_conf, prolog), NULL, 0, 0, NULL, true, NULL},
+	{"Epilog", CONF_PATH, FIELD(drv_conf, epilog), NULL, 0, 0, NULL, true, NULL},
+	{"TaskProlog", CONF_PATH, FIELD(drv_conf, task_prolog), NULL, 0, 0, NULL, true, NULL},
+	{"TaskEpilog", CONF_PATH, FIELD(drv_conf, task_epilog), NULL, 0, 0, NULL, true, NULL},
+	{"PrologSlurmctld", CONF_PATH, FIELD(drv_conf, prolog_slurmctld), NULL, 0, 0, NULL, true, NULL},
+	{"EpilogSlurmctld", CONF_PATH, FIELD(drv_conf, epilog_slurmctld), NULL, 0, 0, NULL, true, NULL},
+	{"PrologFlags", CONF_STR, FIELD(drv_conf, prolog_flags), NULL, 0, 0, NULL, true, NULL},
+	{"PrologEpilogTimeout", CONF_INT, FIELD(drv_conf, prolog_epilog_timeout), "65534", 1, 65535, NULL, true, NULL},
+	{"JobRequeue", CONF_INT, FIELD(drv_conf, job_requeue), "1", 0, 1, NULL, true, NULL},
 	{"PurgeJobAfter", CONF_CUSTOM, 0, "0", 0, 0, NULL, true, apply_purge_after},
 	OTHER("AccountingStorageBackupHost"), OTHER("AccountingStorageEnforce"),
 	OTHER("AccountingStorageExternalHost"), OTHER("AccountingStorageHost"),
@@ -472,7 +494,7 @@ const struct conf_key conf_global_keys[] = {
 	OTHER("DebugFlags"), OTHER("DefCpuPerGPU"), 
 	OTHER("DefMemPerGPU"),  OTHER("DependencyParameters"),
 	OTHER("DisableRootJobs"), OTHER("EioTimeout"), 
-	OTHER("Epilog"), OTHER("EpilogMsgTime"), OTHER("EpilogSlurmctld"),
+	OTHER("EpilogMsgTime"), 
 	OTHER("FairShareDampeningFactor"), OTHER("FederationParameters"),
 	OTHER("FirstJobId"), OTHER("GetEnvTimeout"), OTHER("GpuFreqDef"),
 	OTHER("GresTypes"), OTHER("GroupUpdateForce"), OTHER("GroupUpdateTime"),
@@ -482,7 +504,7 @@ const struct conf_key conf_global_keys[] = {
 	OTHER("JobAcctGatherType"), OTHER("JobCompHost"), OTHER("JobCompLoc"),
 	OTHER("JobCompParams"), OTHER("JobCompPass"), OTHER("JobCompPort"),
 	OTHER("JobCompType"), OTHER("JobCompUser"), OTHER("JobContainerType"),
-	OTHER("JobFileAppend"), OTHER("JobRequeue"), OTHER("JobSubmitPlugins"),
+	OTHER("JobFileAppend"), OTHER("JobSubmitPlugins"),
 	OTHER("KillOnBadExit"), OTHER("LaunchParameters"), OTHER("Licenses"),
 	OTHER("LogTimeFormat"), OTHER("MailDomain"), OTHER("MailProg"),
 	OTHER("MaxBatchRequeue"), OTHER("MaxDBDMsgs"),
@@ -501,8 +523,8 @@ const struct conf_key conf_global_keys[] = {
 	OTHER("PriorityWeightAssoc"), OTHER("PriorityWeightFairshare"),
 	OTHER("PriorityWeightJobSize"), OTHER("PriorityWeightPartition"),
 	OTHER("PriorityWeightQOS"), OTHER("PriorityWeightTRES"), OTHER("PrivateData"),
-	OTHER("ProctrackType"), OTHER("Prolog"), OTHER("PrologEpilogTimeout"),
-	OTHER("PrologFlags"), OTHER("PrologSlurmctld"), OTHER("PropagatePrioProcess"),
+	OTHER("ProctrackType"), 
+	OTHER("PropagatePrioProcess"),
 	OTHER("PropagateResourceLimits"), OTHER("PropagateResourceLimitsExcept"),
 	OTHER("RebootProgram"), OTHER("ReconfigFlags"), OTHER("RequeueExit"),
 	OTHER("RequeueExitHold"), OTHER("ResumeFailProgram"), OTHER("ResumeProgram"),
@@ -519,8 +541,8 @@ const struct conf_key conf_global_keys[] = {
 	OTHER("SuspendExcNodes"), OTHER("SuspendExcParts"), OTHER("SuspendExcStates"),
 	OTHER("SuspendProgram"), OTHER("SuspendRate"), OTHER("SuspendTime"),
 	OTHER("SuspendTimeout"), OTHER("SwitchParameters"), OTHER("SwitchType"),
-	OTHER("TaskEpilog"), OTHER("TaskPlugin"), OTHER("TaskPluginParam"),
-	OTHER("TaskProlog"), OTHER("TCPTimeout"), OTHER("TmpFS"), OTHER("TopologyParam"),
+	OTHER("TaskPlugin"), OTHER("TaskPluginParam"),
+	OTHER("TCPTimeout"), OTHER("TmpFS"), OTHER("TopologyParam"),
 	OTHER("TopologyPlugin"), OTHER("TrackWCKey"), OTHER("TreeWidth"),
 	OTHER("UnkillableStepProgram"), OTHER("UnkillableStepTimeout"), OTHER("UsePAM"),
 	OTHER("VSizeFactor"), OTHER("WaitTime"), OTHER("X11Parameters"),

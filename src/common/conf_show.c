@@ -133,8 +133,11 @@ static void get_auth_info(const struct show_ctx *x, const struct row *r)
 {
 	char buf[1024];
 
-	snprintf(buf, sizeof(buf), "socket=%s,key=%s", x->conf->auth_socket,
-		 x->conf->auth_key);
+	int n = snprintf(buf, sizeof(buf), "socket=%s,key=%s", x->conf->auth_socket,
+			 x->conf->auth_key);
+	if (x->conf->cred_expire != 120 && n > 0 && (size_t)n < sizeof(buf))
+		snprintf(buf + n, sizeof(buf) - (size_t)n, ",cred_expire=%d",
+			 x->conf->cred_expire);
 	put(x, r->key, buf);
 }
 
@@ -296,9 +299,9 @@ static const struct row show_rows[] = {
 	T("DisableRootJobs", U_YESNO, "No"),
 	T("EioTimeout", U_NONE, "60"),
 	G("EnforcePartLimits", get_enforce, 0, U_NONE),
-	T("Epilog", U_NONE, "(null)"),
+	G("Epilog", get_str, FIELD(epilog), U_NONE),
 	T("EpilogMsgTime", U_USEC, "2000 usec"),
-	T("EpilogSlurmctld", U_NONE, "(null)"),
+	G("EpilogSlurmctld", get_str, FIELD(epilog_slurmctld), U_NONE),
 	T("ExtSensorsType", U_NONE, "ext_sensors/none"),
 	T("ExtSensorsFreq", U_SEC, "0 sec"),
 	T("FederationParameters", U_NONE, "(null)"),
@@ -326,7 +329,7 @@ static const struct row show_rows[] = {
 	T("JobCredentialPublicCertificate", U_NONE, "(null)"),
 	T("JobDefaults", U_NONE, "(null)"),
 	T("JobFileAppend", U_NONE, "0"),
-	T("JobRequeue", U_NONE, "1"),
+	G("JobRequeue", get_int, FIELD(job_requeue), U_NONE),
 	T("JobSubmitPlugins", U_NONE, "(null)"),
 	T("KillOnBadExit", U_NONE, "0"),
 	G("KillWait", get_int, FIELD(kill_wait), U_SEC),
@@ -370,10 +373,10 @@ static const struct row show_rows[] = {
 	T("PriorityType", U_NONE, "priority/basic"),
 	T("PrivateData", U_NONE, "none"),
 	T("ProctrackType", U_NONE, "proctrack/cgroup"),
-	T("Prolog", U_NONE, "(null)"),
-	T("PrologEpilogTimeout", U_NONE, "65534"),
-	T("PrologSlurmctld", U_NONE, "(null)"),
-	T("PrologFlags", U_NONE, "(null)"),
+	G("Prolog", get_str, FIELD(prolog), U_NONE),
+	G("PrologEpilogTimeout", get_int, FIELD(prolog_epilog_timeout), U_NONE),
+	G("PrologSlurmctld", get_str, FIELD(prolog_slurmctld), U_NONE),
+	G("PrologFlags", get_str, FIELD(prolog_flags), U_NONE),
 	T("PropagatePrioProcess", U_NONE, "0"),
 	T("PropagateResourceLimits", U_NONE, "ALL"),
 	T("PropagateResourceLimitsExcept", U_NONE, "(null)"),
@@ -434,10 +437,10 @@ static const struct row show_rows[] = {
 	T("SuspendTimeout", U_SEC, "30 sec"),
 	T("SwitchParameters", U_NONE, "(null)"),
 	T("SwitchType", U_NONE, "switch/none"),
-	T("TaskEpilog", U_NONE, "(null)"),
+	G("TaskEpilog", get_str, FIELD(task_epilog), U_NONE),
 	T("TaskPlugin", U_NONE, "task/none"),
 	T("TaskPluginParam", U_NONE, "(null type)"),
-	T("TaskProlog", U_NONE, "(null)"),
+	G("TaskProlog", get_str, FIELD(task_prolog), U_NONE),
 	T("TCPTimeout", U_SEC, "2 sec"),
 	T("TmpFS", U_NONE, "/tmp"),
 	T("TopologyParam", U_NONE, "(null)"),

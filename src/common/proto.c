@@ -43,6 +43,8 @@ const char *drv_rc_text(int rc)
 		return "Job is pending execution";
 	case DRV_RC_INVALID_ARRAY:
 		return "Invalid job array specification";
+	case DRV_RC_DISABLED:
+		return "Requested operation is presently disabled";
 	case DRV_RC_DEPENDENCY:
 		return "Job dependency problem";
 	case DRV_RC_INVALID_GRES:

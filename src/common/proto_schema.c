@@ -149,6 +149,7 @@ static const struct field f_job_submit[] = {
     STR("open_mode", false, 6, 8),
     STR("stdin", false, 1, PATH_LEN),
     INT("nodes_max", false, 1, 100000),
+    BOOL("requeue", false),
     STR("req_nodes", false, 1, LIST_LEN),
     STR("exc_nodes", false, 1, LIST_LEN),
     STR("features", false, 1, TEXT_LEN),
@@ -175,15 +176,11 @@ static const struct field f_job_query[] = {
 };
 
 static const struct field f_acct_query[] = {
-    INTS("job_ids", false, 1, JOB_ID_MAX),
-    INTS("uids", false, 0, ID_MAX),
-    STRS("accounts", false, NAME_LEN),
-    STRS("names", false, NAME_LEN),
-    STRS("partitions", false, NAME_LEN),
-    STRS("states", false, 64),
-    INTD("start", 0, I64_MAX, "0"),
-    INTD("end", 0, I64_MAX, "0"),
-    END,
+    INTS("job_ids", false, 1, JOB_ID_MAX), INTS("uids", false, 0, ID_MAX),
+    STRS("accounts", false, NAME_LEN),	   STRS("names", false, NAME_LEN),
+    STRS("partitions", false, NAME_LEN),   STRS("states", false, 64),
+    INTD("start", 0, I64_MAX, "0"),	   INTD("end", 0, I64_MAX, "0"),
+    BOOLD("duplicates", "false"),	   END,
 };
 
 static const struct field f_job_cancel[] = {
@@ -201,6 +198,12 @@ static const struct field f_job_ids[] = {INTS("job_ids", true, 1, JOB_ID_MAX), E
 static const struct field f_job_hold[] = {
     INTS("job_ids", true, 1, JOB_ID_MAX),
     BOOLD("user", "false"),
+    END,
+};
+
+static const struct field f_job_requeue[] = {
+    INTS("job_ids", true, 1, JOB_ID_MAX),
+    BOOLD("hold", "false"),
     END,
 };
 
@@ -253,7 +256,8 @@ static const struct field f_job_complete[] = {
     INT("job_id", true, 1, JOB_ID_MAX), INT("restart", true, 0, I32),
     INT("exit_code", true, 0, 255),	INT("signal", true, 0, SIG_MAX),
     BOOLD("launch_failed", "false"),	BOOLD("timeout", "false"),
-    STR("message", false, 0, TEXT_LEN), END,
+    STR("message", false, 0, TEXT_LEN), BOOLD("prolog_failed", "false"),
+    BOOLD("epilog_failed", "false"),	END,
 };
 
 static const struct field f_job_launch[] = {
@@ -299,25 +303,16 @@ static const struct field f_job_signal[] = {
 /* Every declared request type. "reply" is the envelope's own type and has no
  * body schema: its body is the answer to whichever request carried its id. */
 static const struct msg_type msg_types[] = {
-    {"auth.sign", f_auth_sign},
-    {"auth.verify", f_auth_verify},
-    {"job.submit", f_job_submit},
-    {"job.query", f_job_query},
-    {"acct.query", f_acct_query},
-    {"job.cancel", f_job_cancel},
-    {"job.release", f_job_ids},
-    {"job.hold", f_job_hold},
-    {"job.update", f_job_update},
-    {"node.query", f_names},
-    {"node.update", f_node_update},
-    {"part.query", f_names},
-    {"ctld.ping", f_none},
-    {"conf.query", f_none},
-    {"node.register", f_node_register},
-    {"node.ping", f_node_ping},
-    {"job.complete", f_job_complete},
-    {"job.launch", f_job_launch},
-    {"job.signal", f_job_signal},
+    {"auth.sign", f_auth_sign},	    {"auth.verify", f_auth_verify},
+    {"job.submit", f_job_submit},   {"job.query", f_job_query},
+    {"acct.query", f_acct_query},   {"job.cancel", f_job_cancel},
+    {"job.release", f_job_ids},	    {"job.hold", f_job_hold},
+    {"job.requeue", f_job_requeue}, {"job.update", f_job_update},
+    {"node.query", f_names},	    {"node.update", f_node_update},
+    {"part.query", f_names},	    {"ctld.ping", f_none},
+    {"conf.query", f_none},	    {"node.register", f_node_register},
+    {"node.ping", f_node_ping},	    {"job.complete", f_job_complete},
+    {"job.launch", f_job_launch},   {"job.signal", f_job_signal},
 };
 
 #define N_TYPES (sizeof(msg_types) / sizeof(msg_types[0]))

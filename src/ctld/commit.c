@@ -11,6 +11,7 @@
 
 #include "common/log.h"
 #include "ctld/ctld.h"
+#include "ctld/job_fields.h"
 
 struct deferred {
 	effect_f fn;
@@ -66,6 +67,21 @@ void commit_payload(struct ctld *c, uint32_t id, const char *script, const char 
 		    const char *argv_json)
 {
 	store_batch_put_payload(c->extra, id, script, env_json, argv_json);
+	request_flush(c);
+}
+
+void commit_run(struct ctld *c, const struct job *j, const char *state, int64_t now)
+{
+	json_t *rec = job_to_record(j);
+	json_object_set_new(rec, "run_state", json_string(job_state_name(j->state)));
+	json_object_set_new(rec, "state", json_string(state));
+	json_object_set_new(rec, "end_time", json_integer(now));
+	char *text = json_dumps(rec, JSON_COMPACT);
+	json_decref(rec);
+	if (!text)
+		abort();
+	store_batch_put_run(c->extra, j->id, j->restart_count, now, text);
+	free(text);
 	request_flush(c);
 }
 

@@ -41,6 +41,7 @@ struct peer {
 
 struct deferred;
 struct pending_launch;
+struct hook;
 
 struct ctld {
 	struct event_base *base;
@@ -76,6 +77,9 @@ struct ctld {
 	uint32_t *sched_new;
 	size_t n_sched_new, cap_sched_new;
 	bool stopping;
+	/* hook.c: PrologSlurmctld / EpilogSlurmctld children */
+	struct hook *hooks;
+	struct event *sigchld_ev;
 };
 
 /* --- commit.c: group commit and effects released after it ------------- */
@@ -83,6 +87,9 @@ void commit_init(struct ctld *c);
 void commit_job(struct ctld *c, struct job *j);
 void commit_node(struct ctld *c, struct node *n);
 void commit_meta(struct ctld *c);
+/* Keeps j's run as it is now, ended now in state (REQUEUED, NODE_FAIL), as
+ * a row of its history (sacct -D), in this turn's transaction. */
+void commit_run(struct ctld *c, const struct job *j, const char *state, int64_t now);
 void commit_payload(struct ctld *c, uint32_t id, const char *script, const char *env_json,
 		    const char *argv_json);
 typedef void (*effect_f)(struct ctld *c, void *arg);
@@ -153,6 +160,18 @@ void job_end(struct ctld *c, struct job *j, int exit_code, int sig, bool timed_o
 int job_cancel(struct ctld *c, struct job *j, uid_t by, int64_t now);
 int job_signal(struct ctld *c, struct job *j, int sig, bool batch_only);
 void job_node_fail(struct ctld *c, struct job *j, int64_t now);
+/* scontrol requeue[hold]: 0, DRV_RC_DISABLED (--no-requeue) or
+ * DRV_RC_JOB_PENDING. A running job is killed, a finished one comes back. */
+int job_requeue(struct ctld *c, struct job *j, bool hold, int64_t now);
+/* Its Prolog failed on the batch host: requeued held (Slurm's default, as
+ * without nohold_on_prolog_fail), or FAILED when it may not be requeued. */
+void job_prolog_failed(struct ctld *c, struct job *j, int64_t now);
+/* Its PrologSlurmctld (run for restart) ended: launch, or requeue (cancel
+ * when it may not be requeued) as Slurm does. */
+void job_prolog_slurmctld_done(struct ctld *c, struct job *j, uint32_t restart, bool ok);
+/* The restart count the nodes know the job's current run by. */
+uint32_t job_run_restart(const struct job *j);
+extern const char job_reason_requeue_held[]; /* "job requeued in held state" */
 int job_set_hold(struct ctld *c, struct job *j, enum job_hold hold);
 void job_set_reason(struct job *j, const char *reason);
 /* A pending job whose deadline can no longer be met ends DEADLINE. */
@@ -198,10 +217,21 @@ int job_array_from_store(struct job *j, json_t *rec);	   /* 0 or -EINVAL */
 int node_register(struct ctld *c, struct node *n, struct peer *p, json_t *body,
 		  int64_t now);
 void node_lost_conn(struct ctld *c, struct node *n);
+/* DRAIN with a reason set by Drover itself ("Prolog error", ...). */
+void node_drain(struct ctld *c, struct node *n, const char *reason, int64_t now);
 void node_check_timeouts(struct ctld *c, int64_t now);
 int node_admin_update(struct ctld *c, struct node *n, const char *state,
 		      const char *reason, uid_t uid, int64_t now);
 void node_release_job(struct ctld *c, struct job *j);
+
+/* --- hook.c: PrologSlurmctld and EpilogSlurmctld ------------------------ */
+void hook_init(struct ctld *c); /* the SIGCHLD handler that reaps them */
+void hook_fini(struct ctld *c); /* kills those still running */
+/* Starts the job's PrologSlurmctld (epilog false) or EpilogSlurmctld; 0 or
+ * -errno. The prolog's end comes back as job_prolog_slurmctld_done. */
+int hook_start(struct ctld *c, const struct job *j, bool epilog);
+/* Starts the PrologSlurmctld of every recovered job still waiting for one. */
+void job_resume_prologs(struct ctld *c);
 
 /* --- recover.c ------------------------------------------------------------ */
 int ctld_recover(struct ctld *c, struct drv_error *err);

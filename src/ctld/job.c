@@ -17,6 +17,7 @@ static const struct {
     [JOB_COMPLETED] = {"COMPLETED", "CD"}, [JOB_FAILED] = {"FAILED", "F"},
     [JOB_CANCELLED] = {"CANCELLED", "CA"}, [JOB_TIMEOUT] = {"TIMEOUT", "TO"},
     [JOB_NODE_FAIL] = {"NODE_FAIL", "NF"}, [JOB_DEADLINE] = {"DEADLINE", "DL"},
+    [JOB_REQUEUED] = {"REQUEUED", "RQ"},
 };
 
 const char *job_state_name(enum job_state s)

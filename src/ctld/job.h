@@ -21,6 +21,7 @@ enum job_state {
 	JOB_TIMEOUT,
 	JOB_NODE_FAIL,
 	JOB_DEADLINE,
+	JOB_REQUEUED, /* only an earlier run's row in the history has it */
 	JOB_STATE_COUNT,
 };
 
@@ -48,6 +49,7 @@ struct job_req {
 	int64_t deadline;     /* --deadline, epoch s; 0 none */
 	int32_t nice;
 	char *open_mode, *stdin_pat;
+	bool requeue; /* --requeue / --no-requeue, default JobRequeue */
 	/* placement (-w, -x, -C): names as given, compressed; indices resolved
 	 * against the node table on first use (sched.req_nodes/exc_nodes) */
 	char *req_nodes, *exc_nodes, *features;
@@ -85,10 +87,11 @@ struct job {
 	char *tasks_per_node, *cpus_per_node; /* "2(x3),1", kept after the end */
 	char *alloc_gpus;		      /* GPU indices on the batch node, "0,1" */
 	char *req_tres, *alloc_tres; /* as sacct prints them; alloc "" before the start */
-	char *nodelist;		/* compressed names of the nodes it ran on, "" before */
-	char *batch_host;	/* the node that ran the batch script, NULL before */
-	bool launch_acked;	/* noded confirmed the shepherd runs */
-	bool completing;	/* ended in ctld's eyes, nodes still cleaning up */
+	char *nodelist;	     /* compressed names of the nodes it ran on, "" before */
+	char *batch_host;    /* the node that ran the batch script, NULL before */
+	bool launch_acked;   /* noded confirmed the shepherd runs */
+	bool prolog_pending; /* its PrologSlurmctld runs: no launch yet */
+	bool completing; /* ended (or requeued) in ctld's eyes, nodes still cleaning up */
 	uint32_t missing_pings; /* pings from the batch host that did not list it */
 	uid_t cancel_uid;
 	/* job arrays (job_array.c); array_job_id is 0 outside arrays. The meta

@@ -28,6 +28,7 @@ json_t *job_to_store(const struct job *j, char *const *node_names)
 	json_object_set_new(r, "export", str_or_null(j->export_env));
 	json_object_set_new(r, "launch_acked", json_boolean(j->launch_acked));
 	json_object_set_new(r, "completing", json_boolean(j->completing));
+	json_object_set_new(r, "prolog_pending", json_boolean(j->prolog_pending));
 	json_t *alloc = json_array();
 	for (uint32_t i = 0; i < j->n_alloc && node_names; i++) {
 		const struct job_alloc *a = &j->alloc[i];
@@ -110,6 +111,7 @@ struct job *job_from_store(json_t *rec, json_t **alloc_names)
 	j->hold = !hold ? HOLD_NONE : !strcmp(hold, "admin") ? HOLD_ADMIN : HOLD_USER;
 	j->launch_acked = json_is_true(json_object_get(rec, "launch_acked"));
 	j->completing = json_is_true(json_object_get(rec, "completing"));
+	j->prolog_pending = json_is_true(json_object_get(rec, "prolog_pending"));
 	j->alloc_cpus_total = (uint32_t)get_int(rec, "alloc_cpus_total");
 	if (job_req_from_json(&j->req, json_object_get(rec, "req")) < 0 ||
 	    job_array_from_store(j, rec) < 0) {

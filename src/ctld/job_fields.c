@@ -42,6 +42,7 @@ enum special {
 	S_GID,
 	S_CANCEL_UID,
 	S_PRIORITY,
+	S_REQUEUE,
 	S_REASON,
 	S_DEPENDENCY,
 	S_START,
@@ -88,7 +89,7 @@ static const struct job_field fields[] = {
 	F("cpus_per_node", K_STR_NULL, cpus_per_node),
 	F("alloc_gpus", K_STR_NULL, alloc_gpus), F("open_mode", K_STR_NULL, req.open_mode),
 	F("stdin", K_STR_NULL, req.stdin_pat), F("req_tres", K_STR, req_tres),
-	F("alloc_tres", K_STR, alloc_tres),
+	F("alloc_tres", K_STR, alloc_tres), SP("requeue", S_REQUEUE),
 	F("req_nodes", K_STR_NULL, req.req_nodes), F("exc_nodes", K_STR_NULL, req.exc_nodes),
 	F("features", K_STR_NULL, req.features), F("min_cpus", K_U32, req.sched.min_cpus),
 	F("min_tmp", K_U64, req.sched.min_tmp), F("time_min", K_I64, req.time_min),
@@ -185,6 +186,8 @@ static json_t *special(const struct job *j, enum special s)
 					    q->begin_time > j->start_time
 					? q->begin_time
 					: j->start_time);
+	case S_REQUEUE:
+		return json_boolean(q->requeue);
 	case S_PRIORITY: /* Slurm holds a job by its priority: 0 while held */
 		return json_integer(j->hold ? 0 : (json_int_t)j->priority);
 	case S_REASON: /* with its details while they still apply */

@@ -141,6 +141,8 @@ int job_req_from_submit(struct job_req *req, json_t *body, const struct drv_conf
 	req->open_mode = get_str(body, "open_mode");
 	req->stdin_pat = get_str(body, "stdin");
 	req->dependency = get_str(body, "dependency");
+	json_t *rq = json_object_get(body, "requeue");
+	req->requeue = rq ? json_is_true(rq) : conf->job_requeue != 0;
 	int rc = placement_from(req, body);
 	if (rc < 0) {
 		drv_error_set(err, -rc, "%s", drv_rc_text(DRV_RC_INVALID_FEATURE));
@@ -219,6 +221,7 @@ json_t *job_req_to_json(const struct job_req *req)
 	json_object_set_new(o, "kill_invalid_dep", json_integer(req->kill_invalid_dep));
 	json_object_set_new(o, "begin_time", json_integer(req->begin_time));
 	json_object_set_new(o, "deadline", json_integer(req->deadline));
+	json_object_set_new(o, "requeue", json_boolean(req->requeue));
 	return o;
 }
 
@@ -259,6 +262,8 @@ int job_req_from_json(struct job_req *req, json_t *o)
 	req->nice = (int32_t)get_int(o, "nice", 0);
 	req->open_mode = get_str(o, "open_mode");
 	req->stdin_pat = get_str(o, "stdin");
+	json_t *rq = json_object_get(o, "requeue");
+	req->requeue = rq ? json_is_true(rq) : true;
 	placement_from(req, o); /* a stored -C parsed once already */
 	return 0;
 }

@@ -61,7 +61,7 @@ static void launch_after_commit(struct ctld *c, void *arg)
 	struct launch_ref *ref = arg;
 	struct job *j = job_table_find(&c->jobs, ref->id);
 	if (j && j->state == JOB_RUNNING && j->restart_count == ref->restart &&
-	    !j->completing)
+	    !j->completing && !j->prolog_pending)
 		link_send_launch(c, j);
 	free(ref);
 }
@@ -114,6 +114,46 @@ static void describe_alloc(struct ctld *c, struct job *j)
 	free(idx);
 }
 
+/* PrologSlurmctld runs once the allocation is durable; with EpilogSlurmctld
+ * the same after the end. */
+static void hook_after_commit(struct ctld *c, void *arg)
+{
+	struct launch_ref *ref = arg;
+	struct job *j = job_table_find(&c->jobs, ref->id);
+	bool epilog = ref->restart == UINT32_MAX;
+	if (j && (epilog || (j->prolog_pending && j->restart_count == ref->restart))) {
+		int rc = hook_start(c, j, epilog);
+		if (rc < 0 && !epilog)
+			job_prolog_slurmctld_done(c, j, j->restart_count, false);
+		else if (rc < 0)
+			log_error("job=%u cannot run EpilogSlurmctld: %s", j->id,
+				  strerror(-rc));
+	}
+	free(ref);
+}
+
+static void hook_later(struct ctld *c, const struct job *j, bool epilog)
+{
+	struct launch_ref *ref = malloc(sizeof(*ref));
+	if (!ref)
+		abort();
+	ref->id = j->id;
+	ref->restart = epilog ? UINT32_MAX : j->restart_count;
+	commit_defer(c, hook_after_commit, ref);
+}
+
+static void prolog_later(struct ctld *c, const struct job *j)
+{
+	hook_later(c, j, false);
+}
+
+void job_resume_prologs(struct ctld *c)
+{
+	for (struct job *j = c->jobs.head; j; j = j->next)
+		if (j->state == JOB_RUNNING && j->prolog_pending && !j->completing)
+			prolog_later(c, j);
+}
+
 /* Takes the job's resources on each node. */
 void job_hold_nodes(struct ctld *c, struct job *j)
 {
@@ -147,10 +187,16 @@ void job_start(struct ctld *c, struct job *j, const struct sched_alloc *a, uint3
 	j->reason = "None";
 	j->start_time = now;
 	j->launch_acked = false;
+	j->prolog_pending = c->conf->prolog_slurmctld != NULL;
 	commit_job(c, j);
-	job_launch(c, j);
+	if (j->prolog_pending)
+		prolog_later(c, j); /* the launch waits for PrologSlurmctld */
+	else
+		job_launch(c, j);
 	log_info("job=%u started on %s", j->id, j->nodelist);
 }
+
+const char job_reason_requeue_held[] = "job requeued in held state";
 
 static void finish(struct ctld *c, struct job *j)
 {
@@ -158,11 +204,20 @@ static void finish(struct ctld *c, struct job *j)
 	node_release_job(c, j);
 	commit_job(c, j);
 	sched_request(c);
+	if (job_state_final(j->state) && c->conf->epilog_slurmctld)
+		hook_later(c, j, true);
 }
 
 void job_end(struct ctld *c, struct job *j, int exit_code, int sig, bool timed_out,
 	     int64_t now)
 {
+	if (j->state == JOB_PENDING) {
+		/* The killed run of a requeued job ended: its nodes are free.
+		 * The job itself already waits for its next start. */
+		finish(c, j);
+		log_info("job=%u requeued run ended exit=%d:%d", j->id, exit_code, sig);
+		return;
+	}
 	j->exit_code = exit_code;
 	j->exit_signal = sig;
 	if (j->state == JOB_RUNNING) {
@@ -213,7 +268,7 @@ int job_cancel(struct ctld *c, struct job *j, uid_t by, int64_t now)
 	j->cancel_uid = by;
 	if (running) /* a pending job keeps why it waited, as in Slurm */
 		j->reason = "None";
-	if (running && j->n_alloc) {
+	if (running && j->n_alloc && !j->prolog_pending) {
 		/* The nodes stay held until noded reports the processes gone. */
 		j->completing = true;
 		commit_job(c, j);
@@ -234,8 +289,54 @@ int job_signal(struct ctld *c, struct job *j, int sig, bool batch_only)
 	return 0;
 }
 
+/* The job back to PENDING with the same id: its finished (or killed) run
+ * is kept for sacct -D as a row of run_state (REQUEUED, or NODE_FAIL), and
+ * it may not start again before cred_expire + 1 seconds have passed, as in
+ * Slurm (reason BeginTime). */
+static void requeue(struct ctld *c, struct job *j, enum job_state run_state, bool hold,
+		    int64_t now)
+{
+	commit_run(c, j, job_state_name(run_state), now);
+	j->state = JOB_PENDING;
+	j->restart_count++;
+	j->submit_time = now;
+	j->req.begin_time = now + c->conf->cred_expire + 1;
+	j->eligible_time = j->req.begin_time;
+	j->start_time = j->end_time = 0;
+	j->exit_code = j->exit_signal = 0;
+	j->launch_acked = false;
+	j->prolog_pending = false;
+	j->missing_pings = 0;
+	j->cancel_uid = 0;
+	free(j->nodelist);
+	j->nodelist = strdup("");
+	free(j->batch_host);
+	j->batch_host = NULL;
+	free(j->alloc_tres);
+	j->alloc_tres = strdup("");
+	j->reason = "BeginTime";
+	if (hold) {
+		j->hold = HOLD_USER;
+		j->reason = job_reason_requeue_held;
+	}
+	commit_job(c, j);
+	sched_request(c);
+}
+
 void job_node_fail(struct ctld *c, struct job *j, int64_t now)
 {
+	if (j->state == JOB_RUNNING && !j->completing && j->req.requeue) {
+		/* Slurm: the run ends NODE_FAIL in the accounting and the job
+		 * goes back to the queue, to run elsewhere. */
+		requeue(c, j, JOB_NODE_FAIL, false, now);
+		node_release_job(c, j);
+		log_info("job=%u requeued after the failure of its node", j->id);
+		return;
+	}
+	if (j->state == JOB_PENDING && j->completing) {
+		finish(c, j); /* a requeued run whose node died: nothing to wait for */
+		return;
+	}
 	if (!job_state_final(j->state)) {
 		j->state = JOB_NODE_FAIL;
 		j->end_time = now;
@@ -262,6 +363,67 @@ void job_cancel_invalid_dep(struct ctld *c, struct job *j, int64_t now)
 	j->start_time = now;
 	job_cancel(c, j, (uid_t)-1, now);
 	log_info("job=%u cancelled: its dependency can never be satisfied", j->id);
+}
+
+int job_requeue(struct ctld *c, struct job *j, bool hold, int64_t now)
+{
+	if (!j->req.requeue)
+		return DRV_RC_DISABLED;
+	if (j->state == JOB_PENDING)
+		return DRV_RC_JOB_PENDING;
+	bool running = j->state == JOB_RUNNING && j->n_alloc;
+	bool launched = running && !j->prolog_pending;
+	requeue(c, j, JOB_REQUEUED, hold, now);
+	if (launched) {
+		/* The run is killed as a cancel would kill it; the nodes stay
+		 * held until noded reports it gone (job_end). */
+		j->completing = true;
+		signal_later(c, j, SIGKILL, false, true);
+	} else if (running) {
+		finish(c, j); /* its PrologSlurmctld ran: nothing launched yet */
+	}
+	log_info("job=%u requeued%s", j->id, hold ? " held" : "");
+	return 0;
+}
+
+void job_prolog_failed(struct ctld *c, struct job *j, int64_t now)
+{
+	if (j->state != JOB_RUNNING || !j->req.requeue) {
+		job_end(c, j, 1, 0, false, now);
+		return;
+	}
+	requeue(c, j, JOB_REQUEUED, true, now);
+	finish(c, j); /* no run to wait for: the nodes are free */
+	log_info("job=%u requeued held after its prolog failed", j->id);
+}
+
+void job_prolog_slurmctld_done(struct ctld *c, struct job *j, uint32_t restart, bool ok)
+{
+	int64_t now = time(NULL);
+	if (j->state != JOB_RUNNING || !j->prolog_pending || j->restart_count != restart)
+		return; /* cancelled meanwhile, or an older run's */
+	j->prolog_pending = false;
+	if (ok) {
+		commit_job(c, j);
+		job_launch(c, j);
+		return;
+	}
+	if (j->req.requeue) { /* "requeued to be executed on another node" */
+		requeue(c, j, JOB_REQUEUED, false, now);
+		finish(c, j);
+		log_info("job=%u requeued after its PrologSlurmctld failed", j->id);
+	} else {
+		job_end(c, j, 1, 0, false, now);
+	}
+}
+
+uint32_t job_run_restart(const struct job *j)
+{
+	/* while a requeued run is being killed, the nodes know it by the
+	 * restart count it was launched with */
+	return j->state == JOB_PENDING && j->completing && j->restart_count
+		   ? j->restart_count - 1
+		   : j->restart_count;
 }
 
 int job_set_hold(struct ctld *c, struct job *j, enum job_hold hold)

@@ -156,6 +156,8 @@ static int start_loop(struct ctld *c, struct drv_error *err)
 		return -EIO;
 	commit_init(c);
 	sched_init(c);
+	hook_init(c);
+	job_resume_prologs(c);
 	int port = 0;
 	c->listener = drv_listen_tcp(c->base, c->conf->ctld_hosts[0].addr,
 				     c->conf->ctld_port, peer_accept, c, &port, err);
@@ -181,6 +183,7 @@ static void stop_loop(struct ctld *c)
 		free(p);
 	}
 	link_fini(c);
+	hook_fini(c);
 	store_close(c->store);
 	drv_nonce_cache_free(c->nonces);
 	job_table_fini(&c->jobs);

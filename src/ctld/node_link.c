@@ -94,7 +94,7 @@ static void kill_stray(struct ctld *c, struct node *n, json_int_t job_id)
 static bool reconcile_one(struct ctld *c, struct node *n, struct job *j, json_t *jobs,
 			  bool at_register, int64_t now)
 {
-	if (reported(jobs, j->id, j->restart_count)) {
+	if (reported(jobs, j->id, job_run_restart(j))) {
 		j->missing_pings = 0;
 		if (!j->launch_acked) {
 			j->launch_acked = true;
@@ -102,12 +102,14 @@ static bool reconcile_one(struct ctld *c, struct node *n, struct job *j, json_t 
 		}
 		if (j->completing && at_register)
 			link_send_signal(c, j, SIGKILL, false, true);
-	} else if (!j->launch_acked && j->state == JOB_RUNNING) {
+	} else if (!j->launch_acked && j->state == JOB_RUNNING && !j->prolog_pending) {
 		if (at_register)
 			link_send_launch(c, j);
 	} else if (++j->missing_pings >= MISSING_PINGS_LIMIT) {
 		log_warn("job=%u no longer reported by node=%s", j->id, n->conf->name);
-		if (j->completing)
+		if (j->completing && j->state == JOB_PENDING)
+			job_end(c, j, 0, SIGKILL, false, now); /* a requeued run */
+		else if (j->completing)
 			job_end(c, j, j->exit_code, SIGKILL, false, now);
 		else
 			job_node_fail(c, j, now);
@@ -188,7 +190,7 @@ void link_job_complete(struct rpc_req *r)
 	if (p && p->node)
 		p->node->last_seen = time(NULL);
 	bool ours =
-	    j && j->restart_count == restart && p && p->node && batch_here(j, p->node);
+	    j && job_run_restart(j) == restart && p && p->node && batch_here(j, p->node);
 	if (ours && (j->state == JOB_RUNNING || j->completing)) {
 		int code = (int)json_integer_value(json_object_get(r->body, "exit_code"));
 		int sig = (int)json_integer_value(json_object_get(r->body, "signal"));
@@ -199,8 +201,15 @@ void link_job_complete(struct rpc_req *r)
 			code = code ? code : 1;
 		}
 		bool timeout = json_is_true(json_object_get(r->body, "timeout"));
-		job_end(c, j, code, sig, timeout, time(NULL));
+		if (json_is_true(json_object_get(r->body, "prolog_failed"))) {
+			node_drain(c, p->node, "Prolog error", time(NULL));
+			job_prolog_failed(c, j, time(NULL));
+		} else {
+			job_end(c, j, code, sig, timeout, time(NULL));
+		}
 	}
+	if (ours && json_is_true(json_object_get(r->body, "epilog_failed")))
+		node_drain(c, p->node, "Epilog error", time(NULL));
 	/* Acknowledged once durable: noded re-sends until it hears this. */
 	rpc_reply_durable(r, 0, NULL, NULL);
 }
@@ -215,7 +224,8 @@ void link_reply(struct ctld *c, struct peer *p, json_t *env)
 		*pp = pl->next;
 		struct job *j = job_table_find(&c->jobs, pl->job_id);
 		int rc = (int)json_integer_value(json_object_get(env, "rc"));
-		if (j && rc == 0 && j->restart_count == pl->restart && !j->launch_acked) {
+		if (j && rc == 0 && j->state == JOB_RUNNING &&
+		    j->restart_count == pl->restart && !j->launch_acked) {
 			j->launch_acked = true;
 			commit_job(c, j);
 		}

@@ -77,6 +77,14 @@ int node_register(struct ctld *c, struct node *n, struct peer *p, json_t *body,
 	return 0;
 }
 
+void node_drain(struct ctld *c, struct node *n, const char *reason, int64_t now)
+{
+	n->drain = true;
+	set_reason(n, reason, 0, now);
+	commit_node(c, n);
+	log_warn("node=%s drained: %s", n->conf->name, reason);
+}
+
 void node_lost_conn(struct ctld *c, struct node *n)
 {
 	/* Not DOWN yet: noded may just be restarting. SlurmdTimeout decides. */

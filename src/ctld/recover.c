@@ -38,8 +38,11 @@ static void on_job(const char *key, const char *text, void *arg)
 		}
 		job_hold_nodes(c, j);
 	}
+	const char *why = json_string_value(json_object_get(rec, "reason"));
 	if (j->hold)
 		j->reason = j->hold == HOLD_USER ? "JobHeldUser" : "JobHeldAdmin";
+	if (j->hold && why && !strcmp(why, job_reason_requeue_held))
+		j->reason = job_reason_requeue_held;
 	json_decref(rec);
 	job_table_add(&c->jobs, j);
 }

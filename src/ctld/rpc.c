@@ -27,6 +27,7 @@ static const struct handler handlers[] = {
 	{"job.cancel", rpc_job_cancel, false},
 	{"job.release", rpc_job_release, false},
 	{"job.hold", rpc_job_hold, false},
+	{"job.requeue", rpc_job_requeue, false},
 	{"job.update", rpc_job_update, false},
 	{"node.query", rpc_node_query, false},
 	{"node.update", rpc_node_update, false},

@@ -5,7 +5,9 @@
  * older jobs come from the store's history on the reader thread
  * (store_read.h), so a long scan never holds up scheduling or commits. The
  * two halves meet on the loop when the history arrives: rows for jobs that
- * are in memory by then are dropped, and memory is read at that instant. */
+ * are in memory by then are dropped, and memory is read at that instant.
+ * With "duplicates" (sacct -D) the earlier runs of requeued jobs come from
+ * the store's job_runs too, each written just before its job's record. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +30,9 @@ struct acct_query {
 	json_t *body; /* the request's filters (a reference) */
 	int64_t start, end;
 	bool window;
+	int pending;		      /* store queries not answered yet */
+	int rc;			      /* the first failure of one */
+	struct store_rows hist, runs; /* their rows */
 };
 
 static bool has_int(json_t *list, json_int_t v)
@@ -142,8 +147,9 @@ static struct store_query *history_query(const struct acct_query *q)
 static char *history_record(int64_t id, const char *rec, void *arg)
 {
 	static const char *const store_only[] = {
-	    "submit_dir", "export",	      "launch_acked", "completing",
-	    "alloc",	  "alloc_cpus_total", "req",	      "base_priority"};
+	    "submit_dir",     "export", "launch_acked",	    "completing",
+	    "prolog_pending", "alloc",	"alloc_cpus_total", "req",
+	    "base_priority"};
 	(void)arg;
 	json_t *o = json_loads(rec, 0, NULL);
 	if (!json_is_object(o)) {
@@ -178,61 +184,102 @@ static void write_history_row(struct drv_jw *w, const char *text, bool first)
 	drv_jw_raw(w, text, strlen(text));
 }
 
-/* The reply: memory's jobs and history's rows merged in id order. */
-static void reply(struct acct_query *q, const struct store_rows *rows)
+/* The earlier runs of jobs up to id (all when id is -1). */
+static void write_runs(struct drv_jw *w, const struct store_rows *runs, size_t *r,
+		       int64_t id, bool *first)
+{
+	for (; *r < runs->n && (id < 0 || runs->ids[*r] <= id); (*r)++) {
+		write_history_row(w, runs->texts[*r], *first);
+		*first = false;
+	}
+}
+
+/* The reply: memory's jobs and history's rows merged in id order, each
+ * job's earlier runs (when asked for) before it. */
+static void reply(struct acct_query *q)
 {
 	struct ctld *c = q->c;
+	const struct store_rows *rows = &q->hist, *runs = &q->runs;
 	struct drv_jw w;
 	drv_jw_init(&w);
 	drv_jw_lit(&w, "{\"jobs\":[");
 	bool first = true;
-	size_t h = 0;
+	size_t h = 0, r = 0;
 	for (struct job *j = c->jobs.head; j; j = j->next) {
 		if (!job_matches(q, j))
 			continue;
-		for (; rows && h < rows->n && rows->ids[h] < j->id; h++)
+		for (; h < rows->n && rows->ids[h] < j->id; h++)
 			if (!job_table_find(&c->jobs, (uint32_t)rows->ids[h])) {
+				write_runs(&w, runs, &r, rows->ids[h], &first);
 				write_history_row(&w, rows->texts[h], first);
 				first = false;
 			}
+		write_runs(&w, runs, &r, j->id, &first);
 		write_memory_job(&w, j, first);
 		first = false;
 	}
-	for (; rows && h < rows->n; h++)
+	for (; h < rows->n; h++)
 		if (!job_table_find(&c->jobs, (uint32_t)rows->ids[h])) {
+			write_runs(&w, runs, &r, rows->ids[h], &first);
 			write_history_row(&w, rows->texts[h], first);
 			first = false;
 		}
+	write_runs(&w, runs, &r, -1, &first);
 	drv_jw_lit(&w, "],\"now\":");
 	drv_jw_int(&w, (int64_t)time(NULL));
 	drv_jw_lit(&w, "}");
-	struct rpc_req r = {.c = c, .peer_id = q->peer_id, .id = q->msg_id};
+	struct rpc_req req = {.c = c, .peer_id = q->peer_id, .id = q->msg_id};
 	if (w.oom)
-		rpc_reply(&r, DRV_RC_ERROR, "out of memory", NULL);
+		rpc_reply(&req, DRV_RC_ERROR, "out of memory", NULL);
 	else
-		rpc_reply_text(&r, w.buf, w.len);
+		rpc_reply_text(&req, w.buf, w.len);
 	drv_jw_fini(&w);
 }
 
 static void query_free(struct acct_query *q)
 {
 	json_decref(q->body);
+	store_rows_free(&q->hist);
+	store_rows_free(&q->runs);
 	free(q);
+}
+
+/* Replies once the last store query is in. */
+static void finish(struct acct_query *q)
+{
+	if (q->pending > 0)
+		return;
+	if (q->rc == -ECANCELED) { /* ctld is stopping */
+	} else if (q->rc < 0) {
+		struct rpc_req r = {.c = q->c, .peer_id = q->peer_id, .id = q->msg_id};
+		rpc_reply(&r, DRV_RC_ERROR, "cannot read the job history", NULL);
+	} else {
+		reply(q);
+	}
+	query_free(q);
+}
+
+static void take_rows(struct acct_query *q, int rc, struct store_rows *rows,
+		      struct store_rows *into)
+{
+	q->pending--;
+	if (rc < 0 && q->rc == 0)
+		q->rc = rc;
+	*into = *rows;
+	memset(rows, 0, sizeof(*rows)); /* now ours */
+	finish(q);
 }
 
 static void history_done(int rc, struct store_rows *rows, void *arg)
 {
 	struct acct_query *q = arg;
-	if (rc == -ECANCELED) { /* ctld is stopping */
-		query_free(q);
-		return;
-	}
-	if (rc < 0) {
-		struct rpc_req r = {.c = q->c, .peer_id = q->peer_id, .id = q->msg_id};
-		rpc_reply(&r, DRV_RC_ERROR, "cannot read the job history", NULL);
-	} else
-		reply(q, rows);
-	query_free(q);
+	take_rows(q, rc, rows, &q->hist);
+}
+
+static void runs_done(int rc, struct store_rows *rows, void *arg)
+{
+	struct acct_query *q = arg;
+	take_rows(q, rc, rows, &q->runs);
 }
 
 /* True when the request names jobs and ctld holds every one of them: then
@@ -264,11 +311,18 @@ void rpc_acct_query(struct rpc_req *r)
 	q->window = q->start > 0 || q->end > 0;
 	if (q->window && q->end == 0)
 		q->end = time(NULL);
-	if (all_in_memory(q)) {
-		reply(q, NULL);
-		query_free(q);
-		return;
+	q->pending = 1; /* until both queries are queued */
+	if (json_is_true(json_object_get(r->body, "duplicates"))) {
+		struct store_query *sq = history_query(q);
+		store_query_runs(sq);
+		q->pending++;
+		store_query_submit(r->c->store, sq, history_record, NULL, runs_done, q);
 	}
-	store_query_submit(r->c->store, history_query(q), history_record, NULL,
-			   history_done, q);
+	if (!all_in_memory(q)) {
+		q->pending++;
+		store_query_submit(r->c->store, history_query(q), history_record, NULL,
+				   history_done, q);
+	}
+	q->pending--;
+	finish(q);
 }

@@ -10,6 +10,7 @@ void rpc_job_query(struct rpc_req *r);
 void rpc_job_cancel(struct rpc_req *r);
 void rpc_job_release(struct rpc_req *r);
 void rpc_job_hold(struct rpc_req *r);
+void rpc_job_requeue(struct rpc_req *r);
 void rpc_job_update(struct rpc_req *r);
 /* rpc_acct.c */
 void rpc_acct_query(struct rpc_req *r);

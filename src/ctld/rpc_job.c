@@ -1,5 +1,5 @@
 /* rpc_job.c — client requests about existing jobs: query, cancel, hold,
- * release and update. State changes go through job_state.c. */
+ * release, requeue and update. State changes go through job_state.c. */
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -373,6 +373,17 @@ static void update_begin(struct job *j, int64_t begin, int64_t now)
 		j->eligible_time = begin > now ? begin : now;
 	if (j->hold == HOLD_NONE)
 		j->reason = begin > now ? "BeginTime" : "None";
+}
+
+static int requeue_one(struct rpc_req *r, struct job *j, int64_t now)
+{
+	bool hold = json_is_true(json_object_get(r->body, "hold"));
+	return job_requeue(r->c, j, hold, now);
+}
+
+void rpc_job_requeue(struct rpc_req *r)
+{
+	for_each_job(r, requeue_one);
 }
 
 static int update_one(struct rpc_req *r, struct job *j, int64_t now)

@@ -207,8 +207,8 @@ static int snap_add(struct snap *s, const struct sched_job *sj, struct job *j)
  * its throttle lets start); else gives its reason. */
 static void consider(struct ctld *c, struct job *j, bool only_new, struct snap *s)
 {
-	if (j->state != JOB_PENDING || j->hold != HOLD_NONE)
-		return;
+	if (j->state != JOB_PENDING || j->hold != HOLD_NONE || j->completing)
+		return; /* completing: a requeued run still being killed */
 	if (!eligible(c, j, time(NULL)))
 		return;
 	if (ctld_resolve_nodes(c, &j->req) != 0) {

@@ -18,7 +18,16 @@
 #include "common/log.h"
 #include "ctld/store_internal.h"
 
-enum op_kind { OP_JOB, OP_PAYLOAD, OP_NODE, OP_NEXT_ID, OP_PURGE_PAYLOAD, OP_PURGE_JOB };
+enum op_kind {
+	OP_JOB,
+	OP_PAYLOAD,
+	OP_NODE,
+	OP_NEXT_ID,
+	OP_PURGE_PAYLOAD,
+	OP_PURGE_RUNS,
+	OP_PURGE_JOB,
+	OP_RUN,
+};
 
 struct op {
 	enum op_kind kind;
@@ -46,7 +55,11 @@ const char *store_schema_sql =
     "CREATE INDEX IF NOT EXISTS jobs_array ON jobs(json_extract(rec,'$.array_job_id'));"
     "CREATE TABLE IF NOT EXISTS job_payload(id INTEGER PRIMARY KEY,"
     " script TEXT NOT NULL, env TEXT NOT NULL, argv TEXT NOT NULL);"
-    "CREATE TABLE IF NOT EXISTS nodes(name TEXT PRIMARY KEY, rec TEXT NOT NULL);";
+    "CREATE TABLE IF NOT EXISTS nodes(name TEXT PRIMARY KEY, rec TEXT NOT NULL);"
+    /* earlier runs of requeued jobs, each as the job record it ended with */
+    "CREATE TABLE IF NOT EXISTS job_runs(id INTEGER NOT NULL, restart INTEGER NOT NULL,"
+    " end_time INTEGER NOT NULL, rec TEXT NOT NULL, PRIMARY KEY(id, restart));"
+    "CREATE INDEX IF NOT EXISTS job_runs_end ON job_runs(end_time);";
 
 /* --- batches ------------------------------------------------------------ */
 
@@ -116,6 +129,17 @@ void store_batch_put_payload(struct store_batch *b, uint32_t id, const char *scr
 	op->s3 = dup_or_die(argv_json);
 }
 
+void store_batch_put_run(struct store_batch *b, uint32_t id, uint32_t restart,
+			 int64_t end_time, const char *rec_json)
+{
+	struct op *op = batch_add(b, OP_RUN);
+	op->id = id;
+	op->num = end_time;
+	op->s1 = dup_or_die(rec_json);
+	if (asprintf(&op->s2, "%u", restart) < 0)
+		abort();
+}
+
 void store_batch_put_node(struct store_batch *b, const char *name, const char *rec_json)
 {
 	struct op *op = batch_add(b, OP_NODE);
@@ -132,6 +156,9 @@ void store_batch_put_next_id(struct store_batch *b, uint32_t next_job_id)
 void store_batch_put_purge(struct store_batch *b, int64_t ended_before, uint32_t max_jobs)
 {
 	struct op *op = batch_add(b, OP_PURGE_PAYLOAD);
+	op->id = max_jobs;
+	op->num = ended_before;
+	op = batch_add(b, OP_PURGE_RUNS);
 	op->id = max_jobs;
 	op->num = ended_before;
 	op = batch_add(b, OP_PURGE_JOB);
@@ -152,6 +179,10 @@ static const char *op_sql[] = {
     [OP_PURGE_PAYLOAD] =
 	"DELETE FROM job_payload WHERE id IN (SELECT id FROM jobs"
 	" WHERE end_time > 0 AND end_time < ?2 ORDER BY end_time LIMIT ?1)",
+    [OP_PURGE_RUNS] = "DELETE FROM job_runs WHERE id IN (SELECT id FROM jobs"
+		      " WHERE end_time > 0 AND end_time < ?2 ORDER BY end_time LIMIT ?1)",
+    [OP_RUN] = "INSERT OR REPLACE INTO job_runs(id,restart,end_time,rec)"
+	       " VALUES(?1,?5,?2,?3)",
     [OP_PURGE_JOB] = "DELETE FROM jobs WHERE id IN (SELECT id FROM jobs"
 		     " WHERE end_time > 0 AND end_time < ?2 ORDER BY end_time LIMIT ?1)",
 };
@@ -168,7 +199,10 @@ static int run_op(struct store *s, const struct op *op)
 	sqlite3_bind_int64(st, 2, op->num);
 	if (op->kind == OP_JOB)
 		sqlite3_bind_text(st, 3, op->s1, -1, SQLITE_STATIC);
-	else if (op->kind == OP_PAYLOAD || op->kind == OP_NODE) {
+	else if (op->kind == OP_RUN) {
+		sqlite3_bind_text(st, 3, op->s1, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 5, strtoll(op->s2, NULL, 10));
+	} else if (op->kind == OP_PAYLOAD || op->kind == OP_NODE) {
 		sqlite3_bind_text(st, 4, op->s1, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 5, op->s2, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 6, op->s3, -1, SQLITE_STATIC);

@@ -42,6 +42,9 @@ void store_batch_put_job(struct store_batch *b, uint32_t id, int64_t end_time,
 			 const char *rec_json);
 void store_batch_put_payload(struct store_batch *b, uint32_t id, const char *script,
 			     const char *env_json, const char *argv_json);
+/* One earlier run of a job (restart), ended at end_time: sacct -D's rows. */
+void store_batch_put_run(struct store_batch *b, uint32_t id, uint32_t restart,
+			 int64_t end_time, const char *rec_json);
 void store_batch_put_node(struct store_batch *b, const char *name, const char *rec_json);
 void store_batch_put_next_id(struct store_batch *b, uint32_t next_job_id);
 /* Deletes up to max_jobs jobs (with their payloads) that ended before

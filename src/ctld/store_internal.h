@@ -22,7 +22,7 @@ struct store {
 	void *done_arg;
 	int pipe_rd, pipe_wr; /* the writer wakes the loop through this pipe */
 	struct event *done_ev;
-	sqlite3_stmt *stmts[6];	     /* the writer's statements, prepared once */
+	sqlite3_stmt *stmts[8];	     /* the writer's statements, prepared once */
 	struct store_reader *reader; /* history queries (store_read.c) */
 };
 

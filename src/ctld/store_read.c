@@ -22,6 +22,7 @@ struct bind {
 
 struct store_query {
 	char *where;
+	bool runs; /* job_runs instead of jobs */
 	struct bind *binds;
 	size_t n_binds;
 	store_map_f map;
@@ -66,6 +67,11 @@ void store_query_where(struct store_query *q, const char *where)
 	free(q->where);
 	if (!(q->where = strdup(where)))
 		abort();
+}
+
+void store_query_runs(struct store_query *q)
+{
+	q->runs = true;
 }
 
 static struct bind *add_bind(struct store_query *q)
@@ -127,9 +133,10 @@ static void keep_row(struct store_rows *rows, int64_t id, char *text)
 
 static int run_query(sqlite3 *db, struct store_query *q)
 {
-	static const char head[] = "SELECT id, rec FROM jobs WHERE ";
-	static const char tail[] = " ORDER BY id";
-	size_t len = sizeof(head) + strlen(q->where) + sizeof(tail);
+	const char *head = q->runs ? "SELECT id, rec FROM job_runs WHERE "
+				   : "SELECT id, rec FROM jobs WHERE ";
+	const char *tail = q->runs ? " ORDER BY id, restart" : " ORDER BY id";
+	size_t len = strlen(head) + strlen(q->where) + strlen(tail) + 1;
 	char *sql = malloc(len);
 	if (!sql)
 		abort();

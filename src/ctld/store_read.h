@@ -18,6 +18,9 @@ struct store_query;
  * (copied) uses ? for the values, bound in the same order. */
 struct store_query *store_query_new(void);
 void store_query_where(struct store_query *q, const char *where);
+/* Reads the earlier runs of requeued jobs (job_runs: the same id, end_time
+ * and rec columns) instead of the jobs, ordered by id and restart. */
+void store_query_runs(struct store_query *q);
 void store_query_bind_int(struct store_query *q, int64_t v);
 void store_query_bind_text(struct store_query *q, const char *v); /* copied */
 

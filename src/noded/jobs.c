@@ -43,6 +43,7 @@ struct noded_job *jobs_add(struct noded *nd, int64_t job_id, int64_t restart)
 static void job_free(struct noded_job *job)
 {
 	signal_cancel_timer(job);
+	script_cancel_timer(job);
 	free(job->message);
 	free(job);
 }

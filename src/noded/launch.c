@@ -1,5 +1,6 @@
 /* launch.c — job.launch: a job dir with the spec, then one fork/exec of
- * drover-shepherd, which does everything else for the job.
+ * drover-shepherd, which does everything else for the job (after the
+ * Prolog, when one is configured; the Epilog holds the job's end back).
  *
  * Idempotent by job_id + restart: a resent launch finds the job in the table
  * (running or ended) and is answered "ok" without a second start. The reply
@@ -33,6 +34,13 @@ static int write_spec(struct noded *nd, json_t *body, const char *dir)
 	json_object_set_new(spec, "node", json_string(nd->name));
 	/* The job's commands must find the config as this node knows it. */
 	json_object_set_new(spec, "conf_path", json_string(nd->conf_path));
+	/* The shepherd reads no config: it runs these from the spec. */
+	if (nd->conf->task_prolog)
+		json_object_set_new(spec, "task_prolog",
+				    json_string(nd->conf->task_prolog));
+	if (nd->conf->task_epilog)
+		json_object_set_new(spec, "task_epilog",
+				    json_string(nd->conf->task_epilog));
 	char *text = json_dumps(spec, JSON_COMPACT);
 	json_decref(spec);
 	if (!text)
@@ -147,6 +155,104 @@ static int check_existing(struct noded *nd, struct noded_job *job, int64_t resta
 	return 0;
 }
 
+/* Records the end of a job that never ran (its Prolog failed, or its
+ * shepherd could not start) in its dir and its table entry. */
+static void record_no_start(struct noded *nd, struct noded_job *job, const char *dir,
+			    const char *why)
+{
+	json_t *st = json_pack("{s:i, s:i, s:I, s:b, s:b, s:s}", "exit_code", 1, "signal",
+			       0, "restart", (json_int_t)job->restart, "launch_failed", 1,
+			       "prolog_failed", job->prolog_failed, "message", why);
+	char *text = st ? json_dumps(st, JSON_COMPACT) : NULL;
+	if (text)
+		drv_write_file_atomic(dir, "status", text, strlen(text), 0600);
+	free(text);
+	json_decref(st);
+	bool prolog_failed = job->prolog_failed;
+	jobs_set_done(job, 1, 0, true, why);
+	job->prolog_failed = prolog_failed;
+	link_send_completions(nd);
+}
+
+/* The Prolog first; the shepherd starts when it ends well
+ * (launch_prolog_done). ctld hears "ok": the launch is under way. */
+static int start_prolog(struct noded *nd, json_t *body, int64_t job_id, int64_t restart,
+			const char *dir, struct drv_error *err)
+{
+	struct noded_job *job = jobs_add(nd, job_id, restart);
+	if (!job) {
+		drv_error_set(err, ENOMEM, "out of memory");
+		return DRV_RC_ERROR;
+	}
+	job->has_dir = true;
+	json_t *env = script_env(nd, body, "prolog_slurmd", NULL);
+	int rc = script_start(nd, job, nd->conf->prolog, env, false);
+	json_decref(env);
+	if (rc < 0) {
+		char why[128];
+		snprintf(why, sizeof(why), "prolog failed: %s", strerror(-rc));
+		job->prolog_failed = true;
+		record_no_start(nd, job, dir, why);
+	}
+	return 0;
+}
+
+void launch_prolog_done(struct noded *nd, struct noded_job *job, bool ok, const char *why)
+{
+	char dir[PATH_MAX], msg[160];
+	struct drv_error err = {""};
+	if (spool_job_dir(nd, job->job_id, dir, sizeof(dir)) < 0)
+		return;
+	if (!ok) {
+		snprintf(msg, sizeof(msg), "prolog failed %s", why);
+		job->prolog_failed = true;
+		record_no_start(nd, job, dir, msg);
+		return;
+	}
+	pid_t pid = 0;
+	if (start_shepherd(nd, dir, &pid, &err) < 0) {
+		log_error("job=%lld launch failed: %s", (long long)job->job_id, err.text);
+		record_no_start(nd, job, dir, err.text);
+		return;
+	}
+	job->shepherd_pid = pid;
+	log_info("job=%lld restart=%lld launched after its prolog, shepherd pid %d",
+		 (long long)job->job_id, (long long)job->restart, (int)pid);
+}
+
+bool launch_epilog_pending(struct noded *nd, struct noded_job *job)
+{
+	char dir[PATH_MAX];
+	json_t *spec = NULL;
+	if (job->script_pid > 0)
+		return true;
+	if (!nd->conf->epilog || job->epilog_done || job->prolog_failed)
+		return false;
+	job->epilog_done = true; /* unless it starts below */
+	if (spool_job_dir(nd, job->job_id, dir, sizeof(dir)) < 0 ||
+	    spool_read_json(dir, "spec.json", &spec) < 0)
+		return false; /* nothing to tell it: the end goes out now */
+	json_t *env = script_env(nd, spec, "epilog_slurmd", job);
+	int rc = script_start(nd, job, nd->conf->epilog, env, true);
+	json_decref(env);
+	json_decref(spec);
+	if (rc < 0) {
+		log_error("job=%lld cannot run the epilog: %s", (long long)job->job_id,
+			  strerror(-rc));
+		job->epilog_failed = true;
+		return false;
+	}
+	job->epilog_done = false;
+	return true;
+}
+
+void launch_epilog_done(struct noded *nd, struct noded_job *job, bool ok)
+{
+	job->epilog_done = true;
+	job->epilog_failed = !ok;
+	link_send_completions(nd);
+}
+
 int launch_job(struct noded *nd, json_t *body, struct drv_error *err)
 {
 	json_t *jid = json_object_get(body, "job_id");
@@ -179,6 +285,8 @@ int launch_job(struct noded *nd, json_t *body, struct drv_error *err)
 		drv_error_set(err, -rc, "writing %s/spec.json: %s", dir, strerror(-rc));
 		return launch_failed(nd, job_id, restart, dir, err);
 	}
+	if (nd->conf->prolog)
+		return start_prolog(nd, body, job_id, restart, dir, err);
 	pid_t pid = 0;
 	if (start_shepherd(nd, dir, &pid, err) < 0)
 		return launch_failed(nd, job_id, restart, dir, err);
@@ -202,6 +310,8 @@ static void on_sigchld(evutil_socket_t sig, short what, void *arg)
 	int st;
 	bool any = false;
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		if (script_reaped(nd, pid, st))
+			continue;
 		for (struct noded_job *j = nd->jobs; j; j = j->next) {
 			if (j->shepherd_pid == pid) {
 				j->shepherd_pid = 0;

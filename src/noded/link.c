@@ -81,6 +81,10 @@ static void send_complete(struct noded *nd, struct noded_job *job)
 		json_object_set_new(body, "launch_failed", json_true());
 	if (job->timeout)
 		json_object_set_new(body, "timeout", json_true());
+	if (job->prolog_failed)
+		json_object_set_new(body, "prolog_failed", json_true());
+	if (job->epilog_failed)
+		json_object_set_new(body, "epilog_failed", json_true());
 	if (job->message)
 		json_object_set_new(body, "message", json_string(job->message));
 	if (send_request(nd, "job.complete", body, &job->complete_id) == 0) {
@@ -95,7 +99,7 @@ void link_send_completions(struct noded *nd)
 		return;
 	int64_t now = jobs_now();
 	for (struct noded_job *j = nd->jobs; j; j = j->next) {
-		if (j->phase != JOB_DONE)
+		if (j->phase != JOB_DONE || launch_epilog_pending(nd, j))
 			continue;
 		if (j->complete_id == 0 || now - j->complete_at >= COMPLETE_RESEND_S)
 			send_complete(nd, j);

@@ -44,6 +44,12 @@ struct noded_job {
 	int pending_kill_wait;
 	int pending_sig;
 	bool pending_batch_only;
+	/* script.c: the Prolog or Epilog running for this job */
+	pid_t script_pid;	    /* 0: none */
+	struct event *script_timer; /* PrologEpilogTimeout; owned */
+	bool script_epilog, script_timed_out;
+	bool prolog_failed;		 /* no shepherd: the node is to be drained */
+	bool epilog_done, epilog_failed; /* job.complete waits for the Epilog */
 	struct noded_job *next;
 };
 
@@ -129,6 +135,28 @@ void notify_stop(struct noded *nd);
 int launch_job(struct noded *nd, json_t *body, struct drv_error *err);
 int launch_start(struct noded *nd); /* SIGCHLD reaping */
 void launch_stop(struct noded *nd);
+
+/* The Prolog ended (ok: exit 0 in time): start the shepherd, or record the
+ * failure. The Epilog ended: the job's end may be reported now. */
+void launch_prolog_done(struct noded *nd, struct noded_job *job, bool ok,
+			const char *why);
+void launch_epilog_done(struct noded *nd, struct noded_job *job, bool ok);
+/* For an ended job: true while its Epilog has still to run (started here)
+ * or runs, so its end must not be reported yet. */
+bool launch_epilog_pending(struct noded *nd, struct noded_job *job);
+
+/* --- script.c: Prolog and Epilog --------------------------------------- */
+/* Slurm's environment for a Prolog/Epilog of the job launched with spec
+ * (the job.launch body); done: the ended job, for the Epilog's exit codes.
+ * A new array of "NAME=value" strings. */
+json_t *script_env(const struct noded *nd, json_t *spec, const char *context,
+		   const struct noded_job *done);
+/* Forks path with env (borrowed) for job, watched until reaped. 0 or -errno. */
+int script_start(struct noded *nd, struct noded_job *job, const char *path, json_t *env,
+		 bool epilog);
+/* From the SIGCHLD handler: true when pid was a job's script (then handled). */
+bool script_reaped(struct noded *nd, pid_t pid, int status);
+void script_cancel_timer(struct noded_job *job);
 
 /* --- signal.c ---------------------------------------------------------- */
 int signal_job(struct noded *nd, json_t *body, struct drv_error *err);

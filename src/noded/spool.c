@@ -112,6 +112,7 @@ static void take_status(struct noded_job *job, json_t *status)
 		      json_is_true(json_object_get(status, "launch_failed")),
 		      json_is_string(msg) ? json_string_value(msg) : NULL);
 	job->timeout = json_is_true(json_object_get(status, "timeout"));
+	job->prolog_failed = json_is_true(json_object_get(status, "prolog_failed"));
 	log_info("job=%lld ended: exit_code=%d signal=%d%s", (long long)job->job_id,
 		 job->exit_code, job->sig, job->timeout ? " (time limit)" : "");
 }
@@ -202,7 +203,7 @@ static bool scan_one(struct noded *nd, int64_t job_id, const char *dir)
 		json_decref(status);
 		return true;
 	}
-	if (spool_lock_held(dir) || job->shepherd_pid > 0 ||
+	if (spool_lock_held(dir) || job->shepherd_pid > 0 || job->script_pid > 0 ||
 	    jobs_now() - job->seen_at < START_GRACE_S)
 		return false;
 	mark_lost(job, dir);

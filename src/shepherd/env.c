@@ -55,6 +55,18 @@ int env_set(char ***envp, const char *name, const char *value)
 	return 0;
 }
 
+void env_unset(char **envp, const char *name)
+{
+	size_t nlen = strlen(name), n = env_len(envp);
+	for (size_t i = 0; i < n; i++) {
+		if (strncmp(envp[i], name, nlen) == 0 && envp[i][nlen] == '=') {
+			free(envp[i]);
+			memmove(&envp[i], &envp[i + 1], (n - i) * sizeof(*envp));
+			return;
+		}
+	}
+}
+
 static int env_set_int(char ***envp, const char *name, long long v)
 {
 	char buf[32];

@@ -118,12 +118,39 @@ static void __attribute__((noreturn)) child_main(struct child_ctx *c)
 	char pid[24];
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	env_set(&c->envp, "SLURM_TASK_PID", pid);
+	if (*c->s->task_prolog && task_prolog_run(c->s->task_prolog, &c->envp) < 0)
+		child_fail(c, 1, "TaskProlog: out of memory");
 	execve(c->script_path, c->argv, c->envp);
 	int e = errno;
 	dprintf(STDERR_FILENO, "slurmstepd: error: execve(): %s: %s\n", c->script_path,
 		strerror(e));
 	child_fail(c, e == ENOENT ? 127 : 126, "execve %s: %s", c->script_path,
 		   strerror(e));
+}
+
+/* TaskEpilog as the user, in the job's directory and environment, its
+ * output appended to the job's. */
+static void run_task_epilog(struct child_ctx *c)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		c->err_fd = -1;
+		drop_privileges(c);
+		if (chdir(c->s->workdir) < 0 && chdir("/tmp") < 0)
+			_exit(1);
+		char err[256];
+		struct io_paths io = {
+		    .in = "", .out = c->out_path, .err = c->err_path, .append = true};
+		if (io_setup(&io, err, sizeof(err)) < 0)
+			_exit(1);
+		task_epilog_run(c->s->task_epilog, c->envp);
+		_exit(0);
+	}
+	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
 }
 
 static int prepare(struct child_ctx *c, const struct spec *s, const char *script_path)
@@ -260,6 +287,8 @@ int run_job(const char *dir, const struct spec *s, const char *script_path,
 			 (int)pid);
 		release_child(dir, pid, rel[1], errp[0], res);
 		wait_job(s, &lim, pid, res);
+		if (*s->task_epilog)
+			run_task_epilog(&c);
 	}
 	cleanup(&c);
 	sigprocmask(SIG_SETMASK, &old, NULL);

@@ -57,6 +57,7 @@ struct spec {
 	int64_t start_time;		     /* epoch s, 0 unknown */
 	int64_t array_job_id, array_task_id; /* -1: not an array job */
 	int64_t array_count, array_min, array_max, array_step; /* the whole array */
+	const char *task_prolog, *task_epilog; /* slurm.conf's, "" when none */
 };
 
 /* --- spec.c ------------------------------------------------------------ */
@@ -72,6 +73,18 @@ char **env_build(const struct spec *s);
 /* Sets name=value in a built environment (the batch shell's own pid). */
 int env_set(char ***envp, const char *name, const char *value);
 void env_free(char **envp);
+void env_unset(char **envp, const char *name); /* no-op when absent */
+
+/* --- task_prolog.c ------------------------------------------------------ */
+/* Applies TaskProlog's output (text, len bytes): "export NAME=value" sets,
+ * "unset NAME" clears, "print TEXT" writes TEXT and a newline to out_fd (-1:
+ * nowhere); other lines are ignored. 0 or -ENOMEM. */
+int task_prolog_apply(char ***envp, const char *text, size_t len, int out_fd);
+/* In the job's child, as the user with its streams set up: runs path and
+ * applies its output to *envp (stdout: the job's). 0 or -ENOMEM. */
+int task_prolog_run(const char *path, char ***envp);
+/* Runs path with envp and waits for it (the caller is the user already). */
+void task_epilog_run(const char *path, char **envp);
 
 /* --- io.c -------------------------------------------------------------- */
 /* Expands %j %J %x %u %N %A %a %n %t %s %% (with optional zero-pad width)

@@ -100,6 +100,8 @@ static void load_resources(json_t *r, struct spec *s)
 	s->array_min = int_member(r, "array_task_min", 0);
 	s->array_max = int_member(r, "array_task_max", 0);
 	s->array_step = int_member(r, "array_task_step", 1);
+	s->task_prolog = str_member(r, "task_prolog");
+	s->task_epilog = str_member(r, "task_epilog");
 }
 
 int spec_load(const char *dir, struct spec *s, char *err, size_t errlen)

@@ -65,7 +65,8 @@ def test_noded_kill9_job_survives_and_is_reported(make_cluster):
 def test_node_that_stays_away_goes_down_and_job_ends_node_fail(make_cluster):
     c = make_cluster(nodes=2, sets={"SlurmdTimeout": "3"})
     c.write("job.sh", "#!/bin/bash\nsleep 120\n")
-    jid = c.sbatch("job.sh")
+    # --no-requeue: with JobRequeue=1 it would be requeued (test_requeue.py)
+    jid = c.sbatch("--no-requeue", "job.sh")
     job = c.wait_state(jid, "RUNNING")
     node = job["NodeList"]
     c.kill9(node)

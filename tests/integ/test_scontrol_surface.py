@@ -381,8 +381,8 @@ def test_show_partition_unknown(done):
         1, "Partition nope not found\n", "")
 
 
-def test_requeue_still_refused(done):
-    """Issue 5 brings requeue; until then it is refused, not ignored."""
+def test_suspend_still_refused(done):
+    """suspend is refused, not ignored (requeue: test_requeue.py)."""
     c, jobs = done
-    rc, out, err = c.run("scontrol", "requeue", str(jobs["COMPLETED"]))
+    rc, out, err = c.run("scontrol", "suspend", str(jobs["COMPLETED"]))
     assert rc == 1 and out == "" and err

@@ -44,6 +44,7 @@ static struct cli_job pending(void)
 	j.priority = 100;
 	j.time_limit = 300;
 	j.submit_time = j.eligible_time = 86400;
+	j.requeue = true;
 	return j;
 }
 

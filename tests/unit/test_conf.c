@@ -190,6 +190,34 @@ static void test_auth_info_partial(void **state)
 	drv_conf_free(c);
 }
 
+/* Requeue and the prolog/epilog programs: Slurm's defaults, then set. */
+static void test_requeue_and_prolog_keys(void **state)
+{
+	struct fixture *f = *state;
+	struct drv_conf *c = load_ok(f, CTLD);
+	assert_int_equal(c->job_requeue, 1);
+	assert_int_equal(c->cred_expire, 120);
+	assert_null(c->prolog);
+	assert_null(c->task_prolog);
+	assert_int_equal(c->prolog_epilog_timeout, 65534);
+	drv_conf_free(c);
+	c = load_ok(f, CTLD "JobRequeue=0\nAuthInfo=socket=a.sock,cred_expire=5\n"
+			    "Prolog=/etc/p.sh\nEpilog=e.sh\nTaskProlog=/t\n"
+			    "PrologEpilogTimeout=30\nPrologFlags=Alloc\n");
+	assert_int_equal(c->job_requeue, 0);
+	assert_int_equal(c->cred_expire, 5);
+	assert_string_equal(c->prolog, "/etc/p.sh");
+	char buf[PATH_MAX];
+	snprintf(buf, sizeof(buf), "%s/e.sh", f->dir);
+	assert_string_equal(c->epilog, buf);
+	assert_string_equal(c->task_prolog, "/t");
+	assert_string_equal(c->prolog_flags, "Alloc");
+	assert_int_equal(c->prolog_epilog_timeout, 30);
+	drv_conf_free(c);
+	load_bad(f, CTLD "AuthInfo=cred_expire=soon\n", 2, "cred_expire");
+	load_bad(f, CTLD "JobRequeue=2\n", 2, "JobRequeue");
+}
+
 static void test_nodes(void **state)
 {
 	struct fixture *f = *state;
@@ -492,6 +520,7 @@ int main(void)
 	    T(test_defaults),
 	    T(test_every_global_key),
 	    T(test_auth_info_partial),
+	    T(test_requeue_and_prolog_keys),
 	    T(test_nodes),
 	    T(test_node_default),
 	    T(test_partitions),

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import Cluster, wait_for
+from conftest import TERMINAL, Cluster, wait_for
 
 HEADER = ("JobID           JobName  Partition    Account  AllocCPUS      State ExitCode \n"
           "------------ ---------- ---------- ---------- ---------- ---------- -------- \n")
@@ -442,10 +442,14 @@ def test_same_bytes_from_history_after_min_job_age_and_a_crash(make_cluster):
     held = c.sbatch("-J", "held", "-H", "--wrap", "true")
     c.wait_state(run, "RUNNING")
     c.ok(c.bin / "scancel", run, held)
-    for jid in (ok, bad, run, held):
-        c.wait_done(jid)
-    wait_for(lambda: c.show_job(run).get("ExitCode") == "0:15", 30,
-             what="the killed job's exit status")
+    # sacct, not scontrol, is asked: with MinJobAge=2 a loaded machine may
+    # see the jobs leave ctld's memory before it looks
+    rows = lambda: c.ok(c.bin / "sacct", "-n", "-P", "-o", "JobID,State,ExitCode",
+                        "-j", f"{ok},{bad},{run},{held}")
+    wait_for(lambda: f"{run}.batch|CANCELLED|0:15" in rows() and
+             all(line.split("|")[1].split()[0] in TERMINAL
+                 for line in rows().splitlines()), 30,
+             what="every job to end, the killed one with 0:15")
     sacct = lambda: c.ok(c.bin / "sacct", "-P", "-o", "ALL,Restarts",
                          "-j", f"{ok},{bad},{run},{held}")
     before = sacct()

@@ -73,7 +73,7 @@ def test_history_outlives_min_job_age_and_a_crash(make_cluster):
 
 
 def test_purge_job_after_ends_the_history(make_cluster):
-    c = make_cluster(sets={"MinJobAge": "1", "PurgeJobAfter": "2seconds"})
+    c = make_cluster(sets={"MinJobAge": "1", "PurgeJobAfter": "5seconds"})
     jid = c.sbatch("--wrap", "true")
     # with MinJobAge=1 the job may leave memory before scontrol looks
     wait_for(lambda: [j["state"] for j in acct(c, job_ids=[jid])] == ["COMPLETED"], 30,

@@ -719,6 +719,13 @@ void drv_conf_free(struct drv_conf *c)
 	free(c->auth_type);
 	free(c->auth_socket);
 	free(c->auth_key);
+	free(c->prolog);
+	free(c->epilog);
+	free(c->task_prolog);
+	free(c->task_epilog);
+	free(c->prolog_slurmctld);
+	free(c->epilog_slurmctld);
+	free(c->prolog_flags);
 	for (size_t i = 0; i < c->n_nodes; i++) {
 		struct drv_node_conf *n = &c->nodes[i];
 		free(n->name);

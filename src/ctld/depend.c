@@ -2,7 +2,8 @@
  * slurmctld judges them: an entry that is met leaves the list, one that can
  * never be met stays marked "(failed)"; with '?' one met entry clears the
  * list. A target ctld no longer holds (never existed, or ended longer than
- * MinJobAge ago) lifts its entry, as Slurm does ("job is gone").
+ * MinJobAge ago) lifts its entry, as Slurm does ("job is gone"); one
+ * never held is refused at submit (rpc_submit.c).
  * The state of a target comes from target_state() alone, arrays
  * included. Changes to the list are committed with the job. */
 #include <stdlib.h>

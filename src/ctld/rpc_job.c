@@ -338,8 +338,9 @@ static int update_dependency(struct ctld *c, struct job *j, const char *text, in
 	struct dep_list l = {0};
 	if (*text && dep_parse(text, &l) < 0)
 		return DRV_RC_DEPENDENCY;
-	for (uint32_t i = 0; i < l.n; i++)
-		if (l.items[i].job_id == j->id) {
+	for (uint32_t i = 0; i < l.n; i++) /* itself, or a job ctld does not hold */
+		if (l.items[i].job_id == j->id ||
+		    (l.items[i].job_id && !job_table_find(&c->jobs, l.items[i].job_id))) {
 			dep_list_free(&l);
 			return DRV_RC_DEPENDENCY;
 		}

@@ -192,6 +192,18 @@ static int check_array(const struct ctld *c, struct job *j, json_t *body)
 }
 
 /* Builds the job; returns NULL and sets *rc and msg when it is refused. */
+/* Every job a dependency names must be one ctld holds, as current Slurm
+ * checks at submit ("Job dependency problem"); Slurm 22.05 took an unknown
+ * one as gone. A target that leaves later is lifted (depend.c). */
+static int check_dependency_targets(const struct ctld *c, const struct job *j)
+{
+	const struct dep_list *l = &j->req.deps;
+	for (uint32_t i = 0; i < l->n; i++)
+		if (l->items[i].job_id && !job_table_find(&c->jobs, l->items[i].job_id))
+			return DRV_RC_DEPENDENCY;
+	return 0;
+}
+
 static struct job *build_job(struct rpc_req *r, const struct part *p, int *rc,
 			     struct drv_error *msg)
 {
@@ -206,6 +218,8 @@ static struct job *build_job(struct rpc_req *r, const struct part *p, int *rc,
 		*rc = check_request(r->c, p, j, msg);
 		if (*rc == 0)
 			*rc = check_array(r->c, j, r->body);
+		if (*rc == 0)
+			*rc = check_dependency_targets(r->c, j);
 		if (*rc && !msg->text[0])
 			snprintf(msg->text, sizeof(msg->text), "%s", drv_rc_text(*rc));
 	}

@@ -66,7 +66,7 @@ def test_unknown_gpu_type_and_too_many_gpus_refused(make_cluster):
 
 def test_malformed_dependency_refused(cluster):
     """needs ctld: dependencies validated at submit (an unknown job id is
-    accepted and lifted, as Slurm 22.05 does: test_dependencies.py)."""
+    refused too: test_dependencies.py)."""
     rc, out, err = cluster.run("sbatch", "--dependency=afterok:x1", "--wrap", "true")
     assert rc == 1, (out, err)
     assert err == "sbatch: error: Batch job submission failed: Job dependency problem\n"

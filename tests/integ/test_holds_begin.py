@@ -216,7 +216,7 @@ def test_min_job_age_keeps_a_finished_job_then_only_sacct(make_cluster):
     while time.time() < end + 4:
         assert shown() and listed()
         time.sleep(0.5)
-    # ...then forgotten by ctld, known to sacct, and lifted as a dependency
+    # ...then forgotten by ctld, known to sacct, and no dependency target
     wait_for(lambda: not shown(), 20, what="MinJobAge to drop the job")
     assert time.time() >= end + 5
     assert not listed()
@@ -224,5 +224,6 @@ def test_min_job_age_keeps_a_finished_job_then_only_sacct(make_cluster):
         "COMPLETED"]
     rc, out, err = c.run("scontrol", "show", "job", str(jid))
     assert (rc, err) == (1, "slurm_load_jobs error: Invalid job id specified\n")
-    after = c.sbatch(f"--dependency=afternotok:{jid}", "--wrap", "true")
-    assert c.wait_done(after)["JobState"] == "COMPLETED"
+    rc, out, err = c.run("sbatch", f"--dependency=afternotok:{jid}", "--wrap", "true")
+    assert (rc, err) == (1, "sbatch: error: Batch job submission failed: "
+                         "Job dependency problem\n")

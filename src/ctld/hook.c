@@ -8,16 +8,15 @@
  * (job_prolog_slurmctld_done); an EpilogSlurmctld's failure is only logged,
  * as in Slurm. */
 #include <errno.h>
-#include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/child.h"
 #include "common/log.h"
 #include "ctld/ctld.h"
 
@@ -148,30 +147,6 @@ static json_t *hook_env(const struct ctld *c, const struct job *j, bool epilog)
 	return env;
 }
 
-/* In the forked child: only async-signal-safe calls until exec. */
-static void exec_hook(const char *path, char **envp, const sigset_t *oldmask)
-{
-	struct sigaction dfl = {.sa_handler = SIG_DFL};
-	for (int s = 1; s < NSIG; s++)
-		sigaction(s, &dfl, NULL);
-	sigprocmask(SIG_SETMASK, oldmask, NULL);
-	setpgid(0, 0);
-	int null = open("/dev/null", O_RDWR);
-	if (null >= 0) {
-		dup2(null, STDIN_FILENO);
-		dup2(null, STDOUT_FILENO);
-		dup2(null, STDERR_FILENO);
-		if (null > STDERR_FILENO)
-			close(null);
-	}
-	syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
-	if (chdir("/") < 0)
-		_exit(126);
-	char *argv[] = {(char *)path, NULL};
-	execve(path, argv, envp);
-	_exit(127);
-}
-
 int hook_start(struct ctld *c, const struct job *j, bool epilog)
 {
 	const char *path = epilog ? c->conf->epilog_slurmctld : c->conf->prolog_slurmctld;
@@ -192,7 +167,7 @@ int hook_start(struct ctld *c, const struct job *j, bool epilog)
 	sigprocmask(SIG_SETMASK, &all, &old);
 	pid_t pid = fork();
 	if (pid == 0)
-		exec_hook(path, envp, &old);
+		drv_child_exec_quiet(path, envp, &old);
 	int e = errno;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	free(envp);

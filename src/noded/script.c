@@ -10,16 +10,15 @@
  * ctld requeues held and a drained node); the Epilog after the job ended and
  * before its end is reported (a failure drains the node). */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/child.h"
 #include "common/log.h"
 #include "noded/noded.h"
 
@@ -103,30 +102,6 @@ json_t *script_env(const struct noded *nd, json_t *spec, const char *context,
 	return env;
 }
 
-/* In the forked child: only async-signal-safe calls until exec. */
-static void exec_script(const char *path, char **envp, const sigset_t *oldmask)
-{
-	struct sigaction dfl = {.sa_handler = SIG_DFL};
-	for (int s = 1; s < NSIG; s++)
-		sigaction(s, &dfl, NULL);
-	sigprocmask(SIG_SETMASK, oldmask, NULL);
-	setpgid(0, 0);
-	int null = open("/dev/null", O_RDWR);
-	if (null >= 0) {
-		dup2(null, STDIN_FILENO);
-		dup2(null, STDOUT_FILENO);
-		dup2(null, STDERR_FILENO);
-		if (null > STDERR_FILENO)
-			close(null);
-	}
-	syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
-	if (chdir("/") < 0)
-		_exit(126);
-	char *argv[] = {(char *)path, NULL};
-	execve(path, argv, envp);
-	_exit(127);
-}
-
 static void on_timeout(evutil_socket_t fd, short what, void *arg)
 {
 	struct script_ctx *ctx = arg;
@@ -167,7 +142,7 @@ int script_start(struct noded *nd, struct noded_job *job, const char *path, json
 	sigprocmask(SIG_SETMASK, &all, &old);
 	pid_t pid = fork();
 	if (pid == 0)
-		exec_script(path, envp, &old);
+		drv_child_exec_quiet(path, envp, &old);
 	int e = errno;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	free(envp);

@@ -1,0 +1,30 @@
+/* child.c — the forked child's last steps before an admin's program. */
+#include "common/child.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+void drv_child_exec_quiet(const char *path, char **envp, const sigset_t *oldmask)
+{
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
+	for (int s = 1; s < NSIG; s++)
+		sigaction(s, &dfl, NULL);
+	sigprocmask(SIG_SETMASK, oldmask, NULL);
+	setpgid(0, 0);
+	int null = open("/dev/null", O_RDWR);
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		if (null > STDERR_FILENO)
+			close(null);
+	}
+	syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
+	if (chdir("/") < 0)
+		_exit(126);
+	char *argv[] = {(char *)path, NULL};
+	execve(path, argv, envp);
+	_exit(127);
+}

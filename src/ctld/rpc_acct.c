@@ -54,7 +54,7 @@ static bool has_str(json_t *list, const char *v)
 	return false;
 }
 
-/* The same tests as the SQL of history_where(), on a job in memory. */
+/* The same tests as the SQL of history_query(), on a job in memory. */
 static bool job_matches(const struct acct_query *q, const struct job *j)
 {
 	json_t *b = q->body, *l;

@@ -38,16 +38,20 @@ static int pick_format(const struct sq_opts *o, struct sq_format *fmt)
 }
 
 /* Sorting and filtering need these; the format adds what it prints. */
-static json_t *wire_fields(const struct sq_format *fmt)
+static json_t *wire_fields(const struct sq_opts *o, const struct sq_format *fmt)
 {
 	json_t *a = json_array();
 	static const char *const base[] = {
 	    "job_id",	   "state",	 "partition", "name",	    "user",
 	    "uid",	   "priority",	 "account",   "start_time", "end_time",
-	    "submit_time", "time_limit", "hold",      "qos",	    "nodelist"};
+	    "submit_time", "time_limit", "hold"};
 
 	for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++)
 		json_array_append_new(a, json_string(base[i]));
+	if (o->qos) /* what the -q and -w filters read */
+		json_array_append_new(a, json_string("qos"));
+	if (o->nodelist)
+		json_array_append_new(a, json_string("nodelist"));
 	sq_format_wire_fields(fmt, a);
 	return a;
 }
@@ -57,7 +61,7 @@ static json_t *query_body(const struct sq_opts *o, const struct sq_format *fmt)
 	json_t *body = json_object();
 
 	if (!o->json) /* --json wants whole records */
-		json_object_set_new(body, "fields", wire_fields(fmt));
+		json_object_set_new(body, "fields", wire_fields(o, fmt));
 	/* Slurm loads the jobs of -j whatever the other filters say */
 	if (o->query_ids) {
 		json_object_set(body, "job_ids", o->query_ids);

@@ -287,14 +287,40 @@ static int compare(const struct cli_job *a, const struct cli_job *b,
 
 static int compare_r(const void *pa, const void *pb, void *arg)
 {
-	return compare(pa, pb, arg);
+	const struct cli_job *const *a = pa, *const *b = pb;
+	return compare(*a, *b, arg);
 }
 
+/* Sorts pointers, then moves each record once: a record is large, and the
+ * merge sort would otherwise copy each one log(n) times. */
 void sq_sort(struct cli_job *jobs, size_t n, const struct sq_sort_key *keys, int nkeys,
 	     int64_t now)
 {
 	struct sort_ctx ctx = {keys, nkeys, now};
+	struct cli_job **order, *sorted;
 
-	if (n > 1)
-		qsort_r(jobs, n, sizeof(*jobs), compare_r, &ctx);
+	if (n < 2)
+		return;
+	order = malloc(n * sizeof(*order));
+	sorted = malloc(n * sizeof(*sorted));
+	if (!order || !sorted) { /* out of memory: sort in place, slowly */
+		free(order);
+		free(sorted);
+		for (size_t i = 1; i < n; i++)
+			for (size_t k = i;
+			     k > 0 && compare(&jobs[k - 1], &jobs[k], &ctx) > 0; k--) {
+				struct cli_job t = jobs[k];
+				jobs[k] = jobs[k - 1];
+				jobs[k - 1] = t;
+			}
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		order[i] = &jobs[i];
+	qsort_r(order, n, sizeof(*order), compare_r, &ctx);
+	for (size_t i = 0; i < n; i++)
+		sorted[i] = *order[i];
+	memcpy(jobs, sorted, n * sizeof(*jobs));
+	free(order);
+	free(sorted);
 }

@@ -94,9 +94,40 @@ static int recv_all(int fd, void *buf, size_t len, int64_t deadline)
 	return 0;
 }
 
-/* Reads one unsigned frame and parses its envelope (new reference). */
+/* ctld writes listings in canonical form (keys sorted, so "body" first)
+ * with the credential appended as the last member, after exactly the bytes
+ * it hashed (rpc_reply_text in ctld). When a reply looks that way, its
+ * digest is the hash of those bytes, and the tree need not be dumped again
+ * to find it: the credential binds that hash, and the parser refused
+ * duplicate keys, so the prefix is the whole reply but the credential.
+ * hex is "" otherwise (the canonical dump then decides; it also decides
+ * when the fast digest is not the one the credential names). */
+static void raw_reply_digest(const char *text, size_t len, json_t *env, char hex[65])
+{
+	static const char key[] = ",\"cred\":";
+	json_t *cred = json_object_get(env, "cred");
+	char *c = cred ? json_dumps(cred, JSON_COMPACT) : NULL;
+	size_t klen = sizeof(key) - 1, clen = c ? strlen(c) : 0, slen = klen + clen + 1;
+
+	hex[0] = '\0';
+	if (c && len > slen && !strncmp(text, "{\"body\":", 8) && text[len - 1] == '}' &&
+	    !memcmp(text + len - slen, key, klen) &&
+	    !memcmp(text + len - slen + klen, c, clen)) {
+		unsigned char h[crypto_hash_sha256_BYTES];
+		crypto_hash_sha256_state st;
+		crypto_hash_sha256_init(&st);
+		crypto_hash_sha256_update(&st, (const unsigned char *)text, len - slen);
+		crypto_hash_sha256_update(&st, (const unsigned char *)"}", 1);
+		crypto_hash_sha256_final(&st, h);
+		sodium_bin2hex(hex, 65, h, sizeof(h));
+	}
+	free(c);
+}
+
+/* Reads one unsigned frame and parses its envelope (new reference);
+ * raw_digest as raw_reply_digest() finds it. */
 static int read_reply(int fd, uint64_t max, int64_t deadline, json_t **env,
-		      struct drv_error *err)
+		      char raw_digest[65], struct drv_error *err)
 {
 	unsigned char hdr[4];
 	size_t len;
@@ -120,13 +151,15 @@ static int read_reply(int fd, uint64_t max, int64_t deadline, json_t **env,
 		return drv_error_set(err, -rc, "truncated reply: %s", strerror(-rc));
 	}
 	rc = drv_envelope_parse(json, len, env, err);
+	if (rc == 0)
+		raw_reply_digest(json, len, *env, raw_digest);
 	free(json);
 	return rc;
 }
 
 /* Sends request and reads the reply with the same id. 0 or -errno. */
 static int exchange(int fd, json_t *req, uint64_t max, int timeout_ms, json_t **reply,
-		    struct drv_error *err)
+		    char raw_digest[65], struct drv_error *err)
 {
 	char *frame;
 	size_t len;
@@ -142,7 +175,7 @@ static int exchange(int fd, json_t *req, uint64_t max, int timeout_ms, json_t **
 	json_t *env;
 	/* Listings may be larger than any request: allow replies a generous bound. */
 	rc = read_reply(fd, max > DRV_MAX_REPLY ? max : DRV_MAX_REPLY, deadline, &env,
-			err);
+			raw_digest, err);
 	if (rc < 0)
 		return rc;
 	const char *type = json_string_value(json_object_get(env, "type"));
@@ -199,7 +232,8 @@ static json_t *authd_call(const char *path, const char *type, json_t *body, int 
 	}
 	json_t *req = drv_request_new(type, new_id(), json_incref(body));
 	json_t *reply = NULL;
-	*rc = exchange(fd, req, AUTHD_MAX_MSG, AUTHD_TIMEOUT_MS, &reply, err);
+	char unused[65];
+	*rc = exchange(fd, req, AUTHD_MAX_MSG, AUTHD_TIMEOUT_MS, &reply, unused, err);
 	if (*rc < 0) {
 		char why[sizeof(err->text)];
 		snprintf(why, sizeof(why), "%s", err ? err->text : "");
@@ -318,7 +352,7 @@ static int ctld_connect(const struct drv_conf *conf, struct drv_error *err)
  * without one (a malformed-message answer from the framing layer) is
  * believed only as far as "it failed". */
 static int check_reply_cred(const struct drv_conf *conf, json_t *reply,
-			    struct drv_error *err)
+			    const char *raw_digest, struct drv_error *err)
 {
 	json_t *cred = json_object_get(reply, "cred");
 	if (!cred) {
@@ -328,8 +362,13 @@ static int check_reply_cred(const struct drv_conf *conf, json_t *reply,
 				     "reply from controller carries no credential");
 	}
 	char digest[65];
-	drv_envelope_digest(reply, digest);
-	int rc = drv_authd_verify(conf->auth_socket, cred, digest, err);
+	int rc = -EPERM;
+	if (raw_digest[0])
+		rc = drv_authd_verify(conf->auth_socket, cred, raw_digest, err);
+	if (rc == -EPERM) {
+		drv_envelope_digest(reply, digest);
+		rc = drv_authd_verify(conf->auth_socket, cred, digest, err);
+	}
 	if (rc < 0 && rc == -EPERM) {
 		char why[sizeof(err->text)];
 		snprintf(why, sizeof(why), "%s", err ? err->text : "");
@@ -360,12 +399,14 @@ int drv_client_call(const struct drv_conf *conf, const char *type, json_t *body,
 		return fd;
 	}
 	json_t *env = NULL;
-	int rc = exchange(fd, req, conf->max_message_size, REPLY_TIMEOUT_MS, &env, err);
+	char raw_digest[65] = "";
+	int rc = exchange(fd, req, conf->max_message_size, REPLY_TIMEOUT_MS, &env,
+			  raw_digest, err);
 	close(fd);
 	json_decref(req);
 	if (rc < 0)
 		return rc;
-	rc = check_reply_cred(conf, env, err);
+	rc = check_reply_cred(conf, env, raw_digest, err);
 	if (rc == 0) {
 		rc = (int)json_integer_value(json_object_get(env, "rc"));
 		if (rc != 0)

@@ -124,24 +124,82 @@ static json_t *given_int(bool given, json_int_t v)
 	return given ? json_integer(v) : json_null();
 }
 
+/* The computed fields that are plain numbers: true and *out set, or false.
+ * Listings write these straight into their text (write_field). */
+static bool special_int(const struct job *j, enum special s, int64_t *out)
+{
+	const struct job_req *q = &j->req;
+	switch (s) {
+	case S_CPUS:
+		*out = job_cpus(j);
+		return true;
+	case S_NTASKS: /* --ntasks-per-node without -n: that many on each node */
+		*out = q->sched.ntasks ? q->sched.ntasks
+		       : q->sched.ntasks_per_node
+			   ? q->sched.ntasks_per_node * job_nodes(j)
+			   : job_nodes(j);
+		return true;
+	case S_GPUS:
+		*out = job_gpus(j);
+		return true;
+	case S_NICE:
+		*out = q->nice;
+		return true;
+	case S_UID:
+		*out = j->uid;
+		return true;
+	case S_GID:
+		*out = j->gid;
+		return true;
+	case S_CANCEL_UID: /* -1: ended by ctld itself, no user asked */
+		*out = j->cancel_uid == (uid_t)-1 ? -1 : (int64_t)j->cancel_uid;
+		return true;
+	case S_START: /* Slurm: a pending job's expected start is its begin time */
+		*out = j->state == JOB_PENDING && q->begin_time > j->start_time
+			   ? q->begin_time
+			   : j->start_time;
+		return true;
+	case S_PRIORITY: /* Slurm holds a job by its priority: 0 while held */
+		*out = j->hold ? 0 : (int64_t)j->priority;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The computed fields that are static or borrowed strings, else NULL. */
+static const char *special_str(const struct job *j, enum special s)
+{
+	switch (s) {
+	case S_STATE:
+		return job_state_name(j->state);
+	case S_QOS:
+		return j->req.qos ? j->req.qos : "normal";
+	case S_REASON: /* with its details while they still apply */
+		return j->reason_desc && !strcmp(j->reason, JOB_REASON_REQ_NODE)
+			   ? j->reason_desc
+		       : j->reason ? j->reason
+				   : "None";
+	default:
+		return NULL;
+	}
+}
+
 static json_t *special(const struct job *j, enum special s)
 {
 	const struct job_req *q = &j->req;
 	char mem[32];
+	int64_t n;
+	const char *str = special_str(j, s);
+	if (str)
+		return json_string(str);
+	if (special_int(j, s, &n))
+		return json_integer(n);
 	switch (s) {
-	case S_STATE:
-		return json_string(job_state_name(j->state));
 	case S_HOLD:
 		return j->hold == HOLD_USER    ? json_string("user")
 		       : j->hold == HOLD_ADMIN ? json_string("admin")
 					       : json_null();
-	case S_CPUS:
-		return json_integer(job_cpus(j));
-	case S_NTASKS: /* --ntasks-per-node without -n: that many on each node */
-		return json_integer(q->sched.ntasks ? q->sched.ntasks
-				    : q->sched.ntasks_per_node
-					? q->sched.ntasks_per_node * job_nodes(j)
-					: job_nodes(j));
 	case S_CPT:
 		return given_int(q->cpt_given, q->sched.cpus_per_task);
 	case S_NTPN:
@@ -153,8 +211,6 @@ static json_t *special(const struct job *j, enum special s)
 		return json_boolean(q->mem_is_per_cpu);
 	case S_GRES:
 		return gres_string(q);
-	case S_GPUS:
-		return json_integer(job_gpus(j));
 	case S_GPUS_TOTAL:
 		return given_int(q->sched.gpus_total, q->sched.gpus_total);
 	case S_EXCLUSIVE:
@@ -164,40 +220,17 @@ static json_t *special(const struct job *j, enum special s)
 		job_tres_scontrol(j, buf, sizeof(buf));
 		return json_string(buf);
 	}
-	case S_QOS:
-		return json_string(q->qos ? q->qos : "normal");
-	case S_NICE:
-		return json_integer(q->nice);
-	case S_UID:
-		return json_integer(j->uid);
-	case S_GID:
-		return json_integer(j->gid);
-	case S_CANCEL_UID: /* -1: ended by ctld itself, no user asked */
-		return json_integer(
-		    j->cancel_uid == (uid_t)-1 ? -1 : (json_int_t)j->cancel_uid);
 	case S_DEPENDENCY: {
 		char *text = dep_format(&q->deps);
 		json_t *v = text ? json_string(text) : json_null();
 		free(text);
 		return v;
 	}
-	case S_START: /* Slurm: a pending job's expected start is its begin time */
-		return json_integer(j->state == JOB_PENDING &&
-					    q->begin_time > j->start_time
-					? q->begin_time
-					: j->start_time);
 	case S_REQUEUE:
 		return json_boolean(q->requeue);
-	case S_PRIORITY: /* Slurm holds a job by its priority: 0 while held */
-		return json_integer(j->hold ? 0 : (json_int_t)j->priority);
-	case S_REASON: /* with its details while they still apply */
-		return json_string(j->reason_desc &&
-					   !strcmp(j->reason, JOB_REASON_REQ_NODE)
-				       ? j->reason_desc
-				   : j->reason ? j->reason
-					       : "None");
+	default:
+		return json_null();
 	}
-	return json_null();
 }
 
 static json_t *field_value(const struct job *j, const struct job_field *f)
@@ -280,8 +313,13 @@ static void write_field(struct drv_jw *w, const struct job *j, const struct job_
 	case K_SPECIAL:
 		break;
 	}
-	if (f->special == S_STATE) {
-		drv_jw_str(w, job_state_name(j->state));
+	int64_t n;
+	if ((str = special_str(j, f->special))) {
+		drv_jw_str(w, str);
+		return;
+	}
+	if (special_int(j, f->special, &n)) {
+		drv_jw_int(w, n);
 		return;
 	}
 	json_t *v = special(j, f->special);

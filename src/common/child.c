@@ -1,6 +1,7 @@
 /* child.c — the forked child's last steps before an admin's program. */
 #include "common/child.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -27,4 +28,20 @@ void drv_child_exec_quiet(const char *path, char **envp, const sigset_t *oldmask
 	char *argv[] = {(char *)path, NULL};
 	execve(path, argv, envp);
 	_exit(127);
+}
+
+pid_t drv_child_spawn_quiet(const char *path, char **envp)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	pid_t pid = fork();
+	if (pid == 0)
+		drv_child_exec_quiet(path, envp, &old);
+	int e = errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (pid < 0)
+		return -e;
+	setpgid(pid, pid);
+	return pid;
 }

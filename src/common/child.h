@@ -4,6 +4,7 @@
 #define DRV_CHILD_H
 
 #include <signal.h>
+#include <sys/types.h>
 
 /* In the forked child, async-signal-safe calls only: default signal
  * dispositions, oldmask restored, a process group of its own, stdio on
@@ -12,5 +13,11 @@
  * exec fails. */
 void drv_child_exec_quiet(const char *path, char **envp, const sigset_t *oldmask)
     __attribute__((noreturn));
+
+/* Forks a child that runs path as drv_child_exec_quiet() does, with every
+ * signal blocked across the fork so no handler runs in the child; the
+ * child leads its own process group (set from both sides, so a kill of the
+ * group cannot miss it). Returns the pid, or -errno. */
+pid_t drv_child_spawn_quiet(const char *path, char **envp);
 
 #endif

@@ -162,21 +162,13 @@ int hook_start(struct ctld *c, const struct job *j, bool epilog)
 	}
 	for (size_t i = 0; i < n; i++)
 		envp[i] = (char *)json_string_value(json_array_get(env, i));
-	sigset_t all, old;
-	sigfillset(&all);
-	sigprocmask(SIG_SETMASK, &all, &old);
-	pid_t pid = fork();
-	if (pid == 0)
-		drv_child_exec_quiet(path, envp, &old);
-	int e = errno;
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	pid_t pid = drv_child_spawn_quiet(path, envp);
 	free(envp);
 	json_decref(env);
 	if (pid < 0) {
 		free(h);
-		return -e;
+		return pid;
 	}
-	setpgid(pid, pid);
 	*h =
 	    (struct hook){c, pid, j->id, j->restart_count, epilog, false, NULL, c->hooks};
 	c->hooks = h;

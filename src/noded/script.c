@@ -137,20 +137,12 @@ int script_start(struct noded *nd, struct noded_job *job, const char *path, json
 	}
 	for (size_t i = 0; i < n; i++)
 		envp[i] = (char *)json_string_value(json_array_get(env, i));
-	sigset_t all, old;
-	sigfillset(&all);
-	sigprocmask(SIG_SETMASK, &all, &old);
-	pid_t pid = fork();
-	if (pid == 0)
-		drv_child_exec_quiet(path, envp, &old);
-	int e = errno;
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	pid_t pid = drv_child_spawn_quiet(path, envp);
 	free(envp);
 	if (pid < 0) {
 		free(ctx);
-		return -e;
+		return pid;
 	}
-	setpgid(pid, pid); /* also here: the timeout may come before the child's */
 	job->script_pid = pid;
 	job->script_epilog = epilog;
 	job->script_timed_out = false;

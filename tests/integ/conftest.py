@@ -4,6 +4,7 @@ the real commands, and takes it down with `drover down`, then kills by pid
 whatever is left. Nothing here sleeps and hopes: every wait has a condition
 and a deadline (wait_for)."""
 
+import fcntl
 import os
 import pathlib
 import re
@@ -44,13 +45,39 @@ def wait_for(pred, timeout=30.0, interval=0.1, what="condition"):
 
 
 def pid_alive(pid):
-    """True when pid exists and is not a zombie."""
+    """True while any thread of pid exists and is not a zombie.
+
+    A killed multi-threaded daemon's main thread turns zombie before its
+    other threads finish exiting, and those still hold its files (and the
+    pid file's lock), so the main thread's state alone says dead too soon."""
     try:
-        with open(f"/proc/{pid}/stat") as f:
-            stat = f.read()
+        tids = os.listdir(f"/proc/{pid}/task")
     except OSError:
         return False
-    return stat[stat.rindex(")") + 2] != "Z"
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        if stat[stat.rindex(")") + 2] not in "ZX":
+            return True
+    return False
+
+
+def pidfile_locked(path):
+    """True while a daemon holds its pid file's lock (drv_pidfile_lock)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
 
 
 def parse_fields(text):
@@ -138,7 +165,9 @@ class Cluster:
     def kill9(self, name):
         pid = self.pid(name)
         os.kill(pid, signal.SIGKILL)
-        wait_for(lambda: not pid_alive(pid), 10, what=f"{name} ({pid}) to die")
+        path = self.pidfile(name)
+        wait_for(lambda: not pid_alive(pid) and not pidfile_locked(path), 10,
+                 what=f"{name} ({pid}) to die and free its pid file")
         return pid
 
     def kill_leftovers(self):

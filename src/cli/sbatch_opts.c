@@ -16,34 +16,6 @@
 
 #include "cli/common.h"
 
-enum {
-	OPT_IGNORE = 0x100,
-	OPT_REFUSE,
-	OPT_PARSABLE,
-	OPT_COMMENT,
-	OPT_WRAP,
-	OPT_EXPORT,
-	OPT_HELP,
-	OPT_USAGE,
-	OPT_MEM,
-	OPT_MEM_PER_CPU,
-	OPT_MEM_PER_GPU,
-	OPT_NTASKS_PER_NODE,
-	OPT_EXCLUSIVE,
-	OPT_GRES,
-	OPT_GPUS_PER_NODE,
-	OPT_OPEN_MODE,
-	OPT_NICE,
-	OPT_REQUEUE,
-	OPT_NO_REQUEUE,
-	OPT_MINCPUS,
-	OPT_TMP,
-	OPT_SIGNAL,
-	OPT_TIME_MIN,
-	OPT_DEADLINE,
-	OPT_KILL_DEP,
-};
-
 /* Every long option sbatch accepts; val names what happens to it. */
 static const struct option long_opts[] = {
     {"job-name", required_argument, 0, 'J'},
@@ -54,12 +26,12 @@ static const struct option long_opts[] = {
     {"time", required_argument, 0, 't'},
     {"chdir", required_argument, 0, 'D'},
     {"hold", no_argument, 0, 'H'},
-    {"parsable", no_argument, 0, OPT_PARSABLE},
-    {"comment", required_argument, 0, OPT_COMMENT},
-    {"wrap", required_argument, 0, OPT_WRAP},
-    {"export", required_argument, 0, OPT_EXPORT},
-    {"help", no_argument, 0, OPT_HELP},
-    {"usage", no_argument, 0, OPT_USAGE},
+    {"parsable", no_argument, 0, SBATCH_OPT_PARSABLE},
+    {"comment", required_argument, 0, SBATCH_OPT_COMMENT},
+    {"wrap", required_argument, 0, SBATCH_OPT_WRAP},
+    {"export", required_argument, 0, SBATCH_OPT_EXPORT},
+    {"help", no_argument, 0, SBATCH_OPT_HELP},
+    {"usage", no_argument, 0, SBATCH_OPT_USAGE},
     {"version", no_argument, 0, 'V'},
     {"array", required_argument, 0, 'a'},
     {"dependency", required_argument, 0, 'd'},
@@ -86,69 +58,69 @@ static const struct option long_opts[] = {
     {"oversubscribe", no_argument, 0, 's'},
     {"verbose", no_argument, 0, 'v'},
     {"wait", no_argument, 0, 'W'},
-    {"wait-all-nodes", required_argument, 0, OPT_IGNORE},
-    {"mem", required_argument, 0, OPT_MEM},
-    {"mem-per-cpu", required_argument, 0, OPT_MEM_PER_CPU},
-    {"mem-per-gpu", required_argument, 0, OPT_MEM_PER_GPU},
-    {"ntasks-per-node", required_argument, 0, OPT_NTASKS_PER_NODE},
-    {"ntasks-per-core", required_argument, 0, OPT_IGNORE},
-    {"ntasks-per-socket", required_argument, 0, OPT_IGNORE},
-    {"ntasks-per-gpu", required_argument, 0, OPT_IGNORE},
-    {"exclusive", optional_argument, 0, OPT_EXCLUSIVE},
-    {"gres", required_argument, 0, OPT_GRES},
-    {"gres-flags", required_argument, 0, OPT_IGNORE},
-    {"gpus-per-node", required_argument, 0, OPT_GPUS_PER_NODE},
-    {"gpus-per-task", required_argument, 0, OPT_IGNORE},
-    {"gpus-per-socket", required_argument, 0, OPT_IGNORE},
-    {"cpus-per-gpu", required_argument, 0, OPT_IGNORE},
-    {"gpu-bind", required_argument, 0, OPT_IGNORE},
-    {"gpu-freq", required_argument, 0, OPT_IGNORE},
-    {"wckey", required_argument, 0, OPT_IGNORE},
-    {"reservation", required_argument, 0, OPT_IGNORE},
-    {"mail-type", required_argument, 0, OPT_IGNORE},
-    {"mail-user", required_argument, 0, OPT_IGNORE},
-    {"requeue", no_argument, 0, OPT_REQUEUE},
-    {"no-requeue", no_argument, 0, OPT_NO_REQUEUE},
-    {"signal", required_argument, 0, OPT_SIGNAL},
-    {"open-mode", required_argument, 0, OPT_OPEN_MODE},
-    {"nice", optional_argument, 0, OPT_NICE},
-    {"priority", required_argument, 0, OPT_IGNORE},
-    {"tmp", required_argument, 0, OPT_TMP},
-    {"time-min", required_argument, 0, OPT_TIME_MIN},
-    {"deadline", required_argument, 0, OPT_DEADLINE},
-    {"get-user-env", optional_argument, 0, OPT_IGNORE},
-    {"propagate", optional_argument, 0, OPT_IGNORE},
-    {"kill-on-invalid-dep", required_argument, 0, OPT_KILL_DEP},
-    {"contiguous", no_argument, 0, OPT_IGNORE},
-    {"hint", required_argument, 0, OPT_IGNORE},
-    {"mincpus", required_argument, 0, OPT_MINCPUS},
-    {"sockets-per-node", required_argument, 0, OPT_IGNORE},
-    {"cores-per-socket", required_argument, 0, OPT_IGNORE},
-    {"threads-per-core", required_argument, 0, OPT_IGNORE},
-    {"network", required_argument, 0, OPT_IGNORE},
-    {"switches", required_argument, 0, OPT_IGNORE},
-    {"acctg-freq", required_argument, 0, OPT_IGNORE},
-    {"thread-spec", required_argument, 0, OPT_IGNORE},
-    {"power", required_argument, 0, OPT_IGNORE},
-    {"profile", required_argument, 0, OPT_IGNORE},
-    {"reboot", no_argument, 0, OPT_IGNORE},
-    {"spread-job", no_argument, 0, OPT_IGNORE},
-    {"use-min-nodes", no_argument, 0, OPT_IGNORE},
-    {"ignore-pbs", no_argument, 0, OPT_IGNORE},
-    {"cluster-constraint", required_argument, 0, OPT_IGNORE},
-    {"container", required_argument, 0, OPT_IGNORE},
-    {"bb", required_argument, 0, OPT_IGNORE},
-    {"bbf", required_argument, 0, OPT_IGNORE},
-    {"batch", required_argument, 0, OPT_IGNORE},
-    {"prefer", required_argument, 0, OPT_IGNORE},
-    {"tres-per-task", required_argument, 0, OPT_IGNORE},
-    {"mem-bind", required_argument, 0, OPT_IGNORE},
-    {"cpu-freq", required_argument, 0, OPT_IGNORE},
-    {"delay-boot", required_argument, 0, OPT_IGNORE},
-    {"export-file", required_argument, 0, OPT_REFUSE},
-    {"mcs-label", required_argument, 0, OPT_IGNORE},
-    {"uid", required_argument, 0, OPT_REFUSE},
-    {"gid", required_argument, 0, OPT_REFUSE},
+    {"wait-all-nodes", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"mem", required_argument, 0, SBATCH_OPT_MEM},
+    {"mem-per-cpu", required_argument, 0, SBATCH_OPT_MEM_PER_CPU},
+    {"mem-per-gpu", required_argument, 0, SBATCH_OPT_MEM_PER_GPU},
+    {"ntasks-per-node", required_argument, 0, SBATCH_OPT_NTASKS_PER_NODE},
+    {"ntasks-per-core", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"ntasks-per-socket", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"ntasks-per-gpu", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"exclusive", optional_argument, 0, SBATCH_OPT_EXCLUSIVE},
+    {"gres", required_argument, 0, SBATCH_OPT_GRES},
+    {"gres-flags", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"gpus-per-node", required_argument, 0, SBATCH_OPT_GPUS_PER_NODE},
+    {"gpus-per-task", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"gpus-per-socket", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"cpus-per-gpu", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"gpu-bind", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"gpu-freq", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"wckey", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"reservation", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"mail-type", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"mail-user", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"requeue", no_argument, 0, SBATCH_OPT_REQUEUE},
+    {"no-requeue", no_argument, 0, SBATCH_OPT_NO_REQUEUE},
+    {"signal", required_argument, 0, SBATCH_OPT_SIGNAL},
+    {"open-mode", required_argument, 0, SBATCH_OPT_OPEN_MODE},
+    {"nice", optional_argument, 0, SBATCH_OPT_NICE},
+    {"priority", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"tmp", required_argument, 0, SBATCH_OPT_TMP},
+    {"time-min", required_argument, 0, SBATCH_OPT_TIME_MIN},
+    {"deadline", required_argument, 0, SBATCH_OPT_DEADLINE},
+    {"get-user-env", optional_argument, 0, SBATCH_OPT_IGNORE},
+    {"propagate", optional_argument, 0, SBATCH_OPT_IGNORE},
+    {"kill-on-invalid-dep", required_argument, 0, SBATCH_OPT_KILL_DEP},
+    {"contiguous", no_argument, 0, SBATCH_OPT_IGNORE},
+    {"hint", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"mincpus", required_argument, 0, SBATCH_OPT_MINCPUS},
+    {"sockets-per-node", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"cores-per-socket", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"threads-per-core", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"network", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"switches", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"acctg-freq", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"thread-spec", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"power", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"profile", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"reboot", no_argument, 0, SBATCH_OPT_IGNORE},
+    {"spread-job", no_argument, 0, SBATCH_OPT_IGNORE},
+    {"use-min-nodes", no_argument, 0, SBATCH_OPT_IGNORE},
+    {"ignore-pbs", no_argument, 0, SBATCH_OPT_IGNORE},
+    {"cluster-constraint", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"container", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"bb", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"bbf", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"batch", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"prefer", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"tres-per-task", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"mem-bind", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"cpu-freq", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"delay-boot", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"export-file", required_argument, 0, SBATCH_OPT_REFUSE},
+    {"mcs-label", required_argument, 0, SBATCH_OPT_IGNORE},
+    {"uid", required_argument, 0, SBATCH_OPT_REFUSE},
+    {"gid", required_argument, 0, SBATCH_OPT_REFUSE},
     {0, 0, 0, 0},
 };
 
@@ -164,31 +136,31 @@ static int store_res(struct sbatch_opts *o, int c, const char *arg)
 	case 'c':
 		o->cpus_per_task = arg;
 		break;
-	case OPT_NTASKS_PER_NODE:
+	case SBATCH_OPT_NTASKS_PER_NODE:
 		o->ntasks_per_node = arg;
 		break;
-	case OPT_MEM:
+	case SBATCH_OPT_MEM:
 		o->mem = arg;
 		break;
-	case OPT_MEM_PER_CPU:
+	case SBATCH_OPT_MEM_PER_CPU:
 		o->mem_per_cpu = arg;
 		break;
-	case OPT_MEM_PER_GPU:
+	case SBATCH_OPT_MEM_PER_GPU:
 		o->mem_per_gpu = arg;
 		break;
 	case 'G':
 		o->gpus = arg;
 		break;
-	case OPT_GRES:
+	case SBATCH_OPT_GRES:
 		o->gres = arg;
 		break;
-	case OPT_GPUS_PER_NODE:
+	case SBATCH_OPT_GPUS_PER_NODE:
 		o->gpus_per_node = arg;
 		break;
-	case OPT_EXCLUSIVE:
+	case SBATCH_OPT_EXCLUSIVE:
 		o->exclusive = arg ? arg : "exclusive";
 		break;
-	case OPT_NICE:
+	case SBATCH_OPT_NICE:
 		o->nice = arg ? arg : "100";
 		break;
 	case 'w':
@@ -203,16 +175,16 @@ static int store_res(struct sbatch_opts *o, int c, const char *arg)
 	case 'C':
 		o->constraint = arg;
 		break;
-	case OPT_MINCPUS:
+	case SBATCH_OPT_MINCPUS:
 		o->mincpus = arg;
 		break;
-	case OPT_TMP:
+	case SBATCH_OPT_TMP:
 		o->tmp = arg;
 		break;
-	case OPT_SIGNAL:
+	case SBATCH_OPT_SIGNAL:
 		o->signal = arg;
 		break;
-	case OPT_TIME_MIN:
+	case SBATCH_OPT_TIME_MIN:
 		o->time_min = arg;
 		break;
 	default:
@@ -226,17 +198,16 @@ static int store_lifecycle(struct sbatch_opts *o, int c, const char *arg)
 {
 	if (c == 'b')
 		o->begin = arg;
-	else if (c == OPT_DEADLINE)
+	else if (c == SBATCH_OPT_DEADLINE)
 		o->deadline = arg;
-	else if (c == OPT_KILL_DEP)
+	else if (c == SBATCH_OPT_KILL_DEP)
 		o->kill_invalid_dep = arg;
 	else
 		return 1;
 	return 0;
 }
 
-/* Stores the options Drover carries; 1 when c is not one of them. */
-static int store(struct sbatch_opts *o, int c, const char *arg)
+int sbatch_opts_store(struct sbatch_opts *o, int c, const char *arg)
 {
 	if (store_res(o, c, arg) == 0 || store_lifecycle(o, c, arg) == 0)
 		return 0;
@@ -256,7 +227,7 @@ static int store(struct sbatch_opts *o, int c, const char *arg)
 	case 'i':
 		o->input = arg;
 		break;
-	case OPT_OPEN_MODE:
+	case SBATCH_OPT_OPEN_MODE:
 		o->open_mode = arg;
 		break;
 	case 'J':
@@ -283,25 +254,25 @@ static int store(struct sbatch_opts *o, int c, const char *arg)
 	case 'H':
 		o->hold = true;
 		break;
-	case OPT_REQUEUE:
-	case OPT_NO_REQUEUE:
-		o->requeue = c == OPT_REQUEUE;
-		o->no_requeue = c == OPT_NO_REQUEUE;
+	case SBATCH_OPT_REQUEUE:
+	case SBATCH_OPT_NO_REQUEUE:
+		o->requeue = c == SBATCH_OPT_REQUEUE;
+		o->no_requeue = c == SBATCH_OPT_NO_REQUEUE;
 		break;
-	case OPT_PARSABLE:
+	case SBATCH_OPT_PARSABLE:
 		o->parsable = true;
 		break;
-	case OPT_COMMENT:
+	case SBATCH_OPT_COMMENT:
 		o->comment = arg;
 		break;
-	case OPT_WRAP:
+	case SBATCH_OPT_WRAP:
 		o->wrap = arg;
 		break;
-	case OPT_EXPORT:
+	case SBATCH_OPT_EXPORT:
 		o->export_spec = arg;
 		break;
-	case OPT_HELP:
-	case OPT_USAGE:
+	case SBATCH_OPT_HELP:
+	case SBATCH_OPT_USAGE:
 	case 'h':
 		o->help = true;
 		break;
@@ -330,12 +301,13 @@ int sbatch_opts_parse(int argc, char **argv, struct sbatch_opts *o, int *script_
 			cli_try_help();
 			return -EDOM;
 		}
-		if (c == OPT_REFUSE) {
+		if (c == SBATCH_OPT_REFUSE) {
 			cli_error("--%s is not supported by Drover yet",
 				  long_opts[idx].name);
 			return -EINVAL;
 		}
-		store(o, c, optarg); /* anything else is accepted and ignored */
+		sbatch_opts_store(o, c,
+				  optarg); /* anything else is accepted and ignored */
 	}
 	if (script_idx)
 		*script_idx = optind;
@@ -381,7 +353,7 @@ static const struct {
     {"SBATCH_ARRAY_INX", ENV_VALUE, offsetof(struct sbatch_opts, array)},
 };
 
-static bool flag_on(const char *v)
+bool sbatch_env_flag_on(const char *v)
 {
 	char *end = NULL;
 	long n;
@@ -401,7 +373,7 @@ void sbatch_opts_from_env(struct sbatch_opts *o)
 		if (!v)
 			continue;
 		if (env_vars[i].kind == ENV_FLAG) {
-			if (flag_on(v))
+			if (sbatch_env_flag_on(v))
 				*(bool *)field = true;
 		} else if (env_vars[i].kind == ENV_OPTIONAL) {
 			*(const char **)field = *v ? v : "exclusive";
@@ -411,9 +383,9 @@ void sbatch_opts_from_env(struct sbatch_opts *o)
 	}
 	/* Either requeue variable overrides a directive's choice. */
 	const char *no = getenv("SBATCH_NO_REQUEUE"), *yes = getenv("SBATCH_REQUEUE");
-	if (no && flag_on(no))
+	if (no && sbatch_env_flag_on(no))
 		o->requeue = false;
-	else if (yes && flag_on(yes))
+	else if (yes && sbatch_env_flag_on(yes))
 		o->no_requeue = false;
 }
 

@@ -27,6 +27,46 @@ struct sbatch_opts {
 	bool help, version;
 };
 
+/* The getopt codes of sbatch's long-only options, shared with srun and
+ * salloc (cli/srun_opts.c) so one store function serves all three. Short
+ * options are their letter. */
+enum sbatch_opt_code {
+	SBATCH_OPT_IGNORE = 0x100,
+	SBATCH_OPT_REFUSE,
+	SBATCH_OPT_PARSABLE,
+	SBATCH_OPT_COMMENT,
+	SBATCH_OPT_WRAP,
+	SBATCH_OPT_EXPORT,
+	SBATCH_OPT_HELP,
+	SBATCH_OPT_USAGE,
+	SBATCH_OPT_MEM,
+	SBATCH_OPT_MEM_PER_CPU,
+	SBATCH_OPT_MEM_PER_GPU,
+	SBATCH_OPT_NTASKS_PER_NODE,
+	SBATCH_OPT_EXCLUSIVE,
+	SBATCH_OPT_GRES,
+	SBATCH_OPT_GPUS_PER_NODE,
+	SBATCH_OPT_OPEN_MODE,
+	SBATCH_OPT_NICE,
+	SBATCH_OPT_REQUEUE,
+	SBATCH_OPT_NO_REQUEUE,
+	SBATCH_OPT_MINCPUS,
+	SBATCH_OPT_TMP,
+	SBATCH_OPT_SIGNAL,
+	SBATCH_OPT_TIME_MIN,
+	SBATCH_OPT_DEADLINE,
+	SBATCH_OPT_KILL_DEP,
+};
+
+/* Stores option c (a letter or an sbatch_opt_code) with its argument
+ * (borrowed) into *o as sbatch does. Returns 0, or 1 when c is not an
+ * option sbatch carries (the caller handles or ignores it). */
+int sbatch_opts_store(struct sbatch_opts *o, int c, const char *arg);
+
+/* An input variable's flag value: on when empty, "yes" (any case) or a
+ * non-zero number. */
+bool sbatch_env_flag_on(const char *v);
+
 /* Parses argv[1..argc) into *o (fields already set are overridden). With
  * stop_at_script, parsing stops at the first non-option (the script) and
  * *script_idx is its index (argc when there is none). Prints Slurm's

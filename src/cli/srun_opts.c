@@ -401,6 +401,8 @@ static int dist_parse(const char *s, enum drv_dist *dist, uint32_t *plane)
 	const char *p = s, *colon;
 	int levels = 0, rc;
 
+	if (!strncasecmp(s, "plane", 5)) /* Slurm reads the rest as the size */
+		return dist_node_level(s, strlen(s), dist, plane);
 	if (comma && strcasecmp(comma + 1, "Pack") && strcasecmp(comma + 1, "NoPack"))
 		return -EINVAL;
 	colon = memchr(s, ':', (size_t)(end - s));
@@ -410,7 +412,7 @@ static int dist_parse(const char *s, enum drv_dist *dist, uint32_t *plane)
 	for (p = colon; p && p < end; p = colon) {
 		const char *w = p + 1;
 		colon = memchr(w, ':', (size_t)(end - w));
-		if (++levels > 2 || (*dist == DIST_PLANE) ||
+		if (++levels > 2 ||
 		    !dist_level_ok(w, (size_t)((colon ? colon : end) - w)))
 			return -EINVAL;
 	}
@@ -429,18 +431,63 @@ int srun_dist_parse(const char *s, enum drv_dist *dist, uint32_t *plane)
 	return 0;
 }
 
-/* A map_/mask_ list: numbers (decimal or hex, "*N" repeats) and commas. */
-static bool bind_list_ok(const char *s)
+/* Slurm's _isvalue(): where a comma starts a list value, not a keyword. */
+static bool is_value(const char *s)
 {
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!isxdigit((unsigned char)*s) && !strchr("xX,*", *s))
-			return false;
-	return true;
+	if (isdigit((unsigned char)*s))
+		return true;
+	while (isxdigit((unsigned char)*s))
+		s++;
+	return *s == ',' || *s == '\0';
 }
 
-/* One --cpu-bind token; *rest is past a map/mask list (which holds commas). */
+/* A map_/mask_ list item: a number (hex with 0x), optionally "*count".
+ * Returns the offending character, or 0 when the item is good. */
+static char bind_item_bad(const char *s, size_t len)
+{
+	size_t i = 0;
+
+	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		i = 2;
+	if (i == len)
+		return len ? s[len - 1] : ' ';
+	for (; i < len; i++)
+		if (!isxdigit((unsigned char)s[i]) && s[i] != '*')
+			return s[i];
+	return 0;
+}
+
+/* Checks the list at s up to the first comma before a keyword; *end is
+ * where it stops. Prints Slurm's message for a bad item. */
+static int bind_list(const char *s, const char **end, bool cpu)
+{
+	const char *p = s;
+
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		char bad = bind_item_bad(p, len);
+		if (bad) {
+			if (cpu)
+				cli_error(
+				    "Failed to validate number: %.*s, the offending "
+				    "character is %c",
+				    (int)len, p, bad);
+			else
+				cli_error(
+				    "Failed to validate %.*s, offending character is %c",
+				    (int)len, p, bad);
+			return -EINVAL;
+		}
+		p += len;
+		if (*p != ',' || !is_value(p + 1))
+			break;
+		p++;
+	}
+	*end = p;
+	return 0;
+}
+
+/* One --cpu-bind keyword; *list set when it takes a list. */
 static int cpu_bind_token(const char *t, size_t len, const char **list)
 {
 	static const char *const words[] = {
@@ -468,21 +515,24 @@ static int cpu_bind_check(const char *s)
 	const char *p = s;
 
 	while (*p) {
-		const char *list, *end = p + strcspn(p, ",");
+		const char *list, *end = p + strcspn(p, ",:");
 		if (cpu_bind_token(p, (size_t)(end - p), &list) < 0) {
 			cli_error("unrecognized --cpu-bind argument \"%.*s\"",
-				  (int)(end - p), p);
+				  (int)strcspn(p, ","), p);
 			goto bad;
 		}
 		if (list) {
-			const char *l = p + strlen(list);
-			/* the list runs to the end: its commas are its own */
-			if (*l != ':' || !bind_list_ok(l + 1)) {
+			if (*end != ':' || !end[1]) {
 				cli_error("missing list for \"--cpu-bind=%s:<list>\"",
 					  list);
 				goto bad;
 			}
-			return 0;
+			if (bind_list(end + 1, &end, true) < 0)
+				goto bad;
+		} else if (*end == ':') {
+			cli_error("unrecognized --cpu-bind argument \"%.*s\"",
+				  (int)strcspn(p, ","), p);
+			goto bad;
 		}
 		p = *end ? end + 1 : end;
 	}
@@ -500,16 +550,31 @@ static bool positive_after(const char *s, const char *prefix)
 	return !strncasecmp(s, prefix, k) && cli_parse_int(s + k, 1, INT32_MAX, &v) == 0;
 }
 
+/* map_gpu:/mask_gpu: with a good list; -1 when t is neither. */
+static int gpu_list(const char *t)
+{
+	const char *end;
+	size_t k = !strncasecmp(t, "map_gpu:", 8)    ? 8
+		   : !strncasecmp(t, "mask_gpu:", 9) ? 9
+						     : 0;
+
+	if (!k)
+		return -1;
+	return t[k] && bind_list(t + k, &end, false) == 0 && !*end ? 0 : 1;
+}
+
 static int gpu_bind_check(const char *s)
 {
 	const char *t = s;
+	int list;
 
-	if (!strncasecmp(t, "verbose", 7) && (!t[7] || t[7] == ','))
-		t = t[7] ? t + 8 : t + 7;
-	if (!*t || !strcasecmp(t, "closest") || !strcasecmp(t, "none") ||
-	    positive_after(t, "per_task:") || positive_after(t, "single:") ||
-	    (!strncasecmp(t, "map_gpu:", 8) && bind_list_ok(t + 8)) ||
-	    (!strncasecmp(t, "mask_gpu:", 9) && bind_list_ok(t + 9)))
+	if (!strncasecmp(t, "verbose,", 8))
+		t += 8;
+	list = gpu_list(t);
+	if (list == 0 ||
+	    (list < 0 &&
+	     (!strcasecmp(t, "closest") || !strcasecmp(t, "none") ||
+	      positive_after(t, "per_task:") || positive_after(t, "single:"))))
 		return 0;
 	cli_error("Invalid --gpu-bind argument: gpu:%s", s);
 	return -EDOM;
@@ -527,9 +592,9 @@ static int propagate_check(const char *s)
 		goto bad;
 	strcpy(buf, s);
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		const char *n = strncasecmp(t, "RLIMIT_", 7) ? t : t + 7;
+		const char *n = strncmp(t, "RLIMIT_", 7) ? t : t + 7;
 		size_t i = 0;
-		while (i < sizeof(names) / sizeof(names[0]) && strcasecmp(n, names[i]))
+		while (i < sizeof(names) / sizeof(names[0]) && strcmp(n, names[i]))
 			i++;
 		if (i == sizeof(names) / sizeof(names[0])) {
 			cli_error("Bad rlimit name: %s", t);

@@ -122,6 +122,9 @@ static void test_distribution(void **state)
 	    {"plane=0", -EINVAL, DIST_UNSET, 0},
 	    {"block:foo", -EINVAL, DIST_UNSET, 0},
 	    {"block,Pack,x", -EINVAL, DIST_UNSET, 0},
+	    {"plane=4:block", -EINVAL, DIST_UNSET, 0},
+	    {"plane=4,Pack", -EINVAL, DIST_UNSET, 0},
+	    {"cyclic:*", 0, DIST_CYCLIC, 0},
 	    {"block:block:block:block", -EINVAL, DIST_UNSET, 0},
 	};
 
@@ -161,8 +164,17 @@ static void test_bad_values(void **state)
 	assert_int_equal(parse(&o, &cmd, false, "--ntasks-per-gpu=x", NULL), -EINVAL);
 	assert_int_equal(parse(&o, &cmd, false, "--gpus-per-task=0", NULL), -EINVAL);
 	assert_int_equal(parse(&o, &cmd, false, "--propagate=FOO", NULL), -EINVAL);
-	assert_int_equal(parse(&o, &cmd, false, "--propagate=nofile,RLIMIT_CORE", NULL),
+	assert_int_equal(parse(&o, &cmd, false, "--propagate=NOFILE,RLIMIT_CORE", NULL),
 			 0);
+	assert_int_equal(parse(&o, &cmd, false, "--propagate=nofile", NULL), -EINVAL);
+	assert_int_equal(parse(&o, &cmd, false, "--cpu-bind=map_cpu:0,1,verbose", NULL),
+			 0);
+	assert_int_equal(parse(&o, &cmd, false, "--cpu-bind=cores,v", NULL), 0);
+	assert_int_equal(parse(&o, &cmd, false, "--cpu-bind=map_cpu:zz", NULL), -EINVAL);
+	assert_int_equal(parse(&o, &cmd, false, "--cpu-bind=cores:1", NULL), -EINVAL);
+	assert_int_equal(parse(&o, &cmd, false, "--gpu-bind=verbose", NULL), -EDOM);
+	assert_int_equal(parse(&o, &cmd, false, "--gpu-bind=map_gpu:x", NULL), -EDOM);
+	assert_int_equal(parse(&o, &cmd, false, "--gpu-bind=verbose,CLOSEST", NULL), 0);
 	assert_int_equal(parse(&o, &cmd, false, "--het-group=0", NULL), -EINVAL);
 	assert_int_equal(parse(&o, &cmd, false, "-Z", NULL), -EINVAL);
 	assert_int_equal(parse(&o, &cmd, false, "--no-shell", NULL), -EDOM);

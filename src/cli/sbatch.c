@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/common.h"
+#include "cli/job_body.h"
 #include "cli/sacct_time.h"
 #include "cli/sbatch_env.h"
 #include "cli/sbatch_nodefile.h"
@@ -25,14 +26,7 @@
 
 extern char **environ;
 
-struct script {
-	char *text;
-	size_t len;
-	const char *default_name;
-	const char *path; /* the script file as given; NULL for stdin and --wrap */
-};
-
-static int read_all(FILE *f, struct script *s)
+static int read_all(FILE *f, struct job_script *s)
 {
 	char *buf = NULL;
 	size_t len = 0, cap = 0, got;
@@ -62,7 +56,7 @@ static int read_all(FILE *f, struct script *s)
 
 /* Loads the script from --wrap, the file at argv[idx], or stdin. */
 static int load_script(const struct sbatch_opts *o, int argc, char **argv, int idx,
-		       struct script *s)
+		       struct job_script *s)
 {
 	FILE *f;
 	int rc;
@@ -96,7 +90,7 @@ static int load_script(const struct sbatch_opts *o, int argc, char **argv, int i
 	return rc;
 }
 
-static int check_script(const struct script *s)
+static int check_script(const struct job_script *s)
 {
 	if (s->len == 0) {
 		cli_error("Batch script is empty!");
@@ -125,7 +119,7 @@ static int check_script(const struct script *s)
 /* Directives first, then SBATCH_* variables, then the command line. The
  * option values point into the directive words, which are handed back in
  * words and nwords for the caller to free once the options are used. */
-static int merge_options(const struct script *s, int argc, char **argv,
+static int merge_options(const struct job_script *s, int argc, char **argv,
 			 struct sbatch_opts *o, char ***wordsp, size_t *nwords)
 {
 	char **words = NULL, **dargv;
@@ -153,220 +147,6 @@ static int merge_options(const struct script *s, int argc, char **argv,
 		return rc;
 	sbatch_opts_from_env(o);
 	return sbatch_opts_parse(argc, argv, o, NULL);
-}
-
-static char *absolute(const char *cwd, const char *path)
-{
-	char *out = NULL;
-
-	if (path[0] == '/')
-		return strdup(path);
-	if (asprintf(&out, "%s/%s", cwd, path) < 0)
-		return NULL;
-	return out;
-}
-
-static void set_str(json_t *body, const char *key, const char *v)
-{
-	if (v)
-		json_object_set_new(body, key, json_string(v));
-}
-
-static json_t *string_array(char *const *v, size_t n)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; a && i < n; i++)
-		json_array_append_new(a, json_string(v[i]));
-	return a;
-}
-
-/* What sbatch knows about where and by whom it runs. */
-struct origin {
-	char cwd[PATH_MAX];
-	char host[256];
-	char user[64];
-};
-
-static int get_origin(struct origin *org)
-{
-	struct passwd *pw = getpwuid(getuid());
-
-	if (!getcwd(org->cwd, sizeof(org->cwd))) {
-		cli_error("Unable to determine current working directory");
-		return -errno;
-	}
-	if (gethostname(org->host, sizeof(org->host)) != 0)
-		snprintf(org->host, sizeof(org->host), "localhost");
-	org->host[sizeof(org->host) - 1] = '\0';
-	if (pw)
-		snprintf(org->user, sizeof(org->user), "%s", pw->pw_name);
-	else
-		snprintf(org->user, sizeof(org->user), "%u", (unsigned)getuid());
-	return 0;
-}
-
-/* Prints a resource error as sbatch does: most are "error:", a few are
- * "fatal:", and those slurmctld finds in Slurm read as a refused submit. */
-static void report_res_error(const struct drv_error *err)
-{
-	if (!strncmp(err->text, "fatal: ", 7))
-		fprintf(stderr, "%s: %s\n", cli_prog(), err->text);
-	else if (!strncmp(err->text, "submit: ", 8))
-		cli_error("Batch job submission failed: %s", err->text + 8);
-	else
-		cli_error("%s", err->text);
-}
-
-/* -w, -x, -C, --mincpus, --tmp, --signal, --time-min into body, a node file
- * (-F, or -w with a '/') read first. Returns 0, sbatch's exit status after
- * Slurm's message, or -ENOMEM. */
-static int add_placement(const struct sbatch_opts *o, json_t *body)
-{
-	struct sbatch_opts po = *o;
-	struct drv_error err = {{0}}, warn = {{0}};
-	char *names = NULL;
-	const char *file = o->nodefile				     ? o->nodefile
-			   : o->nodelist && strchr(o->nodelist, '/') ? o->nodelist
-								     : NULL;
-	if (file) {
-		int e = sbatch_nodefile_read(file, &names);
-		if (e < 0) {
-			cli_error("slurm_allocate_resources error opening file %s, %s",
-				  file, strerror(-e));
-			if (file != o->nodefile)
-				return 1;
-			cli_error("Invalid --nodefile node file");
-			return 255;
-		}
-		po.nodelist = names;
-	}
-	int rc = sbatch_place_to_json(&po, body, &err, &warn);
-	free(names);
-	if (rc == -ENOMEM)
-		return rc;
-	if (rc < 0) {
-		report_res_error(&err);
-		return rc == -EDOM ? 255 : 1;
-	}
-	if (warn.text[0])
-		fprintf(stderr, "%s: Warning: %s\n", cli_prog(), warn.text);
-	return 0;
-}
-
-/* --begin and --deadline, read as Slurm's parse_time() looking ahead.
- * Returns 0, or -1 after Slurm's two messages. */
-static int time_opt(const char *name, const char *value, int64_t *out)
-{
-	time_t when = 0;
-	int pos = 0;
-
-	if (cli_time_parse(value, time(NULL), false, &when, &pos) < 0) {
-		fprintf(stderr, "Invalid time specification (pos=%d): %s\n", pos, value);
-		cli_error("Invalid --%s specification", name);
-		return -1;
-	}
-	*out = (int64_t)when;
-	return 0;
-}
-
-/* The lifecycle options (--begin, --deadline, --kill-on-invalid-dep) into
- * body. Returns 0, or 255 after Slurm's message, as its option parser. */
-static int lifecycle_opts(const struct sbatch_opts *o, json_t *body)
-{
-	int64_t begin = 0, deadline = 0;
-
-	if (o->begin && time_opt("begin", o->begin, &begin) < 0)
-		return 255;
-	if (o->deadline && time_opt("deadline", o->deadline, &deadline) < 0)
-		return 255;
-	if (o->kill_invalid_dep && strcasecmp(o->kill_invalid_dep, "yes") &&
-	    strcasecmp(o->kill_invalid_dep, "no")) {
-		cli_error("Invalid --kill-on-invalid-dep specification");
-		return 255;
-	}
-	if (begin > 0)
-		json_object_set_new(body, "begin", json_integer(begin));
-	if (deadline > 0)
-		json_object_set_new(body, "deadline", json_integer(deadline));
-	if (o->kill_invalid_dep)
-		json_object_set_new(
-		    body, "kill_invalid_dep",
-		    json_boolean(!strcasecmp(o->kill_invalid_dep, "yes")));
-	return 0;
-}
-
-/* Checks the values and builds the job.submit body into *out. Returns 0,
- * or sbatch's exit status after an error message: 255 for what Slurm's
- * option parser refuses, else 1. */
-static int build_body(const struct sbatch_opts *o, const struct script *s,
-		      const struct origin *org, char **args, size_t nargs, json_t **out)
-{
-	struct drv_error err = {{0}};
-	struct sbatch_res res;
-	int64_t limit = 0;
-	char **env = NULL, *workdir;
-	size_t nenv = 0;
-	json_t *body;
-	int rc = sbatch_res_from_opts(o, &res, &err);
-
-	if (rc < 0) {
-		report_res_error(&err);
-		return rc == -EDOM ? 255 : 1;
-	}
-	if (o->time && drv_time_parse_limit(o->time, &limit) < 0) {
-		cli_error("Invalid --time specification");
-		return 255;
-	}
-	if (sbatch_env_build(o->export_spec, environ, &env, &nenv, &err) < 0) {
-		cli_error("%s",
-			  err.text[0] ? err.text : "Unable to build the job environment");
-		return 1;
-	}
-	workdir = o->chdir ? absolute(org->cwd, o->chdir) : strdup(org->cwd);
-	body = json_pack(
-	    "{s:s%, s:s, s:s, s:s, s:o, s:s, s:b, s:s, s:s, s:o}", "script", s->text,
-	    s->len, "name", o->job_name ? o->job_name : s->default_name, "workdir",
-	    workdir ? workdir : org->cwd, "submit_dir", org->cwd, "env",
-	    string_array(env, nenv), "export", o->export_spec ? o->export_spec : "ALL",
-	    "hold", o->hold, "submit_host", org->host, "user", org->user, "argv",
-	    string_array(args, nargs));
-	free(workdir);
-	sbatch_words_free(env, nenv);
-	if (body && o->time)
-		json_object_set_new(body, "time_limit", json_integer(limit));
-	if (body && sbatch_res_to_json(&res, body) < 0) {
-		json_decref(body);
-		body = NULL;
-	}
-	if (body && (rc = add_placement(o, body)) != 0) {
-		json_decref(body);
-		if (rc > 0)
-			return rc;
-		body = NULL;
-	}
-	if (!body) {
-		cli_error("Out of memory");
-		return 1;
-	}
-	rc = lifecycle_opts(o, body);
-	if (rc) {
-		json_decref(body);
-		return rc;
-	}
-	if (o->requeue || o->no_requeue) /* absent: JobRequeue decides */
-		json_object_set_new(body, "requeue", json_boolean(o->requeue));
-	set_str(body, "partition", o->partition);
-	set_str(body, "stdout", o->output);
-	set_str(body, "stderr", o->error);
-	set_str(body, "comment", o->comment);
-	if (s->path) { /* scontrol's Command=, an absolute path as in Slurm */
-		char *cmd = absolute(org->cwd, s->path);
-		set_str(body, "command", cmd ? cmd : s->path);
-		free(cmd);
-	}
-	*out = body;
-	return 0;
 }
 
 /* -M/--clusters: Drover runs one cluster, so the list must name it (or be
@@ -460,8 +240,8 @@ static int submit(const struct sbatch_opts *o, json_t *body)
 static int run(int argc, char **argv)
 {
 	struct sbatch_opts first = {0}, o;
-	struct script s = {0};
-	struct origin org;
+	struct job_script s = {0};
+	struct job_origin org;
 	json_t *body = NULL;
 	char **words = NULL;
 	size_t nwords = 0;
@@ -481,10 +261,11 @@ static int run(int argc, char **argv)
 	rc = 1;
 	if (load_script(&first, argc, argv, idx, &s) == 0 && check_script(&s) == 0 &&
 	    (rc = merge_options(&s, idx, argv, &o, &words, &nwords)) == 0 &&
-	    (rc = get_origin(&org) == 0 ? 0 : 1) == 0) {
+	    (rc = job_origin_get(&org) == 0 ? 0 : 1) == 0) {
 		if (idx < argc)
 			idx++; /* the script's own arguments follow it */
-		rc = build_body(&o, &s, &org, argv + idx, (size_t)(argc - idx), &body);
+		rc =
+		    job_body_build(&o, &s, &org, argv + idx, (size_t)(argc - idx), &body);
 	}
 	free(s.text);
 	sbatch_words_free(words, nwords);

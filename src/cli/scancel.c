@@ -3,6 +3,7 @@
  * --wckey, --me; found with one job.query), confirmed one by one with -i,
  * then one job.cancel for all of them and Slurm's message for each id ctld
  * refused. */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@ struct sc_opts {
 	bool quiet, batch, full, verbose, interactive;
 	json_t *ids;
 	json_t *tasks; /* array tasks as given: "12_3", "12_[1-5]" */
+	json_t *steps; /* steps as given: "12.0" */
 	int unknown;   /* ids Drover cannot hold (steps) */
 	/* filters: borrowed comma lists, NULL when not given */
 	const char *user, *name, *state, *partition, *account, *qos, *nodes;
@@ -204,6 +206,7 @@ static int parse_ids(int argc, char **argv, struct sc_opts *o)
 
 	o->ids = json_array();
 	o->tasks = json_array();
+	o->steps = json_array();
 	for (int i = optind; i < argc; i++) {
 		size_t n = strcspn(argv[i], "_.");
 		const char *sep = argv[i] + n;
@@ -218,13 +221,16 @@ static int parse_ids(int argc, char **argv, struct sc_opts *o)
 		}
 		if (*sep == '_')
 			json_array_append_new(o->tasks, json_string(argv[i]));
+		else if (*sep == '.' && isdigit((unsigned char)sep[1]))
+			json_array_append_new(o->steps, json_string(argv[i]));
 		else if (*sep)
 			unknown_id(o, argv[i], true);
 		else
 			json_array_append_new(o->ids, json_integer(id));
 	}
 	if (json_array_size(o->ids) == 0 && json_array_size(o->tasks) == 0 &&
-	    !o->unknown && !has_filter(o) && optind >= argc) {
+	    json_array_size(o->steps) == 0 && !o->unknown && !has_filter(o) &&
+	    optind >= argc) {
 		cli_error("No job identification provided");
 		return -EINVAL;
 	}
@@ -244,8 +250,10 @@ static int report(const struct sc_opts *o, const json_t *res)
 		return 0;
 	if (gone)
 		text = drv_rc_text(DRV_RC_INVALID_JOB_ID);
-	if (!o->quiet && cli_json_str(res, "id", NULL))
-		cli_error("Kill job error on job id %s: %s", cli_json_str(res, "id", ""),
+	const char *id = cli_json_str(res, "id", NULL);
+	if (!o->quiet && id)
+		cli_error("Kill job error on job %sid %s: %s",
+			  strchr(id, '.') ? "step " : "", id,
 			  text && *text ? text : drv_rc_text(rc));
 	else if (!o->quiet)
 		cli_error("Kill job error on job id %lld: %s",
@@ -398,7 +406,8 @@ static int cancel(struct sc_opts *o)
 		drv_conf_free(conf);
 		return 1;
 	}
-	if (json_array_size(o->ids) == 0 && json_array_size(o->tasks) == 0) {
+	if (json_array_size(o->ids) == 0 && json_array_size(o->tasks) == 0 &&
+	    json_array_size(o->steps) == 0) {
 		drv_conf_free(conf);
 		/* no job matched the filters: nothing to do, as Slurm */
 		return o->unknown ? 1 : 0;
@@ -406,6 +415,8 @@ static int cancel(struct sc_opts *o)
 	body = json_pack("{s:O}", "job_ids", o->ids);
 	if (json_array_size(o->tasks))
 		json_object_set(body, "array_tasks", o->tasks);
+	if (json_array_size(o->steps))
+		json_object_set(body, "steps", o->steps);
 	if (has_filter(o)) /* the filters chose records, not whole arrays */
 		json_object_set_new(body, "records_only", json_true());
 	if (o->signal)
@@ -444,5 +455,6 @@ int main(int argc, char **argv)
 		rc = rc > 0 ? 0 : 1;
 	json_decref(o.ids);
 	json_decref(o.tasks);
+	json_decref(o.steps);
 	return rc;
 }

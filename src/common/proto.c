@@ -41,6 +41,14 @@ const char *drv_rc_text(int rc)
 		return "Job/step already completing or completed";
 	case DRV_RC_JOB_PENDING:
 		return "Job is pending execution";
+	case DRV_RC_NODES_BUSY:
+		return "Requested nodes are busy";
+	case DRV_RC_TOO_MANY_CPUS:
+		return "More processors requested than permitted";
+	case DRV_RC_BAD_TASK_COUNT:
+		return "Task count specification invalid";
+	case DRV_RC_INVALID_STEP:
+		return "Invalid job id specified";
 	case DRV_RC_INVALID_ARRAY:
 		return "Invalid job array specification";
 	case DRV_RC_DISABLED:

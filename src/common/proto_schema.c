@@ -61,6 +61,10 @@ struct msg_type {
 	{                                                                                \
 		.name = n, .type = T_STR, .req = r, .maxlen = 64, .choices = c           \
 	}
+#define ENUMD(n, c, d)                                                                   \
+	{                                                                                \
+		.name = n, .type = T_STR, .maxlen = 64, .choices = c, .def = d           \
+	}
 #define HEX(n, r)                                                                        \
 	{                                                                                \
 		.name = n, .type = T_HEX, .req = r                                       \
@@ -115,7 +119,8 @@ static const struct field f_auth_verify[] = {OBJ("cred", true, NULL), HEX("diges
 					     END};
 
 static const struct field f_job_submit[] = {
-    STR("script", true, 1, 0),
+    STR("script", false, 1, 0), /* required unless "interactive" */
+    BOOLD("interactive", "false"),
     STR("name", true, 0, NAME_LEN),
     STR("partition", false, 1, NAME_LEN),
     INT("nodes", false, 1, 100000),
@@ -190,6 +195,7 @@ static const struct field f_job_cancel[] = {
     BOOLD("full", "false"),
     STRS("array_tasks", false, 64),
     BOOLD("records_only", "false"),
+    STRS("steps", false, 64),
     END,
 };
 
@@ -300,6 +306,91 @@ static const struct field f_job_signal[] = {
     INT("kill_wait", false, 0, 65535),	END,
 };
 
+/* srun asks for a step of a running job (docs/protocol.md, "Steps"). */
+static const struct field f_step_create[] = {
+    INT("job_id", true, 1, JOB_ID_MAX),
+    INT("ntasks", false, 1, 1000000),
+    INT("nodes", false, 1, 100000),
+    INT("nodes_max", false, 1, 100000),
+    INT("ntasks_per_node", false, 1, 100000),
+    INTD("cpus_per_task", 1, 100000, "1"),
+    BOOLD("cpt_given", "false"),
+    BOOLD("exact", "false"),
+    BOOLD("overlap", "false"),
+    BOOLD("overcommit", "false"),
+    STR("nodelist", false, 1, LIST_LEN),
+    STR("exclude", false, 1, LIST_LEN),
+    ENUMD("distribution", "block|cyclic|plane|arbitrary", "\"block\""),
+    INTD("plane_size", 1, 100000, "1"),
+    INT("gpus_per_task", false, 1, 1024),
+    STR("name", true, 0, NAME_LEN),
+    STRS("argv", true, 0),
+    STRSD("env", 0),
+    STR("cwd", true, 1, PATH_LEN),
+    STR("io_host", true, 1, NAME_LEN),
+    INT("io_port", true, 1, 65535),
+    HEX("io_key", true),
+    STR("cpu_bind", false, 0, TEXT_LEN),
+    STR("task_argv", false, 1, 0),
+    BOOLD("unbuffered", "false"),
+    BOOLD("stdin_all", "false"),
+    INTD("stdin_task", -1, 1000000, "0"),
+    INT("srun_pid", false, 0, I32),
+    END,
+};
+
+static const struct field f_alloc_complete[] = {
+    INT("job_id", true, 1, JOB_ID_MAX),
+    INTD("exit_code", 0, 255, "0"),
+    INTD("signal", 0, SIG_MAX, "0"),
+    END,
+};
+
+/* One node's share of a step: what its shepherd runs. */
+static const struct field f_step_launch[] = {
+    INT("job_id", true, 1, JOB_ID_MAX),
+    INT("step_id", true, 0, I32),
+    STR("user", true, 1, NAME_LEN),
+    INT("uid", true, 0, ID_MAX),
+    INT("gid", true, 0, ID_MAX),
+    STRS("argv", true, 0),
+    STRSD("env", 0),
+    STR("cwd", true, 1, PATH_LEN),
+    STR("io_host", true, 1, NAME_LEN),
+    INT("io_port", true, 1, 65535),
+    HEX("io_key", true),
+    STRSD("step_env", 0),
+    INTS("tasks", true, 0, 1000000),
+    INT("node_id", true, 0, 100000),
+    INT("cpus_on_node", false, 0, 1048576),
+    INTS("gpus", false, 0, 1023),
+    INT("gpus_per_task", false, 1, 1024),
+    STR("task_argv", false, 1, 0),
+    BOOLD("stdin_all", "false"),
+    INTD("stdin_task", -1, 1000000, "0"),
+    BOOLD("unbuffered", "false"),
+    INT("kill_wait", false, 0, 65535),
+    END,
+};
+
+static const struct field f_step_complete[] = {
+    INT("job_id", true, 1, JOB_ID_MAX),
+    INT("step_id", true, 0, I32),
+    INT("exit_code", true, 0, 255),
+    INT("signal", true, 0, SIG_MAX),
+    BOOLD("launch_failed", "false"),
+    STR("message", false, 0, TEXT_LEN),
+    END,
+};
+
+static const struct field f_step_signal[] = {
+    INT("job_id", true, 1, JOB_ID_MAX),
+    INT("step_id", true, 0, I32),
+    INT("signal", true, 0, SIG_MAX),
+    BOOLD("kill", "false"),
+    END,
+};
+
 /* Every declared request type. "reply" is the envelope's own type and has no
  * body schema: its body is the answer to whichever request carried its id. */
 static const struct msg_type msg_types[] = {
@@ -313,6 +404,9 @@ static const struct msg_type msg_types[] = {
     {"conf.query", f_none},	    {"node.register", f_node_register},
     {"node.ping", f_node_ping},	    {"job.complete", f_job_complete},
     {"job.launch", f_job_launch},   {"job.signal", f_job_signal},
+    {"step.create", f_step_create}, {"alloc.complete", f_alloc_complete},
+    {"step.launch", f_step_launch}, {"step.complete", f_step_complete},
+    {"step.signal", f_step_signal},
 };
 
 #define N_TYPES (sizeof(msg_types) / sizeof(msg_types[0]))

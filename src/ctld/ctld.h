@@ -181,6 +181,8 @@ void job_deadline(struct ctld *c, struct job *j, int64_t now);
 void job_cancel_invalid_dep(struct ctld *c, struct job *j, int64_t now);
 void job_launch(struct ctld *c, struct job *j); /* (re)send the launch after commit */
 void job_purge_old(struct ctld *c, int64_t now);
+/* Ends srun/salloc allocations past their time limit (no shepherd does). */
+void job_check_interactive_limits(struct ctld *c, int64_t now);
 
 /* --- job_array.c: job arrays --------------------------------------------- */
 /* Parses spec (sbatch --array) into j's pending set; 0, -EINVAL (Slurm's

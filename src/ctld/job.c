@@ -9,6 +9,7 @@
 
 #include "common/conf.h"
 #include "ctld/job_req.h"
+#include "ctld/step.h"
 
 static const struct {
 	const char *name, *compact;
@@ -62,6 +63,7 @@ void job_free(struct job *j)
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		free(*strs[i]);
 	job_req_free(&j->req);
+	steps_free(j);
 	if (j->array)
 		drv_array_fini(j->array);
 	free(j->array);

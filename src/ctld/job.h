@@ -34,6 +34,8 @@ struct job_alloc {
 	uint64_t gpus; /* bit mask of GPU indices */
 };
 
+struct job_step;
+
 /* The request as the user gave it, with the "given" flags Slurm's
  * environment depends on (SLURM_NTASKS only with -n, ...). */
 struct job_req {
@@ -104,6 +106,11 @@ struct job {
 	struct drv_array *array;  /* meta record: the pending tasks; else NULL */
 	uint32_t array_max_tasks; /* the %N throttle, 0: none */
 	uint32_t array_count, array_min, array_max, array_step; /* the whole array */
+	/* srun and salloc: an allocation with no batch script, released by its
+	 * client (alloc.complete) or at its time limit */
+	bool interactive;
+	struct job_step *steps; /* step.c: srun steps in id order, kept after they end */
+	uint32_t n_steps, next_step_id;
 	/* table links */
 	struct job *hnext, *prev, *next;
 	bool dirty;

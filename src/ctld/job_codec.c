@@ -9,6 +9,7 @@
 #include "common/hostlist.h"
 #include "ctld/ctld.h"
 #include "ctld/job.h"
+#include "ctld/step.h"
 #include "ctld/job_fields.h"
 #include "ctld/job_req.h"
 #include "ctld/job_tres.h"
@@ -44,6 +45,9 @@ json_t *job_to_store(const struct job *j, char *const *node_names)
 	json_object_set_new(r, "base_priority", json_integer((json_int_t)j->priority));
 	json_object_set_new(r, "req", job_req_to_json(&j->req));
 	job_array_to_store(j, r);
+	json_object_set_new(r, "interactive", json_boolean(j->interactive));
+	json_object_set_new(r, "next_step_id", json_integer(j->next_step_id));
+	json_object_set_new(r, "steps", steps_to_json(j, true));
 	return r;
 }
 
@@ -118,6 +122,9 @@ struct job *job_from_store(json_t *rec, json_t **alloc_names)
 		job_free(j);
 		return NULL;
 	}
+	j->interactive = json_is_true(json_object_get(rec, "interactive"));
+	j->next_step_id = (uint32_t)get_int(rec, "next_step_id");
+	steps_from_json(j, json_object_get(rec, "steps"));
 	if (!j->req_tres) /* a record from before ReqTRES was kept */
 		j->req_tres = job_tres_requested(j);
 	*alloc_names = json_object_get(rec, "alloc");

@@ -11,6 +11,7 @@
 #include "ctld/job_fields.h"
 #include "ctld/job_req.h"
 #include "ctld/job_tres.h"
+#include "ctld/step.h"
 
 enum kind {
 	K_STR,	    /* char * (or const char *): "" when NULL */
@@ -19,6 +20,7 @@ enum kind {
 	K_U64,
 	K_U32,
 	K_INT,
+	K_BOOL,
 	K_SPECIAL, /* computed by special() */
 };
 
@@ -46,6 +48,7 @@ enum special {
 	S_REASON,
 	S_DEPENDENCY,
 	S_START,
+	S_STEPS,
 };
 
 struct job_field {
@@ -99,6 +102,7 @@ static const struct job_field fields[] = {
 	F("array_task_id", K_I64, array_task_id),
 	F("array_task_str", K_STR_NULL, array_task_str),
 	F("array_max_tasks", K_U32, array_max_tasks),
+	F("interactive", K_BOOL, interactive), SP("steps", S_STEPS),
 };
 /* clang-format on */
 
@@ -228,6 +232,8 @@ static json_t *special(const struct job *j, enum special s)
 	}
 	case S_REQUEUE:
 		return json_boolean(q->requeue);
+	case S_STEPS:
+		return steps_to_json(j, false);
 	default:
 		return json_null();
 	}
@@ -252,6 +258,8 @@ static json_t *field_value(const struct job *j, const struct job_field *f)
 		return json_integer(*(const uint32_t *)(const void *)base);
 	case K_INT:
 		return json_integer(*(const int *)(const void *)base);
+	case K_BOOL:
+		return json_boolean(*(const bool *)(const void *)base);
 	case K_SPECIAL:
 		return special(j, f->special);
 	}
@@ -309,6 +317,12 @@ static void write_field(struct drv_jw *w, const struct job *j, const struct job_
 		return;
 	case K_INT:
 		drv_jw_int(w, *(const int *)(const void *)base);
+		return;
+	case K_BOOL:
+		if (*(const bool *)(const void *)base)
+			drv_jw_raw(w, "true", 4);
+		else
+			drv_jw_raw(w, "false", 5);
 		return;
 	case K_SPECIAL:
 		break;

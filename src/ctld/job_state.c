@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/proto.h"
 #include "ctld/ctld.h"
+#include "ctld/step.h"
 #include "ctld/job_req.h"
 #include "ctld/job_tres.h"
 #include "ctld/rpc_handlers.h"
@@ -186,10 +187,13 @@ void job_start(struct ctld *c, struct job *j, const struct sched_alloc *a, uint3
 	j->state = JOB_RUNNING;
 	j->reason = "None";
 	j->start_time = now;
-	j->launch_acked = false;
-	j->prolog_pending = c->conf->prolog_slurmctld != NULL;
+	/* srun and salloc allocations run no batch script: nothing to launch */
+	j->launch_acked = j->interactive;
+	j->prolog_pending = c->conf->prolog_slurmctld != NULL && !j->interactive;
 	commit_job(c, j);
-	if (j->prolog_pending)
+	if (j->interactive)
+		;
+	else if (j->prolog_pending)
 		prolog_later(c, j); /* the launch waits for PrologSlurmctld */
 	else
 		job_launch(c, j);
@@ -200,6 +204,8 @@ const char job_reason_requeue_held[] = "job requeued in held state";
 
 static void finish(struct ctld *c, struct job *j)
 {
+	steps_end_all(c, j, j->state == JOB_TIMEOUT,
+		      j->end_time ? j->end_time : time(NULL));
 	j->completing = false;
 	node_release_job(c, j);
 	commit_job(c, j);
@@ -268,7 +274,8 @@ int job_cancel(struct ctld *c, struct job *j, uid_t by, int64_t now)
 	j->cancel_uid = by;
 	if (running) /* a pending job keeps why it waited, as in Slurm */
 		j->reason = "None";
-	if (running && j->n_alloc && !j->prolog_pending) {
+	steps_end_all(c, j, false, now);
+	if (running && j->n_alloc && !j->prolog_pending && !j->interactive) {
 		/* The nodes stay held until noded reports the processes gone. */
 		j->completing = true;
 		commit_job(c, j);
@@ -284,7 +291,10 @@ int job_signal(struct ctld *c, struct job *j, int sig, bool batch_only)
 {
 	if (j->state != JOB_RUNNING || !j->n_alloc)
 		return DRV_RC_JOB_PENDING;
-	link_send_signal(c, j, sig, batch_only, false);
+	if (!batch_only)
+		steps_signal(c, j, sig);
+	if (!j->interactive)
+		link_send_signal(c, j, sig, batch_only, false);
 	log_info("job=%u signal %d%s", j->id, sig, batch_only ? " (batch shell)" : "");
 	return 0;
 }
@@ -296,7 +306,10 @@ int job_signal(struct ctld *c, struct job *j, int sig, bool batch_only)
 static void requeue(struct ctld *c, struct job *j, enum job_state run_state, bool hold,
 		    int64_t now)
 {
+	steps_end_all(c, j, false, now);
 	commit_run(c, j, job_state_name(run_state), now);
+	steps_free(j); /* the next run numbers its steps from 0 again */
+	j->next_step_id = 0;
 	j->state = JOB_PENDING;
 	j->restart_count++;
 	j->submit_time = now;
@@ -454,5 +467,18 @@ void job_purge_old(struct ctld *c, int64_t now)
 			continue;
 		job_table_remove(&c->jobs, j);
 		job_free(j);
+	}
+}
+
+void job_check_interactive_limits(struct ctld *c, int64_t now)
+{
+	for (struct job *j = c->jobs.head, *next; j; j = next) {
+		next = j->next;
+		if (j->interactive && j->state == JOB_RUNNING &&
+		    j->time_limit != DRV_INFINITE &&
+		    now >= j->start_time + j->time_limit) {
+			log_info("job=%u reached its time limit", j->id);
+			job_end(c, j, 0, 0, true, now);
+		}
 	}
 }

@@ -133,7 +133,9 @@ static void reconcile(struct ctld *c, struct node *n, json_t *jobs, bool at_regi
 	}
 	for (uint32_t k = 0; k < n->n_jobs;) {
 		struct job *j = n->jobs[k];
-		if (batch_here(j, n) && reconcile_one(c, n, j, jobs, at_register, now))
+		/* an srun/salloc allocation has no batch script to report */
+		if (batch_here(j, n) && !j->interactive &&
+		    reconcile_one(c, n, j, jobs, at_register, now))
 			continue; /* it left n->jobs: the same slot holds another */
 		k++;
 	}

@@ -12,6 +12,7 @@
 #include "common/proto.h"
 #include "ctld/ctld.h"
 #include "ctld/rpc_handlers.h"
+#include "ctld/step.h"
 
 struct handler {
 	const char *type;
@@ -37,6 +38,9 @@ static const struct handler handlers[] = {
 	{"node.register", link_node_register, true},
 	{"node.ping", link_node_ping, true},
 	{"job.complete", link_job_complete, true},
+	{"step.create", rpc_step_create, false},
+	{"alloc.complete", rpc_alloc_complete, false},
+	{"step.complete", link_step_complete, true},
 };
 /* clang-format on */
 

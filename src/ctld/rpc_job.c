@@ -13,6 +13,7 @@
 #include "ctld/ctld.h"
 #include "ctld/job_fields.h"
 #include "ctld/rpc_handlers.h"
+#include "ctld/step.h"
 
 static bool in_int_list(json_t *list, json_int_t v)
 {
@@ -162,9 +163,11 @@ static int cancel_record(struct rpc_req *r, struct job *j, int64_t now)
 	bool batch = json_is_true(json_object_get(r->body, "batch_only"));
 	bool full = json_is_true(json_object_get(r->body, "full"));
 	/* Without -b or -f Slurm signals the job's steps but not the batch
-	 * step; a Drover job has no other step, so no process gets it. */
-	if (!batch && !full && sig != SIGKILL && j->state == JOB_RUNNING)
+	 * step. */
+	if (!batch && !full && sig != SIGKILL && j->state == JOB_RUNNING) {
+		steps_signal(r->c, j, sig);
 		return 0;
+	}
 	return job_signal(r->c, j, sig, batch && !full);
 }
 
@@ -267,7 +270,30 @@ static int cancel_id(struct rpc_req *r, json_int_t id, int64_t now)
 			      DRV_RC_INVALID_JOB_ID, now);
 }
 
-/* Job ids first, then the task arguments (each answered with its text). */
+/* "N.S": cancels (or signals) step S of job N. */
+static int cancel_step(struct rpc_req *r, const char *arg)
+{
+	char *end = NULL;
+	unsigned long id = strtoul(arg, &end, 10);
+	if (end == arg || *end != '.' || id == 0 || id > UINT32_MAX)
+		return DRV_RC_INVALID_JOB_ID;
+	char *send = NULL;
+	unsigned long sid = strtoul(end + 1, &send, 10);
+	if (send == end + 1 || *send || sid > INT32_MAX)
+		return DRV_RC_INVALID_JOB_ID;
+	struct job *j = job_table_find(&r->c->jobs, (uint32_t)id);
+	if (!j)
+		return DRV_RC_INVALID_JOB_ID;
+	if (!may_touch(r, j))
+		return DRV_RC_ACCESS_DENIED;
+	if (job_state_final(j->state))
+		return DRV_RC_ALREADY_DONE;
+	int sig = (int)json_integer_value(json_object_get(r->body, "signal"));
+	return step_cancel(r->c, j, (uint32_t)sid, sig, r->cred.uid);
+}
+
+/* Job ids first, then the task arguments, then the steps (each answered
+ * with its text). */
 void rpc_job_cancel(struct rpc_req *r)
 {
 	json_t *results = json_array();
@@ -286,6 +312,15 @@ void rpc_job_cancel(struct rpc_req *r)
 	{
 		const char *arg = json_string_value(x);
 		int rc = cancel_tasks(r, arg, now);
+		json_array_append_new(
+		    results, json_pack("{s:I,s:s,s:i,s:s}", "job_id",
+				       (json_int_t)strtoul(arg, NULL, 10), "id", arg,
+				       "rc", rc, "error", rc ? drv_rc_text(rc) : ""));
+	}
+	json_array_foreach(json_object_get(r->body, "steps"), i, x)
+	{
+		const char *arg = json_string_value(x);
+		int rc = cancel_step(r, arg);
 		json_array_append_new(
 		    results, json_pack("{s:I,s:s,s:i,s:s}", "job_id",
 				       (json_int_t)strtoul(arg, NULL, 10), "id", arg,

@@ -213,6 +213,19 @@ static struct job *build_job(struct rpc_req *r, const struct part *p, int *rc,
 		return NULL;
 	}
 	*rc = job_req_from_submit(&j->req, r->body, r->c->conf, msg);
+	j->interactive = json_is_true(json_object_get(r->body, "interactive"));
+	if (*rc == 0 && !j->interactive && !json_object_get(r->body, "script")) {
+		*rc = DRV_RC_PROTOCOL;
+		snprintf(msg->text, sizeof(msg->text),
+			 "job.submit: field 'script': required");
+	}
+	if (*rc == 0 && j->interactive && json_object_get(r->body, "array")) {
+		*rc = DRV_RC_INVALID_ARRAY;
+		snprintf(msg->text, sizeof(msg->text), "%s", drv_rc_text(*rc));
+	}
+	if (j->interactive)
+		j->req.requeue =
+		    false; /* an allocation its client holds is not requeued */
 	if (*rc == 0) {
 		fill_job(j, r, p);
 		*rc = check_request(r->c, p, j, msg);
@@ -260,8 +273,8 @@ void rpc_job_submit(struct rpc_req *r)
 	commit_meta(c);
 	char *env = dump_or_empty(json_object_get(r->body, "env"), "[]");
 	char *argv = dump_or_empty(json_object_get(r->body, "argv"), "[]");
-	commit_payload(c, j->id, json_string_value(json_object_get(r->body, "script")),
-		       env, argv);
+	const char *script = json_string_value(json_object_get(r->body, "script"));
+	commit_payload(c, j->id, script ? script : "", env, argv);
 	free(env);
 	free(argv);
 	job_accept(c, j, time(NULL));

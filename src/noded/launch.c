@@ -51,7 +51,7 @@ static int write_spec(struct noded *nd, json_t *body, const char *dir)
 }
 
 /* In the forked child: only async-signal-safe calls until exec. */
-static void exec_shepherd(const char *path, const char *dir, int errfd,
+static void exec_shepherd(const char *path, const char *flag, const char *dir, int errfd,
 			  const sigset_t *oldmask)
 {
 	struct sigaction dfl = {.sa_handler = SIG_DFL};
@@ -67,7 +67,7 @@ static void exec_shepherd(const char *path, const char *dir, int errfd,
 	}
 	/* Nothing of ours (ctld link, listener) may leak into the job. */
 	syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
-	char *argv[] = {"drover-shepherd", "--job-dir", (char *)dir, NULL};
+	char *argv[] = {"drover-shepherd", (char *)flag, (char *)dir, NULL};
 	execv(path, argv);
 	int e = errno;
 	ssize_t w = write(errfd, &e, sizeof(e));
@@ -75,9 +75,8 @@ static void exec_shepherd(const char *path, const char *dir, int errfd,
 	_exit(127);
 }
 
-/* Starts the shepherd for dir; *pid gets its pid. 0 once exec succeeded. */
-static int start_shepherd(struct noded *nd, const char *dir, pid_t *pid,
-			  struct drv_error *err)
+int launch_shepherd(struct noded *nd, const char *flag, const char *dir, pid_t *pid,
+		    struct drv_error *err)
 {
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) < 0)
@@ -87,7 +86,7 @@ static int start_shepherd(struct noded *nd, const char *dir, pid_t *pid,
 	sigprocmask(SIG_SETMASK, &all, &old);
 	pid_t child = fork();
 	if (child == 0)
-		exec_shepherd(nd->shepherd_path, dir, p[1], &old);
+		exec_shepherd(nd->shepherd_path, flag, dir, p[1], &old);
 	int fork_errno = errno;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	close(p[1]);
@@ -210,7 +209,7 @@ void launch_prolog_done(struct noded *nd, struct noded_job *job, bool ok, const 
 		return;
 	}
 	pid_t pid = 0;
-	if (start_shepherd(nd, dir, &pid, &err) < 0) {
+	if (launch_shepherd(nd, "--job-dir", dir, &pid, &err) < 0) {
 		log_error("job=%lld launch failed: %s", (long long)job->job_id, err.text);
 		record_no_start(nd, job, dir, err.text);
 		return;
@@ -288,7 +287,7 @@ int launch_job(struct noded *nd, json_t *body, struct drv_error *err)
 	if (nd->conf->prolog)
 		return start_prolog(nd, body, job_id, restart, dir, err);
 	pid_t pid = 0;
-	if (start_shepherd(nd, dir, &pid, err) < 0)
+	if (launch_shepherd(nd, "--job-dir", dir, &pid, err) < 0)
 		return launch_failed(nd, job_id, restart, dir, err);
 	job = jobs_add(nd, job_id, restart);
 	if (!job) {
@@ -310,7 +309,7 @@ static void on_sigchld(evutil_socket_t sig, short what, void *arg)
 	int st;
 	bool any = false;
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
-		if (script_reaped(nd, pid, st))
+		if (script_reaped(nd, pid, st) || steps_reaped(nd, pid))
 			continue;
 		for (struct noded_job *j = nd->jobs; j; j = j->next) {
 			if (j->shepherd_pid == pid) {

@@ -47,10 +47,11 @@ static void link_lost(struct noded *nd)
 	event_del(nd->register_timeout_ev);
 	for (struct noded_job *j = nd->jobs; j; j = j->next)
 		j->complete_id = 0; /* resend on the next connection */
+	steps_link_lost(nd);
 	schedule_reconnect(nd);
 }
 
-static int send_request(struct noded *nd, const char *type, json_t *body, int64_t *id)
+int link_send_request(struct noded *nd, const char *type, json_t *body, int64_t *id)
 {
 	if (!nd->conn) {
 		json_decref(body);
@@ -87,7 +88,7 @@ static void send_complete(struct noded *nd, struct noded_job *job)
 		json_object_set_new(body, "epilog_failed", json_true());
 	if (job->message)
 		json_object_set_new(body, "message", json_string(job->message));
-	if (send_request(nd, "job.complete", body, &job->complete_id) == 0) {
+	if (link_send_request(nd, "job.complete", body, &job->complete_id) == 0) {
 		job->complete_at = jobs_now();
 		log_debug("job=%lld job.complete sent", (long long)job->job_id);
 	}
@@ -170,6 +171,8 @@ static void handle_reply(struct noded *nd, json_t *env)
 			return;
 		}
 	}
+	if (id != 0 && steps_reply(nd, id, rc))
+		return;
 	for (struct noded_job *j = nd->jobs; j; j = j->next) {
 		if (j->complete_id == id && id != 0) {
 			complete_acked(nd, j, rc, error);
@@ -191,6 +194,16 @@ static void handle_request(struct noded *nd, struct drv_conn *c, const char *typ
 		rc = launch_job(nd, body, &err);
 	} else if (strcmp(type, "job.signal") == 0) {
 		rc = signal_job(nd, body, &err);
+		if (json_is_true(json_object_get(body, "kill")))
+			steps_kill_job(
+			    nd, json_integer_value(json_object_get(body, "job_id")));
+		if (rc == DRV_RC_INVALID_JOB_ID) /* a node that only runs steps */
+			rc = 0;
+	} else if (strcmp(type, "step.launch") == 0) {
+		drv_msg_fill_defaults(type, body);
+		rc = steps_launch(nd, body, &err);
+	} else if (strcmp(type, "step.signal") == 0) {
+		rc = steps_signal(nd, body, &err);
 	} else {
 		rc = DRV_RC_NOT_SUPPORTED;
 		drv_error_set(&err, EINVAL, "%s is not a request for noded", type);
@@ -242,7 +255,7 @@ static void send_register(struct noded *nd)
 		return;
 	resources_describe(nd, body);
 	json_object_set_new(body, "jobs", jobs_list(nd));
-	if (send_request(nd, "node.register", body, &nd->register_id) == 0)
+	if (link_send_request(nd, "node.register", body, &nd->register_id) == 0)
 		arm(nd->register_timeout_ev, REGISTER_TIMEOUT_S * 1000);
 }
 
@@ -279,7 +292,7 @@ static void on_ping(evutil_socket_t fd, short what, void *arg)
 		return;
 	json_t *body = json_pack("{s:s, s:o}", "name", nd->name, "jobs", jobs_list(nd));
 	if (body)
-		send_request(nd, "node.ping", body, &nd->ping_id);
+		link_send_request(nd, "node.ping", body, &nd->ping_id);
 	int interval = nd->conf->slurmd_timeout / 3;
 	arm(nd->ping_ev, (interval < 1 ? 1 : interval) * 1000);
 }

@@ -240,6 +240,7 @@ static void fini(struct noded *nd, struct event **stops, int pid_fd)
 	spool_stop(nd);
 	launch_stop(nd);
 	jobs_free_all(nd);
+	steps_free_all(nd);
 	drv_listener_free(nd->listener);
 	if (nd->base)
 		event_base_free(nd->base);

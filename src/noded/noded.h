@@ -82,6 +82,7 @@ struct noded {
 
 	/* jobs.c / spool.c */
 	struct noded_job *jobs;
+	struct noded_step *steps; /* steps.c */
 	struct event *scan_ev;
 
 	/* notify.c, launch.c, main.c */
@@ -134,6 +135,10 @@ void notify_stop(struct noded *nd);
 /* Handles job.launch; returns the rc for the reply and fills err. */
 int launch_job(struct noded *nd, json_t *body, struct drv_error *err);
 int launch_start(struct noded *nd); /* SIGCHLD reaping */
+/* Forks and execs drover-shepherd FLAG DIR (--job-dir or --step-dir);
+ * *pid gets its pid. 0 once exec succeeded. */
+int launch_shepherd(struct noded *nd, const char *flag, const char *dir, pid_t *pid,
+		    struct drv_error *err);
 void launch_stop(struct noded *nd);
 
 /* The Prolog ended (ok: exit 0 in time): start the shepherd, or record the
@@ -164,7 +169,26 @@ void signal_cancel_timer(struct noded_job *job);
 /* Delivers signals that arrived while a job's shepherd was starting. */
 void signal_retry_pending(struct noded *nd);
 
+/* --- steps.c: srun's steps on this node --------------------------------- */
+/* step.launch: a step dir with the spec, and its shepherd. rc for the reply. */
+int steps_launch(struct noded *nd, json_t *body, struct drv_error *err);
+/* step.signal: sig to the step's tasks, or (kill) its shepherd ends them. */
+int steps_signal(struct noded *nd, json_t *body, struct drv_error *err);
+/* job.signal with kill: every step of the job here ends too. */
+void steps_kill_job(struct noded *nd, int64_t job_id);
+/* From the SIGCHLD handler: true when pid was a step's shepherd. */
+bool steps_reaped(struct noded *nd, pid_t pid);
+/* Finds ended steps (also those of an earlier noded) and reports them;
+ * resends unanswered reports. From the spool scan. */
+void steps_scan(struct noded *nd);
+/* A reply from ctld: true when it answered a step.complete. */
+bool steps_reply(struct noded *nd, int64_t id, int rc);
+void steps_link_lost(struct noded *nd);
+void steps_free_all(struct noded *nd);
+
 /* --- link.c: the connection to ctld ------------------------------------ */
+/* Sends a request (body stolen); *id gets its id. 0 or -errno. */
+int link_send_request(struct noded *nd, const char *type, json_t *body, int64_t *id);
 int link_start(struct noded *nd);
 void link_stop(struct noded *nd);
 /* Sends job.complete for every ended job that ctld has not acknowledged:

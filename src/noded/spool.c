@@ -251,6 +251,7 @@ void spool_scan(struct noded *nd)
 		}
 	}
 	signal_retry_pending(nd);
+	steps_scan(nd);
 	if (ended)
 		link_send_completions(nd);
 }

@@ -1,4 +1,5 @@
-/* main.c — drover-shepherd --job-dir DIR: the parent of one batch job.
+/* main.c — drover-shepherd --job-dir DIR: the parent of one batch job, or
+ * --step-dir DIR: of one node's tasks of an srun step (step.c).
  *
  * In order: take DIR/lock for our whole life (its holder is how noded knows
  * the job runs), leave noded's session so we outlive it, record our pid,
@@ -21,10 +22,11 @@
 #include "drv_config.h"
 #include "shepherd/shepherd.h"
 
-static const char *parse_args(int argc, char **argv)
+static const char *parse_args(int argc, char **argv, bool *step)
 {
 	static const struct option longopts[] = {
 	    {"job-dir", required_argument, NULL, 'j'},
+	    {"step-dir", required_argument, NULL, 's'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -34,10 +36,12 @@ static const char *parse_args(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
+		case 's':
 			dir = optarg;
+			*step = c == 's';
 			break;
 		case 'h':
-			printf("Usage: drover-shepherd --job-dir DIR\n");
+			printf("Usage: drover-shepherd --job-dir DIR | --step-dir DIR\n");
 			exit(0);
 		case 'V':
 			printf("drover-shepherd %s\n", DRV_VERSION);
@@ -49,7 +53,8 @@ static const char *parse_args(int argc, char **argv)
 		}
 	}
 	if (!dir || optind != argc) {
-		fprintf(stderr, "Usage: drover-shepherd --job-dir DIR\n");
+		fprintf(stderr,
+			"Usage: drover-shepherd --job-dir DIR | --step-dir DIR\n");
 		exit(2);
 	}
 	return dir;
@@ -140,7 +145,8 @@ static int shepherd(const char *dir)
 
 int main(int argc, char **argv)
 {
-	const char *dir = parse_args(argc, argv);
+	bool step = false;
+	const char *dir = parse_args(argc, argv, &step);
 	drv_log_init("drover-shepherd", DRV_LOG_INFO);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
@@ -151,7 +157,7 @@ int main(int argc, char **argv)
 	}
 	/* Our own session: noded's end, or a hangup of its terminal, is not ours. */
 	setsid();
-	int rc = shepherd(dir);
+	int rc = step ? step_main(dir) : shepherd(dir);
 	close(lock);
 	return rc;
 }

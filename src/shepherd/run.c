@@ -51,23 +51,13 @@ child_fail(const struct child_ctx *c, int code, const char *fmt, ...)
 
 static void drop_privileges(const struct child_ctx *c)
 {
-	const struct spec *s = c->s;
-	/* Local mode runs every job as the invoking user: nothing to drop. */
-	if (geteuid() != 0 || s->uid == 0)
-		return;
-	if (initgroups(s->user, s->gid) < 0 && setgroups(1, &s->gid) < 0)
-		child_fail(c, 1, "setgroups for %s: %s", s->user, strerror(errno));
-	if (setgid(s->gid) < 0)
-		child_fail(c, 1, "setgid(%u): %s", (unsigned)s->gid, strerror(errno));
-	if (setuid(s->uid) < 0)
-		child_fail(c, 1, "setuid(%u): %s", (unsigned)s->uid, strerror(errno));
-	if (setuid(0) == 0)
-		child_fail(c, 1, "could regain root after dropping to uid %u",
-			   (unsigned)s->uid);
+	char err[256];
+	if (shepherd_become_user(c->s->user, c->s->uid, c->s->gid, err, sizeof(err)) < 0)
+		child_fail(c, 1, "%s", err);
 }
 
 /* The submitter's umask, which sbatch passed as SLURM_UMASK (octal). */
-static void apply_umask(char **envp)
+void apply_umask(char **envp)
 {
 	for (char **p = envp; *p; p++) {
 		if (strncmp(*p, "SLURM_UMASK=", 12) != 0)

@@ -114,6 +114,18 @@ struct job_result {
 int run_job(const char *dir, const struct spec *s, const char *script_path,
 	    struct job_result *res);
 
+/* --- user.c / run.c: the child's side ---------------------------------- */
+/* In a forked child: the job's user for good (nothing to do unless root
+ * runs a job for someone else). 0, or -1 with the reason in err. */
+int shepherd_become_user(const char *user, uid_t uid, gid_t gid, char *err, size_t len);
+/* The submitter's umask from SLURM_UMASK (octal) in envp, when there. */
+void apply_umask(char **envp);
+
+/* --- step.c: --step-dir ----------------------------------------------- */
+/* Runs this node's tasks of an srun step (spec in dir) and reports. The
+ * process's exit status. */
+int step_main(const char *dir);
+
 /* --- limit.c ----------------------------------------------------------- */
 /* The time limit of one job: SIGTERM to its group at the deadline, SIGKILL
  * kill_wait seconds later. All times are CLOCK_MONOTONIC nanoseconds. */

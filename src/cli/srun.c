@@ -1,0 +1,491 @@
+/* srun.c — runs a parallel job step: inside an allocation (SLURM_JOB_ID, or
+ * --jobid) it asks ctld for a step of it; outside one it first gets an
+ * allocation of its own (a job without a script) and gives it back at the
+ * end. The shepherds of the step's nodes dial our I/O port; srun_io.c
+ * carries the tasks' output, stdin and exits. srun exits with the highest
+ * task exit code, 128+N for a task killed by signal N, as Slurm's. */
+#include <errno.h>
+#include <libgen.h>
+#include <netdb.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/common.h"
+#include "cli/io_pattern.h"
+#include "cli/multi_prog.h"
+#include "cli/srun_alloc.h"
+#include "cli/srun_io.h"
+#include "cli/srun_opts.h"
+#include "common/proto.h"
+
+extern char **environ;
+
+struct srun {
+	const struct drv_conf *conf;
+	struct srun_opts o;
+	char **cmd;
+	int ncmd;
+	bool own_alloc; /* the allocation is ours to give back */
+	uint32_t job_id, step_id;
+	json_t *created; /* step.create's reply */
+	struct srun_io io;
+};
+
+/* The address the shepherds can reach us on: the one our route to ctld
+ * leaves from (no packet is sent: connect() on UDP only picks the route). */
+static void local_addr(const struct drv_conf *conf, char *buf, size_t len)
+{
+	snprintf(buf, len, "127.0.0.1");
+	struct addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_DGRAM}, *res;
+	char port[16];
+	snprintf(port, sizeof(port), "%d", conf->ctld_port);
+	if (getaddrinfo(conf->ctld_hosts[0].addr, port, &hints, &res) != 0)
+		return;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof(sa);
+	if (fd >= 0 && connect(fd, res->ai_addr, res->ai_addrlen) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&sa, &sl) == 0)
+		inet_ntop(AF_INET, &sa.sin_addr, buf, (socklen_t)len);
+	if (fd >= 0)
+		close(fd);
+	freeaddrinfo(res);
+}
+
+static json_t *env_array(void)
+{
+	json_t *a = json_array();
+	for (char **e = environ; *e; e++)
+		json_array_append_new(a, json_string(*e));
+	return a;
+}
+
+static void set_int_env(const char *name, long long v)
+{
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%lld", v);
+	setenv(name, buf, 1);
+}
+
+/* What srun itself puts in the step's environment (Slurm's srun sets these
+ * before launching; ctld adds the job's and the step's). */
+static void launch_env(struct srun *s, const char *addr)
+{
+	setenv("SLURM_SRUN_COMM_HOST", addr, 1);
+	setenv("SLURM_LAUNCH_NODE_IPADDR", addr, 1);
+	set_int_env("SLURM_SRUN_COMM_PORT", s->io.port);
+	set_int_env("SLURM_STEP_LAUNCHER_PORT", s->io.port);
+	mode_t m = umask(0);
+	umask(m);
+	char buf[16];
+	snprintf(buf, sizeof(buf), "%04o", (unsigned)m);
+	setenv("SLURM_UMASK", buf, 1);
+	setenv("SLURM_PRIO_PROCESS", "0", 1);
+	if (s->o.cpu_bind) {
+		/* task/none: binding is not done; the variables say what was asked */
+		setenv("SLURM_CPU_BIND", "quiet,none", 1);
+		setenv("SLURM_CPU_BIND_VERBOSE", "quiet", 1);
+		setenv("SLURM_CPU_BIND_TYPE", "none", 1);
+		setenv("SLURM_CPU_BIND_LIST", "", 1);
+	}
+	if (s->o.mpi)
+		setenv("SLURM_MPI_TYPE", s->o.mpi, 1);
+}
+
+static int64_t num_opt(const char *v, int64_t dflt)
+{
+	if (!v || !*v)
+		return dflt;
+	char *end;
+	long long n = strtoll(v, &end, 10);
+	return end != v && n > 0 ? n : dflt;
+}
+
+static const char *dist_name(enum drv_dist d)
+{
+	return d == DIST_CYCLIC ? "cyclic" : d == DIST_PLANE ? "plane" : "block";
+}
+
+/* Inside an allocation srun runs by default as many tasks as the
+ * allocation was given (SLURM_NTASKS) on all its nodes (SLURM_NNODES), as
+ * Slurm's srun reads them; -n below the nodes gets Slurm's warning. */
+static void step_counts(struct srun *s, json_t *b)
+{
+	const struct sbatch_opts *j = &s->o.job;
+	int64_t ntasks = num_opt(j->ntasks, 0), nodes = 0, nodes_max = 0;
+	if (j->nodes) {
+		char *dash;
+		nodes = strtoll(j->nodes, &dash, 10);
+		nodes_max = *dash == '-' ? strtoll(dash + 1, NULL, 10) : 0;
+	}
+	int64_t ntpn = num_opt(j->ntasks_per_node, 0);
+	if (!s->own_alloc) {
+		if (!ntasks && !nodes && !ntpn)
+			ntasks = num_opt(getenv("SLURM_NTASKS"), 0);
+		if (!ntpn && !ntasks)
+			ntpn = num_opt(getenv("SLURM_NTASKS_PER_NODE"), 0);
+		if (!nodes && !j->nodelist)
+			nodes = num_opt(getenv("SLURM_NNODES"), 0);
+	}
+	if (ntasks && nodes > ntasks) {
+		if (!s->o.quiet)
+			fprintf(stderr,
+				"srun: Warning: can't run %lld processes on %lld nodes, "
+				"setting "
+				"nnodes to %lld\n",
+				(long long)ntasks, (long long)nodes, (long long)ntasks);
+		nodes = ntasks;
+	}
+	if (ntasks)
+		json_object_set_new(b, "ntasks", json_integer(ntasks));
+	if (nodes)
+		json_object_set_new(b, "nodes", json_integer(nodes));
+	if (nodes_max)
+		json_object_set_new(b, "nodes_max", json_integer(nodes_max));
+	if (ntpn)
+		json_object_set_new(b, "ntasks_per_node", json_integer(ntpn));
+	int64_t cpt = num_opt(j->cpus_per_task, 0);
+	if (!cpt && !s->own_alloc)
+		cpt = num_opt(getenv("SLURM_CPUS_PER_TASK"), 0);
+	if (cpt) {
+		json_object_set_new(b, "cpus_per_task", json_integer(cpt));
+		json_object_set_new(b, "cpt_given", json_true());
+	}
+}
+
+static json_t *step_body(struct srun *s, const char *addr)
+{
+	char cwd[4096];
+	if (s->o.job.chdir)
+		snprintf(cwd, sizeof(cwd), "%s", s->o.job.chdir);
+	else if (!getcwd(cwd, sizeof(cwd)))
+		snprintf(cwd, sizeof(cwd), "/tmp");
+	json_t *argv = json_array();
+	for (int i = 0; i < s->ncmd; i++)
+		json_array_append_new(argv, json_string(s->cmd[i]));
+	char *copy = strdup(s->cmd[0]);
+	json_t *b =
+	    json_pack("{s:I,s:s,s:o,s:o,s:s,s:s,s:i,s:s,s:b,s:b,s:b,s:b,s:s,s:i}",
+		      "job_id", (json_int_t)s->job_id, "name",
+		      s->o.job.job_name ? s->o.job.job_name : basename(copy), "argv",
+		      argv, "env", env_array(), "cwd", cwd, "io_host", addr, "io_port",
+		      s->io.port, "io_key", s->io.key, "exact", s->o.exact, "overlap",
+		      s->o.overlap, "overcommit", s->o.overcommit, "unbuffered",
+		      s->o.unbuffered, "distribution", dist_name(s->o.dist), "plane_size",
+		      (int)(s->o.plane_size ? s->o.plane_size : 1));
+	free(copy);
+	step_counts(s, b);
+	if (s->o.job.nodelist)
+		json_object_set_new(b, "nodelist", json_string(s->o.job.nodelist));
+	if (s->o.job.exclude)
+		json_object_set_new(b, "exclude", json_string(s->o.job.exclude));
+	if (s->o.gpus_per_task_n > 0)
+		json_object_set_new(b, "gpus_per_task",
+				    json_integer(s->o.gpus_per_task_n));
+	if (s->o.cpu_bind)
+		json_object_set_new(b, "cpu_bind", json_string(s->o.cpu_bind));
+	json_object_set_new(b, "stdin_all",
+			    json_boolean(s->o.input_mode == SRUN_IN_ALL ||
+					 s->o.input_mode == SRUN_IN_FILE));
+	json_object_set_new(
+	    b, "stdin_task",
+	    json_integer(s->o.input_mode == SRUN_IN_TASK ? s->o.input_task : -1));
+	return b;
+}
+
+/* --multi-prog: every task's argv, as JSON text for the shepherds. */
+static int add_multi_prog(struct srun *s, json_t *b, uint32_t ntasks)
+{
+	struct drv_error err = {{0}};
+	struct multi_prog mp;
+	if (multi_prog_load(s->cmd[0], ntasks, &mp, &err) < 0) {
+		cli_error("%s", err.text);
+		return -1;
+	}
+	json_t *all = json_array();
+	for (uint32_t t = 0; t < ntasks; t++) {
+		json_t *argv = json_array();
+		for (char **a = mp.argv[t]; a && *a; a++)
+			json_array_append_new(argv, json_string(*a));
+		json_array_append_new(all, argv);
+	}
+	multi_prog_fini(&mp);
+	char *text = json_dumps(all, JSON_COMPACT);
+	json_decref(all);
+	json_object_set_new(b, "task_argv", json_string(text));
+	free(text);
+	return 0;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+/* step.create, waiting while the allocation's CPUs are busy with other
+ * steps (Slurm's "temporarily disabled, retrying"). 0, or 1 after Slurm's
+ * message. */
+static int create_step(struct srun *s, json_t *body)
+{
+	bool waited = false;
+	for (;;) {
+		struct drv_error err = {{0}};
+		json_t *reply = NULL;
+		int rc =
+		    cli_call(s->conf, "step.create", json_incref(body), &reply, &err);
+		if (rc == 0) {
+			s->created = reply;
+			s->step_id = (uint32_t)cli_json_int(reply, "step_id", 0);
+			if (waited && !s->o.quiet)
+				fprintf(stderr, "srun: Step created for StepId=%u.%u\n",
+					s->job_id, s->step_id);
+			return 0;
+		}
+		if (rc == DRV_RC_NODES_BUSY && s->o.immediate < 0) {
+			if (!waited && !s->o.quiet)
+				fprintf(
+				    stderr,
+				    "srun: Job %u step creation temporarily disabled, "
+				    "retrying (%s)\n",
+				    s->job_id, drv_rc_text(rc));
+			waited = true;
+			sleep_ms(500);
+			continue;
+		}
+		const char *why =
+		    rc > 0 ? drv_rc_text(rc)
+		    : err.text[0]
+			? err.text
+			: "Unable to contact slurm controller (connect failure)";
+		if (rc == DRV_RC_INVALID_JOB_ID || rc == DRV_RC_ALREADY_DONE)
+			cli_error("Unable to create step for job %u: %s", s->job_id, why);
+		else
+			cli_error("Unable to create step for job %u: %s", s->job_id, why);
+		return 1;
+	}
+}
+
+/* -o/-e/-i patterns expanded for every task (NULL entries: srun's own). */
+static char **expand_paths(struct srun *s, const char *pat, uint32_t ntasks)
+{
+	if (!pat || !strcasecmp(pat, "none") || !strcmp(pat, "all"))
+		return NULL;
+	char **v = calloc(ntasks ? ntasks : 1, sizeof(*v));
+	json_t *names = json_object_get(s->created, "node_names");
+	json_t *ids = json_object_get(s->created, "node_task_ids");
+	const char *user = getenv("USER");
+	for (size_t n = 0; v && n < json_array_size(ids); n++) {
+		size_t k;
+		json_t *t;
+		json_array_foreach(json_array_get(ids, n), k, t)
+		{
+			uint32_t task = (uint32_t)json_integer_value(t);
+			if (task >= ntasks)
+				continue;
+			struct io_pattern_ctx ctx = {
+			    .job_id = s->job_id,
+			    .step_id = s->step_id,
+			    .task_id = task,
+			    .node_id = (uint32_t)n,
+			    .node_name = json_string_value(json_array_get(names, n)),
+			    .user = user,
+			    .job_name = getenv("SLURM_JOB_NAME"),
+			};
+			char path[4096];
+			io_pattern_expand(pat, &ctx, path, sizeof(path));
+			v[task] = strdup(path);
+		}
+	}
+	return v;
+}
+
+static void free_paths(char **v, uint32_t n)
+{
+	for (uint32_t t = 0; v && t < n; t++)
+		free(v[t]);
+	free(v);
+}
+
+/* srun_io's tick: is the step still running in ctld's eyes? */
+static bool step_over(void *arg, bool kill, int *code)
+{
+	struct srun *s = arg;
+	struct drv_error err = {{0}};
+	json_t *reply = NULL;
+	if (kill) {
+		char id[48];
+		snprintf(id, sizeof(id), "%u.%u", s->job_id, s->step_id);
+		if (cli_call(s->conf, "job.cancel",
+			     json_pack("{s:[],s:[s]}", "job_ids", "steps", id), &reply,
+			     &err) == 0)
+			json_decref(reply);
+		if (!s->o.quiet)
+			fprintf(
+			    stderr,
+			    "srun: launch/slurm: _step_signal: Terminating StepId=%s\n",
+			    id);
+		return false;
+	}
+	json_t *job = srun_job_fetch(s->conf, s->job_id);
+	if (!job)
+		return true;
+	bool over = true;
+	size_t i;
+	json_t *st;
+	json_array_foreach(json_object_get(job, "steps"), i, st)
+	{
+		if (cli_json_int(st, "step_id", -1) != s->step_id)
+			continue;
+		over = strcmp(cli_json_str(st, "state", ""), "RUNNING") != 0;
+		*code = (int)cli_json_int(st, "exit_code", 0);
+	}
+	json_decref(job);
+	return over;
+}
+
+/* The tasks are done; the step is over once every node said so to ctld.
+ * Waiting for that frees its CPUs before the script's next srun asks. */
+static void wait_step_end(struct srun *s)
+{
+	int code, delay = 5;
+	for (int waited = 0; waited < 5000;
+	     waited += delay, delay = delay < 100 ? delay * 2 : 100) {
+		if (step_over(s, false, &code))
+			return;
+		sleep_ms(delay);
+	}
+}
+
+static int run_step(struct srun *s)
+{
+	char addr[64];
+	local_addr(s->conf, addr, sizeof(addr));
+	if (srun_io_listen(&s->io) < 0) {
+		cli_error("Unable to open the I/O port: %s", strerror(errno));
+		return 1;
+	}
+	s->io.job_id = s->job_id;
+	launch_env(s, addr);
+	json_t *body = step_body(s, addr);
+	int64_t want = cli_json_int(body, "ntasks", 0);
+	if (s->o.multi_prog &&
+	    (want <= 0 || add_multi_prog(s, body, (uint32_t)want) < 0)) {
+		if (want <= 0)
+			cli_error("--multi-prog needs -n/--ntasks");
+		json_decref(body);
+		return 1;
+	}
+	int rc = create_step(s, body);
+	json_decref(body);
+	if (rc)
+		return rc;
+	uint32_t ntasks = (uint32_t)cli_json_int(s->created, "ntasks", 1);
+	s->io.step_id = s->step_id;
+	s->io.o = (struct srun_io_opts){
+	    .label = s->o.label,
+	    .unbuffered = s->o.unbuffered,
+	    .kill_on_bad_exit = s->o.kill_on_bad_exit,
+	    .wait_secs = s->o.wait_secs,
+	    .quiet = s->o.quiet,
+	    .stdin_task = s->o.input_mode == SRUN_IN_NONE   ? -2
+			  : s->o.input_mode == SRUN_IN_TASK ? s->o.input_task
+							    : -1,
+	    .out_paths = expand_paths(s, s->o.output, ntasks),
+	    .err_paths = expand_paths(s, s->o.error, ntasks),
+	    .open_append = s->o.job.open_mode && !strcmp(s->o.job.open_mode, "append"),
+	};
+	char **in =
+	    s->o.input_mode == SRUN_IN_FILE ? expand_paths(s, s->o.input, 1) : NULL;
+	s->io.o.stdin_path = in ? in[0] : NULL;
+	rc = srun_io_run(&s->io, ntasks, step_over, s);
+	wait_step_end(s);
+	if (rc > 128 && !s->o.quiet)
+		fprintf(stderr, "srun: Force Terminated StepId=%u.%u\n", s->job_id,
+			s->step_id);
+	free_paths(s->io.o.out_paths, ntasks);
+	free_paths(s->io.o.err_paths, ntasks);
+	free_paths(in, 1);
+	srun_io_close(&s->io);
+	return rc;
+}
+
+static int print_mpi_list(void)
+{
+	printf("MPI plugin types are...\n\tnone\n");
+	return 0;
+}
+
+static int run(int argc, char **argv)
+{
+	struct srun s = {.io = {.lfd = -1, .sigfd = -1}};
+	int idx = argc;
+	srun_opts_init(&s.o);
+	srun_opts_from_env(&s.o, false);
+	int rc = srun_opts_parse(argc, argv, &s.o, &idx, false);
+	if (rc < 0)
+		return rc == -EDOM ? 255 : 1;
+	if (s.o.job.help) {
+		srun_usage(false);
+		return 0;
+	}
+	if (s.o.job.version) {
+		cli_print_version();
+		return 0;
+	}
+	if (s.o.mpi && !strcmp(s.o.mpi, "list"))
+		return print_mpi_list();
+	if (s.o.mpi && strcmp(s.o.mpi, "none")) {
+		cli_error(
+		    "MPI type '%s' is not supported: use --mpi=none (and mpirun inside "
+		    "an allocation)",
+		    s.o.mpi);
+		return 1;
+	}
+	if (idx >= argc) {
+		fprintf(stderr, "srun: fatal: No command given to execute.\n");
+		return 1;
+	}
+	s.cmd = argv + idx;
+	s.ncmd = argc - idx;
+	struct drv_conf *conf = NULL;
+	if (cli_conf_load(&conf) < 0)
+		return 1;
+	s.conf = conf;
+	s.job_id = s.o.jobid > 0   ? (uint32_t)s.o.jobid
+		   : s.o.env_jobid ? (uint32_t)strtoul(s.o.env_jobid, NULL, 10)
+				   : 0;
+	struct srun_alloc alloc = {0};
+	if (!s.job_id) {
+		char *copy = strdup(s.cmd[0]);
+		rc = srun_alloc_create(conf, &s.o, basename(copy), false, &alloc);
+		free(copy);
+		if (rc) {
+			drv_conf_free(conf);
+			return rc;
+		}
+		s.own_alloc = true;
+		s.job_id = alloc.job_id;
+		srun_alloc_setenv(conf, alloc.job);
+	}
+	rc = run_step(&s);
+	if (s.own_alloc)
+		srun_alloc_release(conf, &alloc, rc);
+	json_decref(s.created);
+	drv_conf_free(conf);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	cli_init("srun");
+	argv[0] = (char *)"srun";
+	return run(argc, argv);
+}

@@ -1,0 +1,47 @@
+/* stepio.h — the frames between srun and a step's shepherds.
+ *
+ * Each shepherd dials srun's I/O port (SLURM_SRUN_COMM_PORT) and first sends
+ * HELLO with the step's io_key (which srun chose and ctld handed to the node
+ * over its signed link), so srun talks only to the step's own shepherds.
+ * Then, both ways, frames of a 12-byte header and a payload:
+ *
+ *   type (1) | 0 (3) | task (4, big-endian) | length (4, big-endian) | payload
+ *
+ * shepherd -> srun: STDOUT and STDERR carry a task's output (length 0: that
+ * stream ended), EXIT a task's wait status (4 bytes, big-endian).
+ * srun -> shepherd: STDIN data for a task (length 0: end of input), SIGNAL a
+ * signal number (4 bytes) for every task the shepherd runs. */
+#ifndef DRV_COMMON_STEPIO_H
+#define DRV_COMMON_STEPIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum stepio_type {
+	STEPIO_HELLO = 1, /* payload: {"io_key","node_id","node","tasks":[..]} */
+	STEPIO_STDOUT = 2,
+	STEPIO_STDERR = 3,
+	STEPIO_EXIT = 4,
+	STEPIO_STDIN = 5,
+	STEPIO_SIGNAL = 6,
+};
+
+#define STEPIO_HDR_LEN 12
+#define STEPIO_MAX_PAYLOAD (1u << 20)
+
+struct stepio_hdr {
+	uint8_t type;
+	uint32_t task, len;
+};
+
+/* Writes the header of a frame into buf (STEPIO_HDR_LEN bytes). */
+void stepio_hdr_pack(uint8_t *buf, uint8_t type, uint32_t task, uint32_t len);
+/* Reads one; -1 when the length is over STEPIO_MAX_PAYLOAD or the type is
+ * unknown. */
+int stepio_hdr_unpack(const uint8_t *buf, struct stepio_hdr *h);
+/* Writes a whole frame to a blocking fd. 0 or -errno. */
+int stepio_send(int fd, uint8_t type, uint32_t task, const void *data, uint32_t len);
+/* Reads exactly len bytes from a blocking fd: 0, -EPIPE at EOF, or -errno. */
+int stepio_read_full(int fd, void *buf, size_t len);
+
+#endif

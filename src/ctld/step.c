@@ -1,0 +1,159 @@
+/* step.c — job steps ending: on their nodes' reports, by scancel, with
+ * their job. Their records are in step_record.c; the layout of a new step
+ * and its launch in step_create.c. */
+#include "ctld/step.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/log.h"
+#include "common/proto.h"
+#include "ctld/ctld.h"
+#include "ctld/rpc_handlers.h"
+#include "ctld/step_internal.h"
+
+/* --- ending ----------------------------------------------------------- */
+
+static void send_step_signal(struct ctld *c, const struct job *j,
+			     const struct job_step *s, int sig, bool kill)
+{
+	for (uint32_t k = 0; k < s->num_nodes; k++) {
+		if (s->node_done[k] || s->alloc_idx[k] >= j->n_alloc)
+			continue;
+		struct node *n = &c->nodes.nodes[j->alloc[s->alloc_idx[k]].node];
+		if (!n->peer)
+			continue;
+		json_t *body =
+		    json_pack("{s:I,s:I,s:i,s:b}", "job_id", (json_int_t)j->id, "step_id",
+			      (json_int_t)s->id, "signal", sig, "kill", kill);
+		json_t *req = drv_request_new("step.signal", ctld_next_msg_id(c), body);
+		peer_send(c, n->peer, req);
+		json_decref(req);
+	}
+}
+
+/* The step's record is final: its CPUs are free for the next step. */
+static void step_finish(struct ctld *c, struct job *j, struct job_step *s, int64_t now)
+{
+	if (s->cancelled)
+		s->state = s->state == JOB_TIMEOUT ? JOB_TIMEOUT : JOB_CANCELLED;
+	else
+		s->state = s->exit_code || s->exit_signal ? JOB_FAILED : JOB_COMPLETED;
+	s->end_time = now;
+	commit_job(c, j);
+	log_info("step=%u.%u ended %s exit=%d:%d", j->id, s->id, job_state_name(s->state),
+		 s->exit_code, s->exit_signal);
+}
+
+void steps_end_all(struct ctld *c, struct job *j, bool timed_out, int64_t now)
+{
+	for (uint32_t i = 0; i < j->n_steps; i++) {
+		struct job_step *s = &j->steps[i];
+		if (s->state != JOB_RUNNING)
+			continue;
+		if (s->num_nodes && j->n_alloc)
+			send_step_signal(c, j, s, SIGKILL, true);
+		s->cancelled = true;
+		if (timed_out)
+			s->state = JOB_TIMEOUT;
+		step_finish(c, j, s, now);
+	}
+}
+
+int step_cancel(struct ctld *c, struct job *j, uint32_t step_id, int sig, uid_t by)
+{
+	struct job_step *s = step_find(j, step_id);
+	if (!s)
+		return DRV_RC_INVALID_STEP;
+	if (s->state != JOB_RUNNING)
+		return DRV_RC_ALREADY_DONE;
+	if (sig) {
+		send_step_signal(c, j, s, sig, false);
+		return 0;
+	}
+	s->cancelled = true;
+	s->cancel_uid = by;
+	commit_job(c, j);
+	send_step_signal(c, j, s, SIGKILL, true);
+	log_info("step=%u.%u cancelled by uid=%u", j->id, s->id, (unsigned)by);
+	return 0;
+}
+
+void steps_signal(struct ctld *c, struct job *j, int sig)
+{
+	for (uint32_t i = 0; i < j->n_steps; i++)
+		if (j->steps[i].state == JOB_RUNNING)
+			send_step_signal(c, j, &j->steps[i], sig, false);
+}
+
+/* noded: its share of a step ended. The step ends with its last node. */
+void link_step_complete(struct rpc_req *r)
+{
+	struct ctld *c = r->c;
+	json_int_t id = json_integer_value(json_object_get(r->body, "job_id"));
+	uint32_t step_id =
+	    (uint32_t)json_integer_value(json_object_get(r->body, "step_id"));
+	struct job *j =
+	    id > 0 && id <= UINT32_MAX ? job_table_find(&c->jobs, (uint32_t)id) : NULL;
+	struct peer *p = peer_find(c, r->peer_id);
+	struct job_step *s = j ? step_find(j, step_id) : NULL;
+	if (!s || s->state != JOB_RUNNING || !p || !p->node) {
+		rpc_reply(r, 0, NULL, NULL);
+		return;
+	}
+	int code = (int)json_integer_value(json_object_get(r->body, "exit_code"));
+	int sig = (int)json_integer_value(json_object_get(r->body, "signal"));
+	if (json_is_true(json_object_get(r->body, "launch_failed"))) {
+		const char *msg = json_string_value(json_object_get(r->body, "message"));
+		log_error("step=%u.%u launch failed on node=%s: %s", j->id, s->id,
+			  p->node->conf->name, msg ? msg : "?");
+		code = code ? code : 1;
+	}
+	bool left = false;
+	for (uint32_t k = 0; k < s->num_nodes; k++) {
+		if (s->alloc_idx[k] < j->n_alloc &&
+		    j->alloc[s->alloc_idx[k]].node == p->node->idx)
+			s->node_done[k] = true;
+		left |= !s->node_done[k];
+	}
+	if (code > s->exit_code)
+		s->exit_code = code;
+	if (sig && !s->exit_signal)
+		s->exit_signal = sig;
+	if (!left) {
+		step_finish(c, j, s, time(NULL));
+		sched_request(c); /* nothing for the queue, but the CPUs are free */
+	} else {
+		commit_job(c, j);
+	}
+	rpc_reply_durable(r, 0, NULL, NULL);
+}
+
+/* srun or salloc is done with the allocation it made. */
+void rpc_alloc_complete(struct rpc_req *r)
+{
+	struct ctld *c = r->c;
+	json_int_t id = json_integer_value(json_object_get(r->body, "job_id"));
+	struct job *j =
+	    id > 0 && id <= UINT32_MAX ? job_table_find(&c->jobs, (uint32_t)id) : NULL;
+	if (!j) {
+		rpc_reply(r, DRV_RC_INVALID_JOB_ID, drv_rc_text(DRV_RC_INVALID_JOB_ID),
+			  NULL);
+		return;
+	}
+	if (j->uid != r->cred.uid && !rpc_is_admin(r)) {
+		rpc_reply(r, DRV_RC_ACCESS_DENIED, drv_rc_text(DRV_RC_ACCESS_DENIED),
+			  NULL);
+		return;
+	}
+	if (!j->interactive || j->state != JOB_RUNNING) {
+		rpc_reply(r, 0, NULL, NULL); /* already over: nothing to do */
+		return;
+	}
+	int code = (int)json_integer_value(json_object_get(r->body, "exit_code"));
+	int sig = (int)json_integer_value(json_object_get(r->body, "signal"));
+	job_end(c, j, code, sig, false, time(NULL));
+	rpc_reply_durable(r, 0, NULL, NULL);
+}

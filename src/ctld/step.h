@@ -1,0 +1,70 @@
+/* step.h — job steps: what each srun inside an allocation runs.
+ *
+ * A step lives in its job's record (and so in the job's store row): srun
+ * asks for it (step.create), ctld lays its tasks out over the allocation's
+ * nodes and sends each node its share (step.launch, all at once), and each
+ * node reports its share's end (step.complete); the step ends when the
+ * last node has. The batch script is not a step here: sacct derives
+ * ID.batch from the job itself. */
+#ifndef CTLD_STEP_H
+#define CTLD_STEP_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ctld/job.h"
+
+struct ctld;
+struct rpc_req;
+
+enum step_dist {
+	STEP_DIST_BLOCK,
+	STEP_DIST_CYCLIC,
+	STEP_DIST_PLANE,
+	STEP_DIST_ARBITRARY
+};
+
+struct job_step {
+	uint32_t id;
+	enum job_state state; /* RUNNING, then COMPLETED, FAILED, CANCELLED, ... */
+	char *name, *nodelist, *tasks_per_node, *alloc_tres;
+	int64_t start_time, end_time;
+	int exit_code, exit_signal;
+	uid_t cancel_uid; /* (uid_t)-1: nobody cancelled it */
+	uint32_t ntasks, cpus, num_nodes;
+	enum step_dist dist;
+	bool overlap;
+	bool cancelled; /* scancel ID.STEP, or its job ended under it */
+	/* per step node, while it runs: the job's alloc slot, the CPUs it
+	 * holds there (0 with --overlap) and whether that node reported */
+	uint32_t *alloc_idx, *node_cpus;
+	bool *node_done;
+};
+
+/* Handlers (rpc.c / node_link.c dispatch). */
+void rpc_step_create(struct rpc_req *r);
+void rpc_alloc_complete(struct rpc_req *r);
+void link_step_complete(struct rpc_req *r);
+
+/* Finds a step of j; NULL when it has none of that id. */
+struct job_step *step_find(struct job *j, uint32_t step_id);
+/* scancel ID.STEP: sig 0 cancels it (its tasks get SIGTERM, SIGKILL after
+ * KillWait), another number is only delivered. rc for the reply. */
+int step_cancel(struct ctld *c, struct job *j, uint32_t step_id, int sig, uid_t by);
+/* Delivers sig to every running step's tasks (scancel -s without -b). */
+void steps_signal(struct ctld *c, struct job *j, int sig);
+/* The job ends: its running steps end with it (CANCELLED, or TIMEOUT when
+ * the job timed out) and their tasks are killed on every node. */
+void steps_end_all(struct ctld *c, struct job *j, bool timed_out, int64_t now);
+bool steps_running(const struct job *j);
+
+/* The "steps" array of the job record (new reference); with store, what
+ * recovery needs too. */
+json_t *steps_to_json(const struct job *j, bool store);
+/* Restores j's steps from a store record's "steps" (absent: none). */
+void steps_from_json(struct job *j, json_t *arr);
+void steps_free(struct job *j);
+
+#endif

@@ -1,0 +1,427 @@
+/* step_create.c — step.create: lay a step's tasks out over its job's
+ * allocation, record it, and send every node its share at once (fan-out:
+ * the sends go out together on the nodes' own connections once the step is
+ * durable, so launch time does not grow node after node).
+ *
+ * Layout, as Slurm does it within an allocation: the nodes are the job's
+ * (or those of -w, less -x), as many as -N asks, else as many as there are
+ * tasks up to all of them; tasks are spread evenly with the first nodes
+ * taking the extra ones (or --ntasks-per-node each), and numbered by node
+ * (block), round robin (cyclic) or in planes. A step without --exact holds
+ * every CPU the job has on its nodes, so a second such step waits for it
+ * (Requested nodes are busy) unless it asks for --overlap. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/hostlist.h"
+#include "common/log.h"
+#include "common/step_layout.h"
+#include "common/proto.h"
+#include "ctld/ctld.h"
+#include "ctld/job_req.h"
+#include "ctld/job_tres.h"
+#include "ctld/rpc_handlers.h"
+#include "ctld/step_internal.h"
+
+struct layout {
+	uint32_t n;	     /* step nodes */
+	uint32_t *slot;	     /* the job's alloc slot of each */
+	uint32_t *tasks;     /* tasks on each */
+	uint32_t *cpus;	     /* CPUs held on each (0 with --overlap) */
+	uint32_t **task_ids; /* global task ids on each */
+	uint32_t ntasks, cpt;
+	enum step_dist dist;
+};
+
+static void layout_free(struct layout *l)
+{
+	for (uint32_t k = 0; l->task_ids && k < l->n; k++)
+		free(l->task_ids[k]);
+	free(l->task_ids);
+	free(l->slot);
+	free(l->tasks);
+	free(l->cpus);
+}
+
+static int64_t opt_int(json_t *b, const char *key, int64_t def)
+{
+	json_t *v = json_object_get(b, key);
+	return json_is_integer(v) ? json_integer_value(v) : def;
+}
+
+static bool name_in(char **names, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
+/* The job's alloc slots the step may use, in allocation order. */
+static int candidate_slots(struct ctld *c, const struct job *j, json_t *b,
+			   uint32_t *slots, uint32_t *n, bool *listed,
+			   struct drv_error *err)
+{
+	char **want = NULL, **skip = NULL;
+	size_t n_want = 0, n_skip = 0;
+	const char *w = json_string_value(json_object_get(b, "nodelist"));
+	const char *x = json_string_value(json_object_get(b, "exclude"));
+	if ((w && drv_hostlist_expand(w, &want, &n_want, err) < 0) ||
+	    (x && drv_hostlist_expand(x, &skip, &n_skip, err) < 0)) {
+		drv_strv_free(want, n_want);
+		return DRV_RC_INVALID_NODE_NAME;
+	}
+	*n = 0;
+	for (uint32_t k = 0; k < j->n_alloc; k++) {
+		const char *name = c->nodes.names[j->alloc[k].node];
+		if ((w && !name_in(want, n_want, name)) ||
+		    (x && name_in(skip, n_skip, name)))
+			continue;
+		slots[(*n)++] = k;
+	}
+	int rc = 0;
+	if (w && *n != n_want) /* a -w node outside the allocation */
+		rc = DRV_RC_NODE_CONFIG_UNAVAIL;
+	*listed = w != NULL;
+	drv_strv_free(want, n_want);
+	drv_strv_free(skip, n_skip);
+	return rc;
+}
+
+static int lay_out(struct ctld *c, const struct job *j, json_t *b, struct layout *l,
+		   struct drv_error *err)
+{
+	uint32_t *slots = calloc(j->n_alloc, sizeof(*slots)), n_cand = 0;
+	if (!slots)
+		abort();
+	bool listed = false;
+	int rc = candidate_slots(c, j, b, slots, &n_cand, &listed, err);
+	int64_t nodes = opt_int(b, "nodes", 0), ntasks = opt_int(b, "ntasks", 0);
+	int64_t ntpn = opt_int(b, "ntasks_per_node", 0);
+	if (!rc && (n_cand == 0 || nodes > n_cand))
+		rc = DRV_RC_NODE_CONFIG_UNAVAIL;
+	if (rc) {
+		free(slots);
+		return rc;
+	}
+	if (!nodes)
+		nodes = listed		 ? n_cand
+			: ntasks && ntpn ? (ntasks + ntpn - 1) / ntpn
+			: ntasks	 ? ntasks
+					 : n_cand;
+	if (nodes > n_cand)
+		nodes = n_cand;
+	if (!ntasks)
+		ntasks = ntpn ? ntpn * nodes : nodes;
+	if (ntasks < nodes)
+		nodes = ntasks; /* Slurm: -n below -N runs on -n nodes */
+	l->n = (uint32_t)nodes;
+	l->ntasks = (uint32_t)ntasks;
+	l->cpt = (uint32_t)opt_int(b, "cpus_per_task", 1);
+	const char *dist = json_string_value(json_object_get(b, "distribution"));
+	l->dist = !dist || !strcmp(dist, "block") ? STEP_DIST_BLOCK
+		  : !strcmp(dist, "cyclic")	  ? STEP_DIST_CYCLIC
+		  : !strcmp(dist, "plane")	  ? STEP_DIST_PLANE
+						  : STEP_DIST_ARBITRARY;
+	l->slot = calloc(l->n, sizeof(*l->slot));
+	l->cpus = calloc(l->n, sizeof(*l->cpus));
+	if (!l->slot || !l->cpus)
+		abort();
+	for (uint32_t k = 0; k < l->n; k++) {
+		l->slot[k] = slots[k];
+		l->cpus[k] = j->alloc[slots[k]].cpus;
+	}
+	free(slots);
+	static const enum drv_dist dists[] = {DIST_BLOCK, DIST_CYCLIC, DIST_PLANE,
+					      DIST_ARBITRARY};
+	struct step_layout_req req = {
+	    .n_nodes = l->n,
+	    .ntasks = l->ntasks,
+	    .tasks_per_node_max = (uint32_t)ntpn,
+	    .cpus = l->cpus,
+	    .cpus_per_task = l->cpt,
+	    .dist = dists[l->dist == STEP_DIST_ARBITRARY ? STEP_DIST_BLOCK : l->dist],
+	    .plane_size = (uint32_t)opt_int(b, "plane_size", 1),
+	};
+	struct step_layout out;
+	rc = step_layout_compute(&req, &out, err);
+	if (rc < 0)
+		return rc == -ENOSPC ? DRV_RC_BAD_TASK_COUNT : DRV_RC_ERROR;
+	l->tasks = out.tasks; /* the layout's arrays are ours now */
+	l->task_ids = out.tids;
+	bool exact = json_is_true(json_object_get(b, "exact"));
+	bool overlap = json_is_true(json_object_get(b, "overlap"));
+	bool overcommit = json_is_true(json_object_get(b, "overcommit"));
+	for (uint32_t k = 0; k < l->n; k++) {
+		uint32_t have = j->alloc[l->slot[k]].cpus;
+		uint64_t need = (uint64_t)l->tasks[k] * l->cpt;
+		if (need > have && !overcommit)
+			return DRV_RC_TOO_MANY_CPUS;
+		l->cpus[k] = exact ? (uint32_t)(need < have ? need : have) : have;
+		if (!overlap && step_cpus_busy(j, l->slot[k]) + l->cpus[k] > have)
+			return DRV_RC_NODES_BUSY;
+		if (overlap)
+			l->cpus[k] = 0;
+	}
+	return 0;
+}
+
+/* --- the step's environment, the same on every node ------------------------ */
+
+static void env_add(json_t *env, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void env_add(json_t *env, const char *name, const char *fmt, ...)
+{
+	char value[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(value, sizeof(value), fmt, ap);
+	va_end(ap);
+	char *entry;
+	if (asprintf(&entry, "%s=%s", name, value) < 0)
+		abort();
+	json_array_append_new(env, json_string(entry));
+	free(entry);
+}
+
+static json_t *step_env(struct ctld *c, const struct job *j, const struct job_step *s,
+			const struct layout *l, json_t *b)
+{
+	json_t *e = json_array();
+	env_add(e, "SLURM_JOB_ID", "%u", j->id);
+	env_add(e, "SLURM_JOBID", "%u", j->id);
+	env_add(e, "SLURM_JOB_NAME", "%s", j->name ? j->name : "");
+	env_add(e, "SLURM_JOB_PARTITION", "%s", j->partition ? j->partition : "");
+	env_add(e, "SLURM_JOB_NODELIST", "%s", j->nodelist ? j->nodelist : "");
+	env_add(e, "SLURM_JOB_NUM_NODES", "%u", j->n_alloc);
+	env_add(e, "SLURM_JOB_CPUS_PER_NODE", "%s",
+		j->cpus_per_node ? j->cpus_per_node : "");
+	env_add(e, "SLURM_JOB_USER", "%s", j->user ? j->user : "");
+	env_add(e, "SLURM_JOB_UID", "%u", (unsigned)j->uid);
+	env_add(e, "SLURM_JOB_GID", "%u", (unsigned)j->gid);
+	env_add(e, "SLURM_CLUSTER_NAME", "%s", c->conf->cluster_name);
+	env_add(e, "SLURM_JOB_QOS", "%s", j->req.qos ? j->req.qos : "normal");
+	if (j->req.account)
+		env_add(e, "SLURM_JOB_ACCOUNT", "%s", j->req.account);
+	if (j->submit_dir || j->workdir)
+		env_add(e, "SLURM_SUBMIT_DIR", "%s",
+			j->submit_dir ? j->submit_dir : j->workdir);
+	if (j->submit_host)
+		env_add(e, "SLURM_SUBMIT_HOST", "%s", j->submit_host);
+	if (j->req.mem)
+		env_add(
+		    e, j->req.mem_is_per_cpu ? "SLURM_MEM_PER_CPU" : "SLURM_MEM_PER_NODE",
+		    "%llu", (unsigned long long)j->req.mem);
+	env_add(e, "SLURM_STEP_ID", "%u", s->id);
+	env_add(e, "SLURM_STEPID", "%u", s->id);
+	env_add(e, "SLURM_STEP_NODELIST", "%s", s->nodelist);
+	env_add(e, "SLURM_STEP_NUM_NODES", "%u", s->num_nodes);
+	env_add(e, "SLURM_STEP_NUM_TASKS", "%u", s->ntasks);
+	env_add(e, "SLURM_STEP_TASKS_PER_NODE", "%s", s->tasks_per_node);
+	/* the step's counts in these, but the job's node list, as Slurm's srun */
+	env_add(e, "SLURM_NODELIST", "%s", j->nodelist ? j->nodelist : "");
+	env_add(e, "SLURM_NNODES", "%u", s->num_nodes);
+	env_add(e, "SLURM_NTASKS", "%u", s->ntasks);
+	env_add(e, "SLURM_NPROCS", "%u", s->ntasks);
+	env_add(e, "SLURM_TASKS_PER_NODE", "%s", s->tasks_per_node);
+	static const char *const dist[] = {"block", "cyclic", "plane", "arbitrary"};
+	env_add(e, "SLURM_DISTRIBUTION", "%s", dist[l->dist]);
+	if (json_is_true(json_object_get(b, "cpt_given")) || j->req.cpt_given)
+		env_add(e, "SLURM_CPUS_PER_TASK", "%u", l->cpt);
+	if (j->req.sched.ntasks_per_node || json_object_get(b, "ntasks_per_node"))
+		env_add(e, "SLURM_NTASKS_PER_NODE", "%lld",
+			(long long)opt_int(b, "ntasks_per_node",
+					   j->req.sched.ntasks_per_node));
+	return e;
+}
+
+/* --- launch ------------------------------------------------------------------ */
+
+struct launch_fanout {
+	uint32_t job_id, step_id;
+	json_t **bodies; /* one per step node, sent after the commit */
+	uint32_t *nodes; /* node table index of each */
+	uint32_t n;
+};
+
+static void fanout_after_commit(struct ctld *c, void *arg)
+{
+	struct launch_fanout *f = arg;
+	struct job *j = job_table_find(&c->jobs, f->job_id);
+	struct job_step *s = j ? step_find(j, f->step_id) : NULL;
+	for (uint32_t k = 0; k < f->n; k++) {
+		struct node *n = &c->nodes.nodes[f->nodes[k]];
+		if (s && s->state == JOB_RUNNING && n->peer) {
+			json_t *req = drv_request_new("step.launch", ctld_next_msg_id(c),
+						      f->bodies[k]);
+			peer_send(c, n->peer, req);
+			json_decref(req);
+		} else {
+			json_decref(f->bodies[k]);
+		}
+	}
+	free(f->bodies);
+	free(f->nodes);
+	free(f);
+}
+
+static json_t *node_body(struct ctld *c, const struct job *j, const struct job_step *s,
+			 const struct layout *l, uint32_t k, json_t *b, json_t *env)
+{
+	const struct job_alloc *a = &j->alloc[l->slot[k]];
+	json_t *tasks = json_array(), *gpus = json_array();
+	for (uint32_t t = 0; t < l->tasks[k]; t++)
+		json_array_append_new(tasks, json_integer(l->task_ids[k][t]));
+	for (uint32_t g = 0; g < SCHED_MAX_GPUS; g++)
+		if (a->gpus >> g & 1)
+			json_array_append_new(gpus, json_integer(g));
+	json_t *o = json_pack(
+	    "{s:I,s:I,s:s,s:I,s:I,s:O,s:O,s:O,s:O,s:O,s:O,s:o,s:i,s:i,s:o,s:i,s:O,s:O,s:"
+	    "O}",
+	    "job_id", (json_int_t)j->id, "step_id", (json_int_t)s->id, "user",
+	    j->user ? j->user : "", "uid", (json_int_t)j->uid, "gid", (json_int_t)j->gid,
+	    "argv", json_object_get(b, "argv"), "env", json_object_get(b, "env"), "cwd",
+	    json_object_get(b, "cwd"), "io_host", json_object_get(b, "io_host"),
+	    "io_port", json_object_get(b, "io_port"), "io_key",
+	    json_object_get(b, "io_key"), "tasks", tasks, "node_id", (int)k,
+	    "cpus_on_node", (int)a->cpus, "gpus", gpus, "kill_wait", c->conf->kill_wait,
+	    "stdin_all", json_object_get(b, "stdin_all"), "stdin_task",
+	    json_object_get(b, "stdin_task"), "unbuffered",
+	    json_object_get(b, "unbuffered"));
+	json_object_set(o, "step_env", env);
+	json_t *v;
+	if ((v = json_object_get(b, "gpus_per_task")))
+		json_object_set(o, "gpus_per_task", v);
+	if ((v = json_object_get(b, "task_argv")))
+		json_object_set(o, "task_argv", v);
+	return o;
+}
+
+static void queue_launch(struct ctld *c, const struct job *j, const struct job_step *s,
+			 const struct layout *l, json_t *b)
+{
+	struct launch_fanout *f = calloc(1, sizeof(*f));
+	if (!f)
+		abort();
+	f->job_id = j->id;
+	f->step_id = s->id;
+	f->n = l->n;
+	f->bodies = calloc(l->n, sizeof(*f->bodies));
+	f->nodes = calloc(l->n, sizeof(*f->nodes));
+	if (!f->bodies || !f->nodes)
+		abort();
+	json_t *env = step_env(c, j, s, l, b);
+	for (uint32_t k = 0; k < l->n; k++) {
+		f->bodies[k] = node_body(c, j, s, l, k, b, env);
+		f->nodes[k] = j->alloc[l->slot[k]].node;
+	}
+	json_decref(env);
+	commit_defer(c, fanout_after_commit, f);
+}
+
+/* --- the request ----------------------------------------------------------- */
+
+static char *step_tres(const struct job *j, const struct layout *l, uint32_t cpus)
+{
+	char *text;
+	uint64_t mem = 0;
+	for (uint32_t k = 0; k < l->n; k++)
+		mem += j->alloc[l->slot[k]].mem;
+	char memtext[32] = "";
+	if (mem)
+		job_mem_fmt(mem, memtext, sizeof(memtext));
+	if (asprintf(&text, "cpu=%u%s%s,node=%u", cpus, mem ? ",mem=" : "", memtext,
+		     l->n) < 0)
+		abort();
+	return text;
+}
+
+static struct job_step *record_step(struct ctld *c, struct job *j, const struct layout *l,
+				    json_t *b)
+{
+	struct job_step *s = step_append(j);
+	s->id = j->next_step_id++;
+	s->state = JOB_RUNNING;
+	s->start_time = time(NULL);
+	const char *name = json_string_value(json_object_get(b, "name"));
+	s->name = strdup(name && *name ? name : "srun");
+	s->ntasks = l->ntasks;
+	s->num_nodes = l->n;
+	s->dist = l->dist;
+	s->overlap = json_is_true(json_object_get(b, "overlap"));
+	s->alloc_idx = calloc(l->n, sizeof(uint32_t));
+	s->node_cpus = calloc(l->n, sizeof(uint32_t));
+	s->node_done = calloc(l->n, sizeof(bool));
+	uint32_t *idx = calloc(l->n, sizeof(uint32_t));
+	if (!s->alloc_idx || !s->node_cpus || !s->node_done || !idx)
+		abort();
+	uint32_t cpus = 0;
+	for (uint32_t k = 0; k < l->n; k++) {
+		s->alloc_idx[k] = l->slot[k];
+		s->node_cpus[k] = l->cpus[k];
+		idx[k] = j->alloc[l->slot[k]].node;
+		/* sacct's AllocCPUS: what the step may use, overlap or not */
+		cpus += l->cpus[k] ? l->cpus[k] : j->alloc[l->slot[k]].cpus;
+	}
+	s->cpus = cpus;
+	s->nodelist = ctld_alloc_hostlist(c, idx, l->n);
+	s->tasks_per_node = job_counts_string(l->tasks, l->n);
+	s->alloc_tres = step_tres(j, l, cpus);
+	free(idx);
+	return s;
+}
+
+/* The step's shape for srun: its nodes and which tasks each runs. */
+static json_t *create_reply(const struct ctld *c, const struct job *j,
+			    const struct job_step *s, const struct layout *l)
+{
+	json_t *names = json_array(), *ids = json_array();
+	for (uint32_t k = 0; k < l->n; k++) {
+		json_array_append_new(
+		    names, json_string(c->nodes.names[j->alloc[l->slot[k]].node]));
+		json_t *mine = json_array();
+		for (uint32_t t = 0; t < l->tasks[k]; t++)
+			json_array_append_new(mine, json_integer(l->task_ids[k][t]));
+		json_array_append_new(ids, mine);
+	}
+	return json_pack("{s:I,s:I,s:s,s:I,s:I,s:s,s:o,s:o}", "job_id", (json_int_t)j->id,
+			 "step_id", (json_int_t)s->id, "nodelist", s->nodelist,
+			 "num_nodes", (json_int_t)s->num_nodes, "ntasks",
+			 (json_int_t)s->ntasks, "tasks_per_node", s->tasks_per_node,
+			 "node_names", names, "node_task_ids", ids);
+}
+
+void rpc_step_create(struct rpc_req *r)
+{
+	struct ctld *c = r->c;
+	json_int_t id = json_integer_value(json_object_get(r->body, "job_id"));
+	struct job *j =
+	    id > 0 && id <= UINT32_MAX ? job_table_find(&c->jobs, (uint32_t)id) : NULL;
+	int rc = !j					     ? DRV_RC_INVALID_JOB_ID
+		 : j->uid != r->cred.uid && !rpc_is_admin(r) ? DRV_RC_ACCESS_DENIED
+		 : j->state == JOB_PENDING		     ? DRV_RC_JOB_PENDING
+		 : j->state != JOB_RUNNING || j->completing  ? DRV_RC_ALREADY_DONE
+		 : !j->n_alloc				     ? DRV_RC_JOB_PENDING
+							     : 0;
+	struct layout l = {0};
+	struct drv_error err = {""};
+	if (!rc)
+		rc = lay_out(c, j, r->body, &l, &err);
+	if (rc) {
+		layout_free(&l);
+		rpc_reply(r, rc, err.text[0] ? err.text : drv_rc_text(rc), NULL);
+		return;
+	}
+	struct job_step *s = record_step(c, j, &l, r->body);
+	commit_job(c, j);
+	queue_launch(c, j, s, &l, r->body);
+	log_info("step=%u.%u created on %s: %u tasks", j->id, s->id, s->nodelist,
+		 s->ntasks);
+	rpc_reply_durable(r, 0, NULL, create_reply(c, j, s, &l));
+	layout_free(&l);
+}

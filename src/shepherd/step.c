@@ -1,0 +1,635 @@
+/* step.c — drover-shepherd --step-dir DIR: this node's tasks of an srun step
+ * (Slurm's slurmstepd for a step).
+ *
+ * It dials srun's I/O port, forks every local task into one process group as
+ * the job's user with its own SLURM_PROCID/SLURM_LOCALID, and then pumps:
+ * task output goes to srun as frames, srun's stdin and signals come back.
+ * When a task has exited and its output is drained, srun gets its wait
+ * status. Once every task has exited whatever they left in the group is
+ * killed, as Slurm ends a step. SIGTERM (noded, for a cancel or the job's
+ * end) terminates the tasks: SIGCONT and SIGTERM, SIGKILL after KillWait;
+ * losing srun does the same. The worst status goes to DIR/status. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netdb.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/fileio.h"
+#include "common/log.h"
+#include "common/stepio.h"
+#include "shepherd/shepherd.h"
+
+struct task {
+	uint32_t id, local;
+	pid_t pid;
+	int out, err, in; /* our ends; -1 when closed */
+	bool exited, reported;
+	int status;
+};
+
+struct step {
+	json_t *spec;
+	const char *dir, *user, *node, *cwd;
+	int64_t job_id, step_id;
+	uid_t uid;
+	gid_t gid;
+	int kill_wait;
+	struct task *tasks;
+	uint32_t n;
+	pid_t pgid;
+	int sock, sigfd;
+	bool terminating, srun_gone;
+	struct timespec kill_at; /* SIGKILL to the group when terminating */
+	char message[256];
+};
+
+static const char *str(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : "";
+}
+
+static int64_t num(json_t *o, const char *key, int64_t def)
+{
+	json_t *v = json_object_get(o, key);
+	return json_is_integer(v) ? json_integer_value(v) : def;
+}
+
+/* --- environment ------------------------------------------------------- */
+
+static char *joined(json_t *a)
+{
+	size_t cap = 16 + json_array_size(a) * 8, len = 0;
+	char *buf = malloc(cap);
+	if (!buf)
+		return NULL;
+	buf[0] = '\0';
+	size_t i;
+	json_t *x;
+	json_array_foreach(a, i, x)
+	{
+		char item[32];
+		int n = snprintf(item, sizeof(item), "%s%lld", i ? "," : "",
+				 (long long)json_integer_value(x));
+		if (len + (size_t)n + 1 > cap) {
+			cap = (len + (size_t)n + 1) * 2;
+			char *g = realloc(buf, cap);
+			if (!g) {
+				free(buf);
+				return NULL;
+			}
+			buf = g;
+		}
+		memcpy(buf + len, item, (size_t)n + 1);
+		len += (size_t)n;
+	}
+	return buf;
+}
+
+static int put_entries(char ***env, json_t *arr)
+{
+	size_t i;
+	json_t *x;
+	json_array_foreach(arr, i, x)
+	{
+		const char *e = json_string_value(x), *eq = e ? strchr(e, '=') : NULL;
+		if (!eq)
+			continue;
+		char name[256];
+		size_t nlen = (size_t)(eq - e);
+		if (nlen == 0 || nlen >= sizeof(name))
+			continue;
+		memcpy(name, e, nlen);
+		name[nlen] = '\0';
+		if (env_set(env, name, eq + 1) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int put_int(char ***env, const char *name, long long v)
+{
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%lld", v);
+	return env_set(env, name, buf);
+}
+
+/* GPUs of this node's share: all of them, or --gpus-per-task's slice. */
+static int put_gpus(char ***env, json_t *spec, uint32_t local)
+{
+	json_t *gpus = json_object_get(spec, "gpus");
+	size_t n = json_array_size(gpus);
+	if (!n)
+		return 0;
+	int64_t per = num(spec, "gpus_per_task", 0);
+	json_t *mine = json_array();
+	for (size_t g = 0; g < n; g++)
+		if (per <= 0 ||
+		    (g >= local * (size_t)per && g < (local + 1) * (size_t)per))
+			json_array_append(mine, json_array_get(gpus, g));
+	char *all = joined(gpus), *list = joined(mine);
+	int rc = !all || !list ? -ENOMEM : 0;
+	if (!rc)
+		rc = env_set(env, "SLURM_STEP_GPUS", all) |
+		     put_int(env, "SLURM_GPUS_ON_NODE", (long long)n) |
+		     env_set(env, "CUDA_VISIBLE_DEVICES", list) |
+		     env_set(env, "GPU_DEVICE_ORDINAL", list);
+	free(all);
+	free(list);
+	json_decref(mine);
+	return rc;
+}
+
+/* The step's environment on this node, before the per-task variables. */
+static char **node_env(const struct step *st)
+{
+	char **env = calloc(1, sizeof(*env));
+	if (!env)
+		return NULL;
+	char *gtids = joined(json_object_get(st->spec, "tasks"));
+	int rc = !gtids ? -ENOMEM : 0;
+	rc |= put_entries(&env, json_object_get(st->spec, "env"));
+	rc |= put_entries(&env, json_object_get(st->spec, "step_env"));
+	rc |= env_set(&env, "SLURMD_NODENAME", st->node);
+	rc |= put_int(&env, "SLURM_NODEID", num(st->spec, "node_id", 0));
+	rc |= put_int(&env, "SLURM_CPUS_ON_NODE", num(st->spec, "cpus_on_node", 1));
+	rc |= env_set(&env, "SLURM_GTIDS", gtids ? gtids : "");
+	rc |= env_set(&env, "SLURM_TOPOLOGY_ADDR", st->node);
+	rc |= env_set(&env, "SLURM_TOPOLOGY_ADDR_PATTERN", "node");
+	const char *conf = str(st->spec, "conf_path");
+	if (*conf)
+		rc |= env_set(&env, "SLURM_CONF", conf) |
+		      env_set(&env, "DROVER_CONF", conf);
+	free(gtids);
+	if (rc) {
+		env_free(env);
+		return NULL;
+	}
+	return env;
+}
+
+/* --- tasks --------------------------------------------------------------- */
+
+/* argv of task id: --multi-prog's line for it, else srun's command. */
+static char **task_argv(const struct step *st, uint32_t id, json_t *multi)
+{
+	json_t *argv = multi ? json_array_get(multi, id) : NULL;
+	if (!json_is_array(argv))
+		argv = json_object_get(st->spec, "argv");
+	size_t n = json_array_size(argv);
+	char **v = calloc(n + 1, sizeof(*v));
+	for (size_t i = 0; v && i < n; i++)
+		v[i] = (char *)json_string_value(json_array_get(argv, i));
+	return v;
+}
+
+static void __attribute__((noreturn))
+task_child(const struct step *st, struct task *t, int out, int err, int in, int release,
+	   char **env, char **argv)
+{
+	setpgid(0, st->pgid ? st->pgid : 0);
+	char byte;
+	ssize_t r;
+	do
+		r = read(release, &byte, 1);
+	while (r < 0 && errno == EINTR);
+	if (r != 1)
+		_exit(1);
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	dup2(in, STDIN_FILENO);
+	dup2(out, STDOUT_FILENO);
+	dup2(err, STDERR_FILENO);
+	char why[256];
+	if (shepherd_become_user(st->user, st->uid, st->gid, why, sizeof(why)) < 0) {
+		dprintf(STDERR_FILENO, "slurmstepd: error: %s\n", why);
+		_exit(1);
+	}
+	if (chdir(st->cwd) < 0) {
+		dprintf(STDERR_FILENO,
+			"slurmstepd: error: couldn't chdir to `%s': %s: going to /tmp "
+			"instead\n",
+			st->cwd, strerror(errno));
+		if (chdir("/tmp") < 0)
+			_exit(1);
+	}
+	apply_umask(env);
+	char buf[24];
+	snprintf(buf, sizeof(buf), "%u", t->id);
+	env_set(&env, "SLURM_PROCID", buf);
+	snprintf(buf, sizeof(buf), "%u", t->local);
+	env_set(&env, "SLURM_LOCALID", buf);
+	snprintf(buf, sizeof(buf), "%d", (int)getpid());
+	env_set(&env, "SLURM_TASK_PID", buf);
+	put_gpus(&env, st->spec, t->local);
+	if (!argv || !argv[0]) {
+		dprintf(STDERR_FILENO, "slurmstepd: error: no command for task %u\n",
+			t->id);
+		_exit(2);
+	}
+	/* srun finds the program in the task's PATH, as execvp does */
+	for (char **e = env; *e; e++)
+		if (!strncmp(*e, "PATH=", 5))
+			setenv("PATH", *e + 5, 1);
+	execvpe(argv[0], argv, env);
+	dprintf(STDERR_FILENO, "slurmstepd: error: execve(): %s: %s\n", argv[0],
+		strerror(errno));
+	_exit(2);
+}
+
+static int open_pipes(int out[2], int err[2], int in[2], bool with_stdin)
+{
+	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0)
+		return -errno;
+	if (with_stdin)
+		return pipe2(in, O_CLOEXEC) < 0 ? -errno : 0;
+	in[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	in[1] = -1;
+	return in[0] < 0 ? -errno : 0;
+}
+
+static bool gets_stdin(json_t *spec, uint32_t id)
+{
+	return json_is_true(json_object_get(spec, "stdin_all")) ||
+	       num(spec, "stdin_task", 0) == (int64_t)id;
+}
+
+/* Forks every task, records the group, then lets them all go at once. */
+static int start_tasks(struct step *st)
+{
+	char **env = node_env(st);
+	int rel[2];
+	if (!env || pipe2(rel, O_CLOEXEC) < 0)
+		return -ENOMEM;
+	json_t *multi = NULL;
+	const char *mp = str(st->spec, "task_argv");
+	if (*mp)
+		multi = json_loads(mp, 0, NULL);
+	int rc = 0;
+	for (uint32_t k = 0; k < st->n && !rc; k++) {
+		struct task *t = &st->tasks[k];
+		int out[2], err[2], in[2];
+		rc = open_pipes(out, err, in, gets_stdin(st->spec, t->id));
+		if (rc)
+			break;
+		char **argv = task_argv(st, t->id, multi);
+		pid_t pid = fork();
+		if (pid == 0) {
+			close(rel[1]);
+			task_child(st, t, out[1], err[1], in[0], rel[0], env, argv);
+		}
+		free(argv);
+		close(out[1]);
+		close(err[1]);
+		close(in[0]);
+		t->out = out[0];
+		t->err = err[0];
+		t->in = in[1];
+		if (pid < 0) {
+			rc = -errno;
+			break;
+		}
+		t->pid = pid;
+		if (!st->pgid)
+			st->pgid = pid;
+		setpgid(pid, st->pgid);
+	}
+	json_decref(multi);
+	env_free(env);
+	close(rel[0]);
+	if (st->pgid) {
+		char buf[32];
+		int n = snprintf(buf, sizeof(buf), "%d\n", (int)st->pgid);
+		drv_write_file_replace(st->dir, "pgid", buf, (size_t)n, 0644);
+	}
+	for (uint32_t k = 0; k < st->n; k++) {
+		ssize_t w =
+		    write(rel[1], "x", 1); /* one byte each; the failed ones never read */
+		(void)w;
+	}
+	close(rel[1]);
+	return rc;
+}
+
+/* --- srun's connection ------------------------------------------------- */
+
+static int dial(const char *host, int port)
+{
+	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM},
+			*res;
+	char svc[16];
+	snprintf(svc, sizeof(svc), "%d", port);
+	if (getaddrinfo(host, svc, &hints, &res) != 0)
+		return -EHOSTUNREACH;
+	int fd = -ECONNREFUSED;
+	for (struct addrinfo *a = res; a; a = a->ai_next) {
+		fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			continue;
+		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
+			break;
+		close(fd);
+		fd = -errno;
+	}
+	freeaddrinfo(res);
+	return fd;
+}
+
+static int say_hello(struct step *st)
+{
+	json_t *h = json_pack("{s:s,s:I,s:s,s:O}", "io_key", str(st->spec, "io_key"),
+			      "node_id", (json_int_t)num(st->spec, "node_id", 0), "node",
+			      st->node, "tasks", json_object_get(st->spec, "tasks"));
+	char *text = h ? json_dumps(h, JSON_COMPACT) : NULL;
+	json_decref(h);
+	if (!text)
+		return -ENOMEM;
+	int rc = stepio_send(st->sock, STEPIO_HELLO, 0, text, (uint32_t)strlen(text));
+	free(text);
+	return rc;
+}
+
+static struct task *task_by_id(struct step *st, uint32_t id)
+{
+	for (uint32_t k = 0; k < st->n; k++)
+		if (st->tasks[k].id == id)
+			return &st->tasks[k];
+	return NULL;
+}
+
+static void terminate(struct step *st, const char *why)
+{
+	if (st->terminating || !st->pgid)
+		return;
+	log_info("step=%lld.%lld: %s: terminating its tasks", (long long)st->job_id,
+		 (long long)st->step_id, why);
+	st->terminating = true;
+	kill(-st->pgid, SIGCONT);
+	kill(-st->pgid, SIGTERM);
+	clock_gettime(CLOCK_MONOTONIC, &st->kill_at);
+	st->kill_at.tv_sec += st->kill_wait;
+}
+
+/* One frame from srun: stdin for a task, or a signal for all. */
+static void from_srun(struct step *st)
+{
+	uint8_t hdr[STEPIO_HDR_LEN];
+	struct stepio_hdr h;
+	if (stepio_read_full(st->sock, hdr, sizeof(hdr)) < 0 ||
+	    stepio_hdr_unpack(hdr, &h) < 0) {
+		st->srun_gone = true;
+		return;
+	}
+	char *data = malloc(h.len ? h.len : 1);
+	if (!data || stepio_read_full(st->sock, data, h.len) < 0) {
+		free(data);
+		st->srun_gone = true;
+		return;
+	}
+	struct task *t = task_by_id(st, h.task);
+	if (h.type == STEPIO_STDIN && t && t->in >= 0) {
+		if (h.len == 0 || write(t->in, data, h.len) < 0) {
+			close(t->in);
+			t->in = -1;
+		}
+	} else if (h.type == STEPIO_SIGNAL && h.len == 4 && st->pgid) {
+		int sig = (int)((uint32_t)(uint8_t)data[0] << 24 |
+				(uint32_t)(uint8_t)data[1] << 16 |
+				(uint32_t)(uint8_t)data[2] << 8 | (uint8_t)data[3]);
+		if (sig > 0 && sig < NSIG)
+			kill(-st->pgid, sig);
+	}
+	free(data);
+}
+
+static void pump(struct step *st, struct task *t, int *fd, uint8_t type)
+{
+	char buf[65536];
+	ssize_t n;
+	do
+		n = read(*fd, buf, sizeof(buf));
+	while (n < 0 && errno == EINTR);
+	if (n <= 0) {
+		close(*fd);
+		*fd = -1;
+		n = 0;
+	}
+	if (!st->srun_gone && stepio_send(st->sock, type, t->id, buf, (uint32_t)n) < 0)
+		st->srun_gone = true;
+}
+
+static void reap(struct step *st)
+{
+	struct signalfd_siginfo si;
+	while (read(st->sigfd, &si, sizeof(si)) == sizeof(si))
+		if (si.ssi_signo == SIGTERM)
+			terminate(st, "asked to end");
+	int status;
+	pid_t pid;
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+		for (uint32_t k = 0; k < st->n; k++)
+			if (st->tasks[k].pid == pid) {
+				st->tasks[k].exited = true;
+				st->tasks[k].status = status;
+			}
+}
+
+static bool all_exited(const struct step *st)
+{
+	for (uint32_t k = 0; k < st->n; k++)
+		if (st->tasks[k].pid && !st->tasks[k].exited)
+			return false;
+	return true;
+}
+
+/* Sends the exit of every task whose output is drained. True when all are. */
+static bool report_exits(struct step *st)
+{
+	bool all = true;
+	for (uint32_t k = 0; k < st->n; k++) {
+		struct task *t = &st->tasks[k];
+		if (t->reported)
+			continue;
+		if (!t->exited || t->out >= 0 || t->err >= 0) {
+			all = false;
+			continue;
+		}
+		uint8_t b[4] = {(uint8_t)(t->status >> 24), (uint8_t)(t->status >> 16),
+				(uint8_t)(t->status >> 8), (uint8_t)t->status};
+		if (!st->srun_gone && stepio_send(st->sock, STEPIO_EXIT, t->id, b, 4) < 0)
+			st->srun_gone = true;
+		t->reported = true;
+	}
+	return all;
+}
+
+static int poll_timeout(const struct step *st)
+{
+	if (!st->terminating)
+		return 1000;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	long ms = (st->kill_at.tv_sec - now.tv_sec) * 1000 +
+		  (st->kill_at.tv_nsec - now.tv_nsec) / 1000000;
+	return ms < 0 ? 0 : ms > 1000 ? 1000 : (int)ms;
+}
+
+static void run_loop(struct step *st)
+{
+	struct pollfd *pfd = calloc(2 + 2 * (size_t)st->n, sizeof(*pfd));
+	if (!pfd)
+		return;
+	bool killed_rest = false, sent_kill = false;
+	for (;;) {
+		size_t n = 0;
+		pfd[n++] = (struct pollfd){.fd = st->sigfd, .events = POLLIN};
+		pfd[n++] = (struct pollfd){.fd = st->srun_gone ? -1 : st->sock,
+					   .events = POLLIN};
+		for (uint32_t k = 0; k < st->n; k++) {
+			pfd[n++] =
+			    (struct pollfd){.fd = st->tasks[k].out, .events = POLLIN};
+			pfd[n++] =
+			    (struct pollfd){.fd = st->tasks[k].err, .events = POLLIN};
+		}
+		int r = poll(pfd, n, poll_timeout(st));
+		if (r < 0 && errno != EINTR)
+			break;
+		if (pfd[0].revents)
+			reap(st);
+		if (pfd[1].revents)
+			from_srun(st);
+		for (uint32_t k = 0; k < st->n; k++) {
+			struct task *t = &st->tasks[k];
+			if (pfd[2 + 2 * k].revents && t->out >= 0)
+				pump(st, t, &t->out, STEPIO_STDOUT);
+			if (pfd[3 + 2 * k].revents && t->err >= 0)
+				pump(st, t, &t->err, STEPIO_STDERR);
+		}
+		if (st->srun_gone)
+			terminate(st, "srun is gone");
+		if (st->terminating && !sent_kill && poll_timeout(st) == 0) {
+			kill(-st->pgid, SIGKILL);
+			sent_kill = true;
+		}
+		if (all_exited(st) && !killed_rest && st->pgid) {
+			kill(-st->pgid, SIGKILL); /* what the tasks left behind */
+			killed_rest = true;
+		}
+		if (report_exits(st) && all_exited(st))
+			break;
+	}
+	free(pfd);
+}
+
+/* --- the whole step ---------------------------------------------------- */
+
+static void record(struct step *st, bool launch_failed)
+{
+	int code = 0, sig = 0;
+	for (uint32_t k = 0; k < st->n; k++) {
+		int s = st->tasks[k].status;
+		if (!st->tasks[k].pid)
+			code = code < 1 ? 1 : code;
+		else if (WIFEXITED(s) && WEXITSTATUS(s) > code)
+			code = WEXITSTATUS(s);
+		else if (WIFSIGNALED(s) && !sig)
+			sig = WTERMSIG(s);
+	}
+	json_t *o = json_pack("{s:i,s:i,s:b}", "exit_code", launch_failed ? 1 : code,
+			      "signal", sig, "launch_failed", launch_failed);
+	if (st->message[0])
+		json_object_set_new(o, "message", json_string(st->message));
+	char *text = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (text)
+		drv_write_file_atomic(st->dir, "status", text, strlen(text), 0600);
+	free(text);
+	status_notify(st->dir, st->job_id);
+}
+
+static int load(struct step *st, const char *dir)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/spec.json", dir);
+	json_error_t jerr;
+	st->spec = json_load_file(path, 0, &jerr);
+	if (!st->spec)
+		return snprintf(st->message, sizeof(st->message),
+				"cannot read spec.json: %.160s", jerr.text),
+		       -1;
+	st->dir = dir;
+	st->job_id = num(st->spec, "job_id", 0);
+	st->step_id = num(st->spec, "step_id", 0);
+	st->user = str(st->spec, "user");
+	st->node = str(st->spec, "node");
+	st->cwd = str(st->spec, "cwd");
+	st->uid = (uid_t)num(st->spec, "uid", 0);
+	st->gid = (gid_t)num(st->spec, "gid", 0);
+	st->kill_wait = (int)num(st->spec, "kill_wait", 30);
+	json_t *tasks = json_object_get(st->spec, "tasks");
+	st->n = (uint32_t)json_array_size(tasks);
+	st->tasks = calloc(st->n ? st->n : 1, sizeof(*st->tasks));
+	if (!st->tasks)
+		return -1;
+	for (uint32_t k = 0; k < st->n; k++)
+		st->tasks[k] = (struct task){
+		    .id = (uint32_t)json_integer_value(json_array_get(tasks, k)),
+		    .local = k,
+		    .out = -1,
+		    .err = -1,
+		    .in = -1};
+	return 0;
+}
+
+int step_main(const char *dir)
+{
+	struct step st = {.sock = -1, .sigfd = -1};
+	char pidbuf[24];
+	int n = snprintf(pidbuf, sizeof(pidbuf), "%d\n", (int)getpid());
+	drv_write_file_replace(dir, "shepherd.pid", pidbuf, (size_t)n, 0644);
+	sigset_t mask;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGTERM);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	st.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	bool failed = load(&st, dir) < 0;
+	if (!failed) {
+		st.sock = dial(str(st.spec, "io_host"), (int)num(st.spec, "io_port", 0));
+		if (st.sock < 0 || say_hello(&st) < 0) {
+			snprintf(st.message, sizeof(st.message),
+				 "cannot reach srun at %s:%lld", str(st.spec, "io_host"),
+				 (long long)num(st.spec, "io_port", 0));
+			failed = true;
+		}
+	}
+	if (!failed && start_tasks(&st) < 0) {
+		snprintf(st.message, sizeof(st.message), "cannot start the tasks: %s",
+			 strerror(errno));
+		terminate(&st, "start failed");
+	}
+	if (!failed)
+		run_loop(&st);
+	if (st.message[0])
+		log_error("step=%lld.%lld: %s", (long long)st.job_id,
+			  (long long)st.step_id, st.message);
+	record(&st, failed);
+	if (st.sock >= 0)
+		close(st.sock);
+	json_decref(st.spec);
+	free(st.tasks);
+	return 0;
+}

@@ -146,14 +146,110 @@ static int *column_keys(const json_t *fields)
 	return map;
 }
 
+static const char *step_str(const json_t *o, const char *key)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+	return v ? v : "";
+}
+
+static int64_t step_int(const json_t *o, const char *key, int64_t dflt)
+{
+	const json_t *v = json_object_get(o, key);
+	return json_is_integer(v) ? json_integer_value(v) : dflt;
+}
+
+size_t cli_steps_from_json(const json_t *steps, struct cli_step *out, size_t max)
+{
+	size_t n = json_array_size(steps);
+	for (size_t i = 0; i < n && i < max; i++) {
+		const json_t *o = json_array_get(steps, i);
+		out[i] = (struct cli_step){
+		    .step_id = step_int(o, "step_id", (int64_t)i),
+		    .name = step_str(o, "name"),
+		    .state = step_str(o, "state"),
+		    .nodelist = step_str(o, "nodelist"),
+		    .alloc_tres = step_str(o, "alloc_tres"),
+		    .tasks_per_node = step_str(o, "tasks_per_node"),
+		    .distribution = step_str(o, "distribution"),
+		    .exit_code = step_int(o, "exit_code", 0),
+		    .exit_signal = step_int(o, "exit_signal", 0),
+		    .start_time = step_int(o, "start_time", 0),
+		    .end_time = step_int(o, "end_time", 0),
+		    .num_nodes = step_int(o, "num_nodes", 1),
+		    .ntasks = step_int(o, "ntasks", 1),
+		    .cpus = step_int(o, "cpus", 1),
+		    .cancel_uid = step_int(o, "cancel_uid", -1),
+		};
+	}
+	return n;
+}
+
+/* The column of a compact reply that holds "steps", or -1. */
+static int steps_column(const json_t *fields)
+{
+	for (size_t i = 0; i < json_array_size(fields); i++) {
+		const char *name = json_string_value(json_array_get(fields, i));
+		if (name && !strcmp(name, "steps"))
+			return (int)i;
+	}
+	return -1;
+}
+
+static const json_t *row_steps(const json_t *row, bool compact, int col)
+{
+	if (!compact)
+		return json_object_get(row, "steps");
+	return col >= 0 ? json_array_get(row, (size_t)col) : NULL;
+}
+
+/* Where the steps start in the block of n jobs cli_jobs_from_reply
+ * returns: after the jobs (and a spare one), aligned. */
+static size_t steps_offset(size_t n)
+{
+	size_t head = (n + 1) * sizeof(struct cli_job), a = _Alignof(struct cli_step);
+	return (head + a - 1) / a * a;
+}
+
+/* One block for the jobs and, after them, all their steps, so the caller
+ * frees both at once. */
+static struct cli_job *jobs_alloc(const json_t *list, bool compact, int col)
+{
+	size_t n = json_array_size(list), i, steps = 0;
+	const json_t *v;
+	json_array_foreach(list, i, v)
+	{
+		steps += json_array_size(row_steps(v, compact, col));
+	}
+	return calloc(1, steps_offset(n) + steps * sizeof(struct cli_step));
+}
+
+static void fill_steps(struct cli_job *jobs, size_t n, const json_t *list, bool compact,
+		       int col)
+{
+	struct cli_step *next =
+	    (struct cli_step *)(void *)((char *)jobs + steps_offset(n));
+	for (size_t i = 0; i < n; i++) {
+		const json_t *steps = row_steps(json_array_get(list, i), compact, col);
+		size_t k = json_array_size(steps);
+		if (!k)
+			continue;
+		cli_steps_from_json(steps, next, k);
+		jobs[i].steps = next;
+		jobs[i].n_steps = k;
+		next += k;
+	}
+}
+
 size_t cli_jobs_from_reply(const json_t *reply, struct cli_job **out)
 {
 	const json_t *rows = json_object_get(reply, "rows");
 	const json_t *list = rows ? rows : json_object_get(reply, "jobs");
+	const json_t *fields = json_object_get(reply, "fields");
 	size_t n = json_array_size(list), i;
 	const json_t *v;
-	int *map = rows ? column_keys(json_object_get(reply, "fields")) : NULL;
-	*out = calloc(n + 1, sizeof(**out));
+	int *map = rows ? column_keys(fields) : NULL;
+	int col = rows ? steps_column(fields) : -1;
+	*out = jobs_alloc(list, rows != NULL, col);
 	if (!*out || (rows && !map)) {
 		free(map);
 		return 0;
@@ -170,6 +266,7 @@ size_t cli_jobs_from_reply(const json_t *reply, struct cli_job **out)
 				set_value(&(*out)[i], &keys[map[c]],
 					  json_array_get(v, c));
 	}
+	fill_steps(*out, n, list, rows != NULL, col);
 	free(map);
 	return n;
 }

@@ -7,6 +7,19 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* One srun step of a job record's "steps" (the batch step is not among
+ * them). Strings are borrowed like the job's; absent strings are "". */
+struct cli_step {
+	int64_t step_id;
+	const char *name, *state, *nodelist, *alloc_tres;
+	const char *tasks_per_node, *distribution; /* "" when not sent */
+	int64_t exit_code;			   /* the highest task exit code */
+	int64_t exit_signal;	      /* the signal that killed a task, 0 none */
+	int64_t start_time, end_time; /* end 0 while running */
+	int64_t num_nodes, ntasks, cpus;
+	int64_t cancel_uid; /* who cancelled it; -1 unknown */
+};
+
 /* Strings are borrowed from the JSON object the record was read from (or
  * from whatever the caller points them at); absent strings are "" except
  * where noted. Times are epoch seconds, 0 when unknown. */
@@ -55,14 +68,24 @@ struct cli_job {
 	const char *req_nodes, *exc_nodes, *features; /* NULL if not given */
 	int64_t min_cpus, min_tmp, time_min;	      /* 0 if not given */
 	int64_t max_nodes; /* -N ..MAX (MIN when -N N); 0 without -N */
+	/* srun steps in step id order; borrowed (cli_jobs_from_reply puts
+	 * them in the block it returns). NULL/0: none, or not read. */
+	const struct cli_step *steps;
+	size_t n_steps;
 };
 
-/* Fills *job from obj (borrowed; it must outlive *job). */
+/* Fills *job from obj (borrowed; it must outlive *job). Leaves the steps
+ * empty: read them with cli_steps_from_json. */
 void cli_job_from_json(const json_t *obj, struct cli_job *job);
 
-/* The jobs of a job.query reply, whole records ("jobs") or compact rows
- * ("fields" + "rows"): *out is a new array (free()) of the returned count;
- * strings are borrowed from reply. */
+/* Fills out[0..max) from a record's "steps" array (borrowed) and returns
+ * how many there are (which may be more than max). */
+size_t cli_steps_from_json(const json_t *steps, struct cli_step *out, size_t max);
+
+/* The jobs of a job.query or acct.query reply, whole records ("jobs") or
+ * compact rows ("fields" + "rows"), with their steps: *out is a new array
+ * (one free() releases it and the steps it points to) of the returned
+ * count; strings are borrowed from reply. */
 size_t cli_jobs_from_reply(const json_t *reply, struct cli_job **out);
 
 /* The fields a listing (squeue, scancel) asks ctld for, plus extra (a comma

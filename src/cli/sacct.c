@@ -95,11 +95,19 @@ static void print_rows(const struct sacct_opts *o, const struct sacct_ctx *c,
 			continue;
 		sacct_job_rows(o, &jobs[i], &job_row, &batch_row);
 		if (job_row)
-			sacct_print_row(&o->fmt, &(struct sacct_row){&jobs[i], false}, c,
+			sacct_print_row(&o->fmt,
+					&(struct sacct_row){&jobs[i], false, NULL}, c,
 					stdout);
 		if (batch_row)
-			sacct_print_row(&o->fmt, &(struct sacct_row){&jobs[i], true}, c,
+			sacct_print_row(&o->fmt,
+					&(struct sacct_row){&jobs[i], true, NULL}, c,
 					stdout);
+		for (size_t k = 0; k < jobs[i].n_steps; k++)
+			if (sacct_step_row(o, &jobs[i], &jobs[i].steps[k]))
+				sacct_print_row(&o->fmt,
+						&(struct sacct_row){&jobs[i], true,
+								    &jobs[i].steps[k]},
+						c, stdout);
 	}
 }
 

@@ -24,15 +24,20 @@ static json_t *cpu_time(void)
 	return json_pack("{s:i,s:i}", "seconds", 0, "microseconds", 0);
 }
 
-static json_t *exit_code(const struct cli_job *j, bool step)
+static json_t *exit_status(int code, int sig)
 {
-	int code, sig;
-	sacct_exit_code(j, step, &code, &sig);
 	const char *status = sig ? "SIGNALED" : code ? "ERROR" : "SUCCESS";
 	const char *name = sig ? sigabbrev_np(sig) : NULL;
 	return json_pack("{s:[s],s:o,s:{s:o,s:s}}", "status", status, "return_code",
 			 num(true, false, code), "signal", "id",
 			 num(sig != 0, false, sig), "name", name ? name : "");
+}
+
+static json_t *exit_code(const struct cli_job *j, bool step)
+{
+	int code, sig;
+	sacct_exit_code(j, step, &code, &sig);
+	return exit_status(code, sig);
 }
 
 /* A TRES string as a list of {type, name, id, count}. */
@@ -62,15 +67,15 @@ static json_t *usage_lists(void)
 	return json_pack("{s:[],s:[],s:[],s:[]}", "max", "min", "average", "total");
 }
 
-static const char *kill_user(const struct cli_job *j, char *buf, size_t len)
+static const char *kill_user(const char *state, int64_t uid, char *buf, size_t len)
 {
 	struct passwd *pw;
-	if (strcmp(j->state, "CANCELLED") || j->cancel_uid < 0)
+	if (strcmp(state, "CANCELLED") || uid < 0)
 		return "";
-	pw = getpwuid((uid_t)j->cancel_uid);
+	pw = getpwuid((uid_t)uid);
 	snprintf(buf, len, "%s", pw ? pw->pw_name : "");
 	if (!pw)
-		snprintf(buf, len, "%lld", (long long)j->cancel_uid);
+		snprintf(buf, len, "%lld", (long long)uid);
 	return buf;
 }
 
@@ -78,7 +83,7 @@ static json_t *batch_step(const struct cli_job *j, const struct sacct_ctx *c)
 {
 	char id[64], tres[SACCT_VALUE_MAX];
 	bool ended = j->end_time > 0 && strcmp(j->state, "RUNNING");
-	struct sacct_row r = {j, true};
+	struct sacct_row r = {j, true, NULL};
 	snprintf(id, sizeof(id), "%lld.batch", (long long)j->job_id);
 	sacct_v_alloc_tres(&r, c, tres);
 	json_t *time =
@@ -100,6 +105,40 @@ static json_t *batch_step(const struct cli_job *j, const struct sacct_ctx *c)
 	    cpu, "kill_request_user", "", "state", sacct_step_state(j), "statistics",
 	    stats, "step", "id", id, "name", "batch", "task", "distribution", "Unknown",
 	    "tres", "requested", usage_lists(), "consumed", usage_lists(), "allocated",
+	    tres_list(tres));
+}
+
+/* An srun step, in the batch step's shape. */
+static json_t *srun_step(const struct cli_job *j, const struct cli_step *s,
+			 const struct sacct_ctx *c)
+{
+	char id[64], tres[SACCT_VALUE_MAX], killer[256];
+	bool ended = s->end_time > 0;
+	snprintf(id, sizeof(id), "%lld.%lld", (long long)j->job_id,
+		 (long long)s->step_id);
+	sacct_tres_normalize(s->alloc_tres, tres, sizeof(tres));
+	json_t *time =
+	    json_pack("{s:I,s:o,s:o,s:i,s:o,s:o,s:o}", "elapsed",
+		      (json_int_t)sacct_srun_elapsed(s, c->now), "end",
+		      num(ended, false, s->end_time), "start",
+		      num(true, false, s->start_time), "suspended", 0, "system",
+		      cpu_time(), "total", cpu_time(), "user", cpu_time());
+	json_t *cpu =
+	    json_pack("{s:{s:o,s:o},s:s}", "requested_frequency", "min",
+		      num(false, false, 0), "max", num(false, false, 0), "governor", "");
+	json_t *stats = json_pack("{s:{s:i},s:{s:o}}", "CPU", "actual_frequency", 0,
+				  "energy", "consumed", num(true, false, 0));
+	return json_pack(
+	    "{s:o,s:o,s:{s:I,s:s,s:[s]},s:{s:I},s:s,s:o,s:s,s:[s],s:o,s:{s:s,s:s},"
+	    "s:{s:s},s:{s:o,s:o,s:o}}",
+	    "time", time, "exit_code",
+	    exit_status((int)s->exit_code, (int)s->exit_signal), "nodes", "count",
+	    (json_int_t)s->num_nodes, "range", s->nodelist, "list", s->nodelist, "tasks",
+	    "count", (json_int_t)s->ntasks, "pid", "", "CPU", cpu, "kill_request_user",
+	    kill_user(s->state, s->cancel_uid, killer, sizeof(killer)), "state", s->state,
+	    "statistics", stats, "step", "id", id, "name", s->name, "task",
+	    "distribution", *s->distribution ? s->distribution : "Unknown", "tres",
+	    "requested", usage_lists(), "consumed", usage_lists(), "allocated",
 	    tres_list(tres));
 }
 
@@ -186,10 +225,9 @@ static json_t *job_head(const struct cli_job *j, const struct sacct_ctx *c)
 	json_object_set_new(js, "constraints",
 			    json_string(j->features ? j->features : ""));
 	json_object_set_new(js, "container", json_string(""));
-	json_object_set_new(js, "derived_exit_code",
-			    json_pack("{s:[s],s:o,s:{s:o,s:s}}", "status", "SUCCESS",
-				      "return_code", num(true, false, 0), "signal", "id",
-				      num(false, false, 0), "name", ""));
+	int dcode, dsig;
+	sacct_derived_exit(j, &dcode, &dsig);
+	json_object_set_new(js, "derived_exit_code", exit_status(dcode, dsig));
 	json_object_set_new(js, "time", job_time(j, c));
 	json_object_set_new(js, "exit_code", exit_code(j, false));
 	json_object_set_new(js, "extra", json_string(""));
@@ -206,7 +244,7 @@ static json_t *job_head(const struct cli_job *j, const struct sacct_ctx *c)
 static void job_middle(json_t *js, const struct cli_job *j, const struct sacct_ctx *c)
 {
 	char killer[256];
-	struct sacct_row r = {j, false};
+	struct sacct_row r = {j, false, NULL};
 	char req[SACCT_VALUE_MAX];
 	sacct_v_req_tres(&r, c, req);
 	double mem = sacct_tres_get(req, "mem");
@@ -231,20 +269,24 @@ static void job_middle(json_t *js, const struct cli_job *j, const struct sacct_c
 				      "memory_per_cpu", num(j->mem_per_cpu, false, 0),
 				      "memory_per_node",
 				      num(mem >= 0, false, mem >= 0 ? (int64_t)mem : 0)));
-	json_object_set_new(js, "kill_request_user",
-			    json_string(kill_user(j, killer, sizeof(killer))));
+	json_object_set_new(
+	    js, "kill_request_user",
+	    json_string(kill_user(j->state, j->cancel_uid, killer, sizeof(killer))));
 }
 
 static json_t *job_json(const struct sacct_opts *o, const struct cli_job *j,
 			const struct sacct_ctx *c)
 {
 	char req[SACCT_VALUE_MAX], alloc[SACCT_VALUE_MAX];
-	struct sacct_row r = {j, false};
+	struct sacct_row r = {j, false, NULL};
 	bool job_row, batch_row;
 	json_t *steps = json_array(), *js = job_head(j, c);
 	sacct_job_rows(o, j, &job_row, &batch_row);
 	if (batch_row)
 		json_array_append_new(steps, batch_step(j, c));
+	for (size_t k = 0; k < j->n_steps; k++)
+		if (sacct_step_row(o, j, &j->steps[k]))
+			json_array_append_new(steps, srun_step(j, &j->steps[k], c));
 	sacct_v_req_tres(&r, c, req);
 	sacct_v_alloc_tres(&r, c, alloc);
 	job_middle(js, j, c);

@@ -165,6 +165,19 @@ void sacct_job_rows(const struct sacct_opts *o, const struct cli_job *j, bool *j
 		whole |= o->sel[i].step == SACCT_STEP_WHOLE;
 		batch |= o->sel[i].step == SACCT_STEP_BATCH;
 	}
-	*job_row = whole;
+	/* as Slurm: with -X, a step's id shows its job's row */
+	*job_row = whole || o->allocations;
 	*batch_row = !o->allocations && j->start_time > 0 && (whole || batch);
+}
+
+bool sacct_step_row(const struct sacct_opts *o, const struct cli_job *j,
+		    const struct cli_step *s)
+{
+	if (o->allocations)
+		return false;
+	for (size_t i = 0; i < o->n_sel; i++)
+		if (sel_matches(&o->sel[i], j) &&
+		    (o->sel[i].step == SACCT_STEP_WHOLE || o->sel[i].step == s->step_id))
+			return true;
+	return o->n_sel == 0;
 }

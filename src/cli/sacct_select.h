@@ -35,8 +35,14 @@ json_t *sacct_user_filter(const struct sacct_opts *o, uid_t me);
 bool sacct_job_selected(const struct sacct_opts *o, const struct sacct_window *w,
 			const json_t *uids, const char *cluster, const struct cli_job *j);
 
-/* Which rows a listed job gets. */
+/* Which rows a listed job gets: its own and its batch step's. */
 void sacct_job_rows(const struct sacct_opts *o, const struct cli_job *j, bool *job_row,
 		    bool *batch_row);
+
+/* Whether a listed job's srun step s gets a row: all of them with the
+ * job, one with ID.N, none with -X. -s does not apply to steps (as in
+ * Slurm, it picks jobs). */
+bool sacct_step_row(const struct sacct_opts *o, const struct cli_job *j,
+		    const struct cli_step *s);
 
 #endif

@@ -87,6 +87,39 @@ void sacct_exit_code(const struct cli_job *j, bool step, int *code, int *sig)
 		*code -= 128;
 }
 
+void sacct_derived_exit(const struct cli_job *j, int *code, int *sig)
+{
+	int64_t best = 0;
+	/* Slurm records it when the job ends: the highest raw wait status of
+	 * its steps (an exit code outranks a signal), leaving out the steps
+	 * the job's own end killed */
+	for (size_t i = 0; j->end_time > 0 && i < j->n_steps; i++) {
+		const struct cli_step *s = &j->steps[i];
+		if (!strcmp(s->state, "CANCELLED") && s->cancel_uid < 0)
+			continue;
+		int64_t st = (s->exit_code & 0xff) << 8 | (s->exit_signal & 0x7f);
+		if (st > best)
+			best = st;
+	}
+	*code = (int)(best >> 8);
+	*sig = (int)(best & 0x7f);
+}
+
+const char *sacct_srun_state(const struct cli_step *s, char *buf, size_t len)
+{
+	if (!strcmp(s->state, "CANCELLED") && s->cancel_uid >= 0) {
+		snprintf(buf, len, "CANCELLED by %lld", (long long)s->cancel_uid);
+		return buf;
+	}
+	return s->state;
+}
+
+int64_t sacct_srun_elapsed(const struct cli_step *s, int64_t now)
+{
+	int64_t end = s->end_time > 0 ? s->end_time : now;
+	return s->start_time > 0 && end > s->start_time ? end - s->start_time : 0;
+}
+
 const char *sacct_job_reason(const struct cli_job *j)
 {
 	/* ctld keeps a pending job's reason when it is cancelled */
@@ -112,7 +145,25 @@ static const char *secs(int64_t s, char *buf)
 
 static int64_t row_cpus(const struct sacct_row *r)
 {
+	if (r->srun)
+		return r->srun->cpus;
 	return r->step ? sacct_batch_cpus(r->job) : r->job->cpus;
+}
+
+static int64_t row_elapsed(const struct sacct_row *r, int64_t now)
+{
+	return r->srun ? sacct_srun_elapsed(r->srun, now)
+		       : sacct_job_elapsed(r->job, now);
+}
+
+static int64_t row_nodes(const struct sacct_row *r)
+{
+	return r->srun ? r->srun->num_nodes : r->step ? 1 : r->job->num_nodes;
+}
+
+static int64_t row_start(const struct sacct_row *r)
+{
+	return r->srun ? r->srun->start_time : r->job->start_time;
 }
 
 /* The TRES the job asked for and got; ctld's "tres" when it sends no
@@ -155,13 +206,15 @@ V(alloc_cpus)
 
 V(alloc_nodes)
 {
-	return NUM(r->step ? 1 : sacct_job_started(r->job) ? r->job->num_nodes : 0);
+	return NUM(r->step || sacct_job_started(r->job) ? row_nodes(r) : 0);
 }
 
 V(alloc_tres)
 {
 	const struct cli_job *j = r->job;
-	if (r->step)
+	if (r->srun)
+		sacct_tres_normalize(r->srun->alloc_tres, buf, SACCT_VALUE_MAX);
+	else if (r->step)
 		sacct_tres_batch(alloc_tres(j), sacct_batch_cpus(j), j->num_nodes,
 				 sacct_batch_gpus(j), buf, SACCT_VALUE_MAX);
 	else
@@ -196,42 +249,52 @@ V(energy)
 
 V(cputime)
 {
-	return secs(sacct_job_elapsed(r->job, c->now) * row_cpus(r), buf);
+	return secs(row_elapsed(r, c->now) * row_cpus(r), buf);
 }
 
 V(cputime_raw)
 {
-	return NUM(sacct_job_elapsed(r->job, c->now) * row_cpus(r));
+	return NUM(row_elapsed(r, c->now) * row_cpus(r));
 }
 
 V(derived_ec)
 {
-	return r->step ? NULL : "0:0";
+	int code, sig;
+	if (r->step)
+		return NULL;
+	sacct_derived_exit(r->job, &code, &sig);
+	snprintf(buf, SACCT_VALUE_MAX, "%d:%d", code, sig);
+	return buf;
 }
 
 V(elapsed)
 {
-	return secs(sacct_job_elapsed(r->job, c->now), buf);
+	return secs(row_elapsed(r, c->now), buf);
 }
 
 V(elapsed_raw)
 {
-	return NUM(sacct_job_elapsed(r->job, c->now));
+	return NUM(row_elapsed(r, c->now));
 }
 
 V(eligible)
 {
-	return date(r->step ? r->job->start_time : r->job->eligible_time, c, buf);
+	return date(r->step ? row_start(r) : r->job->eligible_time, c, buf);
 }
 
 V(end)
 {
-	return date(r->job->end_time, c, buf);
+	return date(r->srun ? r->srun->end_time : r->job->end_time, c, buf);
 }
 
 V(exitcode)
 {
 	int code, sig;
+	if (r->srun) {
+		snprintf(buf, SACCT_VALUE_MAX, "%lld:%lld", (long long)r->srun->exit_code,
+			 (long long)r->srun->exit_signal);
+		return buf;
+	}
 	sacct_exit_code(r->job, r->step, &code, &sig);
 	snprintf(buf, SACCT_VALUE_MAX, "%d:%d", code, sig);
 	return buf;
@@ -262,12 +325,22 @@ V(group)
 	return NUM(r->job->gid);
 }
 
+/* ".batch", ".N" or nothing, after the job's id. */
+static void step_suffix(const struct sacct_row *r, char *buf, size_t len)
+{
+	if (r->srun)
+		snprintf(buf, len, ".%lld", (long long)r->srun->step_id);
+	else
+		snprintf(buf, len, "%s", r->step ? ".batch" : "");
+}
+
 /* JobID: "123_4" for an array task, "123_[5-9]" for an array's pending
  * rest, the plain id otherwise; JobIDRaw is always the job's own id. */
 V(jobid)
 {
 	const struct cli_job *j = r->job;
-	const char *step = r->step ? ".batch" : "";
+	char step[32];
+	step_suffix(r, step, sizeof(step));
 	if (j->array_job_id > 0 && j->array_task_str)
 		snprintf(buf, SACCT_VALUE_MAX, "%lld_[%s]%s", (long long)j->array_job_id,
 			 j->array_task_str, step);
@@ -281,8 +354,9 @@ V(jobid)
 
 V(jobidraw)
 {
-	snprintf(buf, SACCT_VALUE_MAX, "%lld%s", (long long)r->job->job_id,
-		 r->step ? ".batch" : "");
+	char step[32];
+	step_suffix(r, step, sizeof(step));
+	snprintf(buf, SACCT_VALUE_MAX, "%lld%s", (long long)r->job->job_id, step);
 	return buf;
 }
 
@@ -294,21 +368,25 @@ V(dbindex)
 
 V(jobname)
 {
-	return r->step ? "batch" : r->job->name;
+	return r->srun ? r->srun->name : r->step ? "batch" : r->job->name;
 }
 
 V(layout)
 {
+	if (r->srun && *r->srun->distribution)
+		return r->srun->distribution;
 	return r->step ? "Unknown" : NULL;
 }
 
 V(nnodes)
 {
-	return NUM(r->step ? 1 : r->job->num_nodes);
+	return NUM(row_nodes(r));
 }
 
 V(nodelist)
 {
+	if (r->srun)
+		return r->srun->nodelist;
 	if (r->step)
 		return r->job->batch_host;
 	return sacct_job_started(r->job) ? r->job->nodelist : "None assigned";
@@ -316,6 +394,8 @@ V(nodelist)
 
 V(ntasks)
 {
+	if (r->srun)
+		return NUM(r->srun->ntasks);
 	return r->step ? "1" : NULL;
 }
 
@@ -339,9 +419,9 @@ V(reason)
 	return r->step ? NULL : sacct_job_reason(r->job);
 }
 
-V(cpufreq)
+V(cpufreq) /* the batch step asks none (0); srun steps and jobs: unknown */
 {
-	return r->step ? "0" : "Unknown";
+	return r->step && !r->srun ? "0" : "Unknown";
 }
 
 V(req_cpus)
@@ -360,7 +440,7 @@ V(req_mem)
 
 V(req_nodes)
 {
-	return NUM(r->step ? 1 : r->job->num_nodes);
+	return NUM(row_nodes(r));
 }
 
 V(req_tres)
@@ -391,12 +471,14 @@ V(start)
 {
 	if (r->job->start_time <= 0 && !r->step)
 		return r->job->end_time > 0 ? "None" : "Unknown";
-	return date(r->job->start_time, c, buf);
+	return date(row_start(r), c, buf);
 }
 
 V(state)
 {
 	const struct cli_job *j = r->job;
+	if (r->srun)
+		return sacct_srun_state(r->srun, buf, SACCT_VALUE_MAX);
 	if (r->step)
 		return sacct_step_state(j);
 	if (is(j, "CANCELLED") && j->cancel_uid >= 0) {
@@ -409,7 +491,7 @@ V(state)
 
 V(submit)
 {
-	return date(r->step ? r->job->start_time : r->job->submit_time, c, buf);
+	return date(r->step ? row_start(r) : r->job->submit_time, c, buf);
 }
 
 V(zero_time)
@@ -434,7 +516,8 @@ V(timelimit_raw)
 
 V(usage_energy)
 {
-	bool running = is(r->job, "RUNNING");
+	bool running =
+	    r->srun ? !strcmp(r->srun->state, "RUNNING") : is(r->job, "RUNNING");
 	return r->step && !running ? "energy=0" : NULL;
 }
 

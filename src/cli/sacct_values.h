@@ -25,7 +25,8 @@ struct sacct_ctx {
 
 struct sacct_row {
 	const struct cli_job *job;
-	bool step; /* the ID.batch row rather than the job row */
+	bool step;		     /* a step's row (ID.batch, or ID.N with srun) */
+	const struct cli_step *srun; /* the ID.N row's step; NULL otherwise */
 };
 
 typedef const char *(*sacct_value_f)(const struct sacct_row *r, const struct sacct_ctx *c,
@@ -39,6 +40,13 @@ int64_t sacct_batch_gpus(const struct cli_job *j); /* -1 when unknown */
 const char *sacct_step_state(const struct cli_job *j);
 /* Exit code and signal as sacct shows them for the job or its batch step. */
 void sacct_exit_code(const struct cli_job *j, bool step, int *code, int *sig);
+/* The job's DerivedExitCode: once it ended, the highest exit status of
+ * its steps. */
+void sacct_derived_exit(const struct cli_job *j, int *code, int *sig);
+/* A step's State as sacct prints it ("CANCELLED by UID"), into buf. */
+const char *sacct_srun_state(const struct cli_step *s, char *buf, size_t len);
+/* Seconds a step ran (until now while it runs). */
+int64_t sacct_srun_elapsed(const struct cli_step *s, int64_t now);
 /* The Reason column: Slurm shows the reason the job had before it ended
  * (None once it ran; why it waited, for one cancelled while pending). */
 const char *sacct_job_reason(const struct cli_job *j);

@@ -87,7 +87,7 @@ int sctl_call(struct sctl *s, const char *type, json_t *body, json_t **reply,
 /* Prints one record (text as scontrol_show.c makes it) to stdout; with -o
  * the continuation breaks become spaces and the record ends in one newline,
  * as Slurm's one-liner form. text is consumed. */
-static void emit(const struct sctl *s, char *text)
+void sctl_emit(const struct sctl *s, char *text)
 {
 	size_t len;
 
@@ -112,7 +112,7 @@ static void emit(const struct sctl *s, char *text)
 	free(text);
 }
 
-/* A memory stream for one record; emit() prints and frees it. */
+/* A memory stream for one record; sctl_emit() prints and frees it. */
 struct rec {
 	char *text;
 	size_t len;
@@ -129,7 +129,7 @@ static FILE *rec_open(struct rec *r)
 static void rec_emit(const struct sctl *s, struct rec *r)
 {
 	fclose(r->f);
-	emit(s, r->text);
+	sctl_emit(s, r->text);
 }
 
 /* --- show job ------------------------------------------------------------ */
@@ -346,6 +346,8 @@ static int show(struct sctl *s, int argc, char **argv)
 		return sctl_show_hosts(id, true);
 	if (sctl_is_cmd(what, "jobs", 1) || sctl_is_cmd(what, "jobid", 4))
 		return show_job(s, id);
+	if (sctl_is_cmd(what, "steps", 2))
+		return sctl_show_step(s, id);
 	if (sctl_is_cmd(what, "nodes", 1))
 		return show_records(s, "node.query", "nodes", id, "Node");
 	if (sctl_is_cmd(what, "partitions", 1))

@@ -24,6 +24,13 @@ int sctl_call(struct sctl *s, const char *type, json_t *body, json_t **reply,
 /* The text to print for a failed call (static or borrowed from err). */
 const char *sctl_failure_text(int rc, const struct drv_error *err);
 
+/* Prints one record's text (consumed) to stdout; with -o on one line. */
+void sctl_emit(const struct sctl *s, char *text);
+
+/* show step [ID[_T][.STEP]]: the running steps it names. Returns the
+ * exit status. */
+int sctl_show_step(struct sctl *s, const char *id);
+
 /* A command word matches cmd, abbreviated to no fewer than min chars. */
 bool sctl_is_cmd(const char *word, const char *cmd, size_t min);
 

@@ -1,4 +1,4 @@
-/* scontrol_show.c — formats job, node and partition records as scontrol
+/* scontrol_show.c — formats job, node, partition and step records as scontrol
  * shows them. Fields Drover does not track print the value Slurm prints
  * when they are unset, so parsers that expect the key find it. */
 #include "cli/scontrol_show.h"
@@ -384,4 +384,32 @@ void scs_print_part(FILE *out, const json_t *p)
 	if (gpus > 0)
 		fprintf(out, ",gres/gpu=%" PRId64, gpus);
 	fprintf(out, "\n\n");
+}
+
+void scs_print_step(FILE *out, const struct cli_job *j, const struct cli_step *s)
+{
+	char id[64], start[64];
+	if (j->array_job_id > 0 && j->array_task_id >= 0)
+		snprintf(id, sizeof(id), "%lld_%lld", (long long)j->array_job_id,
+			 (long long)j->array_task_id);
+	else
+		snprintf(id, sizeof(id), "%lld", (long long)j->job_id);
+	cli_fmt_time((time_t)(s ? s->start_time : j->start_time), start, sizeof(start));
+	if (s)
+		fprintf(out, "StepId=%s.%lld", id, (long long)s->step_id);
+	else
+		fprintf(out, "StepId=%s.batch", id);
+	fprintf(out, " UserId=%lld StartTime=%s TimeLimit=UNLIMITED\n", (long long)j->uid,
+		start);
+	fprintf(out, "   State=RUNNING Partition=%s NodeList=%s\n", j->partition,
+		s ? s->nodelist : j->batch_host);
+	fprintf(out, "   Nodes=%lld CPUs=%lld Tasks=%lld Name=%s Network=(null)\n",
+		(long long)(s ? s->num_nodes : 1), (long long)(s ? s->cpus : 0),
+		(long long)(s ? s->ntasks : 1), s ? s->name : "batch");
+	fprintf(out, "   TRES=%s\n", s && *s->alloc_tres ? s->alloc_tres : "(null)");
+	fprintf(out, "   ResvPorts=(null)\n   CPUFreqReq=Default");
+	if (s && *s->distribution)
+		fprintf(out, " Dist=%s", s->distribution);
+	/* Drover does not record where srun runs */
+	fprintf(out, "\n   SrunHost:Pid=(null):0\n\n");
 }

@@ -1,7 +1,8 @@
 /* scontrol_show.h — the Key=Value records of `scontrol show job|node|
- * partition`, laid out byte for byte as Slurm 22.05 prints them: a first
- * line, continuation lines indented by three spaces, and a blank line after
- * each record. Output goes to the FILE the caller gives. */
+ * partition|step`, laid out byte for byte as
+ * Slurm 22.05 prints them: a first line, continuation lines indented by
+ * three spaces, and a blank line after each record. Output goes to the
+ * FILE the caller gives. */
 #ifndef DRV_CLI_SCONTROL_SHOW_H
 #define DRV_CLI_SCONTROL_SHOW_H
 
@@ -14,6 +15,10 @@
 
 /* detail adds DerivedExitCode (scontrol -d). now is ctld's clock. */
 void scs_print_job(FILE *out, const struct cli_job *job, int64_t now, bool detail);
+
+/* One step of a running job: its srun step s, or its batch step (s NULL),
+ * as `scontrol show step` prints it. */
+void scs_print_step(FILE *out, const struct cli_job *job, const struct cli_step *s);
 
 /* node and part are borrowed records from node.query / part.query. */
 void scs_print_node(FILE *out, const json_t *node);

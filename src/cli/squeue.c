@@ -15,6 +15,7 @@
 #include "cli/squeue_json.h"
 #include "cli/squeue_list.h"
 #include "cli/squeue_opts.h"
+#include "cli/squeue_steps.h"
 #include "common/hostlist.h"
 #include "common/proto.h"
 
@@ -25,10 +26,17 @@ static void bad_field(const char *what, size_t len, void *arg)
 	cli_error("Invalid job format specification: %.*s", (int)len, what);
 }
 
+static void bad_step_field(const char *what, size_t len, void *arg)
+{
+	cli_error("Invalid job step format specification: %.*s", (int)len, what);
+}
+
 /* The format squeue prints with, parsed into *fmt; -1 on allocation
  * failure. Unknown fields are reported and printed as Slurm does. */
 static int pick_format(const struct sq_opts *o, struct sq_format *fmt)
 {
+	if (o->step_flag) /* -s prints steps with their own letters */
+		return 0;
 	if (o->format_long)
 		return sq_format_parse_long(o->format_long, fmt, bad_field, NULL);
 	return sq_format_parse(o->format      ? o->format
@@ -52,6 +60,12 @@ static json_t *wire_fields(const struct sq_opts *o, const struct sq_format *fmt)
 		json_array_append_new(a, json_string("qos"));
 	if (o->nodelist)
 		json_array_append_new(a, json_string("nodelist"));
+	if (o->step_flag) {
+		static const char *const steps[] = {"steps", "batch_host", "array_job_id",
+						    "array_task_id"};
+		for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+			json_array_append_new(a, json_string(steps[i]));
+	}
 	sq_format_wire_fields(fmt, a);
 	return a;
 }
@@ -147,6 +161,19 @@ static int print_table(const struct sq_opts *o, const struct sq_format *fmt,
 	return 0;
 }
 
+/* -s: the running steps of the jobs kept. */
+static int print_steps(const struct sq_opts *o, const struct cli_job *jobs, size_t n,
+		       int64_t now)
+{
+	if (o->long_list) {
+		char when[64];
+		time_t t = time(NULL);
+		fputs(ctime_r(&t, when), stdout);
+	}
+	return sq_steps_print(o->format, !o->no_header, o->steps, jobs, n, now,
+			      bad_step_field, stdout) < 0;
+}
+
 static int show(const struct sq_opts *o, const struct sq_format *fmt, const json_t *reply,
 		const char *cluster, char *const *nodes, size_t n_nodes)
 {
@@ -172,6 +199,8 @@ static int show(const struct sq_opts *o, const struct sq_format *fmt, const json
 		if (rc == 0)
 			rc = sq_json_print(jobs, n, now, o->argc, o->argv, cluster,
 					   stdout);
+	} else if (o->step_flag) {
+		rc = print_steps(o, jobs, n, now);
 	} else {
 		rc = print_table(o, fmt, jobs, n, now);
 	}

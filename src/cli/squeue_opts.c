@@ -50,6 +50,8 @@ static const struct option long_opts[] = {
     {"clusters", required_argument, 0, 'M'},
     {"cluster", required_argument, 0, 'M'},
     {"sort", required_argument, 0, 'S'},
+    {"steps", optional_argument, 0, 's'},
+    {"step", optional_argument, 0, 's'},
     {"local", no_argument, 0, OPT_IGNORE},
     {"federation", no_argument, 0, OPT_IGNORE},
     {"hide", no_argument, 0, OPT_IGNORE},
@@ -127,6 +129,34 @@ static int parse_jobs(const char *s, struct sq_opts *o)
 				o->tasks = json_array();
 			json_array_append_new(o->tasks, json_pack("[I,I]", id, task));
 		}
+	}
+	json_decref(names);
+	return 0;
+}
+
+/* -s LIST: "ID.STEP" or "ID_TASK.STEP" each, read with strtol as Slurm
+ * does ("ID.batch" is step 0); an entry without a step is refused. */
+static int parse_steps(const char *s, struct sq_opts *o)
+{
+	json_t *names = str_list(s), *v;
+	size_t i;
+
+	set_list(&o->steps, json_array());
+	json_array_foreach(names, i, v)
+	{
+		const char *t = json_string_value(v);
+		char *end = NULL;
+		long long id = strtoll(t, &end, 10), task = -1;
+
+		if (*end == '_')
+			task = strtoll(end + 1, &end, 10);
+		if (*end != '.') {
+			cli_error("Invalid job_step id: %s.??", t);
+			json_decref(names);
+			return -EINVAL;
+		}
+		json_array_append_new(
+		    o->steps, json_pack("[I,I,I]", id, task, strtoll(end + 1, NULL, 10)));
 	}
 	json_decref(names);
 	return 0;
@@ -215,6 +245,9 @@ static int one_opt(int c, const char *arg, struct sq_opts *o)
 	case 'j':
 		o->job_flag = true;
 		return arg ? parse_jobs(arg, o) : 0;
+	case 's':
+		o->step_flag = true;
+		return arg ? parse_steps(arg, o) : 0;
 	case 'u':
 		parse_users(arg, o);
 		return 0;
@@ -325,7 +358,7 @@ int sq_opts_parse(int argc, char **argv, struct sq_opts *o)
 	o->argc = argc;
 	o->argv = argv;
 	env_first(o);
-	while ((c = getopt_long(argc, argv, "A:ahi:j::lL:M:n:O:o:p:q:R:rS:t:u:U:vVw:",
+	while ((c = getopt_long(argc, argv, "A:ahi:j::lL:M:n:O:o:p:q:R:rs::S:t:u:U:vVw:",
 				long_opts, NULL)) != -1) {
 		if ((rc = one_opt(c, optarg, o)) != 0)
 			return rc;
@@ -339,6 +372,9 @@ int sq_opts_parse(int argc, char **argv, struct sq_opts *o)
 	}
 	env_format(o);
 	if (optind < argc && o->job_flag && (rc = parse_jobs(argv[optind++], o)) != 0)
+		return rc;
+	if (optind < argc && o->step_flag && !o->steps &&
+	    (rc = parse_steps(argv[optind++], o)) != 0)
 		return rc;
 	if (optind < argc) {
 		cli_error("Unrecognized option: %s", argv[optind]);
@@ -362,5 +398,6 @@ void sq_opts_fini(struct sq_opts *o)
 	json_decref(o->names);
 	json_decref(o->accounts);
 	json_decref(o->qos);
+	json_decref(o->steps);
 	free(o->nodelist);
 }

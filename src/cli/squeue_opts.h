@@ -21,6 +21,8 @@ struct sq_opts {
 	json_t *accounts;   /* [S] or NULL */
 	json_t *qos;	    /* [S] or NULL */
 	char *nodelist;	    /* -w as given, or NULL */
+	bool step_flag;	    /* -s/--steps: list steps, not jobs */
+	json_t *steps;	    /* [[ID, TASK, STEP]] given to -s, or NULL */
 	bool match_none;    /* -R or -L: no Drover job has a reservation or licenses */
 	char **argv;	    /* borrowed: the command line, for --json's meta */
 	int argc;

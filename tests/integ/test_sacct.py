@@ -164,7 +164,10 @@ def test_jobs_lists_and_steps(jobs):
     assert jobs.ok("-n", "-P", "-o", "JobID", "-j", "1.0") == ""
     assert jobs.ok("-n", "-P", "-o", "JobID", "-j", "1_3") == ""  # job 1 is no array
     assert jobs.ok("-n", "-P", "-o", "JobID", "-j", "1.batch,1") == "1\n1.batch\n"
-    assert jobs.ok("-n", "-P", "-o", "JobID", "-X", "-j", "1.batch") == ""
+    # as Slurm 22.05 (checked on the peer): with -X, a step's id shows its
+    # job's row
+    assert jobs.ok("-n", "-P", "-o", "JobID", "-X", "-j", "1.batch") == "1\n"
+    assert jobs.ok("-n", "-P", "-o", "JobID", "-X", "-j", "1.0") == "1\n"
 
 
 def test_snakemake_poll(jobs):

@@ -285,7 +285,8 @@ static void test_rows_like_slurm(void **state)
 	struct cli_job ok = job(23021, "ok", "COMPLETED"),
 		       ca = job(23023, "runcancel", "CANCELLED");
 	ca.cancel_uid = 0;
-	struct sacct_row rows[] = {{&ok, false}, {&ok, true}, {&ca, false}, {&ca, true}};
+	struct sacct_row rows[] = {
+	    {&ok, false, NULL}, {&ok, true, NULL}, {&ca, false, NULL}, {&ca, true, NULL}};
 	char *out = render(DEFAULT_LIST, SACCT_FIXED, rows, 4);
 	assert_string_equal(out, "JobID           JobName  Partition    Account  "
 				 "AllocCPUS      State ExitCode \n"
@@ -318,7 +319,7 @@ static void test_widths(void **state)
 	struct cli_job ca = job(23023, "runcancel", "CANCELLED");
 	ca.cancel_uid = 0;
 	ca.priority = 4294901759LL;
-	struct sacct_row rows[] = {{&ca, false}, {&ca, true}};
+	struct sacct_row rows[] = {{&ca, false, NULL}, {&ca, true, NULL}};
 	char *out = render("JobID%20,State%-12,JobName%3,Priority%5,Start%8,Elapsed%3,"
 			   "AllocCPUS%-4,ExitCode%2,JobID%-5",
 			   SACCT_FIXED, rows, 2);
@@ -389,36 +390,40 @@ static void test_batch_step_values(void **state)
 	pend.hold = "user";
 	pend.reason = "JobHeldUser";
 	pend.priority = 4294901754LL;
-	assert_string_equal(sacct_v_exitcode(&(struct sacct_row){&to, false}, &c, buf),
-			    "0:0");
-	assert_string_equal(sacct_v_exitcode(&(struct sacct_row){&to, true}, &c, buf),
-			    "0:15");
-	assert_string_equal(sacct_v_state(&(struct sacct_row){&to, true}, &c, buf),
-			    "CANCELLED");
-	assert_string_equal(sacct_v_exitcode(&(struct sacct_row){&f9, false}, &c, buf),
-			    "0:9");
-	assert_string_equal(sacct_v_state(&(struct sacct_row){&f9, true}, &c, buf),
-			    "CANCELLED");
-	assert_string_equal(sacct_v_exitcode(&(struct sacct_row){&e130, true}, &c, buf),
-			    "2:0");
-	assert_string_equal(sacct_v_start(&(struct sacct_row){&pend, false}, &c, buf),
-			    "Unknown");
-	assert_string_equal(sacct_v_nodelist(&(struct sacct_row){&pend, false}, &c, buf),
-			    "None assigned");
-	assert_string_equal(sacct_v_priority(&(struct sacct_row){&pend, false}, &c, buf),
-			    "0");
-	assert_string_equal(sacct_v_reason(&(struct sacct_row){&pend, false}, &c, buf),
-			    "JobHeldUser");
 	assert_string_equal(
-	    sacct_v_alloc_tres(&(struct sacct_row){&pend, false}, &c, buf), "");
+	    sacct_v_exitcode(&(struct sacct_row){&to, false, NULL}, &c, buf), "0:0");
+	assert_string_equal(
+	    sacct_v_exitcode(&(struct sacct_row){&to, true, NULL}, &c, buf), "0:15");
+	assert_string_equal(sacct_v_state(&(struct sacct_row){&to, true, NULL}, &c, buf),
+			    "CANCELLED");
+	assert_string_equal(
+	    sacct_v_exitcode(&(struct sacct_row){&f9, false, NULL}, &c, buf), "0:9");
+	assert_string_equal(sacct_v_state(&(struct sacct_row){&f9, true, NULL}, &c, buf),
+			    "CANCELLED");
+	assert_string_equal(
+	    sacct_v_exitcode(&(struct sacct_row){&e130, true, NULL}, &c, buf), "2:0");
+	assert_string_equal(
+	    sacct_v_start(&(struct sacct_row){&pend, false, NULL}, &c, buf), "Unknown");
+	assert_string_equal(
+	    sacct_v_nodelist(&(struct sacct_row){&pend, false, NULL}, &c, buf),
+	    "None assigned");
+	assert_string_equal(
+	    sacct_v_priority(&(struct sacct_row){&pend, false, NULL}, &c, buf), "0");
+	assert_string_equal(
+	    sacct_v_reason(&(struct sacct_row){&pend, false, NULL}, &c, buf),
+	    "JobHeldUser");
+	assert_string_equal(
+	    sacct_v_alloc_tres(&(struct sacct_row){&pend, false, NULL}, &c, buf), "");
 	pend.state = "CANCELLED"; /* ctld keeps the reason it waited for */
 	pend.end_time = NOW;
-	assert_string_equal(sacct_v_start(&(struct sacct_row){&pend, false}, &c, buf),
-			    "None");
-	assert_string_equal(sacct_v_reason(&(struct sacct_row){&pend, false}, &c, buf),
-			    "JobHeldUser");
-	assert_string_equal(sacct_v_alloc_tres(&(struct sacct_row){&to, true}, &c, buf),
-			    "cpu=1,mem=100M,node=1");
+	assert_string_equal(
+	    sacct_v_start(&(struct sacct_row){&pend, false, NULL}, &c, buf), "None");
+	assert_string_equal(
+	    sacct_v_reason(&(struct sacct_row){&pend, false, NULL}, &c, buf),
+	    "JobHeldUser");
+	assert_string_equal(
+	    sacct_v_alloc_tres(&(struct sacct_row){&to, true, NULL}, &c, buf),
+	    "cpu=1,mem=100M,node=1");
 }
 
 static void test_array_ids(void **state)
@@ -431,16 +436,16 @@ static void test_array_ids(void **state)
 	t.array_task_id = 3;
 	rest.array_task_id = -1;
 	rest.array_task_str = "5-9";
-	assert_string_equal(sacct_v_jobid(&(struct sacct_row){&t, false}, &c, buf),
+	assert_string_equal(sacct_v_jobid(&(struct sacct_row){&t, false, NULL}, &c, buf),
 			    "128_3");
-	assert_string_equal(sacct_v_jobid(&(struct sacct_row){&t, true}, &c, buf),
+	assert_string_equal(sacct_v_jobid(&(struct sacct_row){&t, true, NULL}, &c, buf),
 			    "128_3.batch");
-	assert_string_equal(sacct_v_jobidraw(&(struct sacct_row){&t, true}, &c, buf),
-			    "131.batch");
-	assert_string_equal(sacct_v_jobid(&(struct sacct_row){&rest, false}, &c, buf),
-			    "128_[5-9]");
-	assert_string_equal(sacct_v_jobidraw(&(struct sacct_row){&rest, false}, &c, buf),
-			    "128");
+	assert_string_equal(
+	    sacct_v_jobidraw(&(struct sacct_row){&t, true, NULL}, &c, buf), "131.batch");
+	assert_string_equal(
+	    sacct_v_jobid(&(struct sacct_row){&rest, false, NULL}, &c, buf), "128_[5-9]");
+	assert_string_equal(
+	    sacct_v_jobidraw(&(struct sacct_row){&rest, false, NULL}, &c, buf), "128");
 }
 
 /* Parses a command line (NULL-terminated words after "sacct"). */

@@ -146,12 +146,85 @@ static void test_node_and_partition(void **state)
 	json_decref(p);
 }
 
+/* A running batch job with an srun step, as Slurm 22.05's `scontrol show
+ * step` printed them (its SrunHost:Pid, which Drover does not know, aside:
+ * Slurm prints "vm:12845" there for an srun step). */
+static void test_steps(void **state)
+{
+	struct cli_job j = pending();
+	struct cli_step st = {.step_id = 0,
+			      .name = "sleep",
+			      .state = "RUNNING",
+			      .nodelist = "n1",
+			      .alloc_tres = "cpu=1,mem=100M,node=1",
+			      .tasks_per_node = "1",
+			      .distribution = "Cyclic",
+			      .start_time = 1796063778,
+			      .num_nodes = 1,
+			      .ntasks = 1,
+			      .cpus = 1,
+			      .cancel_uid = -1};
+	char *out = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&out, &len);
+
+	j.job_id = 23383;
+	j.uid = 0;
+	j.partition = "batch";
+	j.state = "RUNNING";
+	j.nodelist = j.batch_host = "n1";
+	j.start_time = 1796063778;
+	scs_print_step(m, &j, NULL);
+	scs_print_step(m, &j, &st);
+	j.array_job_id = 23384;
+	j.array_task_id = 1;
+	st.name = "first";
+	st.step_id = 1;
+	st.nodelist = "n[1-2]";
+	st.num_nodes = 2;
+	st.cpus = st.ntasks = 4;
+	st.alloc_tres = "cpu=4,mem=400M,node=2";
+	st.distribution = "Block";
+	scs_print_step(m, &j, &st);
+	fclose(m);
+	assert_string_equal(out,
+			    "StepId=23383.batch UserId=0 StartTime=2026-11-30T18:36:18 "
+			    "TimeLimit=UNLIMITED\n"
+			    "   State=RUNNING Partition=batch NodeList=n1\n"
+			    "   Nodes=1 CPUs=0 Tasks=1 Name=batch Network=(null)\n"
+			    "   TRES=(null)\n"
+			    "   ResvPorts=(null)\n"
+			    "   CPUFreqReq=Default\n"
+			    "   SrunHost:Pid=(null):0\n"
+			    "\n"
+			    "StepId=23383.0 UserId=0 StartTime=2026-11-30T18:36:18 "
+			    "TimeLimit=UNLIMITED\n"
+			    "   State=RUNNING Partition=batch NodeList=n1\n"
+			    "   Nodes=1 CPUs=1 Tasks=1 Name=sleep Network=(null)\n"
+			    "   TRES=cpu=1,mem=100M,node=1\n"
+			    "   ResvPorts=(null)\n"
+			    "   CPUFreqReq=Default Dist=Cyclic\n"
+			    "   SrunHost:Pid=(null):0\n"
+			    "\n"
+			    "StepId=23384_1.1 UserId=0 StartTime=2026-11-30T18:36:18 "
+			    "TimeLimit=UNLIMITED\n"
+			    "   State=RUNNING Partition=batch NodeList=n[1-2]\n"
+			    "   Nodes=2 CPUs=4 Tasks=4 Name=first Network=(null)\n"
+			    "   TRES=cpu=4,mem=400M,node=2\n"
+			    "   ResvPorts=(null)\n"
+			    "   CPUFreqReq=Default Dist=Block\n"
+			    "   SrunHost:Pid=(null):0\n"
+			    "\n");
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_pending_job),
 	    cmocka_unit_test(test_finished_job),
 	    cmocka_unit_test(test_node_and_partition),
+	    cmocka_unit_test(test_steps),
 	};
 
 	setenv("TZ", "UTC", 1);

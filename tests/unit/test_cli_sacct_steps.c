@@ -1,0 +1,343 @@
+/* Unit tests for sacct's srun step rows: a job record's "steps" as
+ * cli_jobs_from_reply reads them (cli/jobrec), the rows -j and -X select
+ * (cli/sacct_select) and the bytes of each step row (cli/sacct_values).
+ * Expected texts are what Slurm 22.05's sacct printed for a batch job with
+ * three sruns (hostname; exit 2; -N2 -n4 sleep 1) and for a cancelled
+ * step, with ids and times substituted. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cli/common.h"
+#include "cli/jobrec.h"
+#include "cli/sacct_format.h"
+#include "cli/sacct_opts.h"
+#include "cli/sacct_select.h"
+#include "cli/sacct_values.h"
+
+/* 2026-11-30T15:20:16 UTC */
+#define NOW ((time_t)1796052016)
+
+/* Job 23368 as acct.query returns it: started at NOW-2, ended at NOW. */
+static const char reply_text[] =
+    "{\"jobs\":[{\"job_id\":23368,\"name\":\"stepjob\",\"user\":\"root\","
+    "\"uid\":0,\"gid\":0,\"partition\":\"batch\",\"account\":\"root\","
+    "\"state\":\"COMPLETED\",\"nodelist\":\"n[1-2]\",\"batch_host\":\"n1\","
+    "\"num_nodes\":2,\"cpus\":4,\"ntasks\":4,\"cpus_per_node\":\"3,1\","
+    "\"submit_time\":1796052013,\"eligible_time\":1796052013,"
+    "\"start_time\":1796052014,\"end_time\":1796052016,\"workdir\":\"/tmp\","
+    "\"req_tres\":\"billing=4,cpu=4,mem=400M,node=2\","
+    "\"alloc_tres\":\"billing=4,cpu=4,mem=400M,node=2\",\"steps\":["
+    "{\"step_id\":0,\"name\":\"hostname\",\"state\":\"COMPLETED\","
+    "\"exit_code\":0,\"exit_signal\":0,\"start_time\":1796052014,"
+    "\"end_time\":1796052014,\"nodelist\":\"n1\",\"num_nodes\":1,\"ntasks\":1,"
+    "\"cpus\":3,\"alloc_tres\":\"cpu=3,mem=300M,node=1\",\"cancel_uid\":-1,"
+    "\"tasks_per_node\":\"1\",\"distribution\":\"Cyclic\"},"
+    "{\"step_id\":1,\"name\":\"bash\",\"state\":\"FAILED\",\"exit_code\":2,"
+    "\"exit_signal\":0,\"start_time\":1796052014,\"end_time\":1796052015,"
+    "\"nodelist\":\"n1\",\"num_nodes\":1,\"ntasks\":1,\"cpus\":3,"
+    "\"alloc_tres\":\"cpu=3,mem=300M,node=1\",\"cancel_uid\":-1,"
+    "\"tasks_per_node\":\"1\",\"distribution\":\"Cyclic\"},"
+    "{\"step_id\":2,\"name\":\"sleep\",\"state\":\"COMPLETED\",\"exit_code\":0,"
+    "\"exit_signal\":0,\"start_time\":1796052015,\"end_time\":1796052016,"
+    "\"nodelist\":\"n[1-2]\",\"num_nodes\":2,\"ntasks\":4,\"cpus\":4,"
+    "\"alloc_tres\":\"cpu=4,mem=400M,node=2\",\"cancel_uid\":-1,"
+    "\"tasks_per_node\":\"2(x2)\",\"distribution\":\"Block\"}]},"
+    "{\"job_id\":23370,\"name\":\"old\",\"state\":\"COMPLETED\","
+    "\"start_time\":1796052014,\"end_time\":1796052016}]}";
+
+/* What sacct prints for the first job of the reply with these options
+ * (NULL-terminated), as sacct.c's print_rows does. */
+static char *sacct_out(const struct cli_job *j, ...)
+{
+	struct sacct_opts o;
+	char *argv[32] = {"sacct"}, *out = NULL;
+	int argc = 1;
+	size_t len = 0;
+	bool job_row, batch_row;
+	struct sacct_ctx c = {NOW, "peer", NULL};
+	va_list ap;
+	va_start(ap, j);
+	for (char *a; (a = va_arg(ap, char *)) != NULL && argc < 31;)
+		argv[argc++] = a;
+	va_end(ap);
+	assert_int_equal(sacct_opts_parse(argc, argv, NOW, &o), 0);
+	FILE *m = open_memstream(&out, &len);
+	sacct_print_header(&o.fmt, m);
+	sacct_job_rows(&o, j, &job_row, &batch_row);
+	if (job_row)
+		sacct_print_row(&o.fmt, &(struct sacct_row){j, false, NULL}, &c, m);
+	if (batch_row)
+		sacct_print_row(&o.fmt, &(struct sacct_row){j, true, NULL}, &c, m);
+	for (size_t k = 0; k < j->n_steps; k++)
+		if (sacct_step_row(&o, j, &j->steps[k]))
+			sacct_print_row(
+			    &o.fmt, &(struct sacct_row){j, true, &j->steps[k]}, &c, m);
+	fclose(m);
+	sacct_opts_fini(&o);
+	return out;
+}
+
+static json_t *reply;
+static struct cli_job *jobs;
+
+static int setup(void **state)
+{
+	reply = json_loads(reply_text, 0, NULL);
+	assert_non_null(reply);
+	assert_int_equal(cli_jobs_from_reply(reply, &jobs), 2);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	free(jobs);
+	json_decref(reply);
+	return 0;
+}
+
+static void test_steps_read(void **state)
+{
+	assert_int_equal(jobs[0].n_steps, 3);
+	assert_int_equal(jobs[0].steps[2].step_id, 2);
+	assert_string_equal(jobs[0].steps[2].tasks_per_node, "2(x2)");
+	assert_int_equal(jobs[0].steps[1].exit_code, 2);
+	/* a record without "steps" has none */
+	assert_int_equal(jobs[1].n_steps, 0);
+	assert_null(jobs[1].steps);
+}
+
+static void test_compact_rows_steps(void **state)
+{
+	json_t *r = json_loads("{\"fields\":[\"job_id\",\"steps\"],\"rows\":"
+			       "[[7,[{\"step_id\":0,\"name\":\"a\"},{\"step_id\":3,"
+			       "\"name\":\"b\"}]],[8,null]]}",
+			       0, NULL);
+	struct cli_job *j = NULL;
+	assert_int_equal(cli_jobs_from_reply(r, &j), 2);
+	assert_int_equal(j[0].n_steps, 2);
+	assert_int_equal(j[0].steps[1].step_id, 3);
+	assert_string_equal(j[0].steps[1].name, "b");
+	assert_string_equal(j[0].steps[1].state, "");
+	assert_int_equal(j[0].steps[1].cancel_uid, -1);
+	assert_int_equal(j[1].n_steps, 0);
+	free(j);
+	json_decref(r);
+}
+
+static void test_default_rows(void **state)
+{
+	char *out = sacct_out(&jobs[0], "-j", "23368", NULL);
+	assert_string_equal(
+	    out, "JobID           JobName  Partition    Account  AllocCPUS  "
+		 "    State ExitCode \n"
+		 "------------ ---------- ---------- ---------- ---------- "
+		 "---------- -------- \n"
+		 "23368           stepjob      batch       root          4  "
+		 "COMPLETED      0:0 \n"
+		 "23368.batch       batch                  root          3  "
+		 "COMPLETED      0:0 \n"
+		 "23368.0        hostname                  root          3  "
+		 "COMPLETED      0:0 \n"
+		 "23368.1            bash                  root          3     "
+		 "FAILED      2:0 \n"
+		 "23368.2           sleep                  root          4  "
+		 "COMPLETED      0:0 \n");
+	free(out);
+}
+
+#define MANY                                                                             \
+	"JobID,JobIDRaw,JobName,Partition,Account,AllocCPUS,NCPUS,NNodes,NTasks,State,"  \
+	"ExitCode,NodeList,Start,End,Elapsed,User,ReqMem,AllocTRES,Reason,Timelimit"
+
+static void test_many_fields(void **state)
+{
+	/* (the batch row between the job's and the steps' is left out: Drover
+	 * gives a mem-per-CPU job's batch step mem=200M where Slurm says 300M) */
+	char *out =
+	    sacct_out(&jobs[0], "-j", "23368", "-X", "-P", "--format=" MANY, NULL);
+	assert_string_equal(
+	    out,
+	    "JobID|JobIDRaw|JobName|Partition|Account|AllocCPUS|NCPUS|NNodes|NTasks|"
+	    "State|"
+	    "ExitCode|NodeList|Start|End|Elapsed|User|ReqMem|AllocTRES|Reason|Timelimit\n"
+	    "23368|23368|stepjob|batch|root|4|4|2||COMPLETED|0:0|n[1-2]|2026-11-30T15:20:"
+	    "14|"
+	    "2026-11-30T15:20:16|00:00:02|root|400M|billing=4,cpu=4,mem=400M,node=2|None|"
+	    "UNLIMITED\n");
+	free(out);
+	out = sacct_out(&jobs[0], "-j", "23368.0,23368.1,23368.2", "-P", "--format=" MANY,
+			NULL);
+	assert_string_equal(
+	    out,
+	    "JobID|JobIDRaw|JobName|Partition|Account|AllocCPUS|NCPUS|NNodes|NTasks|"
+	    "State|"
+	    "ExitCode|NodeList|Start|End|Elapsed|User|ReqMem|AllocTRES|Reason|Timelimit\n"
+	    "23368.0|23368.0|hostname||root|3|3|1|1|COMPLETED|0:0|n1|2026-11-30T15:20:14|"
+	    "2026-11-30T15:20:14|00:00:00|||cpu=3,mem=300M,node=1||\n"
+	    "23368.1|23368.1|bash||root|3|3|1|1|FAILED|2:0|n1|2026-11-30T15:20:14|"
+	    "2026-11-30T15:20:15|00:00:01|||cpu=3,mem=300M,node=1||\n"
+	    "23368.2|23368.2|sleep||root|4|4|2|4|COMPLETED|0:0|n[1-2]|2026-11-30T15:20:"
+	    "15|"
+	    "2026-11-30T15:20:16|00:00:01|||cpu=4,mem=400M,node=2||\n");
+	free(out);
+	out = sacct_out(&jobs[0], "-j", "23368.2", "--format=" MANY, NULL);
+	assert_string_equal(
+	    out,
+	    "JobID        JobIDRaw        JobName  Partition    Account  AllocCPUS      "
+	    "NCPUS "
+	    "  NNodes   NTasks      State ExitCode        NodeList               Start   "
+	    "     "
+	    "         End    Elapsed      User     ReqMem  AllocTRES                 "
+	    "Reason  "
+	    "Timelimit \n"
+	    "------------ ------------ ---------- ---------- ---------- ---------- "
+	    "---------- "
+	    "-------- -------- ---------- -------- --------------- ------------------- "
+	    "------------------- ---------- --------- ---------- ---------- "
+	    "---------------------- ---------- \n"
+	    "23368.2      23368.2           sleep                  root          4       "
+	    "   4 "
+	    "       2        4  COMPLETED      0:0          n[1-2] 2026-11-30T15:20:15 "
+	    "2026-11-30T15:20:16   00:00:01                      cpu=4,mem+              "
+	    "   "
+	    "                  \n");
+	free(out);
+}
+
+/* The fields Slurm prints differently on an srun step's row than on the
+ * batch step's: Layout, ReqCPUFreq*, NTasks; and the job's DerivedExitCode. */
+static void test_step_only_fields(void **state)
+{
+	char *out =
+	    sacct_out(&jobs[0], "-j", "23368", "-P",
+		      "--format=JobID,AllocNodes,AveCPUFreq,CPUTimeRAW,"
+		      "DerivedExitCode,Eligible,Layout,ReqCPUFreq,ReqCPUS,ReqNodes,"
+		      "Submit,TRESUsageInAve,Flags,Priority,QOS,WorkDir",
+		      NULL);
+	assert_string_equal(
+	    out,
+	    "JobID|AllocNodes|AveCPUFreq|CPUTimeRAW|DerivedExitCode|Eligible|Layout|"
+	    "ReqCPUFreq|ReqCPUS|ReqNodes|Submit|TRESUsageInAve|Flags|Priority|QOS|"
+	    "WorkDir\n"
+	    "23368|2||8|2:0|2026-11-30T15:20:13||Unknown|4|2|2026-11-30T15:20:13||"
+	    "SchedMain,StartRecieved|0|normal|/tmp\n"
+	    "23368.batch|1|0|6||2026-11-30T15:20:14|Unknown|0|3|1|2026-11-30T15:20:14|"
+	    "energy=0||||\n"
+	    "23368.0|1|0|0||2026-11-30T15:20:14|Cyclic|Unknown|3|1|2026-11-30T15:20:14|"
+	    "energy=0||||\n"
+	    "23368.1|1|0|3||2026-11-30T15:20:14|Cyclic|Unknown|3|1|2026-11-30T15:20:14|"
+	    "energy=0||||\n"
+	    "23368.2|2|0|4||2026-11-30T15:20:15|Block|Unknown|4|2|2026-11-30T15:20:15|"
+	    "energy=0||||\n");
+	free(out);
+}
+
+static void test_selection(void **state)
+{
+	char *out = sacct_out(&jobs[0], "-j", "23368.1,23368.2", "-P",
+			      "--format=JobID,JobName,State,ExitCode", NULL);
+	assert_string_equal(out, "JobID|JobName|State|ExitCode\n"
+				 "23368.1|bash|FAILED|2:0\n"
+				 "23368.2|sleep|COMPLETED|0:0\n");
+	free(out);
+	/* -X: the job's row only, even for a step's id */
+	out = sacct_out(&jobs[0], "-j", "23368.1", "-X", "-P",
+			"--format=JobID,JobName,State,ExitCode", NULL);
+	assert_string_equal(out, "JobID|JobName|State|ExitCode\n"
+				 "23368|stepjob|COMPLETED|0:0\n");
+	free(out);
+	out =
+	    sacct_out(&jobs[0], "-j", "23368.batch", "-X", "-P", "--format=JobID", NULL);
+	assert_string_equal(out, "JobID\n23368\n");
+	free(out);
+	/* a step the job does not have: nothing */
+	out = sacct_out(&jobs[0], "-j", "23368.7", "-P", "--format=JobID", NULL);
+	assert_string_equal(out, "JobID\n");
+	free(out);
+	out = sacct_out(&jobs[0], "-j", "23368.1,23368", "-P", "--format=JobID", NULL);
+	assert_string_equal(out,
+			    "JobID\n23368\n23368.batch\n23368.0\n23368.1\n23368.2\n");
+	free(out);
+}
+
+/* A running job whose step 0 was cancelled (scancel ID.0 kills its tasks
+ * with SIGKILL) and whose step 1 runs; an array task's step ids. */
+static void test_cancelled_and_running(void **state)
+{
+	struct cli_job j = jobs[0];
+	struct cli_step s[2] = {jobs[0].steps[2], jobs[0].steps[0]};
+	j.state = "RUNNING";
+	j.end_time = 0;
+	s[0].step_id = 0;
+	s[0].name = "mystep";
+	s[0].state = "CANCELLED";
+	s[0].cancel_uid = 0;
+	s[0].exit_signal = 9;
+	s[0].start_time = NOW - 40;
+	s[0].end_time = NOW - 3;
+	s[1].step_id = 1;
+	s[1].name = "sleep";
+	s[1].state = "RUNNING";
+	s[1].start_time = NOW - 3;
+	s[1].end_time = 0;
+	j.steps = s;
+	j.n_steps = 2;
+	char *out =
+	    sacct_out(&j, "-j", "23368", "-P",
+		      "--format=JobID,JobName,AllocCPUS,NNodes,NTasks,State,ExitCode,"
+		      "NodeList,End,Elapsed,DerivedExitCode,Layout",
+		      NULL);
+	assert_string_equal(
+	    out,
+	    "JobID|JobName|AllocCPUS|NNodes|NTasks|State|ExitCode|NodeList|End|Elapsed|"
+	    "DerivedExitCode|Layout\n"
+	    "23368|stepjob|4|2||RUNNING|0:0|n[1-2]|Unknown|00:00:02|0:0|\n"
+	    "23368.batch|batch|3|1|1|RUNNING|0:0|n1|Unknown|00:00:02||Unknown\n"
+	    "23368.0|mystep|4|2|4|CANCELLED by 0|0:9|n[1-2]|2026-11-30T15:20:13|"
+	    "00:00:37||Block\n"
+	    "23368.1|sleep|3|1|1|RUNNING|0:0|n1|Unknown|00:00:03||Cyclic\n");
+	free(out);
+	/* cancelled: the steps its end killed do not count */
+	j.state = "CANCELLED";
+	j.cancel_uid = 0;
+	j.end_time = NOW;
+	s[1].state = "CANCELLED";
+	s[1].exit_signal = 15;
+	s[1].end_time = NOW;
+	out = sacct_out(&j, "-j", "23368", "-P", "-X",
+			"--format=JobID,State,ExitCode,"
+			"DerivedExitCode",
+			NULL);
+	assert_string_equal(out, "JobID|State|ExitCode|DerivedExitCode\n"
+				 "23368|CANCELLED by 0|0:0|0:9\n");
+	free(out);
+	j.array_job_id = 23300;
+	j.array_task_id = 4;
+	out = sacct_out(&j, "-j", "23368.1", "-P", "--format=JobID,JobIDRaw", NULL);
+	assert_string_equal(out, "JobID|JobIDRaw\n23300_4.1|23368.1\n");
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_steps_read),
+	    cmocka_unit_test(test_compact_rows_steps),
+	    cmocka_unit_test(test_default_rows),
+	    cmocka_unit_test(test_many_fields),
+	    cmocka_unit_test(test_step_only_fields),
+	    cmocka_unit_test(test_selection),
+	    cmocka_unit_test(test_cancelled_and_running),
+	};
+	cli_init("sacct");
+	setenv("TZ", "UTC", 1);
+	tzset();
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

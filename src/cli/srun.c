@@ -429,6 +429,10 @@ static int run(int argc, char **argv)
 	int idx = argc;
 	srun_opts_init(&s.o);
 	srun_opts_from_env(&s.o, false);
+	/* Slurm: SLURM_JOB_NAME names no step inside an allocation, or every
+	 * step would carry the batch job's name */
+	if (s.o.env_jobid && s.o.job.job_name && s.o.job.job_name == getenv("SLURM_JOB_NAME"))
+		s.o.job.job_name = NULL;
 	int rc = srun_opts_parse(argc, argv, &s.o, &idx, false);
 	if (rc < 0)
 		return rc == -EDOM ? 255 : 1;

@@ -77,7 +77,8 @@ static void kill_jobs_in(const char *spool)
 		return;
 	struct dirent *e;
 	while ((e = readdir(dp))) {
-		if (strncmp(e->d_name, "job.", 4))
+		/* batch jobs (job.ID) and srun steps (step.ID.STEP) alike */
+		if (strncmp(e->d_name, "job.", 4) && strncmp(e->d_name, "step.", 5))
 			continue;
 		char jobdir[4096];
 		if (job_file(jobdir, sizeof(jobdir), spool, e->d_name) &&

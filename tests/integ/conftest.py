@@ -172,7 +172,8 @@ class Cluster:
 
     def kill_leftovers(self):
         """Safety net after `drover down`: kill by pid what is still ours."""
-        for jobdir in (self.dir / "spool").glob("*/job.*"):
+        spool = self.dir / "spool"
+        for jobdir in [*spool.glob("*/job.*"), *spool.glob("*/step.*")]:
             try:
                 shepherd = int((jobdir / "shepherd.pid").read_text().split()[0])
             except (OSError, ValueError, IndexError):

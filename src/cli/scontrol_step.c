@@ -53,7 +53,7 @@ static int print_job_steps(struct sctl *s, const struct step_arg *a,
 		return 0;
 	for (long k = -1; k < (long)j->n_steps; k++) {
 		const struct cli_step *st = k < 0 ? NULL : &j->steps[k];
-		if (!st ? a->step >= 0 || !*j->batch_host
+		if (!st ? a->step >= 0 || !*j->batch_host || j->interactive
 			: strcmp(st->state, "RUNNING") ||
 			      (a->step >= 0 && st->step_id != a->step))
 			continue;

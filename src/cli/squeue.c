@@ -62,7 +62,7 @@ static json_t *wire_fields(const struct sq_opts *o, const struct sq_format *fmt)
 		json_array_append_new(a, json_string("nodelist"));
 	if (o->step_flag) {
 		static const char *const steps[] = {"steps", "batch_host", "array_job_id",
-						    "array_task_id"};
+						    "array_task_id", "interactive"};
 		for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
 			json_array_append_new(a, json_string(steps[i]));
 	}

@@ -221,7 +221,7 @@ static struct line *collect(const json_t *sel, const struct cli_job *jobs, size_
 				k++;
 		}
 		v[k] = (struct line){j, NULL};
-		if (*j->batch_host && selected(sel, &v[k]))
+		if (*j->batch_host && !j->interactive && selected(sel, &v[k]))
 			k++;
 	}
 	qsort(v, k, sizeof(*v), by_partition_id);

@@ -5,6 +5,7 @@
  * carries the tasks' output, stdin and exits. srun exits with the highest
  * task exit code, 128+N for a task killed by signal N, as Slurm's. */
 #include <errno.h>
+#include <signal.h>
 #include <libgen.h>
 #include <netdb.h>
 #include <arpa/inet.h>
@@ -258,6 +259,13 @@ static int create_step(struct srun *s, json_t *body)
 				    s->job_id, drv_rc_text(rc));
 			waited = true;
 			sleep_ms(500);
+			sigset_t pending;
+			sigpending(&pending);
+			if (sigismember(&pending, SIGINT) ||
+			    sigismember(&pending, SIGTERM)) {
+				fprintf(stderr, "srun: Job step creation interrupted\n");
+				return 1;
+			}
 			continue;
 		}
 		const char *why =
@@ -431,7 +439,8 @@ static int run(int argc, char **argv)
 	srun_opts_from_env(&s.o, false);
 	/* Slurm: SLURM_JOB_NAME names no step inside an allocation, or every
 	 * step would carry the batch job's name */
-	if (s.o.env_jobid && s.o.job.job_name && s.o.job.job_name == getenv("SLURM_JOB_NAME"))
+	if (s.o.env_jobid && s.o.job.job_name &&
+	    s.o.job.job_name == getenv("SLURM_JOB_NAME"))
 		s.o.job.job_name = NULL;
 	int rc = srun_opts_parse(argc, argv, &s.o, &idx, false);
 	if (rc < 0)
@@ -491,5 +500,6 @@ int main(int argc, char **argv)
 {
 	cli_init("srun");
 	argv[0] = (char *)"srun";
+	signal(SIGPIPE, SIG_IGN); /* a shepherd gone mid-frame is an error, not our end */
 	return run(argc, argv);
 }

@@ -79,8 +79,9 @@ static int wait_running(const struct drv_conf *conf, struct srun_alloc *a, bool 
 			rc = 0;
 			break;
 		}
+		bool pending = state && !strcmp(state, "PENDING");
 		json_decref(job);
-		if (!state || strcmp(state, "PENDING")) {
+		if (!pending) {
 			fprintf(stderr,
 				"%s: error: Job allocation %u has been revoked.\n", prog,
 				a->job_id);

@@ -74,7 +74,16 @@ int srun_io_listen(struct srun_io *io)
 	randombytes_buf(raw, sizeof(raw));
 	sodium_bin2hex(io->key, sizeof(io->key), raw, sizeof(raw));
 	io->stdin_fd = -1;
-	io->sigfd = -1;
+	/* From here on the signals srun forwards are read, never default: a
+	 * Ctrl-C while the step is being created is seen once it runs. */
+	sigset_t mask;
+	sigemptyset(&mask);
+	int fwd[] = {SIGINT,  SIGTERM, SIGHUP,	SIGQUIT,
+		     SIGUSR1, SIGUSR2, SIGCONT, SIGTSTP};
+	for (size_t i = 0; i < sizeof(fwd) / sizeof(fwd[0]); i++)
+		sigaddset(&mask, fwd[i]);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	io->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	return 0;
 }
 
@@ -487,14 +496,6 @@ static void setup(struct srun_io *io, uint32_t ntasks)
 			cli_error("error: Could not open stdin file %s: %s",
 				  io->o.stdin_path, strerror(errno));
 	}
-	sigset_t mask;
-	sigemptyset(&mask);
-	int fwd[] = {SIGINT,  SIGTERM, SIGHUP,	SIGQUIT,
-		     SIGUSR1, SIGUSR2, SIGCONT, SIGTSTP};
-	for (size_t i = 0; i < sizeof(fwd) / sizeof(fwd[0]); i++)
-		sigaddset(&mask, fwd[i]);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	io->sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
 int srun_io_run(struct srun_io *io, uint32_t ntasks, srun_io_tick_f tick, void *arg)

@@ -112,12 +112,14 @@ def test_exit_codes_and_signals(make_cluster):
 
 
 def test_kill_on_bad_exit(make_cluster):
-    c = up(make_cluster, nodes=1)
+    # KillWait long enough that a loaded machine still ends the survivor by
+    # its SIGTERM, not by the SIGKILL that follows
+    c = up(make_cluster, nodes=1, sets={"KillWait": "10"})
     start = time.monotonic()
     rc, out, err = c.run("srun", "--kill-on-bad-exit", "-n2", "sh", "-c",
                          "if [ $SLURM_PROCID = 0 ]; then exit 1; fi; sleep 30")
     assert time.monotonic() - start < 15  # the sleeper did not run its 30 s
-    assert rc == 143  # the survivor's SIGTERM, as Slurm
+    assert rc == 143, err  # the survivor's SIGTERM, as Slurm
     assert "task 0: Exited with exit code 1" in err
     assert "task 1: Terminated" in err
     assert err.index("task 0: Exited") < err.index("Terminating StepId")
@@ -133,8 +135,9 @@ def test_srun_outside_allocation_makes_and_releases_a_job(make_cluster):
                          cwd=c.work, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True)
     try:
-        line = wait_for(lambda: c.ok("squeue", "-h", "-o", "%i %j %T %D").strip(), 20,
-                        what="srun's job in squeue")
+        line = wait_for(lambda: " RUNNING " in (q := c.ok(
+            "squeue", "-h", "-o", "%i %j %T %D")) and q.strip(), 20,
+            what="srun's job running in squeue")
         jid, name, state, nodes = line.split()
         assert (name, state, nodes) == ("own", "RUNNING", "2")
         out, err = p.communicate(timeout=30)
@@ -257,15 +260,16 @@ def test_interactive_time_limit(make_cluster):
 
 def test_ctrl_c_twice_ends_the_step(make_cluster):
     c = up(make_cluster, nodes=1)
-    p = subprocess.Popen(["srun", "-n1", "sleep", "60"], env=c.env, cwd=c.work,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(["srun", "-n1", "sh", "-c", "echo up; exec sleep 60"],
+                         env=c.env, cwd=c.work, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
     try:
-        wait_for(lambda: c.ok("squeue", "-s", "-h", "-o", "%i").strip(), 20,
-                 what="the step to run")
+        # the task's first line has come through srun: srun is in its loop
+        assert p.stdout.readline() == "up\n"
         p.send_signal(signal.SIGINT)
         time.sleep(0.2)
         p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=20)
+        out, err = p.communicate(timeout=30)
     finally:
         if p.poll() is None:
             p.kill()

@@ -342,9 +342,11 @@ static bool step_over(void *arg, bool kill, int *code)
 			    id);
 		return false;
 	}
-	json_t *job = srun_job_fetch(s->conf, s->job_id);
+	json_t *job = NULL;
+	if (srun_job_fetch(s->conf, s->job_id, &job) < 0)
+		return false; /* ctld unreachable (restarting?): ask again later */
 	if (!job)
-		return true;
+		return true; /* ended long ago */
 	bool over = true;
 	size_t i;
 	json_t *st;

@@ -18,16 +18,17 @@
 #include "cli/job_body.h"
 #include "common/proto.h"
 
-json_t *srun_job_fetch(const struct drv_conf *conf, uint32_t job_id)
+int srun_job_fetch(const struct drv_conf *conf, uint32_t job_id, json_t **job)
 {
 	struct drv_error err = {{0}};
 	json_t *reply = NULL;
 	json_t *body = json_pack("{s:[I]}", "job_ids", (json_int_t)job_id);
+	*job = NULL;
 	if (cli_call(conf, "job.query", body, &reply, &err) != 0)
-		return NULL;
-	json_t *job = json_incref(json_array_get(json_object_get(reply, "jobs"), 0));
+		return -1;
+	*job = json_incref(json_array_get(json_object_get(reply, "jobs"), 0));
 	json_decref(reply);
-	return job;
+	return 0;
 }
 
 static void cancel_job(const struct drv_conf *conf, uint32_t job_id)
@@ -68,7 +69,11 @@ static int wait_running(const struct drv_conf *conf, struct srun_alloc *a, bool 
 	sigaction(SIGTERM, &sa, &old_term);
 	int rc = 1;
 	for (;;) {
-		json_t *job = srun_job_fetch(conf, a->job_id);
+		json_t *job = NULL;
+		if (srun_job_fetch(conf, a->job_id, &job) < 0) {
+			sleep_ms(500); /* ctld restarting: it still holds the job */
+			continue;
+		}
 		const char *state = json_string_value(json_object_get(job, "state"));
 		if (state && !strcmp(state, "RUNNING")) {
 			a->job = job;

@@ -26,8 +26,9 @@ int srun_alloc_create(const struct drv_conf *conf, const struct srun_opts *o,
 /* Gives the allocation back (alloc.complete with srun's exit status). */
 void srun_alloc_release(const struct drv_conf *conf, struct srun_alloc *a, int exit_code);
 
-/* The job record of a running job (new reference), or NULL. */
-json_t *srun_job_fetch(const struct drv_conf *conf, uint32_t job_id);
+/* The job's record into *job (new reference; NULL when ctld does not hold
+ * the job). 0, or -1 when ctld could not be asked. */
+int srun_job_fetch(const struct drv_conf *conf, uint32_t job_id, json_t **job);
 
 /* Sets the SLURM_* variables of an allocation in our own environment, as
  * salloc gives them to its command and srun to its step. */

@@ -124,6 +124,8 @@ static void emit(struct srun_io *io, uint32_t task, int fd, const char *p, size_
 
 static void lb_append(struct linebuf *b, const char *p, size_t n)
 {
+	if (!n)
+		return;
 	if (b->len + n > b->cap) {
 		size_t cap = (b->len + n) * 2;
 		char *g = realloc(b->buf, cap);
@@ -153,7 +155,8 @@ static void lb_flush(struct srun_io *io, uint32_t task, struct linebuf *b, int f
 			write_all(fd, "\n", 1);
 		start = b->len;
 	}
-	memmove(b->buf, b->buf + start, b->len - start);
+	if (start)
+		memmove(b->buf, b->buf + start, b->len - start);
 	b->len -= start;
 }
 

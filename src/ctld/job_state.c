@@ -204,7 +204,7 @@ const char job_reason_requeue_held[] = "job requeued in held state";
 
 static void finish(struct ctld *c, struct job *j)
 {
-	steps_end_all(c, j, j->state == JOB_TIMEOUT,
+	steps_end_all(c, j, j->state == JOB_TIMEOUT, true,
 		      j->end_time ? j->end_time : time(NULL));
 	j->completing = false;
 	node_release_job(c, j);
@@ -274,7 +274,7 @@ int job_cancel(struct ctld *c, struct job *j, uid_t by, int64_t now)
 	j->cancel_uid = by;
 	if (running) /* a pending job keeps why it waited, as in Slurm */
 		j->reason = "None";
-	steps_end_all(c, j, false, now);
+	steps_end_all(c, j, false, true, now);
 	if (running && j->n_alloc && !j->prolog_pending && !j->interactive) {
 		/* The nodes stay held until noded reports the processes gone. */
 		j->completing = true;
@@ -306,7 +306,7 @@ int job_signal(struct ctld *c, struct job *j, int sig, bool batch_only)
 static void requeue(struct ctld *c, struct job *j, enum job_state run_state, bool hold,
 		    int64_t now)
 {
-	steps_end_all(c, j, false, now);
+	steps_end_all(c, j, false, false, now); /* the next run starts over */
 	commit_run(c, j, job_state_name(run_state), now);
 	steps_free(j); /* the next run numbers its steps from 0 again */
 	j->next_step_id = 0;
@@ -461,7 +461,8 @@ void job_purge_old(struct ctld *c, int64_t now)
 {
 	for (struct job *j = c->jobs.head, *next; j; j = next) {
 		next = j->next;
-		if (!job_state_final(j->state) || j->completing || j->dirty)
+		if (!job_state_final(j->state) || j->completing || j->dirty ||
+		    steps_running(j))
 			continue;
 		if (j->end_time + c->conf->min_job_age > now)
 			continue;
@@ -472,6 +473,7 @@ void job_purge_old(struct ctld *c, int64_t now)
 
 void job_check_interactive_limits(struct ctld *c, int64_t now)
 {
+	steps_give_up(c, now);
 	for (struct job *j = c->jobs.head, *next; j; j = next) {
 		next = j->next;
 		if (j->interactive && j->state == JOB_RUNNING &&

@@ -135,7 +135,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	struct ctld *c = arg;
 	int64_t now = time(NULL);
 	node_check_timeouts(c, now);
-	job_check_interactive_limits(c, now);
+	job_check_interactive_limits(c, now); /* and the steps nodes left silent */
 	job_purge_old(c, now);
 	purge_history(c, now);
 	sched_request(c);

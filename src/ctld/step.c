@@ -19,10 +19,10 @@
 static void send_step_signal(struct ctld *c, const struct job *j,
 			     const struct job_step *s, int sig, bool kill)
 {
-	for (uint32_t k = 0; k < s->num_nodes; k++) {
-		if (s->node_done[k] || s->alloc_idx[k] >= j->n_alloc)
+	for (uint32_t k = 0; s->node_idx && k < s->num_nodes; k++) {
+		if (s->node_done[k] || s->node_idx[k] >= c->nodes.n)
 			continue;
-		struct node *n = &c->nodes.nodes[j->alloc[s->alloc_idx[k]].node];
+		struct node *n = &c->nodes.nodes[s->node_idx[k]];
 		if (!n->peer)
 			continue;
 		json_t *body =
@@ -34,11 +34,16 @@ static void send_step_signal(struct ctld *c, const struct job *j,
 	}
 }
 
-/* The step's record is final: its CPUs are free for the next step. */
+/* The step's record is final: its CPUs are free for the next step. Tasks
+ * its job's end killed make it CANCELLED (TIMEOUT at the job's limit);
+ * tasks that had ended by themselves before their node reported keep
+ * their own end, as Slurm takes a step's state from its nodes. */
 static void step_finish(struct ctld *c, struct job *j, struct job_step *s, int64_t now)
 {
 	if (s->cancelled)
-		s->state = s->state == JOB_TIMEOUT ? JOB_TIMEOUT : JOB_CANCELLED;
+		s->state = JOB_CANCELLED;
+	else if (s->job_ended && s->exit_signal)
+		s->state = s->timed_out ? JOB_TIMEOUT : JOB_CANCELLED;
 	else
 		s->state = s->exit_code || s->exit_signal ? JOB_FAILED : JOB_COMPLETED;
 	s->end_time = now;
@@ -47,19 +52,47 @@ static void step_finish(struct ctld *c, struct job *j, struct job_step *s, int64
 		 s->exit_code, s->exit_signal);
 }
 
-void steps_end_all(struct ctld *c, struct job *j, bool timed_out, int64_t now)
+/* Seconds past KillWait a step of an ended job waits for its nodes. */
+#define STEP_REPORT_GRACE 10
+
+/* Ends a step of an ended job without its nodes' word. */
+static void give_up(struct ctld *c, struct job *j, struct job_step *s, int64_t now)
+{
+	if (!s->exit_signal)
+		s->exit_signal = SIGKILL;
+	step_finish(c, j, s, now);
+}
+
+void steps_end_all(struct ctld *c, struct job *j, bool timed_out, bool wait, int64_t now)
 {
 	for (uint32_t i = 0; i < j->n_steps; i++) {
 		struct job_step *s = &j->steps[i];
 		if (s->state != JOB_RUNNING)
 			continue;
-		if (s->num_nodes && j->n_alloc)
+		if (!s->job_ended) {
 			send_step_signal(c, j, s, SIGKILL, true);
-		s->cancelled = true;
-		if (timed_out)
-			s->state = JOB_TIMEOUT;
-		step_finish(c, j, s, now);
+			s->job_ended = true;
+			s->timed_out = timed_out;
+			s->give_up = now + c->conf->kill_wait + STEP_REPORT_GRACE;
+			commit_job(c, j);
+		}
+		if (!wait || !s->node_idx)
+			give_up(c, j, s, now);
 	}
+}
+
+void steps_give_up(struct ctld *c, int64_t now)
+{
+	for (struct job *j = c->jobs.head; j; j = j->next)
+		for (uint32_t i = 0; j->n_steps && i < j->n_steps; i++) {
+			struct job_step *s = &j->steps[i];
+			if (s->state == JOB_RUNNING && s->job_ended &&
+			    now >= s->give_up) {
+				log_warn("step=%u.%u: its nodes never reported its end",
+					 j->id, s->id);
+				give_up(c, j, s, now);
+			}
+		}
 }
 
 int step_cancel(struct ctld *c, struct job *j, uint32_t step_id, int sig, uid_t by)
@@ -113,8 +146,7 @@ void link_step_complete(struct rpc_req *r)
 	}
 	bool left = false;
 	for (uint32_t k = 0; k < s->num_nodes; k++) {
-		if (s->alloc_idx[k] < j->n_alloc &&
-		    j->alloc[s->alloc_idx[k]].node == p->node->idx)
+		if (s->node_idx && s->node_idx[k] == p->node->idx)
 			s->node_done[k] = true;
 		left |= !s->node_done[k];
 	}

@@ -36,10 +36,14 @@ struct job_step {
 	uint32_t ntasks, cpus, num_nodes;
 	enum step_dist dist;
 	bool overlap;
-	bool cancelled; /* scancel ID.STEP, or its job ended under it */
-	/* per step node, while it runs: the job's alloc slot, the CPUs it
-	 * holds there (0 with --overlap) and whether that node reported */
-	uint32_t *alloc_idx, *node_cpus;
+	bool cancelled;	 /* scancel ID.STEP */
+	bool job_ended;	 /* its job ended under it: its tasks were killed */
+	bool timed_out;	 /* ... at the job's time limit */
+	int64_t give_up; /* job_ended: when to stop waiting for the nodes */
+	/* per step node, while it runs: the node (table index), the job's
+	 * alloc slot, the CPUs it holds there (0 with --overlap) and whether
+	 * that node reported */
+	uint32_t *node_idx, *alloc_idx, *node_cpus;
 	bool *node_done;
 };
 
@@ -55,9 +59,14 @@ struct job_step *step_find(struct job *j, uint32_t step_id);
 int step_cancel(struct ctld *c, struct job *j, uint32_t step_id, int sig, uid_t by);
 /* Delivers sig to every running step's tasks (scancel -s without -b). */
 void steps_signal(struct ctld *c, struct job *j, int sig);
-/* The job ends: its running steps end with it (CANCELLED, or TIMEOUT when
- * the job timed out) and their tasks are killed on every node. */
-void steps_end_all(struct ctld *c, struct job *j, bool timed_out, int64_t now);
+/* The job ends: its running steps' tasks are killed on every node. With
+ * wait the steps end by their nodes' reports (COMPLETED or FAILED when
+ * their tasks had ended already, else CANCELLED, or TIMEOUT with the job's
+ * limit), or give up on silent nodes after KillWait and a grace; without,
+ * they end now (CANCELLED). */
+void steps_end_all(struct ctld *c, struct job *j, bool timed_out, bool wait, int64_t now);
+/* Ends the steps of ended jobs whose nodes never reported (tick). */
+void steps_give_up(struct ctld *c, int64_t now);
 bool steps_running(const struct job *j);
 
 /* The "steps" array of the job record (new reference); with store, what

@@ -354,15 +354,17 @@ static struct job_step *record_step(struct ctld *c, struct job *j, const struct 
 	s->num_nodes = l->n;
 	s->dist = l->dist;
 	s->overlap = json_is_true(json_object_get(b, "overlap"));
+	s->node_idx = calloc(l->n, sizeof(uint32_t));
 	s->alloc_idx = calloc(l->n, sizeof(uint32_t));
 	s->node_cpus = calloc(l->n, sizeof(uint32_t));
 	s->node_done = calloc(l->n, sizeof(bool));
 	uint32_t *idx = calloc(l->n, sizeof(uint32_t));
-	if (!s->alloc_idx || !s->node_cpus || !s->node_done || !idx)
+	if (!s->node_idx || !s->alloc_idx || !s->node_cpus || !s->node_done || !idx)
 		abort();
 	uint32_t cpus = 0;
 	for (uint32_t k = 0; k < l->n; k++) {
 		s->alloc_idx[k] = l->slot[k];
+		s->node_idx[k] = j->alloc[l->slot[k]].node;
 		s->node_cpus[k] = l->cpus[k];
 		idx[k] = j->alloc[l->slot[k]].node;
 		/* sacct's AllocCPUS: what the step may use, overlap or not */

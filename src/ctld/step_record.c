@@ -13,6 +13,7 @@ static void step_fini(struct job_step *s)
 	free(s->nodelist);
 	free(s->tasks_per_node);
 	free(s->alloc_tres);
+	free(s->node_idx);
 	free(s->alloc_idx);
 	free(s->node_cpus);
 	free(s->node_done);
@@ -92,8 +93,12 @@ static json_t *step_to_json(const struct job_step *s, bool store)
 	    s->tasks_per_node ? s->tasks_per_node : "", "distribution",
 	    dist_names[s->dist]);
 	if (store && s->state == JOB_RUNNING && s->alloc_idx) {
+		json_object_set_new(o, "node_idx", u32_array(s->node_idx, s->num_nodes));
 		json_object_set_new(o, "alloc_idx",
 				    u32_array(s->alloc_idx, s->num_nodes));
+		json_object_set_new(o, "job_ended", json_boolean(s->job_ended));
+		json_object_set_new(o, "timed_out", json_boolean(s->timed_out));
+		json_object_set_new(o, "give_up", json_integer(s->give_up));
 		json_object_set_new(o, "node_cpus",
 				    u32_array(s->node_cpus, s->num_nodes));
 		json_t *done = json_array();
@@ -165,8 +170,14 @@ void steps_from_json(struct job *j, json_t *arr)
 		s->overlap = json_is_true(json_object_get(o, "overlap"));
 		s->cancelled = json_is_true(json_object_get(o, "cancelled"));
 		json_t *idx = json_object_get(o, "alloc_idx");
-		if (s->state == JOB_RUNNING && json_array_size(idx) == s->num_nodes) {
+		json_t *nidx = json_object_get(o, "node_idx");
+		if (s->state == JOB_RUNNING && json_array_size(idx) == s->num_nodes &&
+		    json_array_size(nidx) == s->num_nodes) {
 			s->alloc_idx = u32_from(idx, s->num_nodes);
+			s->node_idx = u32_from(nidx, s->num_nodes);
+			s->job_ended = json_is_true(json_object_get(o, "job_ended"));
+			s->timed_out = json_is_true(json_object_get(o, "timed_out"));
+			s->give_up = json_integer_value(json_object_get(o, "give_up"));
 			s->node_cpus =
 			    u32_from(json_object_get(o, "node_cpus"), s->num_nodes);
 			s->node_done =

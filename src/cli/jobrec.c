@@ -76,6 +76,7 @@ static const struct key keys[] = {
     K("alloc_gpus", T_STR_NULL, alloc_gpus),
     K("cancel_uid", T_INT, cancel_uid),
     K("requeue", T_BOOL, requeue),
+    K("interactive", T_BOOL, interactive),
     K("run_state", T_STR_NULL, run_state),
     K("req_nodes", T_STR_NULL, req_nodes),
     K("exc_nodes", T_STR_NULL, exc_nodes),

@@ -75,9 +75,10 @@ static void print_job_head(FILE *out, const struct cli_job *j, bool detail)
 	fprintf(out, "JobState=%s Reason=%s Dependency=%s" NL, j->state, reason,
 		or_null(j->dependency));
 	fprintf(out,
-		"Requeue=%d Restarts=%" PRId64 " BatchFlag=1 Reboot=0 ExitCode=%" PRId64
+		"Requeue=%d Restarts=%" PRId64 " BatchFlag=%d Reboot=0 ExitCode=%" PRId64
 		":%" PRId64 NL,
-		j->requeue ? 1 : 0, j->restart_count, j->exit_code, j->exit_signal);
+		j->requeue ? 1 : 0, j->restart_count, j->interactive ? 0 : 1,
+		j->exit_code, j->exit_signal);
 	if (detail)
 		fprintf(out, "DerivedExitCode=0:0" NL);
 }

@@ -97,7 +97,15 @@ def test_salloc_runs_a_step_in_its_allocation(cluster):
     assert f"salloc: Relinquishing job allocation {jid}" in err, err
     wait_for(lambda: sacct_state(c, jid) == "COMPLETED", 15,
              what=f"job {jid} COMPLETED in sacct")
-    assert c.state(jid) == "COMPLETED"
+    job = c.show_job(jid)
+    assert job["JobState"] == "COMPLETED", job
+    assert job["BatchFlag"] == "0", job  # no batch script
+    # As Slurm 22.05: the allocation and its step, no .batch step.
+    rc, rows, err = c.run(c.bin / "sacct", "-j", str(jid), "-n", "-P",
+                          "-o", "JobID,JobName,State")
+    assert rc == 0, err
+    assert rows.splitlines() == [f"{jid}|interactive|COMPLETED",
+                                 f"{jid}.0|printenv|COMPLETED"], rows
 
 
 def test_salloc_no_shell_leaves_a_running_job(cluster):
@@ -105,7 +113,9 @@ def test_salloc_no_shell_leaves_a_running_job(cluster):
     rc, out, err = c.run("salloc", "-N1", "--no-shell", timeout=30)
     assert rc == 0, (out, err)
     jid = granted(err)
-    assert c.state(jid) == "RUNNING"
+    job = c.show_job(jid)
+    assert job["JobState"] == "RUNNING", job
+    assert job["JobName"] == "no-shell", job  # Slurm's name for it
     assert sacct_state(c, jid) == "RUNNING"
     c.ok("scancel", str(jid))
     job = c.wait_done(jid)

@@ -62,7 +62,7 @@ struct cli_job {
 	int64_t cancel_uid;	   /* who cancelled it; -1 unknown */
 	/* requeue */
 	bool requeue;	       /* may be requeued (Requeue=1); true by default */
-	bool interactive;      /* srun's or salloc's allocation: no batch step */
+	bool interactive;      /* an srun or salloc allocation: no batch script */
 	const char *run_state; /* an earlier run's row (sacct -D): the state it
 				* had when it was requeued, else NULL */
 	/* placement (-w, -x, -C, --mincpus, --tmp) and --time-min */

@@ -167,6 +167,7 @@ void sacct_job_rows(const struct sacct_opts *o, const struct cli_job *j, bool *j
 	}
 	/* as Slurm: with -X, a step's id shows its job's row */
 	*job_row = whole || o->allocations;
+	/* srun's and salloc's allocations run no batch script: no .batch step */
 	*batch_row =
 	    !o->allocations && j->start_time > 0 && !j->interactive && (whole || batch);
 }

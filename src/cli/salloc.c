@@ -72,7 +72,9 @@ static int run(int argc, char **argv)
 	if (cli_conf_load(&conf) < 0)
 		return 1;
 	struct srun_alloc a;
-	rc = srun_alloc_create(conf, &o, "interactive", true, &a);
+	/* Slurm's default names: "no-shell" for --no-shell, else "interactive" */
+	rc = srun_alloc_create(conf, &o, o.no_shell ? "no-shell" : "interactive", true,
+			       &a);
 	if (rc) {
 		drv_conf_free(conf);
 		return rc;

@@ -114,7 +114,7 @@ static void part_one(json_t *o, const struct cli_job *j, const char *cluster)
 	add(o, "array_task_string", json_string(s(j->array_task_str)));
 	add(o, "association_id", json_integer(0));
 	add(o, "batch_features", json_string(""));
-	add(o, "batch_flag", json_true());
+	add(o, "batch_flag", json_boolean(!j->interactive));
 	add(o, "batch_host", json_string(s(j->batch_host)));
 	add(o, "flags", json_array());
 	add(o, "burst_buffer", json_string(""));

@@ -111,13 +111,16 @@ void link_step_complete(struct rpc_req *r)
 			  p->node->conf->name, msg ? msg : "?");
 		code = code ? code : 1;
 	}
-	bool left = false;
+	bool left = false, first = false;
 	for (uint32_t k = 0; k < s->num_nodes; k++) {
 		if (s->alloc_idx[k] < j->n_alloc &&
-		    j->alloc[s->alloc_idx[k]].node == p->node->idx)
-			s->node_done[k] = true;
+		    j->alloc[s->alloc_idx[k]].node == p->node->idx && !s->node_done[k])
+			first = s->node_done[k] = true;
 		left |= !s->node_done[k];
 	}
+	if (first) /* a resent report is counted once */
+		usage_add_report(&s->usage, json_object_get(r->body, "usage"),
+				 p->node->conf->name);
 	if (code > s->exit_code)
 		s->exit_code = code;
 	if (sig && !s->exit_signal)

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "ctld/job.h"
+#include "ctld/usage.h"
 
 struct ctld;
 struct rpc_req;
@@ -41,6 +42,7 @@ struct job_step {
 	 * holds there (0 with --overlap) and whether that node reported */
 	uint32_t *alloc_idx, *node_cpus;
 	bool *node_done;
+	struct step_usage usage; /* summed over the nodes that reported */
 };
 
 /* Handlers (rpc.c / node_link.c dispatch). */

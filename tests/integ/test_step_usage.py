@@ -1,7 +1,8 @@
 """Usage per step: what the shepherds measure with wait4() reaches sacct.
 
 A batch script runs an srun step that holds 60 MB and spins for half a
-second, then a step that runs `true`, then ends. sacct shows the first
+second of CPU (process_time, not wall time: a loaded host must not make the
+step use less), then a step that runs `true`, then ends. sacct shows the first
 step's MaxRSS and TotalCPU from its task's rusage, the `true` step's small
 peak, the batch step's own usage, and on the job row the CPU times summed
 over all steps and no RSS, as Slurm 22.05 prints them. With zeros for
@@ -11,8 +12,8 @@ import re
 
 from conftest import wait_for
 
-BUSY = ('x=bytearray(60*1024*1024); import time; t=time.time()\n'
-        'while time.time()-t<0.5: pass')
+BUSY = ('x=bytearray(60*1024*1024); import time; t=time.process_time()\n'
+        'while time.process_time()-t<0.5: pass')
 
 FIELDS = "JobID,JobName,State,TotalCPU,UserCPU,SystemCPU,MaxRSS,MaxRSSNode,MaxRSSTask,AveRSS"
 
@@ -77,3 +78,33 @@ def test_steps_show_their_tasks_usage(cluster):
     assert abs(cpu_secs(job[3]) - total) < 0.005, (job, total)
     assert cpu_secs(job[3]) >= 0.3, job
     assert job[6:10] == ["", "", "", ""], job
+
+
+SIZED = ('import os; n=int(os.environ["SLURM_PROCID"]); '
+         'x=bytearray((20+20*n)*1024*1024); import time; t=time.process_time()\n'
+         'while time.process_time()-t<0.2: pass')
+
+
+def test_a_step_over_two_nodes_and_a_ctld_restart(make_cluster):
+    """Three tasks over two nodes: the peak is task 2's (60 MB), on the node
+    it ran on; the average is over all three. The usage outlives kill -9 of
+    ctld (it is in the job's store record)."""
+    c = make_cluster(nodes=2)
+    script = c.write("two.sh", "#!/bin/bash\n"
+                     f"srun -N2 -n3 python3 -c '{SIZED}'\n")
+    jid = c.sbatch("-N2", "-n3", "-o", str(c.work / "two.out"), str(script))
+    c.wait_done(jid, timeout=60)
+    assert c.state(jid) == "COMPLETED", (c.work / "two.out").read_text()
+    step = wait_for(lambda: rows(c, jid).get(f"{jid}.0"), 15, what="the step's row")
+    where = c.ok("sacct", "-j", f"{jid}.0", "-P", "-n", "-o", "NodeList").strip()
+    nodes = c.ok("scontrol", "show", "hostnames", where).split()
+    assert len(nodes) == 2, where
+    peak, ave = kib(step[6]), kib(step[9])
+    assert peak >= 60000 and step[8] == "2", step  # block: task 2 alone on the 2nd
+    assert step[7] == nodes[1], (step, nodes)
+    assert 20000 < ave < peak, step
+    assert cpu_secs(step[3]) >= 0.3, step  # three tasks' 0.2 s at least
+    before = rows(c, jid)
+    c.kill9("ctld")
+    c.up()  # restarts only ctld
+    assert wait_for(lambda: rows(c, jid), 30, what="sacct after the restart") == before

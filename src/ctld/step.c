@@ -47,14 +47,36 @@ static void step_finish(struct ctld *c, struct job *j, struct job_step *s, int64
 		 s->exit_code, s->exit_signal);
 }
 
+/* The job's allocation is about to go: keep which node each step node is. */
+static void remember_nodes(const struct job *j, struct job_step *s)
+{
+	if (!s->alloc_idx || s->ended_node)
+		return;
+	s->ended_node = calloc(s->num_nodes, sizeof(*s->ended_node));
+	for (uint32_t k = 0; s->ended_node && k < s->num_nodes; k++)
+		s->ended_node[k] = s->alloc_idx[k] < j->n_alloc
+				       ? j->alloc[s->alloc_idx[k]].node
+				       : UINT32_MAX;
+}
+
+/* Which node step node k is; UINT32_MAX when that is not known. */
+static uint32_t step_node(const struct job *j, const struct job_step *s, uint32_t k)
+{
+	if (s->ended_node)
+		return s->ended_node[k];
+	return s->alloc_idx[k] < j->n_alloc ? j->alloc[s->alloc_idx[k]].node : UINT32_MAX;
+}
+
 void steps_end_all(struct ctld *c, struct job *j, bool timed_out, int64_t now)
 {
 	for (uint32_t i = 0; i < j->n_steps; i++) {
 		struct job_step *s = &j->steps[i];
 		if (s->state != JOB_RUNNING)
 			continue;
-		if (s->num_nodes && j->n_alloc)
+		if (s->num_nodes && j->n_alloc) {
 			send_step_signal(c, j, s, SIGKILL, true);
+			remember_nodes(j, s);
+		}
 		s->cancelled = true;
 		if (timed_out)
 			s->state = JOB_TIMEOUT;
@@ -88,7 +110,26 @@ void steps_signal(struct ctld *c, struct job *j, int sig)
 			send_step_signal(c, j, &j->steps[i], sig, false);
 }
 
-/* noded: its share of a step ended. The step ends with its last node. */
+/* Marks p's node of s done; its usage is counted the first time only (noded
+ * re-sends until it hears back). False when the node had reported. */
+static bool node_reported(struct job *j, struct job_step *s, struct peer *p, json_t *body,
+			  bool *left)
+{
+	bool first = false;
+	*left = false;
+	for (uint32_t k = 0; s->alloc_idx && s->node_done && k < s->num_nodes; k++) {
+		if (step_node(j, s, k) == p->node->idx && !s->node_done[k])
+			first = s->node_done[k] = true;
+		*left |= !s->node_done[k];
+	}
+	if (first)
+		usage_add_report(&s->usage, json_object_get(body, "usage"),
+				 p->node->conf->name);
+	return first;
+}
+
+/* noded: its share of a step ended. The step ends with its last node. A
+ * step that ended with its job takes the usage its nodes report after. */
 void link_step_complete(struct rpc_req *r)
 {
 	struct ctld *c = r->c;
@@ -99,8 +140,18 @@ void link_step_complete(struct rpc_req *r)
 	    id > 0 && id <= UINT32_MAX ? job_table_find(&c->jobs, (uint32_t)id) : NULL;
 	struct peer *p = peer_find(c, r->peer_id);
 	struct job_step *s = j ? step_find(j, step_id) : NULL;
-	if (!s || s->state != JOB_RUNNING || !p || !p->node) {
+	bool left;
+	if (!s || !p || !p->node) {
 		rpc_reply(r, 0, NULL, NULL);
+		return;
+	}
+	if (s->state != JOB_RUNNING) {
+		if (node_reported(j, s, p, r->body, &left)) {
+			commit_job(c, j);
+			rpc_reply_durable(r, 0, NULL, NULL);
+		} else {
+			rpc_reply(r, 0, NULL, NULL);
+		}
 		return;
 	}
 	int code = (int)json_integer_value(json_object_get(r->body, "exit_code"));
@@ -111,16 +162,7 @@ void link_step_complete(struct rpc_req *r)
 			  p->node->conf->name, msg ? msg : "?");
 		code = code ? code : 1;
 	}
-	bool left = false, first = false;
-	for (uint32_t k = 0; k < s->num_nodes; k++) {
-		if (s->alloc_idx[k] < j->n_alloc &&
-		    j->alloc[s->alloc_idx[k]].node == p->node->idx && !s->node_done[k])
-			first = s->node_done[k] = true;
-		left |= !s->node_done[k];
-	}
-	if (first) /* a resent report is counted once */
-		usage_add_report(&s->usage, json_object_get(r->body, "usage"),
-				 p->node->conf->name);
+	node_reported(j, s, p, r->body, &left);
 	if (code > s->exit_code)
 		s->exit_code = code;
 	if (sig && !s->exit_signal)

@@ -42,6 +42,10 @@ struct job_step {
 	 * holds there (0 with --overlap) and whether that node reported */
 	uint32_t *alloc_idx, *node_cpus;
 	bool *node_done;
+	/* steps_end_all: each step node's node index, so that the usage its
+	 * nodes report after the job's allocation is gone still counts; NULL
+	 * otherwise (in memory only) */
+	uint32_t *ended_node;
 	struct step_usage usage; /* summed over the nodes that reported */
 };
 

@@ -16,6 +16,7 @@ static void step_fini(struct job_step *s)
 	free(s->alloc_idx);
 	free(s->node_cpus);
 	free(s->node_done);
+	free(s->ended_node);
 }
 
 void steps_free(struct job *j)

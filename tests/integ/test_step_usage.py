@@ -108,3 +108,26 @@ def test_a_step_over_two_nodes_and_a_ctld_restart(make_cluster):
     c.kill9("ctld")
     c.up()  # restarts only ctld
     assert wait_for(lambda: rows(c, jid), 30, what="sacct after the restart") == before
+
+
+HOLD = ('x=bytearray(60*1024*1024); import time; t=time.process_time()\n'
+        'while time.process_time()-t<0.4: pass\n'
+        'print("busy", flush=True); time.sleep(300)')
+
+
+def test_a_step_cancelled_with_its_job_keeps_its_usage(cluster):
+    """scancel of the job: its step ends CANCELLED at once, and the usage
+    its node reports when the tasks are gone still reaches the record."""
+    c = cluster
+    script = c.write("hold.sh", "#!/bin/bash\n"
+                     f"srun -n1 python3 -c '{HOLD}'\n")
+    out = c.work / "hold.out"
+    jid = c.sbatch("-N1", "-n1", "-o", str(out), str(script))
+    wait_for(lambda: out.exists() and "busy" in out.read_text(), 30,
+             what="the step to have spun and allocated")
+    c.ok("scancel", str(jid))
+    c.wait_done(jid, timeout=30)
+    step = wait_for(lambda: (lambda x: x and x[6] and x)(rows(c, jid).get(f"{jid}.0")),
+                    15, what="the cancelled step's usage")
+    assert step[2].startswith("CANCELLED"), step
+    assert kib(step[6]) >= 50000 and cpu_secs(step[3]) >= 0.3, step

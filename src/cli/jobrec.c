@@ -9,7 +9,7 @@
 
 #include "cli/common.h"
 
-enum key_type { T_STR, T_STR_NULL, T_INT, T_BOOL, T_MEM };
+enum key_type { T_STR, T_STR_NULL, T_INT, T_BOOL, T_MEM, T_USAGE };
 
 struct key {
 	const char *name;
@@ -86,6 +86,7 @@ static const struct key keys[] = {
     K("time_min", T_INT, time_min),
     K("max_nodes", T_INT, max_nodes),
     K("deadline", T_INT, deadline),
+    K("batch_usage", T_USAGE, batch_usage),
 };
 
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))
@@ -117,6 +118,8 @@ static void set_value(struct cli_job *j, const struct key *k, const json_t *v)
 		*(int64_t *)(void *)field = json_integer_value(v);
 	} else if (k->type == T_BOOL && json_is_boolean(v)) {
 		*(bool *)(void *)field = json_is_true(v);
+	} else if (k->type == T_USAGE) {
+		cli_usage_from_json(v, &j->batch_usage);
 	} else if (k->type == T_MEM) { /* "2G" as text, or MiB */
 		if (json_is_string(v))
 			j->min_memory_text = json_string_value(v);
@@ -159,6 +162,20 @@ static int64_t step_int(const json_t *o, const char *key, int64_t dflt)
 	return json_is_integer(v) ? json_integer_value(v) : dflt;
 }
 
+void cli_usage_from_json(const json_t *o, struct cli_usage *u)
+{
+	const char *node = json_string_value(json_object_get(o, "max_rss_node"));
+	*u = (struct cli_usage){
+	    .has = json_is_integer(json_object_get(o, "user_usec")),
+	    .user_usec = step_int(o, "user_usec", 0),
+	    .sys_usec = step_int(o, "sys_usec", 0),
+	    .max_rss_kib = step_int(o, "max_rss_kib", 0),
+	    .ave_rss_kib = step_int(o, "ave_rss_kib", 0),
+	    .max_rss_task = step_int(o, "max_rss_task", 0),
+	    .max_rss_node = node ? node : "",
+	};
+}
+
 size_t cli_steps_from_json(const json_t *steps, struct cli_step *out, size_t max)
 {
 	size_t n = json_array_size(steps);
@@ -181,6 +198,7 @@ size_t cli_steps_from_json(const json_t *steps, struct cli_step *out, size_t max
 		    .cpus = step_int(o, "cpus", 1),
 		    .cancel_uid = step_int(o, "cancel_uid", -1),
 		};
+		cli_usage_from_json(o, &out[i].usage);
 	}
 	return n;
 }

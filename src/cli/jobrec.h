@@ -7,6 +7,19 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* What a step's tasks used (docs/protocol.md, "usage"); has is false when
+ * no node reported any (the other fields are then 0 and ""). */
+struct cli_usage {
+	bool has;
+	int64_t user_usec, sys_usec;
+	int64_t max_rss_kib, ave_rss_kib, max_rss_task;
+	const char *max_rss_node; /* borrowed */
+};
+
+/* Reads the usage fields of o (a step entry, or the job's batch_usage;
+ * borrowed, may be NULL). */
+void cli_usage_from_json(const json_t *o, struct cli_usage *u);
+
 /* One srun step of a job record's "steps" (the batch step is not among
  * them). Strings are borrowed like the job's; absent strings are "". */
 struct cli_step {
@@ -18,6 +31,7 @@ struct cli_step {
 	int64_t start_time, end_time; /* end 0 while running */
 	int64_t num_nodes, ntasks, cpus;
 	int64_t cancel_uid; /* who cancelled it; -1 unknown */
+	struct cli_usage usage;
 };
 
 /* Strings are borrowed from the JSON object the record was read from (or
@@ -73,6 +87,7 @@ struct cli_job {
 	 * them in the block it returns). NULL/0: none, or not read. */
 	const struct cli_step *steps;
 	size_t n_steps;
+	struct cli_usage batch_usage; /* the batch script's ("batch_usage") */
 };
 
 /* Fills *job from obj (borrowed; it must outlive *job). Leaves the steps

@@ -24,6 +24,26 @@ static json_t *cpu_time(void)
 	return json_pack("{s:i,s:i}", "seconds", 0, "microseconds", 0);
 }
 
+static json_t *cpu_split(int64_t sec, int64_t usec)
+{
+	return json_pack("{s:I,s:I}", "seconds", (json_int_t)sec, "microseconds",
+			 (json_int_t)usec);
+}
+
+/* A step's CPU times from its usage. As Slurm 22.05 prints them, "total"
+ * adds the seconds and the microseconds apart, without carrying. */
+static void step_cpu(json_t *time, const struct cli_usage *u)
+{
+	if (!u->has)
+		return;
+	int64_t us = u->user_usec % 1000000, ss = u->sys_usec % 1000000;
+	json_object_set_new(time, "system", cpu_split(u->sys_usec / 1000000, ss));
+	json_object_set_new(time, "user", cpu_split(u->user_usec / 1000000, us));
+	json_object_set_new(
+	    time, "total",
+	    cpu_split(u->user_usec / 1000000 + u->sys_usec / 1000000, us + ss));
+}
+
 static json_t *exit_status(int code, int sig)
 {
 	const char *status = sig ? "SIGNALED" : code ? "ERROR" : "SUCCESS";
@@ -92,6 +112,7 @@ static json_t *batch_step(const struct cli_job *j, const struct sacct_ctx *c)
 		      num(ended, false, j->end_time), "start",
 		      num(true, false, j->start_time), "suspended", 0, "system",
 		      cpu_time(), "total", cpu_time(), "user", cpu_time());
+	step_cpu(time, &j->batch_usage);
 	json_t *cpu =
 	    json_pack("{s:{s:o,s:o},s:s}", "requested_frequency", "min",
 		      num(true, false, 0), "max", num(true, false, 0), "governor", "0");
@@ -123,6 +144,7 @@ static json_t *srun_step(const struct cli_job *j, const struct cli_step *s,
 		      num(ended, false, s->end_time), "start",
 		      num(true, false, s->start_time), "suspended", 0, "system",
 		      cpu_time(), "total", cpu_time(), "user", cpu_time());
+	step_cpu(time, &s->usage);
 	json_t *cpu =
 	    json_pack("{s:{s:o,s:o},s:s}", "requested_frequency", "min",
 		      num(false, false, 0), "max", num(false, false, 0), "governor", "");

@@ -55,6 +55,10 @@ int64_t sacct_job_reserved(const struct cli_job *j, int64_t now);
 /* Priority as sacct shows it: 0 while held. */
 int64_t sacct_job_priority(const struct cli_job *j);
 
+/* sacct_usage.c: KiB as MaxRSS and AveRSS print them ("1234K", "60M":
+ * a larger unit only for exact multiples), into buf. */
+const char *sacct_fmt_rss(int64_t kib, char *buf, size_t len);
+
 /* clang-format off */
 #define SACCT_VALUES(X) \
 	X(account) X(blank) X(alloc_cpus) X(alloc_nodes) X(alloc_tres) \
@@ -65,7 +69,9 @@ int64_t sacct_job_priority(const struct cli_job *j);
 	X(cpufreq) X(req_cpus) X(req_mem) X(req_nodes) X(req_tres) X(reserved) \
 	X(resv_cpu) X(resv_cpu_raw) X(start) X(state) X(submit) X(zero_time) \
 	X(timelimit) X(timelimit_raw) X(usage_energy) X(uid) X(user) \
-	X(wckeyid) X(workdir) X(restarts)
+	X(wckeyid) X(workdir) X(restarts) \
+	X(total_cpu) X(user_cpu) X(sys_cpu) X(max_rss) X(max_rss_node) X(max_rss_task) \
+	X(ave_rss)
 /* clang-format on */
 
 #define SACCT_DECLARE(name)                                                              \

@@ -258,12 +258,29 @@ static const struct field f_node_ping[] = {
     END,
 };
 
+/* What a node's share of a step used (the shepherd's wait4 rusage). */
+static const struct field f_usage[] = {
+    INT("user_usec", true, 0, I64_MAX),
+    INT("sys_usec", true, 0, I64_MAX),
+    INT("max_rss_kib", true, 0, I64_MAX),
+    INT("ave_rss_kib", true, 0, I64_MAX),
+    INT("max_rss_task", true, 0, I32),
+    INT("ntasks", true, 0, I32),
+    END,
+};
+
 static const struct field f_job_complete[] = {
-    INT("job_id", true, 1, JOB_ID_MAX), INT("restart", true, 0, I32),
-    INT("exit_code", true, 0, 255),	INT("signal", true, 0, SIG_MAX),
-    BOOLD("launch_failed", "false"),	BOOLD("timeout", "false"),
-    STR("message", false, 0, TEXT_LEN), BOOLD("prolog_failed", "false"),
-    BOOLD("epilog_failed", "false"),	END,
+    INT("job_id", true, 1, JOB_ID_MAX),
+    INT("restart", true, 0, I32),
+    INT("exit_code", true, 0, 255),
+    INT("signal", true, 0, SIG_MAX),
+    BOOLD("launch_failed", "false"),
+    BOOLD("timeout", "false"),
+    STR("message", false, 0, TEXT_LEN),
+    BOOLD("prolog_failed", "false"),
+    BOOLD("epilog_failed", "false"),
+    OBJ("usage", false, f_usage),
+    END,
 };
 
 static const struct field f_job_launch[] = {
@@ -374,13 +391,10 @@ static const struct field f_step_launch[] = {
 };
 
 static const struct field f_step_complete[] = {
-    INT("job_id", true, 1, JOB_ID_MAX),
-    INT("step_id", true, 0, I32),
-    INT("exit_code", true, 0, 255),
-    INT("signal", true, 0, SIG_MAX),
-    BOOLD("launch_failed", "false"),
-    STR("message", false, 0, TEXT_LEN),
-    END,
+    INT("job_id", true, 1, JOB_ID_MAX), INT("step_id", true, 0, I32),
+    INT("exit_code", true, 0, 255),	INT("signal", true, 0, SIG_MAX),
+    BOOLD("launch_failed", "false"),	STR("message", false, 0, TEXT_LEN),
+    OBJ("usage", false, f_usage),	END,
 };
 
 static const struct field f_step_signal[] = {

@@ -10,6 +10,7 @@
 
 #include "common/array_spec.h"
 #include "ctld/dep_parse.h"
+#include "ctld/usage.h"
 #include "sched/sched.h"
 
 enum job_state {
@@ -111,6 +112,7 @@ struct job {
 	bool interactive;
 	struct job_step *steps; /* step.c: srun steps in id order, kept after they end */
 	uint32_t n_steps, next_step_id;
+	struct step_usage batch_usage; /* the batch script's, from job.complete */
 	/* table links */
 	struct job *hnext, *prev, *next;
 	bool dirty;

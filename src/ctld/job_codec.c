@@ -125,6 +125,7 @@ struct job *job_from_store(json_t *rec, json_t **alloc_names)
 	j->interactive = json_is_true(json_object_get(rec, "interactive"));
 	j->next_step_id = (uint32_t)get_int(rec, "next_step_id");
 	steps_from_json(j, json_object_get(rec, "steps"));
+	usage_from_json(&j->batch_usage, json_object_get(rec, "batch_usage"));
 	if (!j->req_tres) /* a record from before ReqTRES was kept */
 		j->req_tres = job_tres_requested(j);
 	*alloc_names = json_object_get(rec, "alloc");

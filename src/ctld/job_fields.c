@@ -49,6 +49,7 @@ enum special {
 	S_DEPENDENCY,
 	S_START,
 	S_STEPS,
+	S_BATCH_USAGE,
 };
 
 struct job_field {
@@ -103,6 +104,7 @@ static const struct job_field fields[] = {
 	F("array_task_str", K_STR_NULL, array_task_str),
 	F("array_max_tasks", K_U32, array_max_tasks),
 	F("interactive", K_BOOL, interactive), SP("steps", S_STEPS),
+	SP("batch_usage", S_BATCH_USAGE),
 };
 /* clang-format on */
 
@@ -234,6 +236,8 @@ static json_t *special(const struct job *j, enum special s)
 		return json_boolean(q->requeue);
 	case S_STEPS:
 		return steps_to_json(j, false);
+	case S_BATCH_USAGE:
+		return usage_to_object(&j->batch_usage);
 	default:
 		return json_null();
 	}

@@ -309,6 +309,7 @@ static void requeue(struct ctld *c, struct job *j, enum job_state run_state, boo
 	steps_end_all(c, j, false, false, now); /* the next run starts over */
 	commit_run(c, j, job_state_name(run_state), now);
 	steps_free(j); /* the next run numbers its steps from 0 again */
+	memset(&j->batch_usage, 0, sizeof(j->batch_usage));
 	j->next_step_id = 0;
 	j->state = JOB_PENDING;
 	j->restart_count++;

@@ -203,6 +203,9 @@ void link_job_complete(struct rpc_req *r)
 			code = code ? code : 1;
 		}
 		bool timeout = json_is_true(json_object_get(r->body, "timeout"));
+		memset(&j->batch_usage, 0, sizeof(j->batch_usage));
+		usage_add_report(&j->batch_usage, json_object_get(r->body, "usage"),
+				 p->node->conf->name);
 		if (json_is_true(json_object_get(r->body, "prolog_failed"))) {
 			node_drain(c, p->node, "Prolog error", time(NULL));
 			job_prolog_failed(c, j, time(NULL));

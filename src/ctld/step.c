@@ -121,7 +121,26 @@ void steps_signal(struct ctld *c, struct job *j, int sig)
 			send_step_signal(c, j, &j->steps[i], sig, false);
 }
 
-/* noded: its share of a step ended. The step ends with its last node. */
+/* Marks p's node of s done; its usage is counted the first time only (noded
+ * re-sends until it hears back). False when the node had reported. */
+static bool node_reported(struct job *j, struct job_step *s, struct peer *p, json_t *body,
+			  bool *left)
+{
+	bool first = false;
+	*left = false;
+	for (uint32_t k = 0; s->alloc_idx && s->node_done && k < s->num_nodes; k++) {
+		if (s->node_idx && s->node_idx[k] == p->node->idx && !s->node_done[k])
+			first = s->node_done[k] = true;
+		*left |= !s->node_done[k];
+	}
+	if (first)
+		usage_add_report(&s->usage, json_object_get(body, "usage"),
+				 p->node->conf->name);
+	return first;
+}
+
+/* noded: its share of a step ended. The step ends with its last node. A
+ * step that ended with its job takes the usage its nodes report after. */
 void link_step_complete(struct rpc_req *r)
 {
 	struct ctld *c = r->c;
@@ -132,8 +151,18 @@ void link_step_complete(struct rpc_req *r)
 	    id > 0 && id <= UINT32_MAX ? job_table_find(&c->jobs, (uint32_t)id) : NULL;
 	struct peer *p = peer_find(c, r->peer_id);
 	struct job_step *s = j ? step_find(j, step_id) : NULL;
-	if (!s || s->state != JOB_RUNNING || !p || !p->node) {
+	bool left;
+	if (!s || !p || !p->node) {
 		rpc_reply(r, 0, NULL, NULL);
+		return;
+	}
+	if (s->state != JOB_RUNNING) {
+		if (node_reported(j, s, p, r->body, &left)) {
+			commit_job(c, j);
+			rpc_reply_durable(r, 0, NULL, NULL);
+		} else {
+			rpc_reply(r, 0, NULL, NULL);
+		}
 		return;
 	}
 	int code = (int)json_integer_value(json_object_get(r->body, "exit_code"));
@@ -144,12 +173,7 @@ void link_step_complete(struct rpc_req *r)
 			  p->node->conf->name, msg ? msg : "?");
 		code = code ? code : 1;
 	}
-	bool left = false;
-	for (uint32_t k = 0; k < s->num_nodes; k++) {
-		if (s->node_idx && s->node_idx[k] == p->node->idx)
-			s->node_done[k] = true;
-		left |= !s->node_done[k];
-	}
+	node_reported(j, s, p, r->body, &left);
 	if (code > s->exit_code)
 		s->exit_code = code;
 	if (sig && !s->exit_signal)

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "ctld/job.h"
+#include "ctld/usage.h"
 
 struct ctld;
 struct rpc_req;
@@ -40,11 +41,12 @@ struct job_step {
 	bool job_ended;	 /* its job ended under it: its tasks were killed */
 	bool timed_out;	 /* ... at the job's time limit */
 	int64_t give_up; /* job_ended: when to stop waiting for the nodes */
-	/* per step node, while it runs: the node (table index), the job's
-	 * alloc slot, the CPUs it holds there (0 with --overlap) and whether
-	 * that node reported */
+	/* per step node: the node (table index), the job's alloc slot, the
+	 * CPUs it holds there (0 with --overlap) and whether that node
+	 * reported; kept in memory after the end, for late usage reports */
 	uint32_t *node_idx, *alloc_idx, *node_cpus;
 	bool *node_done;
+	struct step_usage usage; /* summed over the nodes that reported */
 };
 
 /* Handlers (rpc.c / node_link.c dispatch). */

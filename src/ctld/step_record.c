@@ -92,6 +92,7 @@ static json_t *step_to_json(const struct job_step *s, bool store)
 	    "alloc_tres", s->alloc_tres ? s->alloc_tres : "", "tasks_per_node",
 	    s->tasks_per_node ? s->tasks_per_node : "", "distribution",
 	    dist_names[s->dist]);
+	usage_set_fields(&s->usage, o, store);
 	if (store && s->state == JOB_RUNNING && s->alloc_idx) {
 		json_object_set_new(o, "node_idx", u32_array(s->node_idx, s->num_nodes));
 		json_object_set_new(o, "alloc_idx",
@@ -169,6 +170,7 @@ void steps_from_json(struct job *j, json_t *arr)
 				s->dist = (enum step_dist)d;
 		s->overlap = json_is_true(json_object_get(o, "overlap"));
 		s->cancelled = json_is_true(json_object_get(o, "cancelled"));
+		usage_from_json(&s->usage, o);
 		json_t *idx = json_object_get(o, "alloc_idx");
 		json_t *nidx = json_object_get(o, "node_idx");
 		if (s->state == JOB_RUNNING && json_array_size(idx) == s->num_nodes &&

@@ -45,6 +45,7 @@ static void job_free(struct noded_job *job)
 	signal_cancel_timer(job);
 	script_cancel_timer(job);
 	free(job->message);
+	json_decref(job->usage);
 	free(job);
 }
 
@@ -78,6 +79,8 @@ void jobs_set_done(struct noded_job *job, int exit_code, int sig, bool launch_fa
 	job->timeout = false; /* spool.c sets it from the status file */
 	free(job->message);
 	job->message = message ? strdup(message) : NULL;
+	json_decref(job->usage); /* spool.c sets it from the status file */
+	job->usage = NULL;
 	job->complete_id = 0;
 	job->complete_at = 0;
 	signal_cancel_timer(job);

@@ -88,6 +88,8 @@ static void send_complete(struct noded *nd, struct noded_job *job)
 		json_object_set_new(body, "epilog_failed", json_true());
 	if (job->message)
 		json_object_set_new(body, "message", json_string(job->message));
+	if (job->usage)
+		json_object_set(body, "usage", job->usage);
 	if (link_send_request(nd, "job.complete", body, &job->complete_id) == 0) {
 		job->complete_at = jobs_now();
 		log_debug("job=%lld job.complete sent", (long long)job->job_id);

@@ -36,6 +36,7 @@ struct noded_job {
 	bool launch_failed;
 	bool timeout;		  /* the shepherd ended it at its time limit */
 	char *message;		  /* owned; NULL when none */
+	json_t *usage;		  /* the status file's "usage"; owned, or NULL */
 	bool has_dir;		  /* a job dir exists in the spool */
 	int64_t complete_id;	  /* request id of the job.complete in flight, 0 none */
 	int64_t complete_at;	  /* monotonic s when it was last sent */

@@ -29,6 +29,7 @@ struct noded_step {
 	int exit_code, sig;
 	bool launch_failed;
 	char *message;
+	json_t *usage; /* the status file's "usage"; owned, or NULL */
 	int64_t complete_id, complete_at;
 	struct noded_step *next;
 };
@@ -67,6 +68,7 @@ static void drop(struct noded *nd, struct noded_step *s)
 		if (*pp == s) {
 			*pp = s->next;
 			free(s->message);
+			json_decref(s->usage);
 			free(s);
 			return;
 		}
@@ -88,6 +90,8 @@ static void set_done(struct noded_step *s, int code, int sig, bool failed,
 	s->launch_failed = failed;
 	free(s->message);
 	s->message = why ? strdup(why) : NULL;
+	json_decref(s->usage);
+	s->usage = NULL;
 }
 
 static void send_complete(struct noded *nd, struct noded_step *s)
@@ -100,6 +104,8 @@ static void send_complete(struct noded *nd, struct noded_step *s)
 		      s->sig & 0x7f, "launch_failed", s->launch_failed);
 	if (s->message)
 		json_object_set_new(body, "message", json_string(s->message));
+	if (s->usage)
+		json_object_set(body, "usage", s->usage);
 	if (link_send_request(nd, "step.complete", body, &s->complete_id) == 0)
 		s->complete_at = jobs_now();
 }
@@ -118,6 +124,8 @@ static void read_status(struct noded *nd, struct noded_step *s)
 		 (int)json_integer_value(json_object_get(st, "signal")),
 		 json_is_true(json_object_get(st, "launch_failed")),
 		 json_string_value(json_object_get(st, "message")));
+	json_t *usage = json_object_get(st, "usage");
+	s->usage = json_is_object(usage) ? json_incref(usage) : NULL;
 	json_decref(st);
 }
 

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -180,8 +181,12 @@ static void wait_job(const struct spec *s, struct limit *l, pid_t pid,
 	res->timeout = l->timed_out;
 	kill(-pid, SIGKILL);
 	int st = 0;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+	struct rusage ru;
+	pid_t got;
+	while ((got = wait4(pid, &st, 0, &ru)) < 0 && errno == EINTR)
 		;
+	if (got == pid)
+		usage_add(&res->usage, 0, &ru);
 	if (WIFSIGNALED(st)) {
 		res->exit_code = 0;
 		res->sig = WTERMSIG(st);

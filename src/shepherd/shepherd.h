@@ -101,12 +101,26 @@ struct io_paths {
  * stderr). Returns 0, or -errno with the reason in err. */
 int io_setup(const struct io_paths *p, char *err, size_t errlen);
 
+/* --- usage.c ----------------------------------------------------------- */
+/* What reaped tasks used (wait4's rusage), summed; zero it to start. */
+struct usage {
+	int64_t user_usec, sys_usec;
+	int64_t max_rss_kib, rss_sum_kib;
+	uint32_t max_rss_task, ntasks;
+};
+struct rusage;
+/* Adds one reaped task (its id in the step; 0 for the batch script). */
+void usage_add(struct usage *u, uint32_t task, const struct rusage *ru);
+/* The "usage" object of DIR/status (new reference, NULL on ENOMEM). */
+json_t *usage_to_json(const struct usage *u);
+
 /* --- run.c ------------------------------------------------------------- */
 struct job_result {
 	int exit_code;
 	int sig;
-	bool timeout;	   /* the time limit ended it (SIGTERM was sent) */
-	char message[256]; /* why the job could not start, or "" */
+	bool timeout;	    /* the time limit ended it (SIGTERM was sent) */
+	char message[256];  /* why the job could not start, or "" */
+	struct usage usage; /* the script's, once it was reaped */
 };
 /* Runs the job (script at script_path) and waits for it; pgid file and
  * message written into dir. Returns 0 with *res filled, or -errno when the

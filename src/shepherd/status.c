@@ -26,6 +26,8 @@ int status_record(const char *dir, const struct spec *s, const struct job_result
 		json_object_set_new(st, "timeout", json_true());
 	if (res->message[0])
 		json_object_set_new(st, "message", json_string(res->message));
+	if (res->usage.ntasks)
+		json_object_set_new(st, "usage", usage_to_json(&res->usage));
 	char *text = json_dumps(st, JSON_COMPACT);
 	json_decref(st);
 	if (!text)

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -51,6 +52,7 @@ struct step {
 	bool terminating, srun_gone;
 	struct timespec kill_at; /* SIGKILL to the group when terminating */
 	char message[256];
+	struct usage usage; /* of the tasks reaped so far */
 };
 
 static const char *str(json_t *o, const char *key)
@@ -439,11 +441,13 @@ static void reap(struct step *st)
 			terminate(st, "asked to end");
 	int status;
 	pid_t pid;
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+	struct rusage ru;
+	while ((pid = wait4(-1, &status, WNOHANG, &ru)) > 0)
 		for (uint32_t k = 0; k < st->n; k++)
 			if (st->tasks[k].pid == pid) {
 				st->tasks[k].exited = true;
 				st->tasks[k].status = status;
+				usage_add(&st->usage, st->tasks[k].id, &ru);
 			}
 }
 
@@ -552,6 +556,8 @@ static void record(struct step *st, bool launch_failed)
 			      "signal", sig, "launch_failed", launch_failed);
 	if (st->message[0])
 		json_object_set_new(o, "message", json_string(st->message));
+	if (st->usage.ntasks)
+		json_object_set_new(o, "usage", usage_to_json(&st->usage));
 	char *text = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (text)

@@ -17,6 +17,7 @@
 #include "cli/common.h"
 #include "cli/jobrec.h"
 #include "cli/sacct_format.h"
+#include "cli/sacct_json.h"
 #include "cli/sacct_opts.h"
 #include "cli/sacct_select.h"
 #include "cli/sacct_values.h"
@@ -325,6 +326,146 @@ static void test_cancelled_and_running(void **state)
 	free(out);
 }
 
+/* Usage: jobs 23391 (a batch script that ran python itself, a python
+ * step and a `true` step, on n1) and 23393 (one step of 3 tasks on
+ * n[1-2]) as Slurm 22.05's sacct printed them, with the microseconds its
+ * sacct --json showed. The job row sums the
+ * CPU times of all its steps, the batch step's among them, before it
+ * truncates to milliseconds, and shows no RSS. */
+static const char usage_text[] =
+    "{\"jobs\":[{\"job_id\":23391,\"name\":\"job.sh\",\"state\":\"COMPLETED\","
+    "\"start_time\":1796052014,\"end_time\":1796052016,\"batch_host\":\"n1\","
+    "\"batch_usage\":{\"user_usec\":1005778,\"sys_usec\":601132,"
+    "\"max_rss_kib\":12096,\"max_rss_node\":\"n1\",\"max_rss_task\":0,"
+    "\"ave_rss_kib\":12096,\"ntasks\":1},\"steps\":["
+    "{\"step_id\":0,\"name\":\"python3\",\"state\":\"COMPLETED\","
+    "\"user_usec\":861052,\"sys_usec\":576827,\"max_rss_kib\":9636,"
+    "\"max_rss_node\":\"n1\",\"max_rss_task\":0,\"ave_rss_kib\":9636},"
+    "{\"step_id\":1,\"name\":\"true\",\"state\":\"COMPLETED\","
+    "\"user_usec\":12837,\"sys_usec\":4279,\"max_rss_kib\":1024,"
+    "\"max_rss_node\":\"n1\",\"max_rss_task\":0,\"ave_rss_kib\":1024}]},"
+    "{\"job_id\":23393,\"name\":\"b.sh\",\"state\":\"COMPLETED\","
+    "\"start_time\":1796052014,\"end_time\":1796052016,\"batch_host\":\"n1\","
+    "\"num_nodes\":2,\"batch_usage\":{\"user_usec\":27121,\"sys_usec\":62465,"
+    "\"max_rss_kib\":12340,\"max_rss_node\":\"n1\",\"max_rss_task\":0,"
+    "\"ave_rss_kib\":12340,\"ntasks\":1},\"steps\":["
+    "{\"step_id\":0,\"name\":\"python3\",\"state\":\"COMPLETED\","
+    "\"num_nodes\":2,\"ntasks\":3,\"user_usec\":4346148,\"sys_usec\":1771629,"
+    "\"max_rss_kib\":74704,\"max_rss_node\":\"n2\",\"max_rss_task\":2,"
+    "\"ave_rss_kib\":54216}]}]}";
+
+#define USAGE "JobID,TotalCPU,UserCPU,SystemCPU,MaxRSS,MaxRSSNode,MaxRSSTask,AveRSS"
+
+static void test_usage_fields(void **state)
+{
+	json_t *r = json_loads(usage_text, 0, NULL);
+	struct cli_job *j = NULL;
+	assert_int_equal(cli_jobs_from_reply(r, &j), 2);
+	assert_true(j[0].batch_usage.has);
+	assert_true(j[0].steps[1].usage.has);
+	char *out = sacct_out(&j[0], "-j", "23391", "-P", "--format=" USAGE, NULL);
+	/* Slurm printed 23391.1's RSS blank: its samples, taken every 2 s,
+	 * never saw `true`; rusage always does (docs/compat.md) */
+	assert_string_equal(out,
+			    "JobID|TotalCPU|UserCPU|SystemCPU|MaxRSS|MaxRSSNode|"
+			    "MaxRSSTask|AveRSS\n"
+			    "23391|00:03.061|00:01.879|00:01.182||||\n"
+			    "23391.batch|00:01.606|00:01.005|00:00.601|12096K|n1|0|"
+			    "12096K\n"
+			    "23391.0|00:01.437|00:00.861|00:00.576|9636K|n1|0|9636K\n"
+			    "23391.1|00:00.017|00:00.012|00:00.004|1M|n1|0|1M\n");
+	free(out);
+	out = sacct_out(&j[1], "-j", "23393", "--format=" USAGE, NULL);
+	assert_string_equal(
+	    out, "JobID          TotalCPU    UserCPU  SystemCPU     MaxRSS MaxRSSNode "
+		 "MaxRSSTask     AveRSS \n"
+		 "------------ ---------- ---------- ---------- ---------- ---------- "
+		 "---------- ---------- \n"
+		 "23393         00:06.207  00:04.373  00:01.834                         "
+		 "                    \n"
+		 "23393.batch   00:00.089  00:00.027  00:00.062     12340K         n1 "
+		 "         0     12340K \n"
+		 "23393.0       00:06.117  00:04.346  00:01.771     74704K         n2 "
+		 "         2     54216K \n");
+	free(out);
+	free(j);
+	json_decref(r);
+}
+
+/* Without usage (a record from before, or a step still running) the
+ * values are the ones Slurm prints for a job with no samples. */
+static void test_usage_absent(void **state)
+{
+	char *out = sacct_out(&jobs[0], "-j", "23368", "-P", "--format=" USAGE, NULL);
+	assert_string_equal(out, "JobID|TotalCPU|UserCPU|SystemCPU|MaxRSS|MaxRSSNode|"
+				 "MaxRSSTask|AveRSS\n"
+				 "23368|00:00:00|00:00:00|00:00:00||||\n"
+				 "23368.batch|00:00:00|00:00:00|00:00:00||||\n"
+				 "23368.0|00:00:00|00:00:00|00:00:00||||\n"
+				 "23368.1|00:00:00|00:00:00|00:00:00||||\n"
+				 "23368.2|00:00:00|00:00:00|00:00:00||||\n");
+	free(out);
+}
+
+/* sacct --json: a step's "time" carries its CPU times as 22.05 printed
+ * them for 23393 (total adds seconds and microseconds apart); the job's
+ * own stay 0, as there. */
+static void test_usage_json(void **state)
+{
+	json_t *r = json_loads(usage_text, 0, NULL);
+	struct cli_job *j = NULL;
+	assert_int_equal(cli_jobs_from_reply(r, &j), 2);
+	struct sacct_opts o;
+	char *argv[] = {"sacct", "--json", "-j", "23393", NULL};
+	assert_int_equal(sacct_opts_parse(4, argv, NOW, &o), 0);
+	struct sacct_ctx c = {NOW, "peer", NULL};
+	bool keep[1] = {true};
+	char *out = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&out, &len);
+	sacct_json_print(&o, &c, &j[1], keep, 1, 4, argv, m);
+	fclose(m);
+	json_t *doc = json_loads(out, 0, NULL);
+	assert_non_null(doc);
+	json_t *job = json_array_get(json_object_get(doc, "jobs"), 0);
+	json_t *steps = json_object_get(job, "steps");
+	const char *want[][2] = {
+	    {"{\"seconds\":0,\"microseconds\":62465}",
+	     "{\"seconds\":0,\"microseconds\":89586}"},
+	    {"{\"seconds\":1,\"microseconds\":771629}",
+	     "{\"seconds\":5,\"microseconds\":1117777}"},
+	};
+	assert_int_equal(json_array_size(steps), 2);
+	for (size_t k = 0; k < 2; k++) {
+		json_t *t = json_object_get(json_array_get(steps, k), "time");
+		char *sys = json_dumps(json_object_get(t, "system"), JSON_COMPACT);
+		char *tot = json_dumps(json_object_get(t, "total"), JSON_COMPACT);
+		assert_string_equal(sys, want[k][0]);
+		assert_string_equal(tot, want[k][1]);
+		free(sys);
+		free(tot);
+	}
+	json_t *jt = json_object_get(job, "time");
+	assert_int_equal(
+	    json_integer_value(json_object_get(json_object_get(jt, "total"), "seconds")),
+	    0);
+	json_decref(doc);
+	free(out);
+	sacct_opts_fini(&o);
+	free(j);
+	json_decref(r);
+}
+
+static void test_usage_formats(void **state)
+{
+	char buf[SACCT_VALUE_MAX];
+	assert_string_equal(sacct_fmt_rss(1234, buf, sizeof(buf)), "1234K");
+	assert_string_equal(sacct_fmt_rss(61440, buf, sizeof(buf)), "60M");
+	assert_string_equal(sacct_fmt_rss(61441, buf, sizeof(buf)), "61441K");
+	assert_string_equal(sacct_fmt_rss(2 * 1024 * 1024, buf, sizeof(buf)), "2G");
+	assert_string_equal(sacct_fmt_rss(0, buf, sizeof(buf)), "0");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -335,6 +476,10 @@ int main(void)
 	    cmocka_unit_test(test_step_only_fields),
 	    cmocka_unit_test(test_selection),
 	    cmocka_unit_test(test_cancelled_and_running),
+	    cmocka_unit_test(test_usage_fields),
+	    cmocka_unit_test(test_usage_absent),
+	    cmocka_unit_test(test_usage_json),
+	    cmocka_unit_test(test_usage_formats),
 	};
 	cli_init("sacct");
 	setenv("TZ", "UTC", 1);

@@ -289,7 +289,24 @@ static void test_run_exit_code(void **state)
 	free(out);
 	char *status = slurp(dir, "status");
 	assert_non_null(status);
-	assert_string_equal(status, "{\"exit_code\":3,\"signal\":0,\"restart\":0}");
+	/* what the script used (wait4's rusage) rides along as "usage" */
+	json_t *st = json_loads(status, 0, NULL);
+	assert_non_null(st);
+	json_t *usage = json_incref(json_object_get(st, "usage"));
+	assert_true(json_is_object(usage));
+	json_object_del(st, "usage");
+	char *rest = json_dumps(st, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	assert_string_equal(rest, "{\"exit_code\":3,\"signal\":0,\"restart\":0}");
+	free(rest);
+	assert_int_equal(json_integer_value(json_object_get(usage, "ntasks")), 1);
+	assert_int_equal(json_integer_value(json_object_get(usage, "max_rss_task")), 0);
+	assert_true(json_integer_value(json_object_get(usage, "max_rss_kib")) > 0);
+	assert_int_equal(json_integer_value(json_object_get(usage, "ave_rss_kib")),
+			 json_integer_value(json_object_get(usage, "max_rss_kib")));
+	assert_true(json_is_integer(json_object_get(usage, "user_usec")));
+	assert_true(json_is_integer(json_object_get(usage, "sys_usec")));
+	json_decref(usage);
+	json_decref(st);
 	free(status);
 	char *pgid = slurp(dir, "pgid");
 	assert_non_null(pgid);

@@ -1,0 +1,103 @@
+/* Unit tests for ctld/usage.c: a step's usage summed over the nodes that
+ * report it, and its JSON in the step entries, the store and batch_usage. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ctld/usage.h"
+
+static json_t *report(int64_t user, int64_t sys, int64_t max, int64_t ave, int64_t task,
+		      int64_t ntasks)
+{
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "user_usec", (json_int_t)user,
+			 "sys_usec", (json_int_t)sys, "max_rss_kib", (json_int_t)max,
+			 "ave_rss_kib", (json_int_t)ave, "max_rss_task", (json_int_t)task,
+			 "ntasks", (json_int_t)ntasks);
+}
+
+static void add(struct step_usage *u, json_t *r, const char *node)
+{
+	usage_add_report(u, r, node);
+	json_decref(r);
+}
+
+/* Two nodes of a 3-task step: CPU summed, the highest peak with its node
+ * and task, the average over all three tasks. */
+static void test_nodes_summed(void **state)
+{
+	struct step_usage u = {0};
+	add(&u, report(1000000, 200000, 40960, 30000, 0, 2), "n1");
+	add(&u, report(500000, 100000, 74704, 74704, 2, 1), "n2");
+	assert_true(u.has);
+	assert_int_equal(u.user_usec, 1500000);
+	assert_int_equal(u.sys_usec, 300000);
+	assert_int_equal(u.max_rss_kib, 74704);
+	assert_string_equal(u.max_rss_node, "n2");
+	assert_int_equal(u.max_rss_task, 2);
+	assert_int_equal(u.ave_rss_kib, (30000 * 2 + 74704) / 3);
+	assert_int_equal(u.ntasks, 3);
+	/* a lower peak later changes neither the peak nor where it was */
+	add(&u, report(0, 0, 100, 100, 3, 1), "n3");
+	assert_string_equal(u.max_rss_node, "n2");
+	assert_int_equal(u.max_rss_task, 2);
+}
+
+/* A report without usage (an older noded, a shepherd that died) adds
+ * nothing, and a step without any has no fields. */
+static void test_absent(void **state)
+{
+	struct step_usage u = {0};
+	usage_add_report(&u, NULL, "n1");
+	usage_add_report(&u, json_null(), "n1");
+	assert_false(u.has);
+	json_t *o = json_object();
+	usage_set_fields(&u, o, true);
+	assert_int_equal(json_object_size(o), 0);
+	json_decref(o);
+	o = usage_to_object(&u);
+	assert_true(json_is_null(o));
+	json_decref(o);
+	usage_from_json(&u, NULL);
+	assert_false(u.has);
+}
+
+/* What the store keeps reads back the same, and keeps averaging right. */
+static void test_round_trip(void **state)
+{
+	struct step_usage u = {0}, back;
+	add(&u, report(7, 8, 900, 600, 1, 2), "n1");
+	json_t *o = json_object();
+	usage_set_fields(&u, o, true);
+	assert_int_equal(json_integer_value(json_object_get(o, "usage_ntasks")), 2);
+	usage_from_json(&back, o);
+	assert_memory_equal(&u, &back, sizeof(u));
+	json_decref(o);
+	/* the protocol's step entry has no usage_ntasks */
+	o = json_object();
+	usage_set_fields(&u, o, false);
+	assert_null(json_object_get(o, "usage_ntasks"));
+	assert_string_equal(json_string_value(json_object_get(o, "max_rss_node")), "n1");
+	json_decref(o);
+	o = usage_to_object(&u);
+	assert_int_equal(json_integer_value(json_object_get(o, "ntasks")), 2);
+	usage_from_json(&back, o);
+	assert_memory_equal(&u, &back, sizeof(u));
+	json_decref(o);
+	add(&back, report(0, 0, 300, 300, 0, 1), "n2");
+	assert_int_equal(back.ave_rss_kib, (600 * 2 + 300) / 3);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_nodes_summed),
+	    cmocka_unit_test(test_absent),
+	    cmocka_unit_test(test_round_trip),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

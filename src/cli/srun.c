@@ -269,14 +269,10 @@ static int create_step(struct srun *s, json_t *body)
 			continue;
 		}
 		const char *why =
-		    rc > 0 ? drv_rc_text(rc)
-		    : err.text[0]
-			? err.text
-			: "Unable to contact slurm controller (connect failure)";
-		if (rc == DRV_RC_INVALID_JOB_ID || rc == DRV_RC_ALREADY_DONE)
-			cli_error("Unable to create step for job %u: %s", s->job_id, why);
-		else
-			cli_error("Unable to create step for job %u: %s", s->job_id, why);
+		    err.text[0] ? err.text
+		    : rc > 0	? drv_rc_text(rc)
+				: "Unable to contact slurm controller (connect failure)";
+		cli_error("Unable to create step for job %u: %s", s->job_id, why);
 		return 1;
 	}
 }

@@ -259,11 +259,17 @@ static const struct field f_node_ping[] = {
 };
 
 static const struct field f_job_complete[] = {
-    INT("job_id", true, 1, JOB_ID_MAX), INT("restart", true, 0, I32),
-    INT("exit_code", true, 0, 255),	INT("signal", true, 0, SIG_MAX),
-    BOOLD("launch_failed", "false"),	BOOLD("timeout", "false"),
-    STR("message", false, 0, TEXT_LEN), BOOLD("prolog_failed", "false"),
-    BOOLD("epilog_failed", "false"),	END,
+    INT("job_id", true, 1, JOB_ID_MAX),
+    INT("restart", true, 0, I32),
+    INT("exit_code", true, 0, 255),
+    INT("signal", true, 0, SIG_MAX),
+    BOOLD("launch_failed", "false"),
+    BOOLD("timeout", "false"),
+    STR("message", false, 0, TEXT_LEN),
+    BOOLD("prolog_failed", "false"),
+    BOOLD("epilog_failed", "false"),
+    BOOLD("oom", "false"),
+    END,
 };
 
 static const struct field f_job_launch[] = {
@@ -370,6 +376,7 @@ static const struct field f_step_launch[] = {
     INTD("stdin_task", -1, 1000000, "0"),
     BOOLD("unbuffered", "false"),
     INT("kill_wait", false, 0, 65535),
+    INT("mem", false, 0, 1LL << 40),
     END,
 };
 
@@ -380,6 +387,7 @@ static const struct field f_step_complete[] = {
     INT("signal", true, 0, SIG_MAX),
     BOOLD("launch_failed", "false"),
     STR("message", false, 0, TEXT_LEN),
+    BOOLD("oom", "false"),
     END,
 };
 

@@ -37,6 +37,7 @@ struct job_step {
 	enum step_dist dist;
 	bool overlap;
 	bool cancelled; /* scancel ID.STEP, or its job ended under it */
+	bool oom;	/* a node reported an OOM kill among its tasks */
 	/* per step node, while it runs: the job's alloc slot, the CPUs it
 	 * holds there (0 with --overlap) and whether that node reported */
 	uint32_t *alloc_idx, *node_cpus;

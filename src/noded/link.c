@@ -82,6 +82,8 @@ static void send_complete(struct noded *nd, struct noded_job *job)
 		json_object_set_new(body, "launch_failed", json_true());
 	if (job->timeout)
 		json_object_set_new(body, "timeout", json_true());
+	if (job->oom)
+		json_object_set_new(body, "oom", json_true());
 	if (job->prolog_failed)
 		json_object_set_new(body, "prolog_failed", json_true());
 	if (job->epilog_failed)

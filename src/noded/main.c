@@ -222,6 +222,7 @@ static int start_loop(struct noded *nd, struct event **stops)
 		return -1;
 	evsignal_add(stops[0], NULL);
 	evsignal_add(stops[1], NULL);
+	noded_cgroup_init(nd);
 	drv_daemon_ready();
 	log_info("node=%s started: %d CPUs, %llu MiB, port %d, spool %s", nd->name,
 		 nd->cpus, (unsigned long long)nd->real_memory, nd->node->port,

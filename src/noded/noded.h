@@ -35,6 +35,7 @@ struct noded_job {
 	int sig;
 	bool launch_failed;
 	bool timeout;		  /* the shepherd ended it at its time limit */
+	bool oom;		  /* the kernel OOM-killed its batch step */
 	char *message;		  /* owned; NULL when none */
 	bool has_dir;		  /* a job dir exists in the spool */
 	int64_t complete_id;	  /* request id of the job.complete in flight, 0 none */
@@ -64,6 +65,9 @@ struct noded {
 	struct drv_key key;
 	struct event_base *base;
 
+	/* cgroup.c: jobs get cgroups (decided at start-up) */
+	bool cgroup_ok;
+
 	/* resources.c */
 	int cpus;
 	uint64_t real_memory;
@@ -92,6 +96,12 @@ struct noded {
 	struct event *sigchld_ev;
 	struct evconnlistener *listener;
 };
+
+/* --- cgroup.c ------------------------------------------------------- */
+/* Decides cgroup_ok from the config and the host, with one log line. */
+void noded_cgroup_init(struct noded *nd);
+/* Adds the "cgroup" object shepherds read to spec (nothing when not ok). */
+int noded_cgroup_spec(const struct noded *nd, json_t *spec);
 
 /* --- resources.c ------------------------------------------------------- */
 /* Fills cpus, real_memory and boot_time (configured or discovered). */

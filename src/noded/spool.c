@@ -112,6 +112,7 @@ static void take_status(struct noded_job *job, json_t *status)
 		      json_is_true(json_object_get(status, "launch_failed")),
 		      json_is_string(msg) ? json_string_value(msg) : NULL);
 	job->timeout = json_is_true(json_object_get(status, "timeout"));
+	job->oom = json_is_true(json_object_get(status, "oom"));
 	job->prolog_failed = json_is_true(json_object_get(status, "prolog_failed"));
 	log_info("job=%lld ended: exit_code=%d signal=%d%s", (long long)job->job_id,
 		 job->exit_code, job->sig, job->timeout ? " (time limit)" : "");

@@ -28,6 +28,7 @@ struct noded_step {
 	bool done;
 	int exit_code, sig;
 	bool launch_failed;
+	bool oom; /* the kernel OOM-killed one of its tasks */
 	char *message;
 	int64_t complete_id, complete_at;
 	struct noded_step *next;
@@ -100,6 +101,8 @@ static void send_complete(struct noded *nd, struct noded_step *s)
 		      s->sig & 0x7f, "launch_failed", s->launch_failed);
 	if (s->message)
 		json_object_set_new(body, "message", json_string(s->message));
+	if (s->oom)
+		json_object_set_new(body, "oom", json_true());
 	if (link_send_request(nd, "step.complete", body, &s->complete_id) == 0)
 		s->complete_at = jobs_now();
 }
@@ -118,6 +121,7 @@ static void read_status(struct noded *nd, struct noded_step *s)
 		 (int)json_integer_value(json_object_get(st, "signal")),
 		 json_is_true(json_object_get(st, "launch_failed")),
 		 json_string_value(json_object_get(st, "message")));
+	s->oom = json_is_true(json_object_get(st, "oom"));
 	json_decref(st);
 }
 
@@ -127,6 +131,7 @@ static int write_spec(struct noded *nd, json_t *body, const char *dir)
 	if (!spec)
 		return -ENOMEM;
 	json_object_set_new(spec, "node", json_string(nd->name));
+	noded_cgroup_spec(nd, spec); /* none when cgroups are off */
 	json_object_set_new(spec, "conf_path", json_string(nd->conf_path));
 	char *text = json_dumps(spec, JSON_COMPACT);
 	json_decref(spec);

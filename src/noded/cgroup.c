@@ -1,0 +1,58 @@
+/* cgroup.c — whether this node's jobs get cgroups, decided once at start-up
+ * (CgroupPlugin, CgroupMountpoint, ConstrainRAMSpace) and logged once, and
+ * the "cgroup" object that tells each shepherd so in its spec. The shepherd
+ * (isolate.c) does the work; noded never touches a cgroup itself. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/cgroup.h"
+#include "common/log.h"
+#include "noded/noded.h"
+
+static const char *version_name(enum cg_version v)
+{
+	return v == CG_V2 ? "v2" : v == CG_V1 ? "v1" : "none";
+}
+
+void noded_cgroup_init(struct noded *nd)
+{
+	const struct drv_conf *c = nd->conf;
+	const char *plugin = c->cgroup_plugin ? c->cgroup_plugin : "autodetect";
+	const char *mnt = c->cgroup_mountpoint ? c->cgroup_mountpoint : CG_DEFAULT_MOUNT;
+	nd->cgroup_ok = false;
+	if (!strcmp(plugin, "disabled")) {
+		log_info("node=%s: CgroupPlugin=disabled: jobs run without cgroups",
+			 nd->name);
+		return;
+	}
+	struct cg_layout l;
+	int rc = cg_detect(mnt, &l);
+	if (rc == 0 && ((!strcmp(plugin, "cgroup/v1") && l.version != CG_V1) ||
+			(!strcmp(plugin, "cgroup/v2") && l.version != CG_V2)))
+		rc = -ENOENT;
+	if (rc < 0) {
+		log_info("node=%s: no usable cgroup memory controller under %s (%s, "
+			 "CgroupPlugin=%s): jobs run unconstrained",
+			 nd->name, mnt, strerror(-rc), plugin);
+		return;
+	}
+	nd->cgroup_ok = true;
+	log_info("node=%s: cgroup %s under %s, ConstrainRAMSpace=%s", nd->name,
+		 version_name(l.version), mnt, c->constrain_ram_space ? "yes" : "no");
+}
+
+int noded_cgroup_spec(const struct noded *nd, json_t *spec)
+{
+	if (!nd->cgroup_ok)
+		return 0;
+	const char *mnt =
+	    nd->conf->cgroup_mountpoint ? nd->conf->cgroup_mountpoint : CG_DEFAULT_MOUNT;
+	/* the node's name and port: unique on this host even when several
+	 * local clusters (all with nodes n1, n2 and jobs from 1) share it */
+	char scope[300];
+	snprintf(scope, sizeof(scope), "%s_%d", nd->name, nd->node->port);
+	json_t *o = json_pack("{s:s,s:b,s:s}", "mountpoint", mnt, "constrain_ram",
+			      nd->conf->constrain_ram_space, "scope", scope);
+	return o ? json_object_set_new(spec, "cgroup", o) : -ENOMEM;
+}

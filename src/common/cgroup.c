@@ -6,6 +6,7 @@
  * tasks' OOM kill to report it. No logging here (callers log once). */
 #include "common/cgroup.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -308,11 +309,29 @@ static void kill_all(const struct cg_step *cg)
 	}
 }
 
+static bool has_subdirs(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return false;
+	struct dirent *e;
+	bool any = false;
+	while (!any && (e = readdir(d)))
+		any = e->d_type == DT_DIR && strcmp(e->d_name, ".") &&
+		      strcmp(e->d_name, "..");
+	closedir(d);
+	return any;
+}
+
+/* A cgroup stays busy a moment after its last process, or its last child,
+ * is gone; one that still has children (other steps, other jobs) is left
+ * at once. */
 static void remove_dir(const char *dir, int tries)
 {
 	if (!dir[0])
 		return;
-	for (int i = 0; i < tries && rmdir(dir) < 0 && errno == EBUSY; i++)
+	for (int i = 0;
+	     i < tries && rmdir(dir) < 0 && errno == EBUSY && !has_subdirs(dir); i++)
 		pause_ms(10);
 }
 
@@ -323,10 +342,88 @@ void cg_step_destroy(struct cg_step *cg)
 	kill_all(cg);
 	remove_dir(cg->mem, 300);
 	remove_dir(cg->frz, 300);
-	/* siblings (other steps of the job, other jobs) keep these busy */
-	remove_dir(cg->mem_job, 1);
-	remove_dir(cg->frz_job, 1);
-	remove_dir(cg->mem_node, 1);
-	remove_dir(cg->frz_node, 1);
+	/* siblings (other steps of the job, other jobs) keep these */
+	remove_dir(cg->mem_job, 100);
+	remove_dir(cg->frz_job, 100);
+	remove_dir(cg->mem_node, 100);
+	remove_dir(cg->frz_node, 100);
 	cg->active = false;
+}
+
+static void forget_under(const char *base, const char *node, int64_t job_id)
+{
+	char job[PATH_MAX], p[PATH_MAX];
+	if (!base[0] || cg_path(job, sizeof(job), base, node, job_id, NULL) < 0)
+		return;
+	DIR *d = opendir(job); /* NULL when gone already: the node's may remain */
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		if (!strncmp(e->d_name, "step_", 5) &&
+		    join(p, sizeof(p), job, e->d_name) == 0)
+			rmdir(p);
+	if (d)
+		closedir(d);
+	remove_dir(job, 100);
+	*strrchr(job, '/') = '\0';
+	remove_dir(job, 100);
+}
+
+/* Each step of job under l, as a cg_step whose destroy kills and removes. */
+static void remove_steps(const struct cg_layout *l, const char *node, int64_t job_id)
+{
+	char job[PATH_MAX];
+	if (cg_path(job, sizeof(job), l->mem_root, node, job_id, NULL) < 0)
+		return;
+	DIR *d = opendir(job);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "step_", 5))
+			continue;
+		struct cg_step c = {.lay = *l, .active = true};
+		const char *step = e->d_name + 5;
+		cg_path(c.mem, PATH_MAX, l->mem_root, node, job_id, step);
+		cg_path(c.mem_job, PATH_MAX, l->mem_root, node, job_id, NULL);
+		if (l->version == CG_V1 && l->freezer_root[0]) {
+			cg_path(c.frz, PATH_MAX, l->freezer_root, node, job_id, step);
+			cg_path(c.frz_job, PATH_MAX, l->freezer_root, node, job_id, NULL);
+			if (access(c.frz, F_OK) < 0)
+				c.frz[0] = c.frz_job[0] = '\0';
+		}
+		cg_step_destroy(&c);
+	}
+	closedir(d);
+}
+
+void cg_node_remove(const struct cg_layout *l, const char *node)
+{
+	char dir[PATH_MAX];
+	if (l->version == CG_NONE ||
+	    cg_path(dir, sizeof(dir), l->mem_root, node, 0, NULL) < 0)
+		return;
+	*strrchr(dir, '/') = '\0';
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char *end;
+		long long id =
+		    strncmp(e->d_name, "job_", 4) ? 0 : strtoll(e->d_name + 4, &end, 10);
+		if (id > 0 && !*end) {
+			remove_steps(l, node, id);
+			cg_job_forget(l, node, id);
+		}
+	}
+	closedir(d);
+}
+
+void cg_job_forget(const struct cg_layout *l, const char *node, int64_t job_id)
+{
+	if (l->version == CG_NONE)
+		return;
+	forget_under(l->mem_root, node, job_id);
+	if (l->version == CG_V1)
+		forget_under(l->freezer_root, node, job_id);
 }

@@ -76,5 +76,12 @@ bool cg_step_oom(const struct cg_step *cg, bool sigkilled);
 /* Kills what is left in the step, removes its directories and, when empty,
  * the job's and the node's. Safe on an inactive cg; clears active. */
 void cg_step_destroy(struct cg_step *cg);
+/* Removes what a killed shepherd left of job_id's cgroups under l: its empty
+ * step directories, then the job's and the node's when empty. Directories
+ * that still hold processes stay. */
+void cg_job_forget(const struct cg_layout *l, const char *node, int64_t job_id);
+/* Kills everything in the node's cgroups under l and removes them (drover
+ * down, after it killed the shepherds). */
+void cg_node_remove(const struct cg_layout *l, const char *node);
 
 #endif

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/cgroup.h"
 #include "common/daemon.h"
 #include "drover/drover.h"
 
@@ -96,6 +97,16 @@ static void kill_jobs(const struct drv_conf *conf)
 		if (spool)
 			kill_jobs_in(spool);
 		free(spool);
+		/* their shepherds died before they could remove their cgroups
+		 * (noded names the node's scope NODE_PORT) */
+		struct cg_layout l;
+		char scope[300];
+		snprintf(scope, sizeof(scope), "%s_%d", nc->name, nc->port);
+		if (conf->cgroup_plugin && strcmp(conf->cgroup_plugin, "disabled") &&
+		    cg_detect(conf->cgroup_mountpoint ? conf->cgroup_mountpoint
+						      : CG_DEFAULT_MOUNT,
+			      &l) == 0)
+			cg_node_remove(&l, scope);
 	}
 }
 

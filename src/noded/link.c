@@ -124,6 +124,7 @@ static void complete_acked(struct noded *nd, struct noded_job *job, int rc,
 	char dir[PATH_MAX];
 	if (job->has_dir && spool_job_dir(nd, job->job_id, dir, sizeof(dir)) == 0)
 		spool_remove_dir(dir);
+	noded_cgroup_forget(nd, job->job_id);
 	log_info("job=%lld end acknowledged by ctld", (long long)job->job_id);
 	jobs_remove(nd, job);
 }

@@ -325,3 +325,11 @@ void steps_link_lost(struct noded *nd)
 	for (struct noded_step *s = nd->steps; s; s = s->next)
 		s->complete_id = 0;
 }
+
+bool steps_of_job(const struct noded *nd, int64_t job_id)
+{
+	for (const struct noded_step *s = nd->steps; s; s = s->next)
+		if (s->job_id == job_id)
+			return true;
+	return false;
+}

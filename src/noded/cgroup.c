@@ -18,6 +18,8 @@ static const char *version_name(enum cg_version v)
 	return v == CG_V2 ? "v2" : v == CG_V1 ? "v1" : "none";
 }
 
+static void cgroup_scope(const struct noded *nd, char *buf, size_t len);
+
 void noded_cgroup_init(struct noded *nd)
 {
 	const struct drv_conf *c = nd->conf;
@@ -42,6 +44,13 @@ void noded_cgroup_init(struct noded *nd)
 	}
 	nd->cgroup_ok = true;
 	nd->cgroup_layout = l;
+	/* SPOOL/cgroup: "MOUNT\nSCOPE\n", for drover down, which must find
+	 * the node's cgroups even when the config no longer loads */
+	char text[PATH_MAX + 320], scope[300];
+	cgroup_scope(nd, scope, sizeof(scope));
+	int n = snprintf(text, sizeof(text), "%s\n%s\n", mnt, scope);
+	if (n > 0 && (size_t)n < sizeof(text))
+		drv_write_file_replace(nd->spool_dir, "cgroup", text, (size_t)n, 0644);
 	log_info("node=%s: cgroup %s under %s, ConstrainRAMSpace=%s", nd->name,
 		 version_name(l.version), mnt, c->constrain_ram_space ? "yes" : "no");
 }

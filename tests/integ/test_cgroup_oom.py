@@ -46,7 +46,11 @@ def sacct_rows(c, jid):
 CG_SH = ("#!/bin/bash\n"
          "# prints KEY=the memory cgroup it runs in (v1 or v2)\n"
          "awk -F: -v k=\"$1\" '$2==\"memory\" {m=$3} $1==\"0\" {u=$3} "
-         "END {print k \"=\" (m != \"\" ? m : u)}' /proc/self/cgroup\n")
+         "END {print k \"=\" (m != \"\" ? m : u)}' /proc/self/cgroup\n"
+         "d=$(awk -F: '$2==\"memory\" {m=$3} $1==\"0\" {u=$3} "
+         "END {print (m != \"\" ? m : u)}' /proc/self/cgroup)\n"
+         f"cat {ROOT}$d/memory.limit_in_bytes {ROOT}$d/memory.max 2>/dev/null "
+         "| sed \"s/^/$1_LIMIT=/\"\n")
 
 
 def test_srun_step_over_its_share_is_out_of_memory(make_cluster):
@@ -114,6 +118,10 @@ def test_job_within_its_limit_runs_and_its_cgroups_go(make_cluster):
                         str(batch.relative_to(ROOT))), batch
     assert re.fullmatch(rf"drover_n1_\d+/job_{jid}/step_0",
                         str(step.relative_to(ROOT))), step
+    # both limited to the job's memory on the node
+    mib300 = str(300 * 1024 * 1024)
+    assert re.search(rf"^BATCH_LIMIT={mib300}$", out, re.M), out
+    assert re.search(rf"^STEP_LIMIT={mib300}$", out, re.M), out
     # the job's cgroups are removed with it
     wait_for(lambda: not batch.parent.exists(), 10, what=f"{batch.parent} to go")
     rows = sacct_rows(c, jid)
@@ -128,3 +136,19 @@ def test_constrain_ram_space_no_sets_no_limit(make_cluster):
     job = c.wait_done(jid, timeout=60)
     assert job["JobState"] == "COMPLETED", (job, (c.work / "free.out").read_text())
     assert "ConstrainRAMSpace=no" in c.log("n1")
+
+
+def test_drover_down_removes_the_cgroups_of_running_jobs(make_cluster):
+    c = make_cluster(nodes=1)
+    c.write("cg.sh", CG_SH)
+    c.write("long.sh", "#!/bin/bash\n./cg.sh BATCH\nsleep 300\n")
+    jid = c.sbatch("--mem=100M", "-o", "long.out", "long.sh")
+    c.wait_state(jid, "RUNNING")
+    path = c.work / "long.out"
+    out = wait_for(lambda: path.exists() and "BATCH=" in (t := path.read_text())
+                   and t, 20, what="the job's cgroup line")
+    batch = cg_dir(out, "BATCH")
+    assert batch.is_dir()
+    rc, _, err = c.down()
+    assert rc == 0, err
+    assert not batch.parent.parent.exists(), list(batch.parent.parent.rglob("*"))

@@ -205,7 +205,9 @@ static int status_code(int status)
 
 static void describe(int status, char *buf, size_t len)
 {
-	if (WIFSIGNALED(status))
+	if (status & STEPIO_EXIT_OOM) /* the shepherd saw the cgroup's OOM kill */
+		snprintf(buf, len, "Out Of Memory");
+	else if (WIFSIGNALED(status))
 		snprintf(buf, len, "%s%s", strsignal(WTERMSIG(status)),
 			 WCOREDUMP(status) ? " (core dumped)" : "");
 	else
@@ -471,7 +473,9 @@ static int result(const struct srun_io *io)
 {
 	int code = 0;
 	for (uint32_t t = 0; t < io->ntasks; t++) {
-		int c = io->tasks[t].exited ? status_code(io->tasks[t].status) : 0;
+		int c = io->tasks[t].exited
+			    ? status_code(io->tasks[t].status & ~(int)STEPIO_EXIT_OOM)
+			    : 0;
 		if (c > code)
 			code = c;
 	}

@@ -87,6 +87,11 @@ struct drv_conf {
 	char *prolog_slurmctld, *epilog_slurmctld; /* run by ctld (hook.c) */
 	char *prolog_flags;			   /* PrologFlags as given (Alloc) */
 	int prolog_epilog_timeout; /* seconds, 65534 (Slurm's default): no limit */
+	/* cgroups (Slurm's cgroup.conf keys): CgroupPlugin autodetect, cgroup/v1,
+	 * cgroup/v2 or disabled; where they are mounted; whether a job's memory
+	 * request becomes its steps' memory limit */
+	char *cgroup_plugin, *cgroup_mountpoint;
+	bool constrain_ram_space;
 
 	struct drv_node_conf *nodes;
 	size_t n_nodes;

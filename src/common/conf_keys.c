@@ -25,6 +25,8 @@
 static const char *const node_states[] = {"CLOUD",  "DOWN", "DRAIN",   "FAIL", "FAILING",
 					  "FUTURE", "IDLE", "UNKNOWN", NULL};
 static const char *const part_states[] = {"UP", "DOWN", "DRAIN", "INACTIVE", NULL};
+static const char *const cgroup_plugins[] = {"autodetect", "cgroup/v1", "cgroup/v2",
+					     "disabled", NULL};
 
 char *conf_resolve(const char *dir, const char *path)
 {
@@ -477,6 +479,11 @@ const struct conf_key conf_global_keys[] = {
 	{"PrologEpilogTimeout", CONF_INT, FIELD(drv_conf, prolog_epilog_timeout), "65534", 1, 65535, NULL, true, NULL},
 	{"JobRequeue", CONF_INT, FIELD(drv_conf, job_requeue), "1", 0, 1, NULL, true, NULL},
 	{"PurgeJobAfter", CONF_CUSTOM, 0, "0", 0, 0, NULL, true, apply_purge_after},
+	/* Slurm's cgroup.conf keys, read here from drover.conf; noded hands them
+	 * to each shepherd in its spec */
+	{"CgroupPlugin", CONF_ENUM, FIELD(drv_conf, cgroup_plugin), "autodetect", 0, 0, cgroup_plugins, false, NULL},
+	{"CgroupMountpoint", CONF_PATH, FIELD(drv_conf, cgroup_mountpoint), "/sys/fs/cgroup", 0, 0, NULL, false, NULL},
+	{"ConstrainRAMSpace", CONF_BOOL, FIELD(drv_conf, constrain_ram_space), "YES", 0, 0, NULL, true, NULL},
 	OTHER("AccountingStorageBackupHost"), OTHER("AccountingStorageEnforce"),
 	OTHER("AccountingStorageExternalHost"), OTHER("AccountingStorageHost"),
 	OTHER("AccountingStorageParameters"), OTHER("AccountingStoragePass"),

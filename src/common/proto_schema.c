@@ -280,6 +280,7 @@ static const struct field f_job_complete[] = {
     BOOLD("prolog_failed", "false"),
     BOOLD("epilog_failed", "false"),
     OBJ("usage", false, f_usage),
+    BOOLD("oom", "false"),
     END,
 };
 
@@ -387,14 +388,20 @@ static const struct field f_step_launch[] = {
     INTD("stdin_task", -1, 1000000, "0"),
     BOOLD("unbuffered", "false"),
     INT("kill_wait", false, 0, 65535),
+    INT("mem", false, 0, 1LL << 40),
     END,
 };
 
 static const struct field f_step_complete[] = {
-    INT("job_id", true, 1, JOB_ID_MAX), INT("step_id", true, 0, I32),
-    INT("exit_code", true, 0, 255),	INT("signal", true, 0, SIG_MAX),
-    BOOLD("launch_failed", "false"),	STR("message", false, 0, TEXT_LEN),
-    OBJ("usage", false, f_usage),	END,
+    INT("job_id", true, 1, JOB_ID_MAX),
+    INT("step_id", true, 0, I32),
+    INT("exit_code", true, 0, 255),
+    INT("signal", true, 0, SIG_MAX),
+    BOOLD("launch_failed", "false"),
+    STR("message", false, 0, TEXT_LEN),
+    OBJ("usage", false, f_usage),
+    BOOLD("oom", "false"),
+    END,
 };
 
 static const struct field f_step_signal[] = {

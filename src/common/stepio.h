@@ -8,7 +8,9 @@
  *   type (1) | 0 (3) | task (4, big-endian) | length (4, big-endian) | payload
  *
  * shepherd -> srun: STDOUT and STDERR carry a task's output (length 0: that
- * stream ended), EXIT a task's wait status (4 bytes, big-endian).
+ * stream ended), EXIT a task's wait status (4 bytes, big-endian; bit
+ * STEPIO_EXIT_OOM set above the 16 bits of the wait status when the task died
+ * of SIGKILL in a step whose cgroup saw an OOM kill).
  * srun -> shepherd: STDIN data for a task (length 0: end of input), SIGNAL a
  * signal number (4 bytes) for every task the shepherd runs. */
 #ifndef DRV_COMMON_STEPIO_H
@@ -25,6 +27,9 @@ enum stepio_type {
 	STEPIO_STDIN = 5,
 	STEPIO_SIGNAL = 6,
 };
+
+/* In an EXIT payload: the kernel's OOM killer ended the task. */
+#define STEPIO_EXIT_OOM 0x10000u
 
 #define STEPIO_HDR_LEN 12
 #define STEPIO_MAX_PAYLOAD (1u << 20)

@@ -155,6 +155,10 @@ void job_accept(struct ctld *c, struct job *j, int64_t now);
 void job_start(struct ctld *c, struct job *j, const struct sched_alloc *a, uint32_t n,
 	       int64_t now);
 void job_hold_nodes(struct ctld *c, struct job *j); /* at start and at recovery */
+/* As job_end, for a batch step the kernel OOM-killed in: OUT_OF_MEMORY with
+ * ExitCode 0:125 (DRV_SIG_OOM), as Slurm records it, unless it timed out. */
+void job_end_oom(struct ctld *c, struct job *j, int exit_code, int sig, bool timed_out,
+		 int64_t now);
 void job_end(struct ctld *c, struct job *j, int exit_code, int sig, bool timed_out,
 	     int64_t now);
 int job_cancel(struct ctld *c, struct job *j, uid_t by, int64_t now);

@@ -18,7 +18,7 @@ static const struct {
     [JOB_COMPLETED] = {"COMPLETED", "CD"}, [JOB_FAILED] = {"FAILED", "F"},
     [JOB_CANCELLED] = {"CANCELLED", "CA"}, [JOB_TIMEOUT] = {"TIMEOUT", "TO"},
     [JOB_NODE_FAIL] = {"NODE_FAIL", "NF"}, [JOB_DEADLINE] = {"DEADLINE", "DL"},
-    [JOB_REQUEUED] = {"REQUEUED", "RQ"},
+    [JOB_REQUEUED] = {"REQUEUED", "RQ"},   [JOB_OUT_OF_MEMORY] = {"OUT_OF_MEMORY", "OOM"},
 };
 
 const char *job_state_name(enum job_state s)

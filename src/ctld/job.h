@@ -22,9 +22,14 @@ enum job_state {
 	JOB_TIMEOUT,
 	JOB_NODE_FAIL,
 	JOB_DEADLINE,
-	JOB_REQUEUED, /* only an earlier run's row in the history has it */
+	JOB_REQUEUED,	   /* only an earlier run's row in the history has it */
+	JOB_OUT_OF_MEMORY, /* the kernel OOM-killed the batch step (or a step) */
 	JOB_STATE_COUNT,
 };
+
+/* The signal number Slurm records for an OOM-killed step or job (its
+ * ExitCode reads 0:125). */
+#define DRV_SIG_OOM 125
 
 enum job_hold { HOLD_NONE, HOLD_USER, HOLD_ADMIN };
 

@@ -214,8 +214,8 @@ static void finish(struct ctld *c, struct job *j)
 		hook_later(c, j, true);
 }
 
-void job_end(struct ctld *c, struct job *j, int exit_code, int sig, bool timed_out,
-	     int64_t now)
+static void end_run(struct ctld *c, struct job *j, int exit_code, int sig, bool timed_out,
+		    bool oom, int64_t now)
 {
 	if (j->state == JOB_PENDING) {
 		/* The killed run of a requeued job ended: its nodes are free.
@@ -228,8 +228,14 @@ void job_end(struct ctld *c, struct job *j, int exit_code, int sig, bool timed_o
 	j->exit_signal = sig;
 	if (j->state == JOB_RUNNING) {
 		j->state = exit_code == 0 && sig == 0 ? JOB_COMPLETED : JOB_FAILED;
-		if (timed_out)
+		if (timed_out) {
 			j->state = JOB_TIMEOUT;
+		} else if (oom) { /* Slurm: OUT_OF_MEMORY with ExitCode 0:125 */
+			j->state = JOB_OUT_OF_MEMORY;
+			j->exit_code = exit_code = 0;
+			j->exit_signal = sig = DRV_SIG_OOM;
+			j->reason = "OutOfMemory";
+		}
 		j->end_time = now;
 		if (j->state == JOB_FAILED)
 			j->reason = sig ? "RaisedSignal" : "NonZeroExitCode";
@@ -239,6 +245,18 @@ void job_end(struct ctld *c, struct job *j, int exit_code, int sig, bool timed_o
 	finish(c, j);
 	log_info("job=%u ended %s exit=%d:%d", j->id, job_state_name(j->state), exit_code,
 		 sig);
+}
+
+void job_end(struct ctld *c, struct job *j, int exit_code, int sig, bool timed_out,
+	     int64_t now)
+{
+	end_run(c, j, exit_code, sig, timed_out, false, now);
+}
+
+void job_end_oom(struct ctld *c, struct job *j, int exit_code, int sig, bool timed_out,
+		 int64_t now)
+{
+	end_run(c, j, exit_code, sig, timed_out, true, now);
 }
 
 struct signal_ref {

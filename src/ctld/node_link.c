@@ -210,7 +210,9 @@ void link_job_complete(struct rpc_req *r)
 			node_drain(c, p->node, "Prolog error", time(NULL));
 			job_prolog_failed(c, j, time(NULL));
 		} else {
-			job_end(c, j, code, sig, timeout, time(NULL));
+			bool oom = json_is_true(json_object_get(r->body, "oom"));
+			(oom ? job_end_oom : job_end)(c, j, code, sig, timeout,
+						      time(NULL));
 		}
 	}
 	if (ours && json_is_true(json_object_get(r->body, "epilog_failed")))

@@ -42,7 +42,11 @@ static void step_finish(struct ctld *c, struct job *j, struct job_step *s, int64
 {
 	if (s->cancelled)
 		s->state = JOB_CANCELLED;
-	else if (s->job_ended && s->exit_signal)
+	else if (s->oom) { /* Slurm: OUT_OF_MEMORY with ExitCode 0:125 */
+		s->state = JOB_OUT_OF_MEMORY;
+		s->exit_code = 0;
+		s->exit_signal = DRV_SIG_OOM;
+	} else if (s->job_ended && s->exit_signal)
 		s->state = s->timed_out ? JOB_TIMEOUT : JOB_CANCELLED;
 	else
 		s->state = s->exit_code || s->exit_signal ? JOB_FAILED : JOB_COMPLETED;
@@ -178,6 +182,8 @@ void link_step_complete(struct rpc_req *r)
 		s->exit_code = code;
 	if (sig && !s->exit_signal)
 		s->exit_signal = sig;
+	if (json_is_true(json_object_get(r->body, "oom")))
+		s->oom = true;
 	if (!left) {
 		step_finish(c, j, s, time(NULL));
 		sched_request(c); /* nothing for the queue, but the CPUs are free */

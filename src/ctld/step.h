@@ -38,6 +38,7 @@ struct job_step {
 	enum step_dist dist;
 	bool overlap;
 	bool cancelled;	 /* scancel ID.STEP */
+	bool oom;	 /* a node reported an OOM kill among its tasks */
 	bool job_ended;	 /* its job ended under it: its tasks were killed */
 	bool timed_out;	 /* ... at the job's time limit */
 	int64_t give_up; /* job_ended: when to stop waiting for the nodes */

@@ -299,6 +299,10 @@ static json_t *node_body(struct ctld *c, const struct job *j, const struct job_s
 		json_object_set(o, "gpus_per_task", v);
 	if ((v = json_object_get(b, "task_argv")))
 		json_object_set(o, "task_argv", v);
+	/* the job's memory on this node bounds this node's share of the step
+	 * (the shepherd's cgroup limit); only when the job asked for memory */
+	if (j->req.mem && a->mem)
+		json_object_set_new(o, "mem", json_integer((json_int_t)a->mem));
 	return o;
 }
 

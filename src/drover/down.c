@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/cgroup.h"
 #include "common/daemon.h"
 #include "drover/drover.h"
 
@@ -70,6 +71,30 @@ static void wait_job_gone(const char *jobdir)
 	}
 }
 
+/* The shepherds died before they could remove their cgroups: the node's
+ * (SPOOL/cgroup, written by noded: mount point and scope) go too. */
+static void remove_cgroups(const char *spool)
+{
+	char path[4200], text[4400];
+	if (!job_file(path, sizeof(path), spool, "cgroup"))
+		return;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	size_t n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	char *scope = strchr(text, '\n'), *end;
+	if (!scope)
+		return;
+	*scope++ = '\0';
+	if ((end = strchr(scope, '\n')))
+		*end = '\0';
+	struct cg_layout l;
+	if (*scope && cg_detect(text, &l) == 0)
+		cg_node_remove(&l, scope);
+}
+
 static void kill_jobs_in(const char *spool)
 {
 	DIR *dp = opendir(spool);
@@ -86,6 +111,7 @@ static void kill_jobs_in(const char *spool)
 			wait_job_gone(jobdir);
 	}
 	closedir(dp);
+	remove_cgroups(spool);
 }
 
 static void kill_jobs(const struct drv_conf *conf)

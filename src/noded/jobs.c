@@ -77,6 +77,7 @@ void jobs_set_done(struct noded_job *job, int exit_code, int sig, bool launch_fa
 	job->sig = sig;
 	job->launch_failed = launch_failed;
 	job->timeout = false; /* spool.c sets it from the status file */
+	job->oom = false;
 	free(job->message);
 	job->message = message ? strdup(message) : NULL;
 	json_decref(job->usage); /* spool.c sets it from the status file */

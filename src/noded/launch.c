@@ -32,6 +32,7 @@ static int write_spec(struct noded *nd, json_t *body, const char *dir)
 	if (!spec)
 		return -ENOMEM;
 	json_object_set_new(spec, "node", json_string(nd->name));
+	noded_cgroup_spec(nd, spec); /* none when cgroups are off */
 	/* The job's commands must find the config as this node knows it. */
 	json_object_set_new(spec, "conf_path", json_string(nd->conf_path));
 	/* The shepherd reads no config: it runs these from the spec. */

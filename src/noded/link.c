@@ -82,6 +82,8 @@ static void send_complete(struct noded *nd, struct noded_job *job)
 		json_object_set_new(body, "launch_failed", json_true());
 	if (job->timeout)
 		json_object_set_new(body, "timeout", json_true());
+	if (job->oom)
+		json_object_set_new(body, "oom", json_true());
 	if (job->prolog_failed)
 		json_object_set_new(body, "prolog_failed", json_true());
 	if (job->epilog_failed)
@@ -124,6 +126,7 @@ static void complete_acked(struct noded *nd, struct noded_job *job, int rc,
 	char dir[PATH_MAX];
 	if (job->has_dir && spool_job_dir(nd, job->job_id, dir, sizeof(dir)) == 0)
 		spool_remove_dir(dir);
+	noded_cgroup_forget(nd, job->job_id);
 	log_info("job=%lld end acknowledged by ctld", (long long)job->job_id);
 	jobs_remove(nd, job);
 }

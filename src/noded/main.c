@@ -209,9 +209,12 @@ static int start_loop(struct noded *nd, struct event **stops)
 		log_error("node=%s: %s", nd->name, err.text);
 		return -1;
 	}
+	noded_cgroup_init(nd);
 	int rc = launch_start(nd);
 	if (rc == 0)
 		rc = spool_start(nd);
+	if (rc == 0)
+		noded_cgroup_sweep(nd);
 	if (rc == 0 && (rc = notify_start(nd)) < 0)
 		log_error("cannot bind %s/noded.sock: %s", nd->spool_dir, strerror(-rc));
 	if (rc < 0)

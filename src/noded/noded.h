@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "common/auth.h"
+#include "common/cgroup.h"
 #include "common/conf.h"
 #include "common/fileio.h"
 
@@ -35,6 +36,7 @@ struct noded_job {
 	int sig;
 	bool launch_failed;
 	bool timeout;		  /* the shepherd ended it at its time limit */
+	bool oom;		  /* the kernel OOM-killed its batch step */
 	char *message;		  /* owned; NULL when none */
 	json_t *usage;		  /* the status file's "usage"; owned, or NULL */
 	bool has_dir;		  /* a job dir exists in the spool */
@@ -65,6 +67,10 @@ struct noded {
 	struct drv_key key;
 	struct event_base *base;
 
+	/* cgroup.c: jobs get cgroups (decided at start-up) */
+	bool cgroup_ok;
+	struct cg_layout cgroup_layout;
+
 	/* resources.c */
 	int cpus;
 	uint64_t real_memory;
@@ -93,6 +99,17 @@ struct noded {
 	struct event *sigchld_ev;
 	struct evconnlistener *listener;
 };
+
+/* --- cgroup.c ------------------------------------------------------- */
+/* Decides cgroup_ok from the config and the host, with one log line. */
+void noded_cgroup_init(struct noded *nd);
+/* Adds the "cgroup" object shepherds read to spec (nothing when not ok). */
+int noded_cgroup_spec(const struct noded *nd, json_t *spec);
+/* After the first spool scan: forgets the cgroups of jobs the node no longer
+ * holds (their shepherds were killed while noded was down). */
+void noded_cgroup_sweep(struct noded *nd);
+/* The job is over here: removes what its shepherds could not (killed). */
+void noded_cgroup_forget(const struct noded *nd, int64_t job_id);
 
 /* --- resources.c ------------------------------------------------------- */
 /* Fills cpus, real_memory and boot_time (configured or discovered). */
@@ -177,6 +194,8 @@ int steps_launch(struct noded *nd, json_t *body, struct drv_error *err);
 int steps_signal(struct noded *nd, json_t *body, struct drv_error *err);
 /* job.signal with kill: every step of the job here ends too. */
 void steps_kill_job(struct noded *nd, int64_t job_id);
+/* Does the node hold a step of job_id (running or not yet reported)? */
+bool steps_of_job(const struct noded *nd, int64_t job_id);
 /* From the SIGCHLD handler: true when pid was a step's shepherd. */
 bool steps_reaped(struct noded *nd, pid_t pid);
 /* Finds ended steps (also those of an earlier noded) and reports them;

@@ -114,6 +114,7 @@ static void take_status(struct noded_job *job, json_t *status)
 	job->timeout = json_is_true(json_object_get(status, "timeout"));
 	json_t *usage = json_object_get(status, "usage");
 	job->usage = json_is_object(usage) ? json_incref(usage) : NULL;
+	job->oom = json_is_true(json_object_get(status, "oom"));
 	job->prolog_failed = json_is_true(json_object_get(status, "prolog_failed"));
 	log_info("job=%lld ended: exit_code=%d signal=%d%s", (long long)job->job_id,
 		 job->exit_code, job->sig, job->timeout ? " (time limit)" : "");

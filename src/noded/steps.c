@@ -28,6 +28,7 @@ struct noded_step {
 	bool done;
 	int exit_code, sig;
 	bool launch_failed;
+	bool oom; /* the kernel OOM-killed one of its tasks */
 	char *message;
 	json_t *usage; /* the status file's "usage"; owned, or NULL */
 	int64_t complete_id, complete_at;
@@ -106,6 +107,8 @@ static void send_complete(struct noded *nd, struct noded_step *s)
 		json_object_set_new(body, "message", json_string(s->message));
 	if (s->usage)
 		json_object_set(body, "usage", s->usage);
+	if (s->oom)
+		json_object_set_new(body, "oom", json_true());
 	if (link_send_request(nd, "step.complete", body, &s->complete_id) == 0)
 		s->complete_at = jobs_now();
 }
@@ -126,6 +129,7 @@ static void read_status(struct noded *nd, struct noded_step *s)
 		 json_string_value(json_object_get(st, "message")));
 	json_t *usage = json_object_get(st, "usage");
 	s->usage = json_is_object(usage) ? json_incref(usage) : NULL;
+	s->oom = json_is_true(json_object_get(st, "oom"));
 	json_decref(st);
 }
 
@@ -135,6 +139,7 @@ static int write_spec(struct noded *nd, json_t *body, const char *dir)
 	if (!spec)
 		return -ENOMEM;
 	json_object_set_new(spec, "node", json_string(nd->name));
+	noded_cgroup_spec(nd, spec); /* none when cgroups are off */
 	json_object_set_new(spec, "conf_path", json_string(nd->conf_path));
 	char *text = json_dumps(spec, JSON_COMPACT);
 	json_decref(spec);
@@ -327,4 +332,12 @@ void steps_link_lost(struct noded *nd)
 {
 	for (struct noded_step *s = nd->steps; s; s = s->next)
 		s->complete_id = 0;
+}
+
+bool steps_of_job(const struct noded *nd, int64_t job_id)
+{
+	for (const struct noded_step *s = nd->steps; s; s = s->next)
+		if (s->job_id == job_id)
+			return true;
+	return false;
 }

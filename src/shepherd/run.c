@@ -275,16 +275,29 @@ int run_job(const char *dir, const struct spec *s, const char *script_path,
 	sigprocmask(SIG_BLOCK, &chld, &old);
 	pid_t pid = 0;
 	int rc = prepare(&c, s, script_path);
+	static struct cg_step cg; /* large; one job per shepherd */
+	memset(&cg, 0, sizeof(cg));
+	if (rc == 0)
+		isolate_begin(&cg, s->root, s->node, s->job_id, "batch",
+			      isolate_batch_mib(s));
 	if (rc == 0)
 		rc = start_child(&c, rel, errp, &pid);
 	if (rc == 0) {
 		log_info("job=%lld script running, pid %d", (long long)s->job_id,
 			 (int)pid);
+		/* in its cgroup before it is released to exec */
+		isolate_attach(&cg, pid, s->job_id);
 		release_child(dir, pid, rel[1], errp[0], res);
 		wait_job(s, &lim, pid, res);
+		res->oom = cg_step_oom(&cg, res->sig == SIGKILL);
+		if (res->oom)
+			log_error(
+			    "job=%lld: the batch step was OOM-killed (limit %lld MiB)",
+			    (long long)s->job_id, (long long)cg.limit_mib);
 		if (*s->task_epilog)
 			run_task_epilog(&c);
 	}
+	cg_step_destroy(&cg);
 	cleanup(&c);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return rc;

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "common/cgroup.h"
 #include "common/fileio.h"
 
 /* The launch spec. Strings are borrowed from root (never NULL: absent ones
@@ -119,6 +120,7 @@ struct job_result {
 	int exit_code;
 	int sig;
 	bool timeout;	    /* the time limit ended it (SIGTERM was sent) */
+	bool oom;	    /* the kernel OOM-killed a process of the batch step */
 	char message[256];  /* why the job could not start, or "" */
 	struct usage usage; /* the script's, once it was reaped */
 };
@@ -139,6 +141,17 @@ void apply_umask(char **envp);
 /* Runs this node's tasks of an srun step (spec in dir) and reports. The
  * process's exit status. */
 int step_main(const char *dir);
+
+/* --- isolate.c: the step's cgroup ------------------------------------ */
+/* Creates cg for step ("batch", "0", ...) of job_id as spec's "cgroup"
+ * object asks, with limit_mib (0: none); leaves cg inactive (one log line)
+ * when it cannot, or silently when the spec asks for none. */
+void isolate_begin(struct cg_step *cg, json_t *spec, const char *node, int64_t job_id,
+		   const char *step, int64_t limit_mib);
+/* Moves pid into cg; on failure logs, and the step runs unconstrained. */
+void isolate_attach(struct cg_step *cg, pid_t pid, int64_t job_id);
+/* The batch step's limit: mem_per_node, or mem_per_cpu x cpus_on_node; 0. */
+int64_t isolate_batch_mib(const struct spec *s);
 
 /* --- limit.c ----------------------------------------------------------- */
 /* The time limit of one job: SIGTERM to its group at the deadline, SIGKILL

@@ -53,6 +53,8 @@ struct step {
 	struct timespec kill_at; /* SIGKILL to the group when terminating */
 	char message[256];
 	struct usage usage; /* of the tasks reaped so far */
+	struct cg_step cg;  /* the step's cgroup (isolate.c), inactive when none */
+	bool oom;	    /* the kernel OOM-killed one of its processes */
 };
 
 static const char *str(json_t *o, const char *key)
@@ -276,6 +278,10 @@ static int start_tasks(struct step *st)
 	int rel[2];
 	if (!env || pipe2(rel, O_CLOEXEC) < 0)
 		return -ENOMEM;
+	char step_name[24];
+	snprintf(step_name, sizeof(step_name), "%lld", (long long)st->step_id);
+	isolate_begin(&st->cg, st->spec, st->node, st->job_id, step_name,
+		      num(st->spec, "mem", 0));
 	json_t *multi = NULL;
 	const char *mp = str(st->spec, "task_argv");
 	if (*mp)
@@ -308,6 +314,7 @@ static int start_tasks(struct step *st)
 		if (!st->pgid)
 			st->pgid = pid;
 		setpgid(pid, st->pgid);
+		isolate_attach(&st->cg, pid, st->job_id); /* before its release */
 	}
 	json_decref(multi);
 	env_free(env);
@@ -471,8 +478,16 @@ static bool report_exits(struct step *st)
 			all = false;
 			continue;
 		}
-		uint8_t b[4] = {(uint8_t)(t->status >> 24), (uint8_t)(t->status >> 16),
-				(uint8_t)(t->status >> 8), (uint8_t)t->status};
+		uint32_t status = (uint32_t)t->status;
+		/* a SIGKILL in a step whose cgroup saw an OOM kill: srun says
+		 * "Out Of Memory" for it */
+		if (WIFSIGNALED(t->status) && WTERMSIG(t->status) == SIGKILL &&
+		    cg_step_oom(&st->cg, true)) {
+			status |= STEPIO_EXIT_OOM;
+			st->oom = true;
+		}
+		uint8_t b[4] = {(uint8_t)(status >> 24), (uint8_t)(status >> 16),
+				(uint8_t)(status >> 8), (uint8_t)status};
 		if (!st->srun_gone && stepio_send(st->sock, STEPIO_EXIT, t->id, b, 4) < 0)
 			st->srun_gone = true;
 		t->reported = true;
@@ -554,6 +569,8 @@ static void record(struct step *st, bool launch_failed)
 	}
 	json_t *o = json_pack("{s:i,s:i,s:b}", "exit_code", launch_failed ? 1 : code,
 			      "signal", sig, "launch_failed", launch_failed);
+	if (st->oom)
+		json_object_set_new(o, "oom", json_true());
 	if (st->message[0])
 		json_object_set_new(o, "message", json_string(st->message));
 	if (st->usage.ntasks)
@@ -629,6 +646,18 @@ int step_main(const char *dir)
 	}
 	if (!failed)
 		run_loop(&st);
+	bool sigkilled = false;
+	for (uint32_t k = 0; k < st.n; k++)
+		sigkilled |= st.tasks[k].exited && WIFSIGNALED(st.tasks[k].status) &&
+			     WTERMSIG(st.tasks[k].status) == SIGKILL;
+	if (cg_step_oom(&st.cg, sigkilled)) {
+		st.oom = true;
+		log_error("step=%lld.%lld: some of the step's tasks were OOM-killed "
+			  "(limit %lld MiB)",
+			  (long long)st.job_id, (long long)st.step_id,
+			  (long long)st.cg.limit_mib);
+	}
+	cg_step_destroy(&st.cg);
 	if (st.message[0])
 		log_error("step=%lld.%lld: %s", (long long)st.job_id,
 			  (long long)st.step_id, st.message);

@@ -67,7 +67,7 @@ def test_environment_and_file_names(make_cluster):
                     "echo SLURM_JOB_ID=$SLURM_JOB_ID\n")
     jid = c.sbatch("--array=1-7:3,20", "-o", "o_%A_%a_%j.txt", "e.sh")
     files = wait_for(lambda: (f := sorted(c.work.glob(f"o_{jid}_*"))) and
-                     len(f) == 4 and all(p.read_text() for p in f) and f,
+                     len(f) == 4 and all("SLURM_JOB_ID=" in p.read_text() for p in f) and f,
                      60, what="4 output files")
     by_task = {}
     for p in files:

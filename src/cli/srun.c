@@ -21,6 +21,7 @@
 #include "cli/common.h"
 #include "cli/io_pattern.h"
 #include "cli/multi_prog.h"
+#include "cli/sbatch_res.h"
 #include "cli/srun_alloc.h"
 #include "cli/srun_io.h"
 #include "cli/srun_opts.h"
@@ -192,6 +193,10 @@ static json_t *step_body(struct srun *s, const char *addr)
 				    json_integer(s->o.gpus_per_task_n));
 	if (s->o.cpu_bind)
 		json_object_set_new(b, "cpu_bind", json_string(s->o.cpu_bind));
+	int64_t mem = 0; /* --mem inside an allocation: the step's share per node */
+	if (!s->own_alloc && s->o.job.mem && sbatch_mem_parse(s->o.job.mem, &mem) == 0 &&
+	    mem > 0)
+		json_object_set_new(b, "mem", json_integer(mem));
 	json_object_set_new(b, "stdin_all",
 			    json_boolean(s->o.input_mode == SRUN_IN_ALL ||
 					 s->o.input_mode == SRUN_IN_FILE));

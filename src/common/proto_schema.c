@@ -350,6 +350,7 @@ static const struct field f_step_create[] = {
     HEX("io_key", true),
     STR("cpu_bind", false, 0, TEXT_LEN),
     STR("task_argv", false, 1, 0),
+    INT("mem", false, 1, I32 * 1024),
     BOOLD("unbuffered", "false"),
     BOOLD("stdin_all", "false"),
     INTD("stdin_task", -1, 1000000, "0"),

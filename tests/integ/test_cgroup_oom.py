@@ -152,3 +152,23 @@ def test_drover_down_removes_the_cgroups_of_running_jobs(make_cluster):
     rc, _, err = c.down()
     assert rc == 0, err
     assert not batch.parent.parent.exists(), list(batch.parent.parent.rglob("*"))
+
+
+def test_srun_mem_limits_its_own_step(make_cluster):
+    """srun --mem inside a job without a memory request: that step alone is
+    limited, the next one is not."""
+    c = make_cluster(nodes=1)
+    c.write("own.sh", "#!/bin/bash\n"
+            f"srun --mem=50M {ALLOC.format(mb=200)}\n"
+            "echo \"first rc=$?\"\n"
+            f"srun {ALLOC.format(mb=200)}\n"
+            "echo \"second rc=$?\"\n")
+    jid = c.sbatch("-o", "own.out", "own.sh")
+    c.wait_done(jid, timeout=60)
+    out = (c.work / "own.out").read_text()
+    assert "task 0: Out Of Memory" in out and "second rc=0" in out, out
+    assert out.count("alive after") == 1, out
+    rows = wait_for(lambda: (r := sacct_rows(c, jid)).get(f"{jid}.1") and r, 10,
+                    what="both steps' rows")
+    assert rows[f"{jid}.0"] == ("OUT_OF_MEMORY", "0:125"), rows
+    assert rows[f"{jid}.1"] == ("COMPLETED", "0:0"), rows

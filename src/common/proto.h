@@ -52,9 +52,9 @@ enum drv_rc {
 	DRV_RC_JOB_FINISHED = 2084,	   /* "Job has already finished" */
 	DRV_RC_CIRCULAR_DEPENDENCY = 2071, /* "Circular job dependency" */
 	DRV_RC_NODES_BUSY = 2016,	   /* "Requested nodes are busy" */
-	DRV_RC_TOO_MANY_CPUS = 2019, /* "More processors requested than permitted" */
+	DRV_RC_TOO_MANY_CPUS = 2019,  /* "More processors requested than permitted" */
 	DRV_RC_BAD_TASK_COUNT = 2101, /* "Task count specification invalid" */
-	DRV_RC_INVALID_STEP = 2047,   /* "Invalid job step id specified"... as scancel prints */
+	DRV_RC_INVALID_STEP = 2047,   /* a step the job does not have */
 };
 
 /* Slurm's text for rc (static string). */

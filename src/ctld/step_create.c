@@ -303,9 +303,10 @@ static json_t *node_body(struct ctld *c, const struct job *j, const struct job_s
 	 * (the shepherd's cgroup limit); only when the job asked for memory */
 	json_int_t want = opt_int(b, "mem", 0); /* srun --mem: MiB per node */
 	if (j->req.mem && a->mem)
-		json_object_set_new(o, "mem", json_integer(want && (uint64_t)want < a->mem
-								? want
-								: (json_int_t)a->mem));
+		json_object_set_new(o, "mem",
+				    json_integer(want && (uint64_t)want < a->mem
+						     ? want
+						     : (json_int_t)a->mem));
 	else if (want)
 		json_object_set_new(o, "mem", json_integer(want));
 	return o;

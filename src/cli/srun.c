@@ -193,6 +193,15 @@ static json_t *step_body(struct srun *s, const char *addr)
 				    json_integer(s->o.gpus_per_task_n));
 	if (s->o.cpu_bind)
 		json_object_set_new(b, "cpu_bind", json_string(s->o.cpu_bind));
+	int64_t gpus = 0; /* -G/--gpus-per-node inside an allocation: the step's GPUs */
+	char type[64];
+	if (!s->own_alloc && s->o.job.gpus &&
+	    sbatch_gpus_parse(s->o.job.gpus, &gpus, type, sizeof(type)) == 0 && gpus > 0)
+		json_object_set_new(b, "gpus", json_integer(gpus));
+	if (!s->own_alloc && s->o.job.gpus_per_node &&
+	    sbatch_gpus_parse(s->o.job.gpus_per_node, &gpus, type, sizeof(type)) == 0 &&
+	    gpus > 0)
+		json_object_set_new(b, "gpus_per_node", json_integer(gpus));
 	int64_t mem = 0; /* --mem inside an allocation: the step's share per node */
 	if (!s->own_alloc && s->o.job.mem && sbatch_mem_parse(s->o.job.mem, &mem) == 0 &&
 	    mem > 0)

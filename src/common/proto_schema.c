@@ -351,6 +351,8 @@ static const struct field f_step_create[] = {
     STR("cpu_bind", false, 0, TEXT_LEN),
     STR("task_argv", false, 1, 0),
     INT("mem", false, 1, I32 * 1024),
+    INT("gpus", false, 1, 100000),
+    INT("gpus_per_node", false, 1, 100000),
     BOOLD("unbuffered", "false"),
     BOOLD("stdin_all", "false"),
     INTD("stdin_task", -1, 1000000, "0"),

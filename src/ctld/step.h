@@ -46,6 +46,7 @@ struct job_step {
 	 * CPUs it holds there (0 with --overlap) and whether that node
 	 * reported; kept in memory after the end, for late usage reports */
 	uint32_t *node_idx, *alloc_idx, *node_cpus;
+	uint64_t *node_gpus; /* GPUs it holds on each (--gpus*), 0: none */
 	bool *node_done;
 	struct step_usage usage; /* summed over the nodes that reported */
 };

@@ -32,6 +32,8 @@ struct layout {
 	uint32_t *slot;	     /* the job's alloc slot of each */
 	uint32_t *tasks;     /* tasks on each */
 	uint32_t *cpus;	     /* CPUs held on each (0 with --overlap) */
+	uint64_t *gpus;	     /* GPUs (mask) the step gets on each */
+	bool gpus_held;	     /* asked with --gpus/--gpus-per-node: its own */
 	uint32_t **task_ids; /* global task ids on each */
 	uint32_t ntasks, cpt;
 	enum step_dist dist;
@@ -45,6 +47,7 @@ static void layout_free(struct layout *l)
 	free(l->slot);
 	free(l->tasks);
 	free(l->cpus);
+	free(l->gpus);
 }
 
 static int64_t opt_int(json_t *b, const char *key, int64_t def)
@@ -90,6 +93,55 @@ static int candidate_slots(struct ctld *c, const struct job *j, json_t *b,
 	drv_strv_free(want, n_want);
 	drv_strv_free(skip, n_skip);
 	return rc;
+}
+
+static uint32_t popcount64(uint64_t v)
+{
+	return (uint32_t)__builtin_popcountll(v);
+}
+
+/* The lowest n GPUs of mask. */
+static uint64_t first_gpus(uint64_t mask, uint32_t n)
+{
+	uint64_t out = 0;
+	for (uint32_t g = 0; g < 64 && n; g++)
+		if (mask >> g & 1) {
+			out |= 1ULL << g;
+			n--;
+		}
+	return out;
+}
+
+/* --gpus N (spread over the step's nodes, the first ones taking the rest)
+ * or --gpus-per-node N: that many of the job's GPUs on each node, ones no
+ * other such step holds. Without either a step sees every GPU the job has
+ * on its nodes and holds none, as CPUs are what keep default steps apart. */
+static int carve_gpus(const struct job *j, json_t *b, struct layout *l, bool overlap)
+{
+	int64_t total = opt_int(b, "gpus", 0), per_node = opt_int(b, "gpus_per_node", 0);
+	l->gpus = calloc(l->n, sizeof(*l->gpus));
+	if (!l->gpus)
+		abort();
+	l->gpus_held = (total || per_node) && !overlap;
+	for (uint32_t k = 0; k < l->n; k++) {
+		uint64_t job_gpus = j->alloc[l->slot[k]].gpus;
+		if (!total && !per_node) {
+			l->gpus[k] = job_gpus;
+			continue;
+		}
+		uint32_t want =
+		    per_node
+			? (uint32_t)per_node
+			: (uint32_t)(total / l->n + ((int64_t)k < total % l->n ? 1 : 0));
+		if (want > popcount64(job_gpus))
+			return DRV_RC_INVALID_GRES;
+		uint64_t free_gpus =
+		    job_gpus & ~(overlap ? 0 : step_gpus_busy(j, l->slot[k]));
+		if (want > popcount64(free_gpus))
+			return DRV_RC_NODES_BUSY;
+		l->gpus[k] = first_gpus(free_gpus, want);
+	}
+	return 0;
 }
 
 static int lay_out(struct ctld *c, const struct job *j, json_t *b, struct layout *l,
@@ -167,7 +219,7 @@ static int lay_out(struct ctld *c, const struct job *j, json_t *b, struct layout
 		if (overlap)
 			l->cpus[k] = 0;
 	}
-	return 0;
+	return carve_gpus(j, b, l, overlap);
 }
 
 /* --- the step's environment, the same on every node ------------------------ */
@@ -278,7 +330,7 @@ static json_t *node_body(struct ctld *c, const struct job *j, const struct job_s
 	for (uint32_t t = 0; t < l->tasks[k]; t++)
 		json_array_append_new(tasks, json_integer(l->task_ids[k][t]));
 	for (uint32_t g = 0; g < SCHED_MAX_GPUS; g++)
-		if (a->gpus >> g & 1)
+		if (l->gpus[k] >> g & 1)
 			json_array_append_new(gpus, json_integer(g));
 	json_t *o = json_pack(
 	    "{s:I,s:I,s:s,s:I,s:I,s:O,s:O,s:O,s:O,s:O,s:O,s:o,s:i,s:i,s:o,s:i,s:O,s:O,s:"
@@ -367,15 +419,18 @@ static struct job_step *record_step(struct ctld *c, struct job *j, const struct 
 	s->node_idx = calloc(l->n, sizeof(uint32_t));
 	s->alloc_idx = calloc(l->n, sizeof(uint32_t));
 	s->node_cpus = calloc(l->n, sizeof(uint32_t));
+	s->node_gpus = calloc(l->n, sizeof(uint64_t));
 	s->node_done = calloc(l->n, sizeof(bool));
 	uint32_t *idx = calloc(l->n, sizeof(uint32_t));
-	if (!s->node_idx || !s->alloc_idx || !s->node_cpus || !s->node_done || !idx)
+	if (!s->node_idx || !s->alloc_idx || !s->node_cpus || !s->node_gpus ||
+	    !s->node_done || !idx)
 		abort();
 	uint32_t cpus = 0;
 	for (uint32_t k = 0; k < l->n; k++) {
 		s->alloc_idx[k] = l->slot[k];
 		s->node_idx[k] = j->alloc[l->slot[k]].node;
 		s->node_cpus[k] = l->cpus[k];
+		s->node_gpus[k] = l->gpus_held ? l->gpus[k] : 0;
 		idx[k] = j->alloc[l->slot[k]].node;
 		/* sacct's AllocCPUS: what the step may use, overlap or not */
 		cpus += l->cpus[k] ? l->cpus[k] : j->alloc[l->slot[k]].cpus;

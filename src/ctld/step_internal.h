@@ -8,5 +8,7 @@
 struct job_step *step_append(struct job *j);
 /* CPUs the running steps without --overlap hold on the job's alloc slot. */
 uint32_t step_cpus_busy(const struct job *j, uint32_t slot);
+/* The GPUs (mask) running steps that asked for GPUs hold on that slot. */
+uint64_t step_gpus_busy(const struct job *j, uint32_t slot);
 
 #endif

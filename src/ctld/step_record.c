@@ -16,6 +16,7 @@ static void step_fini(struct job_step *s)
 	free(s->node_idx);
 	free(s->alloc_idx);
 	free(s->node_cpus);
+	free(s->node_gpus);
 	free(s->node_done);
 }
 
@@ -68,6 +69,19 @@ uint32_t step_cpus_busy(const struct job *j, uint32_t slot)
 	return busy;
 }
 
+uint64_t step_gpus_busy(const struct job *j, uint32_t slot)
+{
+	uint64_t busy = 0;
+	for (uint32_t i = 0; i < j->n_steps; i++) {
+		const struct job_step *s = &j->steps[i];
+		for (uint32_t k = 0;
+		     s->state == JOB_RUNNING && s->node_gpus && k < s->num_nodes; k++)
+			if (s->alloc_idx[k] == slot)
+				busy |= s->node_gpus[k];
+	}
+	return busy;
+}
+
 /* --- records -------------------------------------------------------------- */
 
 static json_t *u32_array(const uint32_t *v, uint32_t n)
@@ -102,6 +116,11 @@ static json_t *step_to_json(const struct job_step *s, bool store)
 		json_object_set_new(o, "give_up", json_integer(s->give_up));
 		json_object_set_new(o, "node_cpus",
 				    u32_array(s->node_cpus, s->num_nodes));
+		json_t *gpus = json_array();
+		for (uint32_t k = 0; s->node_gpus && k < s->num_nodes; k++)
+			json_array_append_new(gpus,
+					      json_integer((json_int_t)s->node_gpus[k]));
+		json_object_set_new(o, "node_gpus", gpus);
 		json_t *done = json_array();
 		for (uint32_t k = 0; k < s->num_nodes; k++)
 			json_array_append_new(done, json_boolean(s->node_done[k]));
@@ -182,6 +201,13 @@ void steps_from_json(struct job *j, json_t *arr)
 			s->give_up = json_integer_value(json_object_get(o, "give_up"));
 			s->node_cpus =
 			    u32_from(json_object_get(o, "node_cpus"), s->num_nodes);
+			s->node_gpus =
+			    calloc(s->num_nodes ? s->num_nodes : 1, sizeof(uint64_t));
+			if (!s->node_gpus)
+				abort();
+			for (uint32_t k = 0; k < s->num_nodes; k++)
+				s->node_gpus[k] = (uint64_t)json_integer_value(
+				    json_array_get(json_object_get(o, "node_gpus"), k));
 			s->node_done =
 			    calloc(s->num_nodes ? s->num_nodes : 1, sizeof(bool));
 			if (!s->node_done)

@@ -297,3 +297,24 @@ def test_bad_input(make_cluster):
     # nothing was left allocated or running by any of these
     wait_for(lambda: c.ok("squeue", "-h") == "", 10, what="an empty queue")
     assert c.ok("sinfo", "-h", "-o", "%T").split() == ["idle"]
+
+
+def test_steps_carve_the_jobs_gpus(make_cluster):
+    c = make_cluster(nodes=1, start=False)
+    c.up(extra=["--cpus", "2", "--gpus", "4"])
+    c.write("gpus.sh", "#!/bin/bash\n"
+            "srun --exact -n1 --gpus=2 sh -c 'echo A=$CUDA_VISIBLE_DEVICES; sleep 1' &\n"
+            "sleep 0.3\n"
+            "srun --exact -n1 --gpus=2 sh -c 'echo B=$CUDA_VISIBLE_DEVICES'\n"
+            "wait\n"
+            "srun -n1 sh -c 'echo ALL=$CUDA_VISIBLE_DEVICES'\n"
+            "srun --gpus=5 true; echo too-many=$?\n")
+    jid = c.sbatch("-n2", "--gpus=4", "-o", "gpus.out", "gpus.sh")
+    c.wait_done(jid)
+    text = (c.work / "gpus.out").read_text()
+    got = dict(re.findall(r"^(A|B|ALL|too-many)=(\S*)$", text, re.M))
+    a, b = set(got["A"].split(",")), set(got["B"].split(","))
+    assert len(a) == 2 and len(b) == 2 and not a & b, text  # two disjoint pairs
+    assert set(got["ALL"].split(",")) == a | b  # a default step sees them all
+    assert got["too-many"] == "1"
+    assert "Invalid generic resource (gres) specification" in text

@@ -312,6 +312,17 @@ static void drop_conn(struct srun_io *io, struct srun_io_conn *c)
 	}
 }
 
+/* Every task of c reported: we close, which is what the shepherd waits for
+ * before it closes its own end (see hang_up in shepherd/step.c). */
+static void hang_up_when_done(struct srun_io *io, struct srun_io_conn *c)
+{
+	for (size_t k = 0; k < c->n_tasks; k++)
+		if (!io->tasks[c->tasks[k]].exited)
+			return;
+	close(c->fd);
+	c->fd = -1;
+}
+
 /* HELLO: the key proves the shepherd is the step's; its tasks are its. */
 static bool hello(struct srun_io *io, struct srun_io_conn *c, const char *p, size_t n)
 {
@@ -370,6 +381,7 @@ static void on_frame(struct srun_io *io, struct srun_io_conn *c)
 		io->n_exited++;
 		if (!io->first_exit_ms)
 			io->first_exit_ms = now_ms();
+		hang_up_when_done(io, c);
 	}
 	free(p);
 }

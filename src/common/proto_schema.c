@@ -404,6 +404,7 @@ static const struct field f_step_complete[] = {
     STR("message", false, 0, TEXT_LEN),
     OBJ("usage", false, f_usage),
     BOOLD("oom", "false"),
+    BOOLD("cancelled", "false"),
     END,
 };
 

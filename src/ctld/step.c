@@ -184,6 +184,9 @@ void link_step_complete(struct rpc_req *r)
 		s->exit_signal = sig;
 	if (json_is_true(json_object_get(r->body, "oom")))
 		s->oom = true;
+	/* its shepherd ended the tasks: a cancel, or srun gone (Slurm: CANCELLED) */
+	if (json_is_true(json_object_get(r->body, "cancelled")) && s->exit_signal)
+		s->cancelled = true;
 	if (!left) {
 		step_finish(c, j, s, time(NULL));
 		sched_request(c); /* nothing for the queue, but the CPUs are free */

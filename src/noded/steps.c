@@ -28,7 +28,8 @@ struct noded_step {
 	bool done;
 	int exit_code, sig;
 	bool launch_failed;
-	bool oom; /* the kernel OOM-killed one of its tasks */
+	bool oom;	/* the kernel OOM-killed one of its tasks */
+	bool cancelled; /* its shepherd ended the tasks (cancel, srun gone) */
 	char *message;
 	json_t *usage; /* the status file's "usage"; owned, or NULL */
 	int64_t complete_id, complete_at;
@@ -107,6 +108,8 @@ static void send_complete(struct noded *nd, struct noded_step *s)
 		json_object_set_new(body, "message", json_string(s->message));
 	if (s->usage)
 		json_object_set(body, "usage", s->usage);
+	if (s->cancelled)
+		json_object_set_new(body, "cancelled", json_true());
 	if (s->oom)
 		json_object_set_new(body, "oom", json_true());
 	if (link_send_request(nd, "step.complete", body, &s->complete_id) == 0)
@@ -130,6 +133,7 @@ static void read_status(struct noded *nd, struct noded_step *s)
 	json_t *usage = json_object_get(st, "usage");
 	s->usage = json_is_object(usage) ? json_incref(usage) : NULL;
 	s->oom = json_is_true(json_object_get(st, "oom"));
+	s->cancelled = json_is_true(json_object_get(st, "cancelled"));
 	json_decref(st);
 }
 

@@ -392,20 +392,30 @@ static void terminate(struct step *st, const char *why)
 	st->kill_at.tv_sec += st->kill_wait;
 }
 
+/* srun's connection failed: no more frames go to it (why goes to the log). */
+static void lose_srun(struct step *st, const char *what, int err)
+{
+	if (!st->srun_gone)
+		log_info("step=%lld.%lld: srun's connection: %s: %s",
+			 (long long)st->job_id, (long long)st->step_id, what,
+			 err ? strerror(err) : "closed");
+	st->srun_gone = true;
+}
+
 /* One frame from srun: stdin for a task, or a signal for all. */
 static void from_srun(struct step *st)
 {
 	uint8_t hdr[STEPIO_HDR_LEN];
 	struct stepio_hdr h;
-	if (stepio_read_full(st->sock, hdr, sizeof(hdr)) < 0 ||
-	    stepio_hdr_unpack(hdr, &h) < 0) {
-		st->srun_gone = true;
+	int rc = stepio_read_full(st->sock, hdr, sizeof(hdr));
+	if (rc < 0 || stepio_hdr_unpack(hdr, &h) < 0) {
+		lose_srun(st, "reading a frame", rc == -EPIPE ? 0 : -rc);
 		return;
 	}
 	char *data = malloc(h.len ? h.len : 1);
-	if (!data || stepio_read_full(st->sock, data, h.len) < 0) {
+	if (!data || (rc = stepio_read_full(st->sock, data, h.len)) < 0) {
 		free(data);
-		st->srun_gone = true;
+		lose_srun(st, "reading a frame", rc == -EPIPE ? 0 : -rc);
 		return;
 	}
 	struct task *t = task_by_id(st, h.task);
@@ -436,8 +446,10 @@ static void pump(struct step *st, struct task *t, int *fd, uint8_t type)
 		*fd = -1;
 		n = 0;
 	}
-	if (!st->srun_gone && stepio_send(st->sock, type, t->id, buf, (uint32_t)n) < 0)
-		st->srun_gone = true;
+	int rc;
+	if (!st->srun_gone &&
+	    (rc = stepio_send(st->sock, type, t->id, buf, (uint32_t)n)) < 0)
+		lose_srun(st, "sending output", -rc);
 }
 
 static void reap(struct step *st)
@@ -488,8 +500,10 @@ static bool report_exits(struct step *st)
 		}
 		uint8_t b[4] = {(uint8_t)(status >> 24), (uint8_t)(status >> 16),
 				(uint8_t)(status >> 8), (uint8_t)status};
-		if (!st->srun_gone && stepio_send(st->sock, STEPIO_EXIT, t->id, b, 4) < 0)
-			st->srun_gone = true;
+		int rc;
+		if (!st->srun_gone &&
+		    (rc = stepio_send(st->sock, STEPIO_EXIT, t->id, b, 4)) < 0)
+			lose_srun(st, "sending an exit", -rc);
 		t->reported = true;
 	}
 	return all;
@@ -553,6 +567,35 @@ static void run_loop(struct step *st)
 	free(pfd);
 }
 
+/* Ends srun's connection so that what we sent reaches it: a close with
+ * srun's frames (stdin, signals) still unread would send a reset, and a
+ * reset can throw away our last frames before srun read them. So: no more
+ * writes, then srun's bytes are read and dropped until it closes (it does
+ * once it has every task's exit), for at most a few seconds. */
+static void hang_up(struct step *st)
+{
+	if (st->sock < 0)
+		return;
+	shutdown(st->sock, SHUT_WR);
+	struct timespec end, now;
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += 5;
+	char buf[4096];
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		long ms = (end.tv_sec - now.tv_sec) * 1000 +
+			  (end.tv_nsec - now.tv_nsec) / 1000000;
+		struct pollfd p = {.fd = st->sock, .events = POLLIN};
+		if (ms <= 0 || poll(&p, 1, (int)ms) <= 0)
+			break;
+		ssize_t n = read(st->sock, buf, sizeof(buf));
+		if (n == 0 || (n < 0 && errno != EINTR))
+			break;
+	}
+	close(st->sock);
+	st->sock = -1;
+}
+
 /* --- the whole step ---------------------------------------------------- */
 
 static void record(struct step *st, bool launch_failed)
@@ -571,6 +614,8 @@ static void record(struct step *st, bool launch_failed)
 			      "signal", sig, "launch_failed", launch_failed);
 	if (st->oom)
 		json_object_set_new(o, "oom", json_true());
+	if (st->terminating) /* ended by a cancel, or because srun went away */
+		json_object_set_new(o, "cancelled", json_true());
 	if (st->message[0])
 		json_object_set_new(o, "message", json_string(st->message));
 	if (st->usage.ntasks)
@@ -662,8 +707,7 @@ int step_main(const char *dir)
 		log_error("step=%lld.%lld: %s", (long long)st.job_id,
 			  (long long)st.step_id, st.message);
 	record(&st, failed);
-	if (st.sock >= 0)
-		close(st.sock);
+	hang_up(&st);
 	json_decref(st.spec);
 	free(st.tasks);
 	return 0;

@@ -161,7 +161,7 @@ def test_concurrent_steps_wait_unless_overlap(make_cluster):
             "srun -n1 echo second\n"
             "wait\n")
     jid = c.sbatch("-n1", "-o", "two.out", "two.sh")
-    c.wait_done(jid)
+    c.wait_done(jid, timeout=60)
     text = (c.work / "two.out").read_text()
     assert f"srun: Job {jid} step creation temporarily disabled, retrying " \
            "(Requested nodes are busy)" in text
@@ -173,7 +173,7 @@ def test_concurrent_steps_wait_unless_overlap(make_cluster):
             "srun --overlap -n1 echo second\n"
             "wait\n")
     jid = c.sbatch("-n1", "-o", "overlap.out", "overlap.sh")
-    c.wait_done(jid)
+    c.wait_done(jid, timeout=60)
     text = (c.work / "overlap.out").read_text()
     assert "second" in text and "temporarily disabled" not in text
 
@@ -184,10 +184,10 @@ def test_scancel_one_step(make_cluster):
             "srun sleep 60\n"
             "echo step-rc=$?\n")
     jid = c.sbatch("-o", "long.out", "long.sh")
-    wait_for(lambda: f"{jid}.0" in c.ok("squeue", "-s", "-h", "-o", "%i"), 20,
+    wait_for(lambda: f"{jid}.0" in c.ok("squeue", "-s", "-h", "-o", "%i"), 60,
              what="step 0 running")
     c.ok("scancel", f"{jid}.0")
-    c.wait_done(jid)
+    c.wait_done(jid, timeout=60)
     text = (c.work / "long.out").read_text()
     assert "step-rc=143" in text  # the batch script went on after its step
     rows = wait_sacct(c, jid, [str(jid), f"{jid}.0"])
@@ -200,11 +200,14 @@ def test_scancel_one_step(make_cluster):
 def test_job_end_kills_steps_on_every_node(make_cluster):
     c = up(make_cluster)
     marker = f"drvmark{os.getpid()}"
+    # the script ends once both tasks run (their files are there)
     c.write("bg.sh", "#!/bin/bash\n"
-            f"srun -N2 -n2 bash -c 'exec -a {marker} sleep 60' &\n"
-            "sleep 1\n")
+            "srun -N2 -n2 bash -c "
+            f"'touch started.$SLURM_PROCID; exec -a {marker} sleep 60' &\n"
+            "for i in $(seq 600); do [ -e started.0 ] && [ -e started.1 ] && break; "
+            "sleep 0.1; done\n")
     jid = c.sbatch("-N2", "bg.sh")
-    c.wait_done(jid)
+    c.wait_done(jid, timeout=60)
     rows = wait_sacct(c, jid, [str(jid), f"{jid}.0"])
     assert rows[f"{jid}.0"][2].startswith("CANCELLED")
 
@@ -310,7 +313,7 @@ def test_steps_carve_the_jobs_gpus(make_cluster):
             "srun -n1 sh -c 'echo ALL=$CUDA_VISIBLE_DEVICES'\n"
             "srun --gpus=5 true; echo too-many=$?\n")
     jid = c.sbatch("-n2", "--gpus=4", "-o", "gpus.out", "gpus.sh")
-    c.wait_done(jid)
+    c.wait_done(jid, timeout=60)
     text = (c.work / "gpus.out").read_text()
     got = dict(re.findall(r"^(A|B|ALL|too-many)=(\S*)$", text, re.M))
     a, b = set(got["A"].split(",")), set(got["B"].split(","))

@@ -403,6 +403,13 @@ static void tell_srun_failed(struct step *st)
 		stepio_send(st->sock, STEPIO_STDOUT, st->tasks[k].id, NULL, 0);
 		stepio_send(st->sock, STEPIO_EXIT, st->tasks[k].id, b, 4);
 	}
+	/* closing with srun's frames unread would reset the connection and
+	 * could lose ours: wait (a while) for srun to hang up first */
+	shutdown(st->sock, SHUT_WR);
+	struct pollfd pfd = {.fd = st->sock, .events = POLLIN};
+	char sink[4096];
+	while (poll(&pfd, 1, 5000) > 0 && read(st->sock, sink, sizeof(sink)) > 0)
+		;
 }
 
 static struct task *task_by_id(struct step *st, uint32_t id)

@@ -388,7 +388,8 @@ static int say_hello(struct step *st)
 	return rc;
 }
 
-/* The step cannot start here: srun prints why, and every task's exit 1. */
+/* The step cannot start here: srun prints why and every task's exit 1,
+ * then ends the step on the other nodes (ABORT). */
 static void tell_srun_failed(struct step *st)
 {
 	char line[320];
@@ -403,6 +404,8 @@ static void tell_srun_failed(struct step *st)
 		stepio_send(st->sock, STEPIO_STDOUT, st->tasks[k].id, NULL, 0);
 		stepio_send(st->sock, STEPIO_EXIT, st->tasks[k].id, b, 4);
 	}
+	/* the other nodes' tasks would wait for these in their first fence */
+	stepio_send(st->sock, STEPIO_ABORT, 0, NULL, 0);
 	/* closing with srun's frames unread would reset the connection and
 	 * could lose ours: wait (a while) for srun to hang up first */
 	shutdown(st->sock, SHUT_WR);

@@ -26,6 +26,7 @@
 #include "cli/srun_io.h"
 #include "cli/srun_opts.h"
 #include "common/proto.h"
+#include "drv_config.h"
 
 extern char **environ;
 
@@ -193,6 +194,8 @@ static json_t *step_body(struct srun *s, const char *addr)
 				    json_integer(s->o.gpus_per_task_n));
 	if (s->o.cpu_bind)
 		json_object_set_new(b, "cpu_bind", json_string(s->o.cpu_bind));
+	if (s->o.mpi && !strcmp(s->o.mpi, "pmix"))
+		json_object_set_new(b, "mpi", json_string("pmix"));
 	int64_t gpus = 0; /* -G/--gpus-per-node inside an allocation: the step's GPUs */
 	char type[64];
 	if (!s->own_alloc && s->o.job.gpus &&
@@ -437,10 +440,19 @@ static int run_step(struct srun *s)
 	return rc;
 }
 
+/* pmix: the shepherds run a PMIx server for the step (shepherd/pmix.c),
+ * when this build found libpmix. */
 static int print_mpi_list(void)
 {
 	printf("MPI plugin types are...\n\tnone\n");
+	if (DRV_HAVE_PMIX)
+		printf("\tpmix\n");
 	return 0;
+}
+
+static bool mpi_known(const char *mpi)
+{
+	return !mpi || !strcmp(mpi, "none") || (DRV_HAVE_PMIX && !strcmp(mpi, "pmix"));
 }
 
 static int run(int argc, char **argv)
@@ -467,11 +479,10 @@ static int run(int argc, char **argv)
 	}
 	if (s.o.mpi && !strcmp(s.o.mpi, "list"))
 		return print_mpi_list();
-	if (s.o.mpi && strcmp(s.o.mpi, "none")) {
-		cli_error(
-		    "MPI type '%s' is not supported: use --mpi=none (and mpirun inside "
-		    "an allocation)",
-		    s.o.mpi);
+	if (!mpi_known(s.o.mpi)) {
+		cli_error("MPI type '%s' is not supported: use --mpi=%s (or mpirun "
+			  "inside an allocation)",
+			  s.o.mpi, DRV_HAVE_PMIX ? "pmix" : "none");
 		return 1;
 	}
 	if (idx >= argc) {

@@ -48,6 +48,9 @@ struct srun_io_conn {
 	char node[256];
 	uint32_t *tasks;
 	size_t n_tasks;
+	char *fence; /* its FENCE_UP blob while a fence is open */
+	uint32_t fence_len;
+	bool in_fence;
 };
 
 static int64_t now_ms(void)
@@ -348,6 +351,60 @@ static bool hello(struct srun_io *io, struct srun_io_conn *c, const char *p, siz
 	return c->hello;
 }
 
+/* --mpi=pmix: a fence is complete once every node's shepherd is here and
+ * sent its part; all of them then get every part (stepio.h). */
+static void fence_up(struct srun_io *io, struct srun_io_conn *c, char *p, uint32_t n)
+{
+	if (c->in_fence) /* a second one before the first completed: ignored */
+		return;
+	free(c->fence);
+	c->fence = p;
+	c->fence_len = n;
+	c->in_fence = true;
+}
+
+static bool all_connected(const struct srun_io *io);
+
+static void fence_check(struct srun_io *io)
+{
+	size_t total = 0, parts = 0;
+	for (size_t c = 0; c < io->n_conns; c++) {
+		const struct srun_io_conn *x = &io->conns[c];
+		if (x->fd < 0 || !x->hello)
+			continue;
+		if (!x->in_fence)
+			return;
+		total += 4 + (size_t)x->fence_len;
+		parts++;
+	}
+	if (!parts || !all_connected(io))
+		return;
+	uint8_t *all = malloc(total ? total : 1), *q = all;
+	if (!all || total > STEPIO_MAX_PAYLOAD) {
+		free(all);
+		cli_error("error: PMIx fence data too large (%zu bytes)", total);
+		return;
+	}
+	for (size_t c = 0; c < io->n_conns; c++) {
+		struct srun_io_conn *x = &io->conns[c];
+		if (x->fd < 0 || !x->hello)
+			continue;
+		uint32_t n = x->fence_len;
+		q[0] = (uint8_t)(n >> 24);
+		q[1] = (uint8_t)(n >> 16);
+		q[2] = (uint8_t)(n >> 8);
+		q[3] = (uint8_t)n;
+		memcpy(q + 4, x->fence, n);
+		q += 4 + n;
+		free(x->fence);
+		x->fence = NULL;
+		x->fence_len = 0;
+		x->in_fence = false;
+	}
+	send_all_conns(io, STEPIO_FENCE_DOWN, 0, all, (uint32_t)total);
+	free(all);
+}
+
 static void on_frame(struct srun_io *io, struct srun_io_conn *c)
 {
 	uint8_t hdr[STEPIO_HDR_LEN];
@@ -366,6 +423,11 @@ static void on_frame(struct srun_io *io, struct srun_io_conn *c)
 	if (h.type == STEPIO_HELLO) {
 		if (!hello(io, c, p, h.len))
 			drop_conn(io, c);
+	} else if (h.type == STEPIO_ABORT) {
+		io->abort_asked = true;
+	} else if (h.type == STEPIO_FENCE_UP) {
+		fence_up(io, c, p, h.len);
+		p = NULL; /* the conn holds it now */
 	} else if (h.task >= io->ntasks ||
 		   io->tasks[h.task].node != (int)(c - io->conns)) {
 		/* not one of this shepherd's tasks: ignored */
@@ -545,10 +607,13 @@ int srun_io_run(struct srun_io *io, uint32_t ntasks, srun_io_tick_f tick, void *
 			for (size_t c = 0; c + 3 < n; c++)
 				if (pfd[3 + c].revents && io->conns[c].fd >= 0)
 					on_frame(io, &io->conns[c]);
+			fence_check(io);
 			if (pfd[0].revents)
 				accept_conn(io);
 		}
 		free(pfd);
+		if (io->abort_asked && !io->killed)
+			kill_step = true; /* MPI_Abort (--mpi=pmix) */
 		if (should_kill(io)) {
 			kill_step = true;
 			print_exits(io, true); /* the failure before "Terminating" */
@@ -588,6 +653,7 @@ void srun_io_close(struct srun_io *io)
 		if (io->conns[c].fd >= 0)
 			close(io->conns[c].fd);
 		free(io->conns[c].tasks);
+		free(io->conns[c].fence);
 	}
 	free(io->conns);
 	for (uint32_t t = 0; io->tasks && t < io->ntasks; t++) {

@@ -39,6 +39,7 @@ struct srun_io {
 	int64_t last_int_ms;   /* the last Ctrl-C, for "twice within a second" */
 	int64_t first_exit_ms; /* -W: when the first task ended, 0 before */
 	bool killed;	       /* kill sent already (-K, -W, Ctrl-C twice) */
+	bool abort_asked;      /* a shepherd sent ABORT (MPI_Abort) */
 	int stdin_fd;	       /* -1 once ended or not forwarded */
 };
 

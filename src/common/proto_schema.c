@@ -357,6 +357,7 @@ static const struct field f_step_create[] = {
     BOOLD("stdin_all", "false"),
     INTD("stdin_task", -1, 1000000, "0"),
     INT("srun_pid", false, 0, I32),
+    ENUM("mpi", false, "none|pmix"),
     END,
 };
 
@@ -392,6 +393,8 @@ static const struct field f_step_launch[] = {
     BOOLD("unbuffered", "false"),
     INT("kill_wait", false, 0, 65535),
     INT("mem", false, 0, 1LL << 40),
+    ENUM("mpi", false, "none|pmix"),
+    STR("mpi_layout", false, 1, 0),
     END,
 };
 

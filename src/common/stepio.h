@@ -12,7 +12,16 @@
  * STEPIO_EXIT_OOM set above the 16 bits of the wait status when the task died
  * of SIGKILL in a step whose cgroup saw an OOM kill).
  * srun -> shepherd: STDIN data for a task (length 0: end of input), SIGNAL a
- * signal number (4 bytes) for every task the shepherd runs. */
+ * signal number (4 bytes) for every task the shepherd runs.
+ *
+ * srun --mpi=pmix only: a fence of the step's PMIx servers (one per node)
+ * goes through srun. Each shepherd sends FENCE_UP (task 0) with its node's
+ * contribution, the blob libpmix handed its fence_nb; once every shepherd
+ * of the step sent one, srun sends all of them FENCE_DOWN: the
+ * contributions in shepherd order, each as length (4, big-endian) | blob.
+ * One fence at a time: PMIx processes enter the next only after this one
+ * completed everywhere. ABORT (no payload) from a shepherd: one of its tasks
+ * called MPI_Abort; srun ends the step as -K would. */
 #ifndef DRV_COMMON_STEPIO_H
 #define DRV_COMMON_STEPIO_H
 
@@ -26,6 +35,9 @@ enum stepio_type {
 	STEPIO_EXIT = 4,
 	STEPIO_STDIN = 5,
 	STEPIO_SIGNAL = 6,
+	STEPIO_FENCE_UP = 7,   /* shepherd -> srun: this node's blob */
+	STEPIO_FENCE_DOWN = 8, /* srun -> shepherds: every node's, length-prefixed */
+	STEPIO_ABORT = 9,      /* shepherd -> srun: MPI_Abort, end the whole step */
 };
 
 /* In an EXIT payload: the kernel's OOM killer ended the task. */

@@ -364,6 +364,42 @@ static json_t *node_body(struct ctld *c, const struct job *j, const struct job_s
 	return o;
 }
 
+/* The step's nodes and which tasks each runs (new references). */
+static void step_shape(const struct ctld *c, const struct job *j, const struct layout *l,
+		       json_t **names, json_t **ids)
+{
+	*names = json_array();
+	*ids = json_array();
+	for (uint32_t k = 0; k < l->n; k++) {
+		json_array_append_new(
+		    *names, json_string(c->nodes.names[j->alloc[l->slot[k]].node]));
+		json_t *mine = json_array();
+		for (uint32_t t = 0; t < l->tasks[k]; t++)
+			json_array_append_new(mine, json_integer(l->task_ids[k][t]));
+		json_array_append_new(*ids, mine);
+	}
+}
+
+/* --mpi=pmix: every shepherd's PMIx server describes the whole step, so each
+ * node gets "mpi" and the step's shape as JSON text ("mpi_layout"). */
+static void add_mpi(const struct ctld *c, const struct job *j, const struct layout *l,
+		    json_t *b, json_t **bodies)
+{
+	const char *mpi = json_string_value(json_object_get(b, "mpi"));
+	if (!mpi || strcmp(mpi, "pmix"))
+		return;
+	json_t *names, *ids;
+	step_shape(c, j, l, &names, &ids);
+	json_t *o = json_pack("{s:o,s:o}", "nodes", names, "tasks", ids);
+	char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	json_decref(o);
+	for (uint32_t k = 0; text && k < l->n; k++) {
+		json_object_set_new(bodies[k], "mpi", json_string(mpi));
+		json_object_set_new(bodies[k], "mpi_layout", json_string(text));
+	}
+	free(text);
+}
+
 static void queue_launch(struct ctld *c, const struct job *j, const struct job_step *s,
 			 const struct layout *l, json_t *b)
 {
@@ -382,6 +418,7 @@ static void queue_launch(struct ctld *c, const struct job *j, const struct job_s
 		f->bodies[k] = node_body(c, j, s, l, k, b, env);
 		f->nodes[k] = j->alloc[l->slot[k]].node;
 	}
+	add_mpi(c, j, l, b, f->bodies);
 	json_decref(env);
 	commit_defer(c, fanout_after_commit, f);
 }
@@ -447,15 +484,8 @@ static struct job_step *record_step(struct ctld *c, struct job *j, const struct 
 static json_t *create_reply(const struct ctld *c, const struct job *j,
 			    const struct job_step *s, const struct layout *l)
 {
-	json_t *names = json_array(), *ids = json_array();
-	for (uint32_t k = 0; k < l->n; k++) {
-		json_array_append_new(
-		    names, json_string(c->nodes.names[j->alloc[l->slot[k]].node]));
-		json_t *mine = json_array();
-		for (uint32_t t = 0; t < l->tasks[k]; t++)
-			json_array_append_new(mine, json_integer(l->task_ids[k][t]));
-		json_array_append_new(ids, mine);
-	}
+	json_t *names, *ids;
+	step_shape(c, j, l, &names, &ids);
 	return json_pack("{s:I,s:I,s:s,s:I,s:I,s:s,s:o,s:o}", "job_id", (json_int_t)j->id,
 			 "step_id", (json_int_t)s->id, "nodelist", s->nodelist,
 			 "num_nodes", (json_int_t)s->num_nodes, "ntasks",

@@ -142,6 +142,29 @@ void apply_umask(char **envp);
  * process's exit status. */
 int step_main(const char *dir);
 
+/* --- pmix.c (pmix_stub.c without libpmix): srun --mpi=pmix ------------- */
+/* This node's PMIx server for the step of spec (its "tasks", "node_id" and
+ * "mpi_layout"), its clients registered as uid/gid. NULL with the reason in
+ * err when it cannot start (always without libpmix). One per process; free
+ * with pmixsrv_free (NULL is fine). */
+struct pmixsrv;
+struct pmixsrv *pmixsrv_new(json_t *spec, const char *node, int64_t job_id,
+			    int64_t step_id, uid_t uid, gid_t gid, char *err,
+			    size_t errlen);
+/* The PMIX_* variables of task id: a NULL-terminated malloc'd array the
+ * caller frees with env_free, or NULL. */
+char **pmixsrv_task_env(struct pmixsrv *p, uint32_t id);
+/* The tasks' process group, which MPI_Abort kills. */
+void pmixsrv_set_pgid(struct pmixsrv *p, pid_t pgid);
+/* An fd to poll for POLLIN (-1 for NULL); when readable, pmixsrv_ready sends
+ * a fence's part to srun on sock. 0, 1 when a task called MPI_Abort (the
+ * step is to end), or -errno of the send. */
+int pmixsrv_fd(const struct pmixsrv *p);
+int pmixsrv_ready(struct pmixsrv *p, int sock);
+/* srun's FENCE_DOWN payload (borrowed): completes the fence. 0 or -errno. */
+int pmixsrv_fence_down(struct pmixsrv *p, int sock, const void *data, uint32_t len);
+void pmixsrv_free(struct pmixsrv *p);
+
 /* --- isolate.c: the step's cgroup ------------------------------------ */
 /* Creates cg for step ("batch", "0", ...) of job_id as spec's "cgroup"
  * object asks, with limit_mib (0: none); leaves cg inactive (one log line)

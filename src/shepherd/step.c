@@ -36,6 +36,7 @@ struct task {
 	int out, err, in; /* our ends; -1 when closed */
 	bool exited, reported;
 	int status;
+	char **pmix_env; /* --mpi=pmix: its PMIX_* variables, until forked */
 };
 
 struct step {
@@ -52,9 +53,10 @@ struct step {
 	bool terminating, srun_gone;
 	struct timespec kill_at; /* SIGKILL to the group when terminating */
 	char message[256];
-	struct usage usage; /* of the tasks reaped so far */
-	struct cg_step cg;  /* the step's cgroup (isolate.c), inactive when none */
-	bool oom;	    /* the kernel OOM-killed one of its processes */
+	struct usage usage;   /* of the tasks reaped so far */
+	struct cg_step cg;    /* the step's cgroup (isolate.c), inactive when none */
+	bool oom;	      /* the kernel OOM-killed one of its processes */
+	struct pmixsrv *pmix; /* --mpi=pmix: this node's PMIx server (pmix.c) */
 };
 
 static const char *str(json_t *o, const char *key)
@@ -239,6 +241,13 @@ task_child(const struct step *st, struct task *t, int out, int err, int in, int 
 	snprintf(buf, sizeof(buf), "%d", (int)getpid());
 	env_set(&env, "SLURM_TASK_PID", buf);
 	put_gpus(&env, st->spec, t->local);
+	for (char **e = t->pmix_env; e && *e; e++) {
+		char *eq = strchr(*e, '=');
+		if (eq) {
+			*eq = '\0';
+			env_set(&env, *e, eq + 1);
+		}
+	}
 	if (!argv || !argv[0]) {
 		dprintf(STDERR_FILENO, "slurmstepd: error: no command for task %u\n",
 			t->id);
@@ -293,6 +302,10 @@ static int start_tasks(struct step *st)
 		rc = open_pipes(out, err, in, gets_stdin(st->spec, t->id));
 		if (rc)
 			break;
+		if (st->pmix && !(t->pmix_env = pmixsrv_task_env(st->pmix, t->id))) {
+			rc = -EIO;
+			break;
+		}
 		char **argv = task_argv(st, t->id, multi);
 		pid_t pid = fork();
 		if (pid == 0) {
@@ -300,6 +313,8 @@ static int start_tasks(struct step *st)
 			task_child(st, t, out[1], err[1], in[0], rel[0], env, argv);
 		}
 		free(argv);
+		env_free(t->pmix_env);
+		t->pmix_env = NULL;
 		close(out[1]);
 		close(err[1]);
 		close(in[0]);
@@ -319,6 +334,8 @@ static int start_tasks(struct step *st)
 	json_decref(multi);
 	env_free(env);
 	close(rel[0]);
+	if (st->pmix && st->pgid)
+		pmixsrv_set_pgid(st->pmix, st->pgid);
 	if (st->pgid) {
 		char buf[32];
 		int n = snprintf(buf, sizeof(buf), "%d\n", (int)st->pgid);
@@ -369,6 +386,33 @@ static int say_hello(struct step *st)
 	int rc = stepio_send(st->sock, STEPIO_HELLO, 0, text, (uint32_t)strlen(text));
 	free(text);
 	return rc;
+}
+
+/* The step cannot start here: srun prints why and every task's exit 1,
+ * then ends the step on the other nodes (ABORT). */
+static void tell_srun_failed(struct step *st)
+{
+	char line[320];
+	int n =
+	    snprintf(line, sizeof(line), "srun: error: %s: %s\n", st->node, st->message);
+	if (st->n &&
+	    stepio_send(st->sock, STEPIO_STDERR, st->tasks[0].id, line, (uint32_t)n) < 0)
+		return;
+	for (uint32_t k = 0; k < st->n; k++) {
+		uint8_t b[4] = {0, 0, 1, 0}; /* exited with 1 */
+		stepio_send(st->sock, STEPIO_STDERR, st->tasks[k].id, NULL, 0);
+		stepio_send(st->sock, STEPIO_STDOUT, st->tasks[k].id, NULL, 0);
+		stepio_send(st->sock, STEPIO_EXIT, st->tasks[k].id, b, 4);
+	}
+	/* the other nodes' tasks would wait for these in their first fence */
+	stepio_send(st->sock, STEPIO_ABORT, 0, NULL, 0);
+	/* closing with srun's frames unread would reset the connection and
+	 * could lose ours: wait (a while) for srun to hang up first */
+	shutdown(st->sock, SHUT_WR);
+	struct pollfd pfd = {.fd = st->sock, .events = POLLIN};
+	char sink[4096];
+	while (poll(&pfd, 1, 5000) > 0 && read(st->sock, sink, sizeof(sink)) > 0)
+		;
 }
 
 static struct task *task_by_id(struct step *st, uint32_t id)
@@ -430,8 +474,23 @@ static void from_srun(struct step *st)
 				(uint32_t)(uint8_t)data[2] << 8 | (uint8_t)data[3]);
 		if (sig > 0 && sig < NSIG)
 			kill(-st->pgid, sig);
+	} else if (h.type == STEPIO_FENCE_DOWN && st->pmix) {
+		if (pmixsrv_fence_down(st->pmix, st->sock, data, h.len) < 0)
+			st->srun_gone = true;
 	}
 	free(data);
+}
+
+/* --mpi=pmix: a fence to send up, or MPI_Abort: srun ends the whole step
+ * (STEPIO_ABORT); without srun this node's tasks end. */
+static void pmix_event(struct step *st)
+{
+	int rc = st->srun_gone ? 1 : pmixsrv_ready(st->pmix, st->sock);
+	if (rc == 1 && !st->srun_gone &&
+	    stepio_send(st->sock, STEPIO_ABORT, 0, NULL, 0) == 0)
+		return;
+	if (rc)
+		st->srun_gone = true; /* run_loop terminates the tasks */
 }
 
 static void pump(struct step *st, struct task *t, int *fd, uint8_t type)
@@ -522,7 +581,7 @@ static int poll_timeout(const struct step *st)
 
 static void run_loop(struct step *st)
 {
-	struct pollfd *pfd = calloc(2 + 2 * (size_t)st->n, sizeof(*pfd));
+	struct pollfd *pfd = calloc(3 + 2 * (size_t)st->n, sizeof(*pfd));
 	if (!pfd)
 		return;
 	bool killed_rest = false, sent_kill = false;
@@ -537,6 +596,8 @@ static void run_loop(struct step *st)
 			pfd[n++] =
 			    (struct pollfd){.fd = st->tasks[k].err, .events = POLLIN};
 		}
+		size_t pmix_at = n; /* --mpi=pmix: a fence to send up */
+		pfd[n++] = (struct pollfd){.fd = pmixsrv_fd(st->pmix), .events = POLLIN};
 		int r = poll(pfd, n, poll_timeout(st));
 		if (r < 0 && errno != EINTR)
 			break;
@@ -544,6 +605,8 @@ static void run_loop(struct step *st)
 			reap(st);
 		if (pfd[1].revents)
 			from_srun(st);
+		if (pfd[pmix_at].revents)
+			pmix_event(st);
 		for (uint32_t k = 0; k < st->n; k++) {
 			struct task *t = &st->tasks[k];
 			if (pfd[2 + 2 * k].revents && t->out >= 0)
@@ -684,6 +747,14 @@ int step_main(const char *dir)
 			failed = true;
 		}
 	}
+	if (!failed && !strcmp(str(st.spec, "mpi"), "pmix")) {
+		st.pmix = pmixsrv_new(st.spec, st.node, st.job_id, st.step_id, st.uid,
+				      st.gid, st.message, sizeof(st.message));
+		if (!st.pmix) {
+			tell_srun_failed(&st);
+			failed = true;
+		}
+	}
 	if (!failed && start_tasks(&st) < 0) {
 		snprintf(st.message, sizeof(st.message), "cannot start the tasks: %s",
 			 strerror(errno));
@@ -691,6 +762,7 @@ int step_main(const char *dir)
 	}
 	if (!failed)
 		run_loop(&st);
+	pmixsrv_free(st.pmix);
 	bool sigkilled = false;
 	for (uint32_t k = 0; k < st.n; k++)
 		sigkilled |= st.tasks[k].exited && WIFSIGNALED(st.tasks[k].status) &&

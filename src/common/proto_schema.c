@@ -399,16 +399,11 @@ static const struct field f_step_launch[] = {
 };
 
 static const struct field f_step_complete[] = {
-    INT("job_id", true, 1, JOB_ID_MAX),
-    INT("step_id", true, 0, I32),
-    INT("exit_code", true, 0, 255),
-    INT("signal", true, 0, SIG_MAX),
-    BOOLD("launch_failed", "false"),
-    STR("message", false, 0, TEXT_LEN),
-    OBJ("usage", false, f_usage),
-    BOOLD("oom", "false"),
-    BOOLD("cancelled", "false"),
-    END,
+    INT("job_id", true, 1, JOB_ID_MAX), INT("step_id", true, 0, I32),
+    INT("exit_code", true, 0, 255),	INT("signal", true, 0, SIG_MAX),
+    BOOLD("launch_failed", "false"),	STR("message", false, 0, TEXT_LEN),
+    OBJ("usage", false, f_usage),	BOOLD("oom", "false"),
+    BOOLD("cancelled", "false"),	END,
 };
 
 static const struct field f_step_signal[] = {

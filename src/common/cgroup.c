@@ -396,13 +396,14 @@ static void remove_steps(const struct cg_layout *l, const char *node, int64_t jo
 	closedir(d);
 }
 
-void cg_node_remove(const struct cg_layout *l, const char *node)
+void cg_each_job(const struct cg_layout *l, const char *node,
+		 void (*fn)(int64_t job_id, void *arg), void *arg)
 {
 	char dir[PATH_MAX];
 	if (l->version == CG_NONE ||
 	    cg_path(dir, sizeof(dir), l->mem_root, node, 0, NULL) < 0)
 		return;
-	*strrchr(dir, '/') = '\0';
+	*strrchr(dir, '/') = '\0'; /* MOUNT/drover_NODE */
 	DIR *d = opendir(dir);
 	if (!d)
 		return;
@@ -411,12 +412,28 @@ void cg_node_remove(const struct cg_layout *l, const char *node)
 		char *end;
 		long long id =
 		    strncmp(e->d_name, "job_", 4) ? 0 : strtoll(e->d_name + 4, &end, 10);
-		if (id > 0 && !*end) {
-			remove_steps(l, node, id);
-			cg_job_forget(l, node, id);
-		}
+		if (id > 0 && !*end)
+			fn(id, arg);
 	}
 	closedir(d);
+}
+
+struct node_ref {
+	const struct cg_layout *l;
+	const char *node;
+};
+
+static void remove_job(int64_t job_id, void *arg)
+{
+	const struct node_ref *r = arg;
+	remove_steps(r->l, r->node, job_id);
+	cg_job_forget(r->l, r->node, job_id);
+}
+
+void cg_node_remove(const struct cg_layout *l, const char *node)
+{
+	struct node_ref r = {l, node};
+	cg_each_job(l, node, remove_job, &r);
 }
 
 void cg_job_forget(const struct cg_layout *l, const char *node, int64_t job_id)

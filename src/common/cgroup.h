@@ -83,5 +83,8 @@ void cg_job_forget(const struct cg_layout *l, const char *node, int64_t job_id);
 /* Kills everything in the node's cgroups under l and removes them (drover
  * down, after it killed the shepherds). */
 void cg_node_remove(const struct cg_layout *l, const char *node);
+/* Calls fn for every job_ID cgroup of node's scope (memory hierarchy). */
+void cg_each_job(const struct cg_layout *l, const char *node,
+		 void (*fn)(int64_t job_id, void *arg), void *arg);
 
 #endif

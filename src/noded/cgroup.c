@@ -71,27 +71,26 @@ void noded_cgroup_forget(const struct noded *nd, int64_t job_id)
 	cg_job_forget(&nd->cgroup_layout, scope, job_id);
 }
 
+struct sweep {
+	struct noded *nd;
+	const char *scope;
+};
+
+static void forget_if_unknown(int64_t job_id, void *arg)
+{
+	struct sweep *w = arg;
+	if (!jobs_find(w->nd, job_id) && !steps_of_job(w->nd, job_id))
+		cg_job_forget(&w->nd->cgroup_layout, w->scope, job_id);
+}
+
 void noded_cgroup_sweep(struct noded *nd)
 {
 	if (!nd->cgroup_ok)
 		return;
-	char scope[300], dir[PATH_MAX];
+	char scope[300];
 	cgroup_scope(nd, scope, sizeof(scope));
-	if (cg_path(dir, sizeof(dir), nd->cgroup_layout.mem_root, scope, 0, NULL) < 0)
-		return;
-	*strrchr(dir, '/') = '\0'; /* MOUNT/drover_SCOPE */
-	DIR *d = opendir(dir);
-	if (!d)
-		return;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		char *end;
-		long long id =
-		    strncmp(e->d_name, "job_", 4) ? 0 : strtoll(e->d_name + 4, &end, 10);
-		if (id > 0 && !*end && !jobs_find(nd, id) && !steps_of_job(nd, id))
-			cg_job_forget(&nd->cgroup_layout, scope, id);
-	}
-	closedir(d);
+	struct sweep w = {nd, scope};
+	cg_each_job(&nd->cgroup_layout, scope, forget_if_unknown, &w);
 }
 
 int noded_cgroup_spec(const struct noded *nd, json_t *spec)

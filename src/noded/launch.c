@@ -26,7 +26,7 @@
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
 
-static int write_spec(struct noded *nd, json_t *body, const char *dir)
+int launch_write_spec(struct noded *nd, json_t *body, const char *dir, bool task_scripts)
 {
 	json_t *spec = json_deep_copy(body);
 	if (!spec)
@@ -36,10 +36,10 @@ static int write_spec(struct noded *nd, json_t *body, const char *dir)
 	/* The job's commands must find the config as this node knows it. */
 	json_object_set_new(spec, "conf_path", json_string(nd->conf_path));
 	/* The shepherd reads no config: it runs these from the spec. */
-	if (nd->conf->task_prolog)
+	if (task_scripts && nd->conf->task_prolog)
 		json_object_set_new(spec, "task_prolog",
 				    json_string(nd->conf->task_prolog));
-	if (nd->conf->task_epilog)
+	if (task_scripts && nd->conf->task_epilog)
 		json_object_set_new(spec, "task_epilog",
 				    json_string(nd->conf->task_epilog));
 	char *text = json_dumps(spec, JSON_COMPACT);
@@ -280,7 +280,7 @@ int launch_job(struct noded *nd, json_t *body, struct drv_error *err)
 		drv_error_set(err, errno, "mkdir %s: %s", dir, strerror(errno));
 		return launch_failed(nd, job_id, restart, NULL, err);
 	}
-	int rc = write_spec(nd, body, dir);
+	int rc = launch_write_spec(nd, body, dir, true);
 	if (rc < 0) {
 		drv_error_set(err, -rc, "writing %s/spec.json: %s", dir, strerror(-rc));
 		return launch_failed(nd, job_id, restart, dir, err);

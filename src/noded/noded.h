@@ -153,6 +153,9 @@ void notify_stop(struct noded *nd);
 /* Handles job.launch; returns the rc for the reply and fills err. */
 int launch_job(struct noded *nd, json_t *body, struct drv_error *err);
 int launch_start(struct noded *nd); /* SIGCHLD reaping */
+/* DIR/spec.json: body with what only this node knows (its name, config
+ * path, cgroup; with task_scripts its TaskProlog/TaskEpilog). 0 or -errno. */
+int launch_write_spec(struct noded *nd, json_t *body, const char *dir, bool task_scripts);
 /* Forks and execs drover-shepherd FLAG DIR (--job-dir or --step-dir);
  * *pid gets its pid. 0 once exec succeeded. */
 int launch_shepherd(struct noded *nd, const char *flag, const char *dir, pid_t *pid,

@@ -137,23 +137,6 @@ static void read_status(struct noded *nd, struct noded_step *s)
 	json_decref(st);
 }
 
-static int write_spec(struct noded *nd, json_t *body, const char *dir)
-{
-	json_t *spec = json_deep_copy(body);
-	if (!spec)
-		return -ENOMEM;
-	json_object_set_new(spec, "node", json_string(nd->name));
-	noded_cgroup_spec(nd, spec); /* none when cgroups are off */
-	json_object_set_new(spec, "conf_path", json_string(nd->conf_path));
-	char *text = json_dumps(spec, JSON_COMPACT);
-	json_decref(spec);
-	if (!text)
-		return -ENOMEM;
-	int rc = drv_write_file_replace(dir, "spec.json", text, strlen(text), 0600);
-	free(text);
-	return rc;
-}
-
 int steps_launch(struct noded *nd, json_t *body, struct drv_error *err)
 {
 	int64_t job_id = json_integer_value(json_object_get(body, "job_id"));
@@ -171,7 +154,7 @@ int steps_launch(struct noded *nd, json_t *body, struct drv_error *err)
 		return DRV_RC_ERROR;
 	}
 	spool_remove_dir(dir);
-	int rc = mkdir(dir, 0700) < 0 ? -errno : write_spec(nd, body, dir);
+	int rc = mkdir(dir, 0700) < 0 ? -errno : launch_write_spec(nd, body, dir, false);
 	pid_t pid = 0;
 	if (rc < 0)
 		drv_error_set(err, -rc, "cannot write %s/spec.json: %s", dir,

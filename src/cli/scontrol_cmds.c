@@ -44,14 +44,48 @@ static int job_ids(int argc, char **argv, json_t *ids)
 	return json_array_size(ids) ? 0 : -EINVAL;
 }
 
-int sctl_hold(struct sctl *s, int argc, char **argv)
+/* Sends a job.* request whose reply lists one result per job; prints
+ * Slurm's "<error> for job <id>" for each failure (hold and release also
+ * "slurm_suspend error: <error>", as Slurm 22.05). 0, or 1 on any failure. */
+static int job_op(struct sctl *s, const char *type, json_t *body, const char *first,
+		  bool suspend_line)
 {
 	struct drv_error err = {{0}};
+	json_t *reply = NULL, *res;
+	size_t i;
+	int failed = 0;
+	int rc = sctl_call(s, type, body, &reply, &err);
+	if (rc != 0) {
+		if (!s->quiet)
+			fprintf(stderr, "%s for job %s\n", sctl_failure_text(rc, &err),
+				first);
+		return 1;
+	}
+	json_array_foreach(json_object_get(reply, "results"), i, res)
+	{
+		int jrc = (int)cli_json_int(res, "rc", 0);
+		const char *text = cli_json_str(res, "error", NULL);
+		if (jrc == 0)
+			continue;
+		failed = 1;
+		if (!text || !*text)
+			text = drv_rc_text(jrc);
+		if (s->quiet)
+			continue;
+		fprintf(stderr, "%s for job %lld\n", text,
+			(long long)cli_json_int(res, "job_id", 0));
+		if (suspend_line)
+			fprintf(stderr, "slurm_suspend error: %s\n", text);
+	}
+	json_decref(reply);
+	return failed;
+}
+
+int sctl_hold(struct sctl *s, int argc, char **argv)
+{
 	bool release = !strncasecmp(argv[0], "re", 2);
 	bool user = !strncasecmp(argv[0], "u", 1); /* else ctld decides, as Slurm */
-	json_t *ids = json_array(), *reply = NULL, *res, *body;
-	size_t i;
-	int rc, failed = 0;
+	json_t *ids = json_array(), *body;
 
 	if (argc < 2) {
 		json_decref(ids);
@@ -65,40 +99,15 @@ int sctl_hold(struct sctl *s, int argc, char **argv)
 	body = json_pack("{s:o}", "job_ids", ids);
 	if (!release)
 		json_object_set_new(body, "user", json_boolean(user));
-	rc = sctl_call(s, release ? "job.release" : "job.hold", body, &reply, &err);
-	if (rc != 0) {
-		if (!s->quiet)
-			fprintf(stderr, "%s for job %s\n", sctl_failure_text(rc, &err),
-				argv[1]);
-		return 1;
-	}
-	json_array_foreach(json_object_get(reply, "results"), i, res)
-	{
-		int jrc = (int)cli_json_int(res, "rc", 0);
-		const char *text = cli_json_str(res, "error", NULL);
-
-		if (jrc == 0)
-			continue;
-		failed = 1;
-		if (!text || !*text)
-			text = drv_rc_text(jrc);
-		if (!s->quiet) /* Slurm 22.05 prints both lines */
-			fprintf(stderr, "%s for job %lld\nslurm_suspend error: %s\n",
-				text, (long long)cli_json_int(res, "job_id", 0), text);
-	}
-	json_decref(reply);
-	return failed;
+	return job_op(s, release ? "job.release" : "job.hold", body, argv[1], true);
 }
 
 /* requeue / requeuehold ID[,ID...]: Slurm prints "<error> for job <id>" for
  * each job it could not requeue and exits 1. */
 int sctl_requeue(struct sctl *s, int argc, char **argv)
 {
-	struct drv_error err = {{0}};
 	bool hold = !strncasecmp(argv[0], "requeueh", 8);
-	json_t *ids = json_array(), *reply = NULL, *res;
-	size_t i;
-	int rc, failed = 0;
+	json_t *ids = json_array();
 
 	if (argc < 2) {
 		json_decref(ids);
@@ -113,30 +122,9 @@ int sctl_requeue(struct sctl *s, int argc, char **argv)
 		json_decref(ids);
 		return 1;
 	}
-	rc = sctl_call(s, "job.requeue",
-		       json_pack("{s:o, s:b}", "job_ids", ids, "hold", hold), &reply,
-		       &err);
-	if (rc != 0) {
-		if (!s->quiet)
-			fprintf(stderr, "%s for job %s\n", sctl_failure_text(rc, &err),
-				argv[1]);
-		return 1;
-	}
-	json_array_foreach(json_object_get(reply, "results"), i, res)
-	{
-		int jrc = (int)cli_json_int(res, "rc", 0);
-		const char *text = cli_json_str(res, "error", NULL);
-
-		if (jrc == 0)
-			continue;
-		failed = 1;
-		if (!s->quiet)
-			fprintf(stderr, "%s for job %lld\n",
-				text && *text ? text : drv_rc_text(jrc),
-				(long long)cli_json_int(res, "job_id", 0));
-	}
-	json_decref(reply);
-	return failed;
+	return job_op(s, "job.requeue",
+		      json_pack("{s:o, s:b}", "job_ids", ids, "hold", hold), argv[1],
+		      false);
 }
 
 /* --- update NodeName=... State=... Reason=... ------------------------------- */

@@ -194,6 +194,8 @@ static json_t *step_body(struct srun *s, const char *addr)
 				    json_integer(s->o.gpus_per_task_n));
 	if (s->o.cpu_bind)
 		json_object_set_new(b, "cpu_bind", json_string(s->o.cpu_bind));
+	if (s->o.gpu_bind)
+		json_object_set_new(b, "gpu_bind", json_string(s->o.gpu_bind));
 	if (s->o.mpi && !strcmp(s->o.mpi, "pmix"))
 		json_object_set_new(b, "mpi", json_string("pmix"));
 	int64_t gpus = 0; /* -G/--gpus-per-node inside an allocation: the step's GPUs */

@@ -349,6 +349,8 @@ static json_t *node_body(struct ctld *c, const struct job *j, const struct job_s
 	json_t *v;
 	if ((v = json_object_get(b, "gpus_per_task")))
 		json_object_set(o, "gpus_per_task", v);
+	if ((v = json_object_get(b, "gpu_bind")))
+		json_object_set(o, "gpu_bind", v);
 	if ((v = json_object_get(b, "task_argv")))
 		json_object_set(o, "task_argv", v);
 	/* the job's memory on this node bounds this node's share of the step

@@ -137,6 +137,12 @@ int shepherd_become_user(const char *user, uid_t uid, gid_t gid, char *err, size
 /* The submitter's umask from SLURM_UMASK (octal) in envp, when there. */
 void apply_umask(char **envp);
 
+/* --- gpu_bind.c ---------------------------------------------------------- */
+/* The GPUs (of the node's step GPUs, a JSON array of indices) task `local`
+ * sees under --gpu-bind bind (NULL: none) and --gpus-per-task per_task (0:
+ * none). A new array. */
+json_t *gpu_bind_pick(json_t *gpus, const char *bind, int64_t per_task, uint32_t local);
+
 /* --- step.c: --step-dir ----------------------------------------------- */
 /* Runs this node's tasks of an srun step (spec in dir) and reports. The
  * process's exit status. */

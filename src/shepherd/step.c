@@ -137,12 +137,8 @@ static int put_gpus(char ***env, json_t *spec, uint32_t local)
 	size_t n = json_array_size(gpus);
 	if (!n)
 		return 0;
-	int64_t per = num(spec, "gpus_per_task", 0);
-	json_t *mine = json_array();
-	for (size_t g = 0; g < n; g++)
-		if (per <= 0 ||
-		    (g >= local * (size_t)per && g < (local + 1) * (size_t)per))
-			json_array_append(mine, json_array_get(gpus, g));
+	const char *bind = json_string_value(json_object_get(spec, "gpu_bind"));
+	json_t *mine = gpu_bind_pick(gpus, bind, num(spec, "gpus_per_task", 0), local);
 	char *all = joined(gpus), *list = joined(mine);
 	int rc = !all || !list ? -ENOMEM : 0;
 	if (!rc)

@@ -321,3 +321,17 @@ def test_steps_carve_the_jobs_gpus(make_cluster):
     assert set(got["ALL"].split(",")) == a | b  # a default step sees them all
     assert got["too-many"] == "1"
     assert "Invalid generic resource (gres) specification" in text
+
+
+def test_gpu_bind_gives_each_task_its_gpus(make_cluster):
+    c = make_cluster(nodes=1, start=False)
+    c.up(extra=["--cpus", "4", "--gpus", "2"])
+    c.write("bind.sh", "#!/bin/bash\n"
+            "srun -n4 -l --gpu-bind=single:2 printenv CUDA_VISIBLE_DEVICES\n"
+            "srun -n2 -l --gpu-bind=map_gpu:1,0 printenv CUDA_VISIBLE_DEVICES\n")
+    jid = c.sbatch("-n4", "--gpus=2", "-o", "bind.out", "bind.sh")
+    c.wait_done(jid, timeout=60)
+    lines = (c.work / "bind.out").read_text().splitlines()
+    # two tasks share each GPU, in order; then the map, task by task
+    assert sorted(lines[:4]) == ["0: 0", "1: 0", "2: 1", "3: 1"], lines
+    assert sorted(lines[4:]) == ["0: 1", "1: 0"], lines

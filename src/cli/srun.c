@@ -130,7 +130,7 @@ static void step_counts(struct srun *s, json_t *b)
 	}
 	int64_t ntpn = num_opt(j->ntasks_per_node, 0);
 	if (!s->own_alloc) {
-		if (!ntasks && !nodes && !ntpn)
+		if (!ntasks && !nodes && !ntpn && s->o.ntasks_per_gpu <= 0)
 			ntasks = num_opt(getenv("SLURM_NTASKS"), 0);
 		if (!ntpn && !ntasks)
 			ntpn = num_opt(getenv("SLURM_NTASKS_PER_NODE"), 0);
@@ -194,6 +194,16 @@ static json_t *step_body(struct srun *s, const char *addr)
 				    json_integer(s->o.gpus_per_task_n));
 	if (s->o.cpu_bind)
 		json_object_set_new(b, "cpu_bind", json_string(s->o.cpu_bind));
+	if (s->o.ntasks_per_gpu > 0) { /* Slurm binds each task to one GPU then */
+		json_object_set_new(b, "ntasks_per_gpu",
+				    json_integer(s->o.ntasks_per_gpu));
+		if (!s->o.gpu_bind) {
+			char bind[32];
+			snprintf(bind, sizeof(bind), "single:%lld",
+				 (long long)s->o.ntasks_per_gpu);
+			json_object_set_new(b, "gpu_bind", json_string(bind));
+		}
+	}
 	if (s->o.gpu_bind)
 		json_object_set_new(b, "gpu_bind", json_string(s->o.gpu_bind));
 	if (s->o.mpi && !strcmp(s->o.mpi, "pmix"))

@@ -144,6 +144,7 @@ static const struct field f_job_submit[] = {
     INT("mem_per_cpu", false, 1, I32 * 1024),
     INT("gpus", false, 1, 100000),
     INT("gpus_per_node", false, 1, 100000),
+    INT("ntasks_per_gpu", false, 1, 100000),
     STR("gpu_type", false, 1, NAME_LEN),
     BOOLD("exclusive", "false"),
     INT("nice", false, -2147483645LL, 2147483645LL),

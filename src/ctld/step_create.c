@@ -160,6 +160,13 @@ static int lay_out(struct ctld *c, const struct job *j, json_t *b, struct layout
 		free(slots);
 		return rc;
 	}
+	int64_t per_gpu = opt_int(b, "ntasks_per_gpu", 0);
+	if (per_gpu && !ntasks) { /* --ntasks-per-gpu: that many for each GPU */
+		int64_t gpus = opt_int(b, "gpus", 0);
+		for (uint32_t k = 0; !gpus && k < n_cand; k++)
+			gpus += popcount64(j->alloc[slots[k]].gpus);
+		ntasks = per_gpu * (gpus ? gpus : 1);
+	}
 	if (!nodes)
 		nodes = listed		 ? n_cand
 			: ntasks && ntpn ? (ntasks + ntpn - 1) / ntpn

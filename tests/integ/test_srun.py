@@ -335,3 +335,16 @@ def test_gpu_bind_gives_each_task_its_gpus(make_cluster):
     # two tasks share each GPU, in order; then the map, task by task
     assert sorted(lines[:4]) == ["0: 0", "1: 0", "2: 1", "3: 1"], lines
     assert sorted(lines[4:]) == ["0: 1", "1: 0"], lines
+
+
+def test_ntasks_per_gpu(make_cluster):
+    c = make_cluster(nodes=1, start=False)
+    c.up(extra=["--cpus", "4", "--gpus", "2"])
+    c.write("pergpu.sh", "#!/bin/bash\n"
+            "srun -c1 -l --ntasks-per-gpu=2 printenv CUDA_VISIBLE_DEVICES\n")
+    # one task asked for the job: the step's four come from its two GPUs
+    jid = c.sbatch("-n1", "-c4", "--gpus=2", "-o", "pergpu.out", "pergpu.sh")
+    c.wait_done(jid, timeout=60)
+    lines = (c.work / "pergpu.out").read_text().splitlines()
+    # two tasks for each of the job's two GPUs, each task bound to one
+    assert sorted(lines) == ["0: 0", "1: 0", "2: 1", "3: 1"], lines

@@ -455,6 +455,13 @@ def test_same_bytes_from_history_after_min_job_age_and_a_crash(make_cluster):
              all(line.split("|")[1].split()[0] in TERMINAL
                  for line in rows().splitlines()), 30,
              what="every job to end, the killed one with 0:15")
+    # the killed job is CANCELLED at once; its node's report (with the
+    # batch shell's usage) follows, and only then is its record final
+    usage = lambda: c.ok(c.bin / "sacct", "-n", "-P", "-o", "JobID,MaxRSS",
+                         "-j", str(run))
+    wait_for(lambda: any(l.startswith(f"{run}.batch|") and l.split("|")[1]
+                         for l in usage().splitlines()), 30,
+             what="the killed job's node to report its end")
     sacct = lambda: c.ok(c.bin / "sacct", "-P", "-o", "ALL,Restarts",
                          "-j", f"{ok},{bad},{run},{held}")
     before = sacct()

@@ -280,7 +280,7 @@ json_t *drv_authd_sign(const char *socket_path, const char *digest, struct drv_e
 }
 
 int drv_authd_verify(const char *socket_path, json_t *cred, const char *digest,
-		     struct drv_error *err)
+		     uid_t *issued_to, struct drv_error *err)
 {
 	int rc;
 	json_t *body = json_pack("{s:O, s:s}", "cred", cred, "digest", digest);
@@ -291,11 +291,17 @@ int drv_authd_verify(const char *socket_path, json_t *cred, const char *digest,
 	if (!reply)
 		return rc;
 	int64_t r = json_integer_value(json_object_get(reply, "rc"));
+	json_t *uid = json_object_get(json_object_get(reply, "body"), "uid");
 	rc = 0;
 	if (r == DRV_RC_AUTH)
 		rc = drv_error_set(err, EPERM, "%s", reply_error(reply));
 	else if (r != 0)
 		rc = drv_error_set(err, EPROTO, "authd: %s", reply_error(reply));
+	else if (!json_is_integer(uid) || json_integer_value(uid) < 0 ||
+		 json_integer_value(uid) > UINT32_MAX)
+		rc = drv_error_set(err, EPROTO, "authd vouched without naming a uid");
+	else if (issued_to)
+		*issued_to = (uid_t)json_integer_value(uid);
 	json_decref(reply);
 	return rc;
 }
@@ -348,9 +354,11 @@ static int ctld_connect(const struct drv_conf *conf, struct drv_error *err)
 			     "Unable to contact slurm controller (connect failure)");
 }
 
-/* The reply must carry a credential authd vouches for; an error reply
- * without one (a malformed-message answer from the framing layer) is
- * believed only as far as "it failed". */
+/* The reply must carry a credential authd vouches for, issued to ctld's
+ * identity: authd signs for any local user who asks, so a credential proves
+ * only who asked for it, and only root or SlurmUser may speak as ctld. An
+ * error reply without a credential (a malformed-message answer from the
+ * framing layer) is believed only as far as "it failed". */
 static int check_reply_cred(const struct drv_conf *conf, json_t *reply,
 			    const char *raw_digest, struct drv_error *err)
 {
@@ -362,20 +370,24 @@ static int check_reply_cred(const struct drv_conf *conf, json_t *reply,
 				     "reply from controller carries no credential");
 	}
 	char digest[65];
+	uid_t issued_to = 0;
 	int rc = -EPERM;
 	if (raw_digest[0])
-		rc = drv_authd_verify(conf->auth_socket, cred, raw_digest, err);
+		rc = drv_authd_verify(conf->auth_socket, cred, raw_digest, &issued_to,
+				      err);
 	if (rc == -EPERM) {
 		drv_envelope_digest(reply, digest);
-		rc = drv_authd_verify(conf->auth_socket, cred, digest, err);
+		rc = drv_authd_verify(conf->auth_socket, cred, digest, &issued_to, err);
 	}
-	if (rc < 0 && rc == -EPERM) {
+	if (rc == -EPERM) {
 		char why[sizeof(err->text)];
 		snprintf(why, sizeof(why), "%s", err ? err->text : "");
-		drv_error_set(err, EPERM,
-			      "reply from controller failed authentication: %s", why);
+		return drv_error_set(
+		    err, EPERM, "reply from controller failed authentication: %s", why);
 	}
-	return rc;
+	if (rc < 0)
+		return rc;
+	return drv_conf_check_ctld_uid(conf, issued_to, err);
 }
 
 int drv_client_call(const struct drv_conf *conf, const char *type, json_t *body,

@@ -7,6 +7,7 @@
 #define DRV_CLIENT_H
 
 #include <jansson.h>
+#include <sys/types.h>
 
 #include "common/conf.h"
 #include "common/error.h"
@@ -21,10 +22,11 @@ int drv_client_call(const struct drv_conf *conf, const char *type, json_t *body,
 
 /* The lower half, used by authd's own clients and tests: ask authd at
  * socket_path to sign digest (returns a new credential reference or NULL
- * with err) or to verify cred against digest (0 or -EPERM with err). */
+ * with err) or to verify cred against digest (0 or -EPERM with err; on 0,
+ * *issued_to, when not NULL, is the uid the credential was issued to). */
 json_t *drv_authd_sign(const char *socket_path, const char *digest,
 		       struct drv_error *err);
 int drv_authd_verify(const char *socket_path, json_t *cred, const char *digest,
-		     struct drv_error *err);
+		     uid_t *issued_to, struct drv_error *err);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "common/error.h"
 
@@ -67,6 +68,7 @@ struct drv_conf {
 	char *auth_type;	/* "auth/drover" (only accepted value for now) */
 	char *auth_socket;	/* AuthInfo socket=, default /run/drover/authd.sock */
 	char *auth_key;		/* AuthInfo key=, default drover.key beside the config */
+	char *slurm_user;	/* SlurmUser: whom clients believe as ctld; NULL: root */
 	int slurmd_timeout;	/* seconds, default 300 */
 	int kill_wait;		/* seconds, default 30 */
 	int min_job_age;	/* seconds, default 300 */
@@ -121,6 +123,15 @@ void drv_conf_free(struct drv_conf *conf);
 const struct drv_node_conf *drv_conf_node(const struct drv_conf *conf, const char *name);
 const struct drv_part_conf *drv_conf_part(const struct drv_conf *conf, const char *name);
 const struct drv_part_conf *drv_conf_default_part(const struct drv_conf *conf);
+
+/* SlurmUser's uid (a name or a number; root when not set). 0, or -ENOENT
+ * with err naming the unknown user. */
+int drv_conf_slurm_uid(const struct drv_conf *conf, uid_t *uid, struct drv_error *err);
+
+/* Whether uid may speak as ctld: root or SlurmUser. 0, or -EPERM with err
+ * saying whom the credential was issued to and whom the config trusts. */
+int drv_conf_check_ctld_uid(const struct drv_conf *conf, uid_t uid,
+			    struct drv_error *err);
 
 /* What only the running controller knows, for `scontrol show config`. */
 struct drv_conf_live {

@@ -478,6 +478,7 @@ const struct conf_key conf_global_keys[] = {
 	{"PrologFlags", CONF_STR, FIELD(drv_conf, prolog_flags), NULL, 0, 0, NULL, true, NULL},
 	{"PrologEpilogTimeout", CONF_INT, FIELD(drv_conf, prolog_epilog_timeout), "65534", 1, 65535, NULL, true, NULL},
 	{"JobRequeue", CONF_INT, FIELD(drv_conf, job_requeue), "1", 0, 1, NULL, true, NULL},
+	{"SlurmUser", CONF_STR, FIELD(drv_conf, slurm_user), NULL, 0, 0, NULL, false, NULL},
 	{"PurgeJobAfter", CONF_CUSTOM, 0, "0", 0, 0, NULL, true, apply_purge_after},
 	/* Slurm's cgroup.conf keys, read here from drover.conf; noded hands them
 	 * to each shepherd in its spec */
@@ -544,7 +545,7 @@ const struct conf_key conf_global_keys[] = {
 	OTHER("SlurmctldPrimaryOnProg"), OTHER("SlurmctldSyslogDebug"),
 	OTHER("SlurmctldTimeout"), OTHER("SlurmdDebug"), OTHER("SlurmdSyslogDebug"),
 	OTHER("SlurmdUser"), OTHER("SlurmSchedLogFile"), OTHER("SlurmSchedLogLevel"),
-	OTHER("SlurmUser"), OTHER("SrunEpilog"), OTHER("SrunPortRange"), OTHER("SrunProlog"),
+	OTHER("SrunEpilog"), OTHER("SrunPortRange"), OTHER("SrunProlog"),
 	OTHER("SuspendExcNodes"), OTHER("SuspendExcParts"), OTHER("SuspendExcStates"),
 	OTHER("SuspendProgram"), OTHER("SuspendRate"), OTHER("SuspendTime"),
 	OTHER("SuspendTimeout"), OTHER("SwitchParameters"), OTHER("SwitchType"),

@@ -223,7 +223,8 @@ static void get_next_job_id(const struct show_ctx *x, const struct row *r)
  * runs as (in local mode every daemon runs as that user). */
 static void get_user(const struct show_ctx *x, const struct row *r)
 {
-	const char *name = other(x->conf, r->key);
+	const char *name =
+	    strcmp(r->key, "SlurmUser") ? other(x->conf, r->key) : x->conf->slurm_user;
 	struct passwd *pw = name ? getpwnam(name) : NULL;
 	char buf[128];
 

@@ -199,6 +199,20 @@ static void stop_loop(struct ctld *c)
 		event_base_free(c->base);
 }
 
+/* Clients believe only replies signed as root or SlurmUser, so a ctld
+ * running as anyone else could serve no one. */
+static int check_slurm_user(const struct drv_conf *conf, uid_t uid, struct drv_error *err)
+{
+	uid_t slurm_uid;
+	int rc = drv_conf_slurm_uid(conf, &slurm_uid, err);
+	if (rc < 0 || uid == 0 || uid == slurm_uid)
+		return rc;
+	return drv_error_set(err, EPERM,
+			     "running as uid %u, but SlurmUser is %s (uid %u): clients "
+			     "would refuse every reply",
+			     (unsigned)uid, conf->slurm_user, (unsigned)slurm_uid);
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = {0};
@@ -219,6 +233,10 @@ int main(int argc, char **argv)
 	}
 	c.owner_uid = getuid();
 	c.owner_gid = getgid();
+	if (check_slurm_user(c.conf, c.owner_uid, &err) < 0) {
+		fprintf(stderr, "drover-ctld: error: %s\n", err.text);
+		goto out;
+	}
 	gethostname(c.host, sizeof(c.host) - 1);
 	if (c.conf->ctld_pid_file &&
 	    (pid_fd = drv_pidfile_lock(c.conf->ctld_pid_file, &err)) < 0) {

@@ -6,6 +6,7 @@
  * starts or signals a process (spawn.c does). */
 #include <errno.h>
 #include <netinet/in.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,6 +202,16 @@ static void lines_free(struct conf_lines *l)
 	}
 }
 
+/* Every daemon runs as the user who brought the cluster up, so that user is
+ * the one clients believe as ctld. */
+static void slurm_user(struct conf_lines *l)
+{
+	struct passwd *pw = getpwuid(geteuid());
+	char uid[16];
+	snprintf(uid, sizeof(uid), "%u", (unsigned)geteuid());
+	lines_add(l, "SlurmUser", pw ? pw->pw_name : uid);
+}
+
 static void globals(struct conf_lines *l, const char *dir, int ctld_port)
 {
 	char port[16];
@@ -219,6 +230,7 @@ static void globals(struct conf_lines *l, const char *dir, int ctld_port)
 	snprintf(auth, sizeof(auth), "socket=%s/run/authd.sock,key=%s/drover.key", dir,
 		 dir);
 	lines_add(l, "AuthInfo", auth);
+	slurm_user(l);
 	lines_add(l, "SlurmdParameters", "config_overrides");
 	lines_add(l, "SlurmdTimeout", "30");
 	lines_add(l, "KillWait", "5");

@@ -394,10 +394,10 @@ static void test_authd_round_trip(void **state)
 	cred = drv_authd_sign(sock, digest, &err);
 	assert_non_null(cred);
 	assert_int_equal(json_integer_value(json_object_get(cred, "uid")), getuid());
-	assert_int_equal(drv_authd_verify(sock, cred, other, &err), -EPERM);
+	assert_int_equal(drv_authd_verify(sock, cred, other, NULL, &err), -EPERM);
 	assert_string_equal(err.text, "digest mismatch");
-	assert_int_equal(drv_authd_verify(sock, cred, digest, &err), 0);
-	assert_int_equal(drv_authd_verify(sock, cred, digest, &err), -EPERM);
+	assert_int_equal(drv_authd_verify(sock, cred, digest, NULL, &err), 0);
+	assert_int_equal(drv_authd_verify(sock, cred, digest, NULL, &err), -EPERM);
 	assert_string_equal(err.text, "credential replayed");
 	json_decref(cred);
 

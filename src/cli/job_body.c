@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,8 +50,6 @@ static json_t *string_array(char *const *v, size_t n)
 
 int job_origin_get(struct job_origin *org)
 {
-	struct passwd *pw = getpwuid(getuid());
-
 	if (!getcwd(org->cwd, sizeof(org->cwd))) {
 		cli_error("Unable to determine current working directory");
 		return -errno;
@@ -60,10 +57,6 @@ int job_origin_get(struct job_origin *org)
 	if (gethostname(org->host, sizeof(org->host)) != 0)
 		snprintf(org->host, sizeof(org->host), "localhost");
 	org->host[sizeof(org->host) - 1] = '\0';
-	if (pw)
-		snprintf(org->user, sizeof(org->user), "%s", pw->pw_name);
-	else
-		snprintf(org->user, sizeof(org->user), "%u", (unsigned)getuid());
 	return 0;
 }
 
@@ -182,13 +175,12 @@ int job_body_build(const struct sbatch_opts *o, const struct job_script *s,
 		return 1;
 	}
 	workdir = o->chdir ? absolute(org->cwd, o->chdir) : strdup(org->cwd);
-	body = json_pack("{s:s, s:s, s:s, s:o, s:s, s:b, s:s, s:s, s:o}", "name",
+	body = json_pack("{s:s, s:s, s:s, s:o, s:s, s:b, s:s, s:o}", "name",
 			 o->job_name ? o->job_name : s->default_name, "workdir",
 			 workdir ? workdir : org->cwd, "submit_dir", org->cwd, "env",
 			 string_array(env, nenv), "export",
 			 o->export_spec ? o->export_spec : "ALL", "hold", o->hold,
-			 "submit_host", org->host, "user", org->user, "argv",
-			 string_array(args, nargs));
+			 "submit_host", org->host, "argv", string_array(args, nargs));
 	free(workdir);
 	sbatch_words_free(env, nenv);
 	if (body && s->text)

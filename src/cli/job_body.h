@@ -17,11 +17,10 @@ struct job_script {
 	const char *path; /* the script file as given; NULL for stdin and --wrap */
 };
 
-/* Where and by whom the command runs. */
+/* Where the command runs (who runs it is the credential's business). */
 struct job_origin {
 	char cwd[PATH_MAX];
 	char host[256];
-	char user[64];
 };
 
 /* 0, or -errno after a message. */

@@ -134,7 +134,6 @@ static const struct field f_job_submit[] = {
     BOOLD("hold", "false"),
     STR("comment", false, 0, TEXT_LEN),
     STR("submit_host", false, 0, NAME_LEN),
-    STR("user", true, 1, NAME_LEN),
     STRSD("argv", 0),
     STR("command", false, 0, PATH_LEN),
     INT("ntasks", false, 1, 1000000),
@@ -292,6 +291,7 @@ static const struct field f_job_launch[] = {
     STR("user", true, 1, NAME_LEN),
     INT("uid", true, 0, ID_MAX),
     INT("gid", true, 0, ID_MAX),
+    INTS("gids", false, 0, ID_MAX), /* supplementary groups, set as given */
     STR("partition", false, 0, NAME_LEN),
     STR("nodelist", false, 0, LIST_LEN),
     INTD("num_nodes", 1, 100000, "1"),
@@ -377,6 +377,7 @@ static const struct field f_step_launch[] = {
     STR("user", true, 1, NAME_LEN),
     INT("uid", true, 0, ID_MAX),
     INT("gid", true, 0, ID_MAX),
+    INTS("gids", false, 0, ID_MAX), /* supplementary groups, set as given */
     STRS("argv", true, 0),
     STRSD("env", 0),
     STR("cwd", true, 1, PATH_LEN),

@@ -99,6 +99,11 @@ void commit_defer(struct ctld *c, effect_f fn, void *arg);
 void commit_purge(struct ctld *c, int64_t ended_before, uint32_t max_jobs);
 void commit_drain(struct ctld *c); /* at shutdown: waits for the last commit */
 
+/* --- identity.c: who a job runs as (from the credential, never the body) - */
+char *identity_user_name(uid_t uid); /* the name, or the number; caller frees */
+/* The user's groups with gid first, as a new JSON array ([gid] when unknown). */
+json_t *identity_groups(const char *user, gid_t gid);
+
 /* --- peer.c: connections ------------------------------------------------- */
 void peer_accept(int fd, const char *addr, void *arg);
 struct peer *peer_find(struct ctld *c, uint64_t id);

@@ -84,6 +84,7 @@ static json_t *launch_body(struct ctld *c, struct job *j, const char *script, js
 	json_object_set_new(b, "user", json_string(j->user ? j->user : ""));
 	json_object_set_new(b, "uid", json_integer(j->uid));
 	json_object_set_new(b, "gid", json_integer(j->gid));
+	json_object_set_new(b, "gids", identity_groups(j->user, j->gid));
 	json_object_set_new(b, "partition", json_string(j->partition));
 	json_object_set_new(b, "nodelist", json_string(j->nodelist));
 	json_object_set_new(b, "num_nodes", json_integer(j->n_alloc));

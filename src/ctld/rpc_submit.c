@@ -52,7 +52,7 @@ static void fill_job(struct job *j, const struct rpc_req *r, const struct part *
 {
 	json_t *b = r->body;
 	j->name = body_str(b, "name");
-	j->user = body_str(b, "user");
+	j->user = identity_user_name(r->cred.uid);
 	j->partition = strdup(p->conf->name);
 	j->workdir = body_str(b, "workdir");
 	j->submit_dir = body_str(b, "submit_dir");

@@ -353,6 +353,7 @@ static json_t *node_body(struct ctld *c, const struct job *j, const struct job_s
 	    json_object_get(b, "stdin_task"), "unbuffered",
 	    json_object_get(b, "unbuffered"));
 	json_object_set(o, "step_env", env);
+	json_object_set_new(o, "gids", identity_groups(j->user, j->gid));
 	json_t *v;
 	if ((v = json_object_get(b, "gpus_per_task")))
 		json_object_set(o, "gpus_per_task", v);

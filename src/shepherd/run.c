@@ -53,7 +53,7 @@ child_fail(const struct child_ctx *c, int code, const char *fmt, ...)
 static void drop_privileges(const struct child_ctx *c)
 {
 	char err[256];
-	if (shepherd_become_user(c->s->user, c->s->uid, c->s->gid, err, sizeof(err)) < 0)
+	if (shepherd_become_user(c->s->root, c->s->uid, c->s->gid, err, sizeof(err)) < 0)
 		child_fail(c, 1, "%s", err);
 }
 

@@ -132,8 +132,9 @@ int run_job(const char *dir, const struct spec *s, const char *script_path,
 
 /* --- user.c / run.c: the child's side ---------------------------------- */
 /* In a forked child: the job's user for good (nothing to do unless root
- * runs a job for someone else). 0, or -1 with the reason in err. */
-int shepherd_become_user(const char *user, uid_t uid, gid_t gid, char *err, size_t len);
+ * runs a job for someone else), with the supplementary groups of spec's
+ * "gids" (borrowed). 0, or -1 with the reason in err. */
+int shepherd_become_user(json_t *spec, uid_t uid, gid_t gid, char *err, size_t len);
 /* The submitter's umask from SLURM_UMASK (octal) in envp, when there. */
 void apply_umask(char **envp);
 

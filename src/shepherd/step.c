@@ -216,7 +216,7 @@ task_child(const struct step *st, struct task *t, int out, int err, int in, int 
 	dup2(out, STDOUT_FILENO);
 	dup2(err, STDERR_FILENO);
 	char why[256];
-	if (shepherd_become_user(st->user, st->uid, st->gid, why, sizeof(why)) < 0) {
+	if (shepherd_become_user(st->spec, st->uid, st->gid, why, sizeof(why)) < 0) {
 		dprintf(STDERR_FILENO, "slurmstepd: error: %s\n", why);
 		_exit(1);
 	}

@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "shepherd/shepherd.h"
@@ -422,6 +424,51 @@ static void test_run_stdin(void **state)
 	cleanup_dir(dir);
 }
 
+/* The child takes exactly the groups of the spec's "gids" (what ctld
+ * resolved), then the uid and gid; without a list, the primary group alone.
+ * Needs root to switch users; skipped elsewhere. */
+static int groups_after_become(const char *spec_json, gid_t *got, int max)
+{
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		json_t *spec = json_loads(spec_json, 0, NULL);
+		char err[160];
+		gid_t g[64];
+		int n = -1;
+		if (shepherd_become_user(spec, 65534, 65534, err, sizeof(err)) == 0 &&
+		    getuid() == 65534 && getgid() == 65534)
+			n = getgroups(64, g);
+		ssize_t w = write(fds[1], &n, sizeof(n));
+		if (n > 0)
+			w += write(fds[1], g, (size_t)n * sizeof(gid_t));
+		_exit(w > 0 ? 0 : 1);
+	}
+	close(fds[1]);
+	int n = -1;
+	assert_int_equal(read(fds[0], &n, sizeof(n)), sizeof(n));
+	if (n > 0 && n <= max)
+		assert_int_equal(read(fds[0], got, (size_t)n * sizeof(gid_t)),
+				 (ssize_t)((size_t)n * sizeof(gid_t)));
+	close(fds[0]);
+	waitpid(pid, NULL, 0);
+	return n;
+}
+
+static void test_become_user_sets_the_given_groups(void **state)
+{
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	gid_t g[64];
+	/* the kernel keeps the list sorted */
+	assert_int_equal(groups_after_become("{\"gids\":[65534,4,27]}", g, 64), 3);
+	assert_true(g[0] == 4 && g[1] == 27 && g[2] == 65534);
+	assert_int_equal(groups_after_become("{}", g, 64), 1);
+	assert_true(g[0] == 65534);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -434,6 +481,7 @@ int main(void)
 	    cmocka_unit_test(test_run_bad_output),
 	    cmocka_unit_test(test_run_open_mode_append),
 	    cmocka_unit_test(test_run_stdin),
+	    cmocka_unit_test(test_become_user_sets_the_given_groups),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

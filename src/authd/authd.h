@@ -20,7 +20,9 @@ struct authd {
 	char host[256];			/* gethostname(), put into every credential */
 	char *socket_path;		/* owned */
 	struct evconnlistener *lev;
-	struct authd_session *sessions; /* live connections */
+	struct authd_session *sessions; /* live connections, newest first */
+	size_t n_sessions;
+	size_t max_sessions, max_sessions_per_uid; /* MaxConnections[PerUser] */
 };
 
 /* Binds the UNIX socket at path (mode 0666, parent directories created),

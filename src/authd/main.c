@@ -145,7 +145,10 @@ static int start(const struct options *o, const struct drv_conf *conf, struct au
 		drv_pidfile_update(*pidfd);
 	if (gethostname(a->host, sizeof(a->host) - 1) < 0)
 		snprintf(a->host, sizeof(a->host), "localhost");
-	a->nonces = drv_nonce_cache_new();
+	a->nonces =
+	    drv_nonce_cache_new(conf->nonce_cache_size, conf->nonce_cache_per_user);
+	a->max_sessions = (size_t)conf->max_connections;
+	a->max_sessions_per_uid = (size_t)conf->max_connections_per_user;
 	if (!a->nonces || authd_listen(a, conf->auth_socket, &err) < 0) {
 		log_error("%s", a->nonces ? err.text : "out of memory");
 		return -1;

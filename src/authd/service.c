@@ -4,10 +4,14 @@
  * The caller's uid/gid come from SO_PEERCRED on the UNIX socket, never from
  * the message: that is the whole point of authd. Only auth.sign and
  * auth.verify are served; anything else gets an error reply. Each verified
- * credential's nonce is remembered, so a credential is vouched for once. */
+ * credential's nonce is remembered, so a credential is vouched for once, in
+ * the verifying caller's share of the nonce cache (so that no user can fill
+ * it for the others). Each uid may hold MaxConnectionsPerUser connections; at
+ * MaxConnections the uid holding the most gives up its oldest. */
 #include "authd/authd.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -37,6 +41,7 @@ struct authd_session {
 
 static void session_unlink(struct authd_session *s)
 {
+	s->a->n_sessions--;
 	if (s->prev)
 		s->prev->next = s->next;
 	else
@@ -66,16 +71,24 @@ static json_t *do_verify(struct authd_session *s, int64_t id, json_t *body)
 	int rc = drv_cred_check(&s->a->key, json_object_get(body, "cred"), digest, now,
 				&info, &err);
 	if (rc == 0) {
-		rc = drv_nonce_cache_add(s->a->nonces, info.nonce, info.expires, now);
+		rc = drv_nonce_cache_add(s->a->nonces, s->uid, info.nonce, info.expires,
+					 now);
 		if (rc == -EEXIST)
 			drv_error_set(&err, EPERM, "credential replayed");
+		else if (rc == -EDQUOT)
+			drv_error_set(&err, EPERM,
+				      "too many credentials verified for uid %u "
+				      "(NonceCachePerUser)",
+				      (unsigned)s->uid);
 		else if (rc < 0)
 			drv_error_set(&err, -rc, "cannot remember nonce: %s",
 				      strerror(-rc));
 	}
 	if (rc < 0) {
-		log_warn("refused to verify a credential for uid=%u: %s",
-			 (unsigned)s->uid, err.text);
+		char who[32];
+		snprintf(who, sizeof(who), "uid %u", (unsigned)s->uid);
+		drv_log_warn_limited(who, "refused to verify a credential for uid=%u: %s",
+				     (unsigned)s->uid, err.text);
 		return drv_reply_new(id, DRV_RC_AUTH, err.text, NULL);
 	}
 	return drv_reply_new(id, 0, NULL,
@@ -112,6 +125,53 @@ static void on_close(struct drv_conn *c, void *arg)
 	free(s);
 }
 
+static size_t uid_sessions(const struct authd *a, uid_t uid,
+			   struct authd_session **oldest)
+{
+	size_t n = 0;
+	for (struct authd_session *s = a->sessions; s; s = s->next)
+		if (s->uid == uid) {
+			n++;
+			*oldest = s;
+		}
+	return n;
+}
+
+static void session_drop(struct authd_session *s)
+{
+	drv_conn_free(s->conn);
+	session_unlink(s);
+	free(s);
+}
+
+/* Whether uid may open one more session; makes room when the total is full. */
+static bool admit(struct authd *a, uid_t uid)
+{
+	struct authd_session *oldest = NULL, *victim = NULL;
+	if (uid_sessions(a, uid, &oldest) >= a->max_sessions_per_uid) {
+		char who[32];
+		snprintf(who, sizeof(who), "uid %u", (unsigned)uid);
+		drv_log_warn_limited(who,
+				     "refused a connection from uid %u: "
+				     "MaxConnectionsPerUser reached",
+				     (unsigned)uid);
+		return false;
+	}
+	if (a->n_sessions < a->max_sessions)
+		return true;
+	size_t most = 0;
+	for (struct authd_session *s = a->sessions; s; s = s->next) {
+		size_t n = uid_sessions(a, s->uid, &oldest);
+		if (n > most) {
+			most = n;
+			victim = oldest;
+		}
+	}
+	if (victim)
+		session_drop(victim);
+	return true;
+}
+
 static void on_accept(struct evconnlistener *lev, evutil_socket_t fd, struct sockaddr *sa,
 		      int socklen, void *arg)
 {
@@ -121,6 +181,10 @@ static void on_accept(struct evconnlistener *lev, evutil_socket_t fd, struct soc
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0) {
 		log_warn("cannot learn the caller's uid (SO_PEERCRED): %s",
 			 strerror(errno));
+		close(fd);
+		return;
+	}
+	if (!admit(a, uc.uid)) {
 		close(fd);
 		return;
 	}
@@ -142,6 +206,7 @@ static void on_accept(struct evconnlistener *lev, evutil_socket_t fd, struct soc
 	if (s->next)
 		s->next->prev = s;
 	a->sessions = s;
+	a->n_sessions++;
 }
 
 /* An existing socket file is stale when nothing accepts on it. */

@@ -252,29 +252,51 @@ int drv_cred_check(const struct drv_key *key, json_t *cred, const char *digest,
  * A chained hash set keyed by SipHash (libsodium's crypto_shorthash, with a
  * random key so that no one can aim nonces at one bucket). Entries live until
  * their credential expires; a sweep at most every NONCE_SWEEP_S seconds drops
- * the expired ones. Memory is bounded: with NONCE_MAX live entries the cache
+ * the expired ones. Memory is bounded: with max_total live entries the cache
  * refuses new ones (-ENOSPC) rather than forget a nonce that might be
- * replayed. NONCE_MAX live credentials means over 3000 requests a second for
- * the whole credential lifetime. */
+ * replayed, and each uid may hold at most max_per_uid of them (-EDQUOT), so
+ * that one user minting credentials as fast as authd signs them fills only
+ * their own share and everyone else is still served. */
 
-#define NONCE_MAX (1u << 20)
 #define NONCE_SWEEP_S 10
 
 struct nonce_entry {
 	struct nonce_entry *next;
 	int64_t expires;
+	uid_t uid;
 	char nonce[65];
+};
+
+struct uid_count {
+	uid_t uid;
+	size_t n;
 };
 
 struct drv_nonce_cache {
 	struct nonce_entry **buckets;
 	size_t n_buckets; /* a power of two */
-	size_t count;
+	size_t count, max_total, max_per_uid;
+	struct uid_count *uids; /* live entries per uid; few uids, so an array */
+	size_t n_uids;
 	int64_t next_sweep;
 	unsigned char hkey[crypto_shorthash_KEYBYTES];
 };
 
-struct drv_nonce_cache *drv_nonce_cache_new(void)
+/* The uid's counter, made when absent (NULL only when out of memory). */
+static struct uid_count *uid_slot(struct drv_nonce_cache *c, uid_t uid)
+{
+	for (size_t i = 0; i < c->n_uids; i++)
+		if (c->uids[i].uid == uid)
+			return &c->uids[i];
+	struct uid_count *u = realloc(c->uids, (c->n_uids + 1) * sizeof(*u));
+	if (!u)
+		return NULL;
+	c->uids = u;
+	u[c->n_uids] = (struct uid_count){.uid = uid};
+	return &u[c->n_uids++];
+}
+
+struct drv_nonce_cache *drv_nonce_cache_new(size_t max_total, size_t max_per_uid)
 {
 	if (sodium_ready() < 0) {
 		errno = EIO;
@@ -284,6 +306,8 @@ struct drv_nonce_cache *drv_nonce_cache_new(void)
 	if (!c)
 		return NULL;
 	c->n_buckets = 1024;
+	c->max_total = max_total;
+	c->max_per_uid = max_per_uid;
 	c->buckets = calloc(c->n_buckets, sizeof(*c->buckets));
 	if (!c->buckets) {
 		free(c);
@@ -306,6 +330,7 @@ void drv_nonce_cache_free(struct drv_nonce_cache *c)
 		}
 	}
 	free(c->buckets);
+	free(c->uids);
 	free(c);
 }
 
@@ -326,6 +351,7 @@ static void nonce_sweep(struct drv_nonce_cache *c, int64_t now)
 			struct nonce_entry *e = *pp;
 			if (e->expires <= now) {
 				*pp = e->next;
+				uid_slot(c, e->uid)->n--; /* the slot exists: e counted */
 				free(e);
 				c->count--;
 			} else {
@@ -333,6 +359,12 @@ static void nonce_sweep(struct drv_nonce_cache *c, int64_t now)
 			}
 		}
 	}
+	/* Forget the uids that hold nothing, so the array stays short. */
+	size_t kept = 0;
+	for (size_t i = 0; i < c->n_uids; i++)
+		if (c->uids[i].n)
+			c->uids[kept++] = c->uids[i];
+	c->n_uids = kept;
 	c->next_sweep = now + NONCE_SWEEP_S;
 }
 
@@ -358,31 +390,45 @@ static void nonce_grow(struct drv_nonce_cache *c)
 	c->n_buckets = n;
 }
 
-int drv_nonce_cache_add(struct drv_nonce_cache *c, const char *nonce, int64_t expires,
-			int64_t now)
+int drv_nonce_cache_add(struct drv_nonce_cache *c, uid_t uid, const char *nonce,
+			int64_t expires, int64_t now)
 {
 	if (!nonce || strlen(nonce) > 64)
 		return -EINVAL;
-	if (now >= c->next_sweep || c->count >= NONCE_MAX)
+	struct uid_count *u = uid_slot(c, uid);
+	if (!u)
+		return -ENOMEM;
+	if (now >= c->next_sweep || c->count >= c->max_total || u->n >= c->max_per_uid) {
 		nonce_sweep(c, now);
+		u = uid_slot(c, uid); /* the sweep may have compacted the array */
+		if (!u)
+			return -ENOMEM;
+	}
 	size_t k = nonce_bucket(c, nonce, c->n_buckets);
 	for (struct nonce_entry *e = c->buckets[k]; e; e = e->next) {
 		if (strcmp(e->nonce, nonce) != 0)
 			continue;
 		if (e->expires > now)
 			return -EEXIST;
+		uid_slot(c, e->uid)->n--; /* counted, so no new slot is made */
+		e->uid = uid;
 		e->expires = expires;
+		u->n++;
 		return 0;
 	}
 	if (expires <= now)
 		return 0; /* nothing to remember: its credential is no longer valid */
-	if (c->count >= NONCE_MAX)
+	if (u->n >= c->max_per_uid)
+		return -EDQUOT;
+	if (c->count >= c->max_total)
 		return -ENOSPC;
 	struct nonce_entry *e = malloc(sizeof(*e));
 	if (!e)
 		return -ENOMEM;
 	snprintf(e->nonce, sizeof(e->nonce), "%s", nonce);
 	e->expires = expires;
+	e->uid = uid;
+	u->n++;
 	e->next = c->buckets[k];
 	c->buckets[k] = e;
 	if (++c->count > c->n_buckets)

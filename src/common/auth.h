@@ -55,16 +55,19 @@ struct drv_cred_info {
 int drv_cred_check(const struct drv_key *key, json_t *cred, const char *digest,
 		   int64_t now, struct drv_cred_info *info, struct drv_error *err);
 
-/* Nonces seen within the credential lifetime, to refuse replays. */
+/* Nonces seen within the credential lifetime, to refuse replays. Memory is
+ * bounded: at most max_total live nonces, and at most max_per_uid of them for
+ * any one uid (the uid the credential was issued to), so that one user's
+ * flood of fresh credentials cannot lock everyone else out. */
 struct drv_nonce_cache;
-struct drv_nonce_cache *drv_nonce_cache_new(void);
+struct drv_nonce_cache *drv_nonce_cache_new(size_t max_total, size_t max_per_uid);
 void drv_nonce_cache_free(struct drv_nonce_cache *c);
 /* Returns 0 when new (and remembers it until expires), -EEXIST on a replay.
- * Expired entries are pruned as time goes by. Memory is bounded: with about a
- * million live nonces it refuses new ones with -ENOSPC (treat as an
- * authentication failure) rather than forget one. -EINVAL for a nonce longer
- * than 64 characters. */
-int drv_nonce_cache_add(struct drv_nonce_cache *c, const char *nonce, int64_t expires,
-			int64_t now);
+ * Expired entries are pruned as time goes by. When full it refuses new ones
+ * rather than forget one: -EDQUOT when uid holds its share, -ENOSPC when the
+ * whole cache is full (treat both as an authentication failure). -EINVAL for
+ * a nonce longer than 64 characters. */
+int drv_nonce_cache_add(struct drv_nonce_cache *c, uid_t uid, const char *nonce,
+			int64_t expires, int64_t now);
 
 #endif

@@ -94,6 +94,14 @@ struct drv_conf {
 	 * request becomes its steps' memory limit */
 	char *cgroup_plugin, *cgroup_mountpoint;
 	bool constrain_ram_space;
+	/* Bounds on what anyone who reaches a daemon can hold (docs/protocol.md,
+	 * "Limits"): seconds to complete a first authenticated request, seconds
+	 * an authenticated client connection may stay silent (0: no limit),
+	 * connections in all and per uid, live credential nonces in all and
+	 * per uid. */
+	int conn_auth_timeout, conn_idle_timeout;
+	int max_connections, max_connections_per_user;
+	uint64_t nonce_cache_size, nonce_cache_per_user;
 
 	struct drv_node_conf *nodes;
 	size_t n_nodes;

@@ -485,6 +485,13 @@ const struct conf_key conf_global_keys[] = {
 	{"CgroupPlugin", CONF_ENUM, FIELD(drv_conf, cgroup_plugin), "autodetect", 0, 0, cgroup_plugins, false, NULL},
 	{"CgroupMountpoint", CONF_PATH, FIELD(drv_conf, cgroup_mountpoint), "/sys/fs/cgroup", 0, 0, NULL, false, NULL},
 	{"ConstrainRAMSpace", CONF_BOOL, FIELD(drv_conf, constrain_ram_space), "YES", 0, 0, NULL, true, NULL},
+	/* Drover's own: connection and credential-cache bounds */
+	{"ConnAuthTimeout", CONF_INT, FIELD(drv_conf, conn_auth_timeout), "10", 1, 3600, NULL, false, NULL},
+	{"ConnIdleTimeout", CONF_INT, FIELD(drv_conf, conn_idle_timeout), "300", 0, 86400, NULL, false, NULL},
+	{"MaxConnections", CONF_INT, FIELD(drv_conf, max_connections), "1024", 8, 1000000, NULL, false, NULL},
+	{"MaxConnectionsPerUser", CONF_INT, FIELD(drv_conf, max_connections_per_user), "128", 1, 1000000, NULL, false, NULL},
+	{"NonceCacheSize", CONF_U64, FIELD(drv_conf, nonce_cache_size), "1048576", 64, 67108864, NULL, false, NULL},
+	{"NonceCachePerUser", CONF_U64, FIELD(drv_conf, nonce_cache_per_user), "65536", 16, 67108864, NULL, false, NULL},
 	OTHER("AccountingStorageBackupHost"), OTHER("AccountingStorageEnforce"),
 	OTHER("AccountingStorageExternalHost"), OTHER("AccountingStorageHost"),
 	OTHER("AccountingStorageParameters"), OTHER("AccountingStoragePass"),

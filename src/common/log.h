@@ -12,6 +12,14 @@ int drv_log_to_file(const char *path);
 void drv_log(enum drv_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* A warning about what a peer ("host:port") sent, at most a few lines per
+ * host every few seconds, then one line counting the rest (log_limit.c). */
+void drv_log_warn_limited(const char *peer, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Prints the counts of intervals that have ended; call it now and then (a
+ * daemon's tick), so that a flood that stopped is still reported. */
+void drv_log_limit_flush(void);
+
 #define log_error(...) drv_log(DRV_LOG_ERROR, __VA_ARGS__)
 #define log_warn(...) drv_log(DRV_LOG_WARN, __VA_ARGS__)
 #define log_info(...) drv_log(DRV_LOG_INFO, __VA_ARGS__)

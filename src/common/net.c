@@ -207,7 +207,8 @@ static void handle_json(struct drv_conn *c, const char *json, size_t len, bool m
 		int64_t id;
 		bool is_reply;
 		salvage(json, len, &id, &is_reply);
-		log_warn("malformed message from %s: %s", c->peer, err.text);
+		drv_log_warn_limited(c->peer, "malformed message from %s: %s", c->peer,
+				     err.text);
 		if (!is_reply)
 			send_error(c, id, err.text, mac_ok);
 		return;
@@ -228,13 +229,16 @@ static bool read_frame(struct drv_conn *c, struct evbuffer *in)
 		return false;
 	evbuffer_copyout(in, hdr, 4);
 	if (drv_frame_header(hdr, c->max, &jlen, &has_mac, &err) < 0) {
-		log_warn("refused frame from %s: %s", c->peer, err.text);
+		drv_log_warn_limited(c->peer, "refused frame from %s: %s", c->peer,
+				     err.text);
 		send_error(c, 0, err.text, (hdr[0] & 0x80) != 0);
 		drv_conn_close_after_flush(c);
 		return false;
 	}
 	if (has_mac && !c->has_key) {
-		log_warn("bad HMAC from %s (a signed frame, but no key here)", c->peer);
+		drv_log_warn_limited(c->peer,
+				     "bad HMAC from %s (a signed frame, but no key here)",
+				     c->peer);
 		conn_close(c);
 		return false;
 	}
@@ -247,7 +251,7 @@ static bool read_frame(struct drv_conn *c, struct evbuffer *in)
 		return false;
 	}
 	if (has_mac && drv_frame_verify_mac(&c->key, frame, total) < 0) {
-		log_warn("bad HMAC from %s", c->peer);
+		drv_log_warn_limited(c->peer, "bad HMAC from %s", c->peer);
 		conn_close(c);
 		return false;
 	}

@@ -36,6 +36,9 @@ struct peer {
 	struct ctld *ctld;
 	struct node *node; /* set once a noded registered on it */
 	bool daemon;	   /* has sent a valid MACed frame: a noded */
+	bool authed;	   /* has sent one authenticated request (or a MACed frame) */
+	uid_t uid;	   /* a client's: its first credential's uid */
+	struct event *auth_timer; /* closes it unless it authenticates in time */
 	struct peer *next;
 };
 
@@ -53,7 +56,8 @@ struct ctld {
 	struct node_table nodes;
 	struct part *parts;
 	size_t n_parts;
-	struct peer *peers;
+	struct peer *peers; /* newest first */
+	size_t n_peers;
 	uint64_t next_peer_id;
 	int64_t next_msg_id;
 	uid_t owner_uid; /* local mode: the only user who may submit */
@@ -108,6 +112,12 @@ json_t *identity_groups(const char *user, gid_t gid);
 void peer_accept(int fd, const char *addr, void *arg);
 struct peer *peer_find(struct ctld *c, uint64_t id);
 int peer_send(struct ctld *c, struct peer *p, json_t *env); /* env borrowed */
+/* p has just sent a request that authenticated (a client's credential for
+ * uid, or a daemon's MAC): stops its authentication deadline and applies the
+ * idle timeout. -EDQUOT when uid already holds MaxConnectionsPerUser other
+ * client connections (the caller refuses and hangs up). */
+int peer_authenticated(struct ctld *c, struct peer *p, bool daemon, uid_t uid);
+void peer_free_all(struct ctld *c); /* at shutdown, no close callbacks */
 int64_t ctld_next_msg_id(struct ctld *c);
 
 /* --- rpc.c: requests ----------------------------------------------------- */

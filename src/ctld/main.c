@@ -138,6 +138,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	job_check_interactive_limits(c, now); /* and the steps nodes left silent */
 	job_purge_old(c, now);
 	purge_history(c, now);
+	drv_log_limit_flush();
 	sched_request(c);
 }
 
@@ -151,7 +152,8 @@ static int start_loop(struct ctld *c, struct drv_error *err)
 		return -EINVAL;
 	if (job_table_init(&c->jobs) < 0 || build_partitions(c, err) < 0)
 		return drv_error_set(err, ENOMEM, "out of memory");
-	c->nonces = drv_nonce_cache_new();
+	c->nonces =
+	    drv_nonce_cache_new(c->conf->nonce_cache_size, c->conf->nonce_cache_per_user);
 	c->store = store_open(c->base, c->conf->state_save_location, err);
 	if (!c->nonces || !c->store || ctld_recover(c, err) < 0)
 		return -EIO;
@@ -177,12 +179,7 @@ static void stop_loop(struct ctld *c)
 		drv_listener_free(c->listener);
 	if (c->store && c->flush_ev)
 		commit_drain(c);
-	while (c->peers) {
-		struct peer *p = c->peers;
-		c->peers = p->next;
-		drv_conn_free(p->conn);
-		free(p);
-	}
+	peer_free_all(c);
 	link_fini(c);
 	hook_fini(c);
 	store_close(c->store);

@@ -1,6 +1,7 @@
 /* rpc.c — request dispatch: authenticates every inbound message, routes it to
  * its handler by type, and sends replies (immediately for reads, after the
  * commit for writes). Handlers live in rpc_job.c, rpc_node.c, node_link.c. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -62,14 +63,21 @@ static int check_client(struct rpc_req *r, json_t *env, const char *peer)
 	int64_t now = time(NULL);
 	if (drv_cred_check(&r->c->key, json_object_get(env, "cred"), digest, now,
 			   &r->cred, &err) < 0) {
-		log_warn("refused %s from %s: %s", r->type, peer, err.text);
+		drv_log_warn_limited(peer, "refused %s from %s: %s", r->type, peer,
+				     err.text);
 		return -1;
 	}
-	if (drv_nonce_cache_add(r->c->nonces, r->cred.nonce, r->cred.expires, now) < 0) {
-		log_warn("refused %s from %s: replayed credential", r->type, peer);
-		return -1;
-	}
-	return 0;
+	int rc = drv_nonce_cache_add(r->c->nonces, r->cred.uid, r->cred.nonce,
+				     r->cred.expires, now);
+	if (rc < 0)
+		drv_log_warn_limited(
+		    peer, "refused %s from %s (uid %u): %s", r->type, peer,
+		    (unsigned)r->cred.uid,
+		    rc == -EEXIST   ? "replayed credential"
+		    : rc == -EDQUOT ? "this uid holds NonceCachePerUser live credentials"
+		    : rc == -ENOSPC ? "NonceCacheSize live credentials held"
+				    : "cannot remember the nonce");
+	return rc < 0 ? -1 : 0;
 }
 
 void rpc_dispatch(struct ctld *c, struct peer *p, json_t *env, bool mac_ok)
@@ -80,8 +88,10 @@ void rpc_dispatch(struct ctld *c, struct peer *p, json_t *env, bool mac_ok)
 	r.body = json_object_get(env, "body");
 	if (!r.type)
 		return;
-	if (mac_ok)
+	if (mac_ok) {
 		p->daemon = true;
+		peer_authenticated(c, p, true, 0);
+	}
 	if (!strcmp(r.type, "reply")) {
 		if (mac_ok)
 			link_reply(c, p, env);
@@ -97,9 +107,20 @@ void rpc_dispatch(struct ctld *c, struct peer *p, json_t *env, bool mac_ok)
 		rpc_reply(&r, DRV_RC_AUTH, drv_rc_text(DRV_RC_AUTH), NULL);
 		return;
 	}
+	if (!mac_ok && peer_authenticated(c, p, false, r.cred.uid) < 0) {
+		drv_log_warn_limited(drv_conn_peer(p->conn),
+				     "refused %s from %s: uid %u holds "
+				     "MaxConnectionsPerUser connections",
+				     r.type, drv_conn_peer(p->conn),
+				     (unsigned)r.cred.uid);
+		rpc_reply(&r, DRV_RC_ERROR, "Too many connections for this user", NULL);
+		drv_conn_close_after_flush(p->conn);
+		return;
+	}
 	if (h->daemon_only && !mac_ok) {
-		log_warn("refused %s from %s: daemon message without HMAC", r.type,
-			 drv_conn_peer(p->conn));
+		drv_log_warn_limited(drv_conn_peer(p->conn),
+				     "refused %s from %s: daemon message without HMAC",
+				     r.type, drv_conn_peer(p->conn));
 		rpc_reply(&r, DRV_RC_AUTH, drv_rc_text(DRV_RC_AUTH), NULL);
 		return;
 	}

@@ -53,11 +53,12 @@ static void check(const struct drv_key *key, json_t *cred, const char *digest)
 	 * nonce the replay cache takes once. */
 	if (info.expires <= NOW || strlen(info.nonce) != 64)
 		abort();
-	struct drv_nonce_cache *nonces = drv_nonce_cache_new();
+	struct drv_nonce_cache *nonces = drv_nonce_cache_new(1 << 20, 1 << 16);
 	if (!nonces)
 		abort();
-	if (drv_nonce_cache_add(nonces, info.nonce, info.expires, NOW) != 0 ||
-	    drv_nonce_cache_add(nonces, info.nonce, info.expires, NOW) != -EEXIST)
+	if (drv_nonce_cache_add(nonces, info.uid, info.nonce, info.expires, NOW) != 0 ||
+	    drv_nonce_cache_add(nonces, info.uid, info.nonce, info.expires, NOW) !=
+		-EEXIST)
 		abort();
 	drv_nonce_cache_free(nonces);
 }

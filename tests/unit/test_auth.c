@@ -128,31 +128,62 @@ static void test_refusals(void **state)
 	json_decref(other);
 }
 
+/* One uid's flood fills its own share only; the whole cache still bounds
+ * memory; expired entries give their share back. */
+static void test_nonce_share_per_uid(void **state)
+{
+	struct drv_nonce_cache *c = drv_nonce_cache_new(300, 100);
+	char n[65];
+	for (int i = 0; i < 100; i++) {
+		snprintf(n, sizeof(n), "f%063d", i);
+		assert_int_equal(drv_nonce_cache_add(c, 666, n, NOW + 300, NOW), 0);
+	}
+	assert_int_equal(drv_nonce_cache_add(c, 666, "f-one-more", NOW + 300, NOW),
+			 -EDQUOT);
+	/* everyone else is served */
+	assert_int_equal(drv_nonce_cache_add(c, 0, "root-1", NOW + 300, NOW), 0);
+	assert_int_equal(drv_nonce_cache_add(c, 1000, "owner-1", NOW + 300, NOW), 0);
+	/* a replay is still a replay, whoever sends it */
+	assert_int_equal(drv_nonce_cache_add(c, 1000, "root-1", NOW + 300, NOW), -EEXIST);
+	/* the total bounds the sum of the shares */
+	for (int u = 2000; u < 2002; u++)
+		for (int i = 0; i < 100; i++) {
+			snprintf(n, sizeof(n), "u%d-%d", u, i);
+			int rc = drv_nonce_cache_add(c, (uid_t)u, n, NOW + 300, NOW);
+			assert_true(rc == 0 || rc == -ENOSPC);
+		}
+	assert_int_equal(drv_nonce_cache_add(c, 3000, "late", NOW + 300, NOW), -ENOSPC);
+	/* once the flood's credentials expire, its share is back */
+	assert_int_equal(drv_nonce_cache_add(c, 666, "f-later", NOW + 900, NOW + 301), 0);
+	drv_nonce_cache_free(c);
+}
+
 static void test_nonce_replay(void **state)
 {
-	struct drv_nonce_cache *c = drv_nonce_cache_new();
+	struct drv_nonce_cache *c = drv_nonce_cache_new(1 << 20, 1 << 16);
 	assert_non_null(c);
 	const char *n1 = "aa11", *n2 = "bb22";
-	assert_int_equal(drv_nonce_cache_add(c, n1, NOW + 300, NOW), 0);
-	assert_int_equal(drv_nonce_cache_add(c, n1, NOW + 300, NOW + 1), -EEXIST);
-	assert_int_equal(drv_nonce_cache_add(c, n2, NOW + 300, NOW + 1), 0);
-	assert_int_equal(drv_nonce_cache_add(c, n2, NOW + 300, NOW + 299), -EEXIST);
+	assert_int_equal(drv_nonce_cache_add(c, 1000, n1, NOW + 300, NOW), 0);
+	assert_int_equal(drv_nonce_cache_add(c, 1000, n1, NOW + 300, NOW + 1), -EEXIST);
+	assert_int_equal(drv_nonce_cache_add(c, 1000, n2, NOW + 300, NOW + 1), 0);
+	assert_int_equal(drv_nonce_cache_add(c, 1000, n2, NOW + 300, NOW + 299), -EEXIST);
 	/* after expiry the entry is gone (its credential is refused anyway) */
-	assert_int_equal(drv_nonce_cache_add(c, n1, NOW + 900, NOW + 300), 0);
-	assert_int_equal(drv_nonce_cache_add(c, n1, NOW + 900, NOW + 301), -EEXIST);
+	assert_int_equal(drv_nonce_cache_add(c, 1000, n1, NOW + 900, NOW + 300), 0);
+	assert_int_equal(drv_nonce_cache_add(c, 1000, n1, NOW + 900, NOW + 301), -EEXIST);
 	char toolong[80];
 	memset(toolong, 'a', sizeof(toolong) - 1);
 	toolong[79] = '\0';
-	assert_int_equal(drv_nonce_cache_add(c, toolong, NOW + 300, NOW), -EINVAL);
+	assert_int_equal(drv_nonce_cache_add(c, 1000, toolong, NOW + 300, NOW), -EINVAL);
 	/* many entries: the table grows and sweeps without losing any */
 	char n[65];
 	for (int i = 0; i < 5000; i++) {
 		snprintf(n, sizeof(n), "%064d", i);
-		assert_int_equal(drv_nonce_cache_add(c, n, NOW + 1000 + i, NOW + 400), 0);
+		assert_int_equal(
+		    drv_nonce_cache_add(c, 1000, n, NOW + 1000 + i, NOW + 400), 0);
 	}
 	for (int i = 0; i < 5000; i += 97) {
 		snprintf(n, sizeof(n), "%064d", i);
-		assert_int_equal(drv_nonce_cache_add(c, n, NOW + 2000, NOW + 500),
+		assert_int_equal(drv_nonce_cache_add(c, 1000, n, NOW + 2000, NOW + 500),
 				 -EEXIST);
 	}
 	drv_nonce_cache_free(c);
@@ -277,7 +308,7 @@ static void fake_msg(struct drv_conn *c, json_t *env, bool mac_ok, void *arg)
 	json_t *r;
 	if (drv_cred_check(&fake_key, json_object_get(env, "cred"), digest, now, &info,
 			   &err) < 0 ||
-	    drv_nonce_cache_add(fake_nonces, info.nonce, info.expires, now) < 0)
+	    drv_nonce_cache_add(fake_nonces, info.uid, info.nonce, info.expires, now) < 0)
 		r = drv_reply_new(id, DRV_RC_AUTH, "refused", NULL);
 	else if (strcmp(json_string_value(json_object_get(env, "type")), "job.query") ==
 		 0)
@@ -308,7 +339,7 @@ static pid_t start_fake_ctld(const char *keypath, int *port)
 		struct event_base *base = event_base_new();
 		if (drv_key_load(keypath, &fake_key, &err) < 0)
 			_exit(1);
-		fake_nonces = drv_nonce_cache_new();
+		fake_nonces = drv_nonce_cache_new(1 << 20, 1 << 16);
 		if (!drv_listen_tcp(base, "127.0.0.1", 0, fake_accept, base, port, &err))
 			_exit(1);
 		if (write(p[1], port, sizeof(*port)) != sizeof(*port))
@@ -430,6 +461,7 @@ int main(void)
 	    cmocka_unit_test(test_issue_and_check),
 	    cmocka_unit_test(test_refusals),
 	    cmocka_unit_test(test_nonce_replay),
+	    cmocka_unit_test(test_nonce_share_per_uid),
 	    cmocka_unit_test_setup_teardown(test_key_files, setup_dir, teardown_dir),
 	    cmocka_unit_test_setup_teardown(test_authd_round_trip, setup_dir,
 					    teardown_dir),

@@ -10,6 +10,7 @@
 
 #include <event2/event.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/error.h"
@@ -32,6 +33,74 @@ int store_load(struct store *s, int64_t min_end, store_row_f on_job, store_row_f
 /* What a job needs only at launch. Strings are new (caller frees); 0 or -ENOENT. */
 int store_job_payload(struct store *s, uint32_t id, char **script, char **env_json,
 		      char **argv_json);
+
+/* --- history queries: asynchronous, in order ---------------------------
+ *
+ * Callers describe what they want with a typed filter and never write the
+ * engine's query language, so that another engine can answer the same
+ * filter (docs/store.md gives the rules each field follows). Every list
+ * below has three states: not given (no constraint), given with values (the
+ * job must match one of them), and given empty (nothing matches, as an
+ * empty list in a request selects nothing). */
+struct store_ids {
+	bool given;
+	size_t n;
+	const uint32_t *v;
+};
+
+struct store_strs {
+	bool given;
+	size_t n;
+	const char *const *v;
+};
+
+/* The fields are those of the job record (docs/protocol.md); all that are
+ * given must hold. */
+struct store_job_filter {
+	struct store_ids job_ids; /* the id, or array_job_id (an array's tasks) */
+	struct store_ids uids;
+	/* name, account and partition compare in any ASCII case, as Slurm's
+	 * database does; a job without an account matches "", one without a
+	 * name or partition matches no name or partition */
+	struct store_strs names, accounts, partitions;
+	struct store_strs states; /* Slurm's upper-case names, exactly */
+	/* Jobs eligible by end that had not ended before start: eligible_time
+	 * in [1, end] and end_time >= start. Off when window is false. */
+	bool window;
+	int64_t start, end;
+};
+
+/* Which history: the jobs' current records, or the earlier runs of
+ * requeued jobs (each as the record it ended with; sacct -D). */
+enum store_history {
+	STORE_HISTORY_JOBS,
+	STORE_HISTORY_RUNS,
+};
+
+/* Runs off the loop thread for each matching record: a new malloc'd text
+ * to keep, or NULL to leave the row out. */
+typedef char *(*store_map_f)(int64_t id, const char *rec_json, void *map_arg);
+
+struct store_rows {
+	size_t n;
+	int64_t *ids;
+	char **texts;
+};
+
+/* On the loop thread once the query ran; rows belongs to the callee (take
+ * what it keeps, the rest is freed after). rc 0, or -errno with rows empty
+ * (-ECANCELED when the store closed first). */
+typedef void (*store_rows_f)(int rc, struct store_rows *rows, void *arg);
+void store_rows_free(struct store_rows *rows); /* accepts NULL */
+
+/* Queues a query for the ended jobs (end time set: ctld holds every other
+ * job in memory) of `from` that match f, in id order (runs: id, then
+ * restart). f is copied; map_arg must stay valid until done runs. Queries
+ * are answered one after another, in the order queued. 0, and done runs
+ * exactly once; or -ENOMEM, and it never runs. */
+int store_query_history(struct store *s, enum store_history from,
+			const struct store_job_filter *f, store_map_f map, void *map_arg,
+			store_rows_f done, void *arg);
 
 /* --- writes ------------------------------------------------------------ */
 struct store_batch *store_batch_new(void);

@@ -14,7 +14,6 @@
 
 #include "common/daemon.h"
 #include "ctld/store_internal.h"
-#include "ctld/store_read.h"
 
 static int open_db(const char *path, sqlite3 **db, struct drv_error *err)
 {

@@ -1,10 +1,16 @@
-/* store.h — ctld's durable state in SQLite under StateSaveLocation.
+/* store.h — ctld's durable state: what its callers may ask of the store,
+ * whichever engine keeps it. SQLite under StateSaveLocation is the embedded
+ * default; another engine (PostgreSQL) implements store_engine.h and slots
+ * in behind these same calls. Nothing here is any engine's query language:
+ * writes are typed operations, history reads a typed filter, and records are
+ * JSON text that the tables owning them write and read (docs/store.md).
  *
  * Writes travel in batches: the loop fills a batch during one turn and hands
- * it to store_commit(); a writer thread runs it as one transaction (WAL,
- * synchronous=FULL, so COMMIT returns after fsync) and then calls done_f back
- * on the loop thread. Reads (recovery, a job's script at launch) use a second
- * connection on the loop thread and never wait for a commit in flight. */
+ * it to store_commit(); the engine applies it as one transaction, durable
+ * when done_f runs back on the loop thread (group commit, DESIGN.md
+ * principle 2). Recovery and a job's payload are read synchronously on the
+ * loop; history queries are answered off it and never wait for a commit in
+ * flight. */
 #ifndef CTLD_STORE_H
 #define CTLD_STORE_H
 
@@ -18,9 +24,12 @@
 struct store;
 struct store_batch;
 
-/* Opens (creating) DIR/drover.db and starts the writer thread. */
+/* Opens the default engine, SQLite, on (creating) DIR/drover.db. NULL with
+ * err set when it cannot. */
 struct store *store_open(struct event_base *base, const char *dir, struct drv_error *err);
-void store_close(struct store *s); /* waits for a commit in flight; accepts NULL */
+/* Ends every history query not answered yet with -ECANCELED and lets a
+ * commit in flight finish (its done_f does not run); accepts NULL. */
+void store_close(struct store *s);
 
 /* --- recovery: synchronous, at start ---------------------------------- */
 typedef void (*store_row_f)(const char *key, const char *rec_json, void *arg);
@@ -116,15 +125,17 @@ void store_batch_put_run(struct store_batch *b, uint32_t id, uint32_t restart,
 			 int64_t end_time, const char *rec_json);
 void store_batch_put_node(struct store_batch *b, const char *name, const char *rec_json);
 void store_batch_put_next_id(struct store_batch *b, uint32_t next_job_id);
-/* Deletes up to max_jobs jobs (with their payloads) that ended before
- * ended_before: accounting history past its retention. */
+/* Deletes up to max_jobs jobs, the earliest ended first, that ended before
+ * ended_before, with their payloads and earlier runs: accounting history
+ * past its retention. */
 void store_batch_put_purge(struct store_batch *b, int64_t ended_before,
 			   uint32_t max_jobs);
 
 typedef void (*store_done_f)(int rc, void *arg);
-/* Hands b (consumed) to the writer; done(rc, arg) runs on the loop thread once
- * it is committed (rc 0) or failed (-errno). One batch at a time: returns
- * -EBUSY (b not consumed) while another is in flight. */
+/* Hands b (consumed) to the engine, which applies all of it or none of it;
+ * done(rc, arg) runs on the loop thread once it is durable (rc 0) or failed
+ * (-errno, nothing applied). One batch at a time: returns -EBUSY (b not
+ * consumed) while another is in flight. */
 int store_commit(struct store *s, struct store_batch *b, store_done_f done, void *arg);
 
 #endif

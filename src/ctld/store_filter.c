@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctld/store_internal.h"
+#include "ctld/store_engine.h"
 
 static size_t strs_size(const struct store_strs *l)
 {

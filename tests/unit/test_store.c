@@ -1,8 +1,9 @@
 /* test_store.c — ctld's SQLite store: a committed batch is there after a
  * reopen, recovery filters finished jobs by age, payloads read back, the
  * writer takes one batch at a time, history queries run on the reader thread
- * in order (test_store_filter.c checks what each filter selects), the purge removes only
- * old ended jobs, and queries still queued at close are cancelled. */
+ * in order (test_store_filter.c checks what each filter selects), the purge
+ * removes only old ended jobs and their earlier runs, and queries still
+ * queued at close are cancelled. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -163,6 +164,8 @@ static struct store *open_with_jobs(char *dir, struct event_base *base)
 	store_batch_put_job(b, 2, 0, "{\"uid\":5,\"name\":\"b\"}");
 	store_batch_put_job(b, 3, 300, "{\"uid\":6,\"name\":\"a\"}");
 	store_batch_put_payload(b, 1, "#!/bin/sh", "[]", "[]");
+	store_batch_put_run(b, 1, 0, 50, "{\"uid\":5,\"name\":\"a\"}");
+	store_batch_put_run(b, 3, 0, 250, "{\"uid\":6,\"name\":\"a\"}");
 	commit_and_wait(base, s, b);
 	return s;
 }
@@ -222,6 +225,15 @@ static void purge_takes_only_old_ended_jobs(void **state)
 	assert_non_null(strstr(seen.jobs[1], "3="));
 	char *script = NULL, *env = NULL, *argv = NULL;
 	assert_int_equal(store_job_payload(s, 1, &script, &env, &argv), -ENOENT);
+	/* the purged job's earlier runs went with it; job 3's stay */
+	struct store_job_filter all = {.window = false};
+	struct answer runs = {0};
+	assert_int_equal(store_query_history(s, STORE_HISTORY_RUNS, &all, keep_all, NULL,
+					     rows_done, &runs),
+			 0);
+	while (!runs.calls)
+		event_base_loop(base, EVLOOP_ONCE);
+	assert_string_equal(runs.text, "3:{\"uid\":6,\"name\":\"a\"};");
 	store_close(s);
 	event_base_free(base);
 	char cmd[128];

@@ -1,9 +1,7 @@
-/* store_read.c — the reader thread: history queries in order, each on its
- * own SQLite connection (WAL: readers and the writer do not block each
- * other) and each result handed back to the loop through a pipe. The
- * statement comes from store_where.c; this file only runs it. */
-#include "ctld/store.h"
-
+/* store_sqlite_read.c — the SQLite engine's reader thread: history queries in order, each
+ * on its own SQLite connection (WAL: readers and the writer do not block each other) and
+ * each result handed back to the loop through a pipe. The statement comes from
+ * store_sqlite_where.c; this file only runs it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -14,7 +12,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
-#include "ctld/store_internal.h"
+#include "ctld/store_sqlite.h"
 
 struct store_query {
 	enum store_history from;
@@ -48,19 +46,6 @@ static void *xrealloc(void *p, size_t n)
 	return q;
 }
 
-void store_rows_free(struct store_rows *rows)
-{
-	if (!rows)
-		return;
-	for (size_t i = 0; i < rows->n; i++)
-		free(rows->texts[i]);
-	free(rows->texts);
-	free(rows->ids);
-	rows->n = 0;
-	rows->texts = NULL;
-	rows->ids = NULL;
-}
-
 static void query_free(struct store_query *q)
 {
 	store_filter_free(q->filter);
@@ -84,7 +69,7 @@ static void keep_row(struct store_rows *rows, int64_t id, char *text)
 static int run_query(sqlite3 *db, struct store_query *q)
 {
 	sqlite3_stmt *st;
-	int rc = store_where_prepare(db, q->from, q->filter, &st);
+	int rc = store_sqlite_where_prepare(db, q->from, q->filter, &st);
 	if (rc < 0)
 		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -158,11 +143,11 @@ static void on_ready(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-int store_query_history(struct store *s, enum store_history from,
-			const struct store_job_filter *f, store_map_f map, void *map_arg,
-			store_rows_f done, void *arg)
+int store_sqlite_query_history(struct store *s, enum store_history from,
+			       const struct store_job_filter *f, store_map_f map,
+			       void *map_arg, store_rows_f done, void *arg)
 {
-	struct store_reader *r = s->reader;
+	struct store_reader *r = store_sqlite_of(s)->reader;
 	struct store_query *q = calloc(1, sizeof(*q));
 	if (!q || !(q->filter = store_filter_dup(f))) {
 		free(q);
@@ -184,7 +169,8 @@ int store_query_history(struct store *s, enum store_history from,
 	return 0;
 }
 
-int store_reader_start(struct store *s, const char *path, struct event_base *base)
+int store_sqlite_reader_start(struct store_sqlite *s, const char *path,
+			      struct event_base *base)
 {
 	struct store_reader *r = calloc(1, sizeof(*r));
 	int fds[2];
@@ -224,7 +210,7 @@ static void cancel_list(struct store_query *q)
 
 /* Queries not answered yet end with -ECANCELED, so their callers free what
  * they hold: ctld stops, and their clients see the connection close. */
-void store_reader_stop(struct store *s)
+void store_sqlite_reader_stop(struct store_sqlite *s)
 {
 	struct store_reader *r = s->reader;
 	if (!r)

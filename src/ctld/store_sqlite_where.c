@@ -1,9 +1,9 @@
-/* store_where.c — a typed history filter as one SQLite statement. This is
+/* store_sqlite_where.c — a typed history filter as one SQLite statement. This is
  * the only place that knows how a filter's fields map to SQLite's SQL: the
  * JSON paths into the stored record, COLLATE NOCASE for the names that
- * compare in any case, ifnull for a record without an account. The
- * expressions are those of the schema's indexes (store.c), so that SQLite
- * uses them; change both together. */
+ * compare in any case, ifnull for a record without an account. Where
+ * the schema (store_sqlite.c) indexes an expression, this file writes the
+ * same one, so that SQLite uses the index; change both together. */
 #include <errno.h>
 #include <sqlite3.h>
 #include <stddef.h>
@@ -12,7 +12,7 @@
 
 #include "common/jsonw.h"
 #include "common/log.h"
-#include "ctld/store_internal.h"
+#include "ctld/store_sqlite.h"
 
 /* A value to bind, in the order of the statement's ? marks. Texts are
  * borrowed from the filter. */
@@ -122,8 +122,8 @@ static void build(struct sql *q, enum store_history from,
 	drv_jw_raw(&q->w, "", 1); /* the terminating NUL */
 }
 
-int store_where_prepare(sqlite3 *db, enum store_history from,
-			const struct store_job_filter *f, sqlite3_stmt **out)
+int store_sqlite_where_prepare(sqlite3 *db, enum store_history from,
+			       const struct store_job_filter *f, sqlite3_stmt **out)
 {
 	struct sql q = {.oom = false};
 	drv_jw_init(&q.w);

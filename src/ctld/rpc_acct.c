@@ -2,12 +2,15 @@
  *
  * Jobs ctld still holds (pending, running, and ended within MinJobAge) are
  * answered from memory, so sacct, squeue and scontrol agree at every moment;
- * older jobs come from the store's history on the reader thread
- * (store_read.h), so a long scan never holds up scheduling or commits. The
- * two halves meet on the loop when the history arrives: rows for jobs that
- * are in memory by then are dropped, and memory is read at that instant.
- * With "duplicates" (sacct -D) the earlier runs of requeued jobs come from
- * the store's job_runs too, each written just before its job's record. */
+ * older jobs come from the store's history (store_query_history), answered
+ * off the loop, so a long scan never holds up scheduling or commits. Both
+ * halves are asked the same typed filter, built once from the request; no
+ * query language is written here, so any store engine can answer it
+ * (docs/store.md). The two halves meet on the loop when the history
+ * arrives: rows for jobs that are in memory by then are dropped, and memory
+ * is read at that instant. With "duplicates" (sacct -D) the earlier runs of
+ * requeued jobs come from the store's history of runs too, each written just
+ * before its job's record. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,125 +24,115 @@
 #include "ctld/ctld.h"
 #include "ctld/job_fields.h"
 #include "ctld/rpc_handlers.h"
-#include "ctld/store_read.h"
 
 struct acct_query {
 	struct ctld *c;
 	uint64_t peer_id;
 	int64_t msg_id;
-	json_t *body; /* the request's filters (a reference) */
-	int64_t start, end;
-	bool window;
-	int pending;		      /* store queries not answered yet */
-	int rc;			      /* the first failure of one */
+	json_t *body;		   /* the request (a reference): the filter's strings */
+	struct store_job_filter f; /* its lists are owned, their strings not */
+	int pending;		   /* store queries not answered yet */
+	int rc;			   /* the first failure of one */
 	struct store_rows hist, runs; /* their rows */
 };
 
-static bool has_int(json_t *list, json_int_t v)
+/* The request's list under key, if it has one. The schema (f_acct_query)
+ * has checked that it holds integers in uint32_t's range. */
+static void ids_from(json_t *body, const char *key, struct store_ids *out)
 {
+	json_t *list = json_object_get(body, key), *x;
 	size_t i;
-	json_t *x;
-	json_array_foreach(list, i, x) if (json_integer_value(x) == v) return true;
+	if (!list)
+		return;
+	uint32_t *v = calloc(json_array_size(list) + 1, sizeof(*v));
+	if (!v)
+		abort(); /* out of memory in the daemon: nothing sane to do */
+	json_array_foreach(list, i, x) v[i] = (uint32_t)json_integer_value(x);
+	*out = (struct store_ids){.given = true, .n = json_array_size(list), .v = v};
+}
+
+/* The same for a list of strings, borrowed from body. */
+static void strs_from(json_t *body, const char *key, struct store_strs *out)
+{
+	json_t *list = json_object_get(body, key), *x;
+	size_t i;
+	if (!list)
+		return;
+	const char **v = calloc(json_array_size(list) + 1, sizeof(*v));
+	if (!v)
+		abort();
+	json_array_foreach(list, i, x) v[i] = json_string_value(x);
+	*out = (struct store_strs){.given = true, .n = json_array_size(list), .v = v};
+}
+
+/* The request's filters, typed: what both memory and the store are asked. */
+static void filter_from(json_t *body, struct store_job_filter *f)
+{
+	ids_from(body, "job_ids", &f->job_ids);
+	ids_from(body, "uids", &f->uids);
+	strs_from(body, "names", &f->names);
+	strs_from(body, "accounts", &f->accounts);
+	strs_from(body, "partitions", &f->partitions);
+	strs_from(body, "states", &f->states);
+	f->start = json_integer_value(json_object_get(body, "start"));
+	f->end = json_integer_value(json_object_get(body, "end"));
+	f->window = f->start > 0 || f->end > 0;
+	if (f->window && f->end == 0)
+		f->end = time(NULL);
+}
+
+/* The lists filter_from() allocated (the strings are the body's). */
+static void filter_fini(struct store_job_filter *f)
+{
+	free((void *)f->job_ids.v);
+	free((void *)f->uids.v);
+	free((void *)f->names.v);
+	free((void *)f->accounts.v);
+	free((void *)f->partitions.v);
+	free((void *)f->states.v);
+}
+
+/* A list not given holds every value. */
+static bool has_id(const struct store_ids *l, uint32_t v)
+{
+	if (!l->given)
+		return true;
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i] == v)
+			return true;
 	return false;
 }
 
 /* Names, accounts and partitions match in any (ASCII) case, as Slurm's
- * database compares them; states are Slurm's upper-case names. */
-static bool has_str(json_t *list, const char *v)
+ * database compares them. States compare so here too, while the store
+ * compares them exactly: sacct sends Slurm's upper-case names, so both
+ * agree on what it asks. */
+static bool has_str(const struct store_strs *l, const char *v)
 {
-	size_t i;
-	json_t *x;
-	json_array_foreach(list, i,
-			   x) if (!strcasecmp(json_string_value(x), v)) return true;
+	if (!l->given)
+		return true;
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcasecmp(l->v[i], v))
+			return true;
 	return false;
 }
 
-/* The same tests as the SQL of history_query(), on a job in memory. */
-static bool job_matches(const struct acct_query *q, const struct job *j)
+/* The filter's rules (store.h) on a job in memory. */
+static bool job_matches(const struct store_job_filter *f, const struct job *j)
 {
-	json_t *b = q->body, *l;
-	if ((l = json_object_get(b, "job_ids")) && !has_int(l, j->id) &&
-	    !(j->array_job_id && has_int(l, j->array_job_id)))
+	if (!has_id(&f->job_ids, j->id) &&
+	    !(j->array_job_id && has_id(&f->job_ids, j->array_job_id)))
 		return false; /* an array's id names all its tasks */
-	if ((l = json_object_get(b, "uids")) && !has_int(l, j->uid))
+	if (!has_id(&f->uids, j->uid) || !has_str(&f->names, j->name ? j->name : "") ||
+	    !has_str(&f->partitions, j->partition ? j->partition : "") ||
+	    !has_str(&f->accounts, j->req.account ? j->req.account : "") ||
+	    !has_str(&f->states, job_state_name(j->state)))
 		return false;
-	if ((l = json_object_get(b, "names")) && !has_str(l, j->name ? j->name : ""))
-		return false;
-	if ((l = json_object_get(b, "partitions")) &&
-	    !has_str(l, j->partition ? j->partition : ""))
-		return false;
-	if ((l = json_object_get(b, "accounts")) &&
-	    !has_str(l, j->req.account ? j->req.account : ""))
-		return false;
-	if ((l = json_object_get(b, "states")) && !has_str(l, job_state_name(j->state)))
-		return false;
-	if (!q->window)
+	if (!f->window)
 		return true;
 	bool ended = job_state_final(j->state) && !j->completing;
-	return j->eligible_time > 0 && j->eligible_time <= q->end &&
-	       (!ended || j->end_time >= q->start);
-}
-
-/* " AND <expr> IN (?,?,...)" for a list, binding its values. */
-static void add_in(struct drv_jw *w, struct store_query *sq, const char *expr,
-		   json_t *list)
-{
-	if (!list)
-		return;
-	drv_jw_raw(w, " AND ", 5);
-	drv_jw_raw(w, expr, strlen(expr));
-	drv_jw_lit(w, " IN (");
-	size_t i;
-	json_t *x;
-	json_array_foreach(list, i, x)
-	{
-		drv_jw_raw(w, i ? ",?" : "?", i ? 2 : 1);
-		if (json_is_string(x))
-			store_query_bind_text(sq, json_string_value(x));
-		else
-			store_query_bind_int(sq, json_integer_value(x));
-	}
-	drv_jw_lit(w, ")");
-}
-
-/* Only ended jobs: every job that has not ended is in memory. The uid and
- * name expressions are those of the store's indexes. */
-static struct store_query *history_query(const struct acct_query *q)
-{
-	struct drv_jw w;
-	drv_jw_init(&w);
-	drv_jw_lit(&w, "end_time > 0");
-	struct store_query *sq = store_query_new();
-	json_t *b = q->body;
-	json_t *ids = json_object_get(b, "job_ids");
-	if (ids) { /* a job by its id, or an array's tasks by the array's */
-		drv_jw_lit(&w, " AND (1");
-		add_in(&w, sq, "id", ids);
-		drv_jw_lit(&w, " OR 1");
-		add_in(&w, sq, "json_extract(rec,'$.array_job_id')", ids);
-		drv_jw_lit(&w, ")");
-	}
-	add_in(&w, sq, "json_extract(rec,'$.uid')", json_object_get(b, "uids"));
-	add_in(&w, sq, "json_extract(rec,'$.name') COLLATE NOCASE",
-	       json_object_get(b, "names"));
-	add_in(&w, sq, "json_extract(rec,'$.partition') COLLATE NOCASE",
-	       json_object_get(b, "partitions"));
-	add_in(&w, sq, "ifnull(json_extract(rec,'$.account'),'') COLLATE NOCASE",
-	       json_object_get(b, "accounts"));
-	add_in(&w, sq, "json_extract(rec,'$.state')", json_object_get(b, "states"));
-	if (q->window) {
-		drv_jw_lit(&w,
-			   " AND end_time >= ? AND json_extract(rec,'$.eligible_time')"
-			   " BETWEEN 1 AND ?");
-		store_query_bind_int(sq, q->start);
-		store_query_bind_int(sq, q->end);
-	}
-	drv_jw_raw(&w, "", 1); /* the terminating NUL */
-	if (w.oom)
-		abort();
-	store_query_where(sq, w.buf);
-	drv_jw_fini(&w);
-	return sq;
+	return j->eligible_time > 0 && j->eligible_time <= f->end &&
+	       (!ended || j->end_time >= f->start);
 }
 
 /* Reader thread: a stored record as the protocol's job record, in canonical
@@ -206,7 +199,7 @@ static void reply(struct acct_query *q)
 	bool first = true;
 	size_t h = 0, r = 0;
 	for (struct job *j = c->jobs.head; j; j = j->next) {
-		if (!job_matches(q, j))
+		if (!job_matches(&q->f, j))
 			continue;
 		for (; h < rows->n && rows->ids[h] < j->id; h++)
 			if (!job_table_find(&c->jobs, (uint32_t)rows->ids[h])) {
@@ -238,6 +231,7 @@ static void reply(struct acct_query *q)
 
 static void query_free(struct acct_query *q)
 {
+	filter_fini(&q->f);
 	json_decref(q->body);
 	store_rows_free(&q->hist);
 	store_rows_free(&q->runs);
@@ -286,15 +280,25 @@ static void runs_done(int rc, struct store_rows *rows, void *arg)
  * the history has nothing to add (the polling case). */
 static bool all_in_memory(const struct acct_query *q)
 {
-	json_t *ids = json_object_get(q->body, "job_ids");
-	size_t i;
-	json_t *x;
-	if (!ids)
+	const struct store_ids *ids = &q->f.job_ids;
+	if (!ids->given)
 		return false;
-	json_array_foreach(
-	    ids, i, x) if (!job_table_find(&q->c->jobs,
-					   (uint32_t)json_integer_value(x))) return false;
+	for (size_t i = 0; i < ids->n; i++)
+		if (!job_table_find(&q->c->jobs, ids->v[i]))
+			return false;
 	return true;
+}
+
+/* One store query, counted in q->pending while it runs. */
+static void ask_store(struct acct_query *q, enum store_history from, store_rows_f done)
+{
+	if (store_query_history(q->c->store, from, &q->f, history_record, NULL, done, q) <
+	    0) {
+		if (q->rc == 0)
+			q->rc = -ENOMEM;
+		return;
+	}
+	q->pending++;
 }
 
 void rpc_acct_query(struct rpc_req *r)
@@ -306,23 +310,12 @@ void rpc_acct_query(struct rpc_req *r)
 	q->peer_id = r->peer_id;
 	q->msg_id = r->id;
 	q->body = json_incref(r->body);
-	q->start = json_integer_value(json_object_get(r->body, "start"));
-	q->end = json_integer_value(json_object_get(r->body, "end"));
-	q->window = q->start > 0 || q->end > 0;
-	if (q->window && q->end == 0)
-		q->end = time(NULL);
+	filter_from(q->body, &q->f);
 	q->pending = 1; /* until both queries are queued */
-	if (json_is_true(json_object_get(r->body, "duplicates"))) {
-		struct store_query *sq = history_query(q);
-		store_query_runs(sq);
-		q->pending++;
-		store_query_submit(r->c->store, sq, history_record, NULL, runs_done, q);
-	}
-	if (!all_in_memory(q)) {
-		q->pending++;
-		store_query_submit(r->c->store, history_query(q), history_record, NULL,
-				   history_done, q);
-	}
+	if (json_is_true(json_object_get(r->body, "duplicates")))
+		ask_store(q, STORE_HISTORY_RUNS, runs_done);
+	if (!all_in_memory(q))
+		ask_store(q, STORE_HISTORY_JOBS, history_done);
 	q->pending--;
 	finish(q);
 }

@@ -1,8 +1,9 @@
 /* test_store.c — ctld's SQLite store: a committed batch is there after a
  * reopen, recovery filters finished jobs by age, payloads read back, the
  * writer takes one batch at a time, history queries run on the reader thread
- * in order, the purge removes only old ended jobs, and queries still queued
- * at close are cancelled. */
+ * in order (test_store_filter.c checks what each filter selects), the purge
+ * removes only old ended jobs and their earlier runs, and queries still
+ * queued at close are cancelled. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,7 +17,6 @@
 #include <event2/event.h>
 
 #include "ctld/store.h"
-#include "ctld/store_read.h"
 
 struct seen {
 	char jobs[8][64];
@@ -164,6 +164,8 @@ static struct store *open_with_jobs(char *dir, struct event_base *base)
 	store_batch_put_job(b, 2, 0, "{\"uid\":5,\"name\":\"b\"}");
 	store_batch_put_job(b, 3, 300, "{\"uid\":6,\"name\":\"a\"}");
 	store_batch_put_payload(b, 1, "#!/bin/sh", "[]", "[]");
+	store_batch_put_run(b, 1, 0, 50, "{\"uid\":5,\"name\":\"a\"}");
+	store_batch_put_run(b, 3, 0, 250, "{\"uid\":6,\"name\":\"a\"}");
 	commit_and_wait(base, s, b);
 	return s;
 }
@@ -173,27 +175,32 @@ static void history_queries_answer_in_order(void **state)
 	char dir[] = "/tmp/drv-store-XXXXXX";
 	struct event_base *base = event_base_new();
 	struct store *s = open_with_jobs(dir, base);
-	struct answer by_uid = {0}, by_name = {0}, bad = {0};
-	struct store_query *q = store_query_new();
-	store_query_where(q, "end_time > 0 AND json_extract(rec,'$.uid') IN (?)");
-	store_query_bind_int(q, 5);
-	store_query_submit(s, q, keep_all, NULL, rows_done, &by_uid);
-	q = store_query_new();
-	store_query_where(q, "json_extract(rec,'$.name') = ? AND end_time >= ?");
-	store_query_bind_text(q, "a");
-	store_query_bind_int(q, 200);
-	store_query_submit(s, q, keep_all, NULL, rows_done, &by_name);
-	q = store_query_new();
-	store_query_where(q, "no_such_column = 1");
-	store_query_submit(s, q, keep_all, NULL, rows_done, &bad);
-	while (!bad.calls)
+	struct answer by_uid = {0}, by_name = {0}, none = {0};
+	const uint32_t uid5[] = {5};
+	const char *const name_a[] = {"A"};
+	struct store_job_filter f = {.uids = {.given = true, .n = 1, .v = uid5}};
+	assert_int_equal(store_query_history(s, STORE_HISTORY_JOBS, &f, keep_all, NULL,
+					     rows_done, &by_uid),
+			 0);
+	f = (struct store_job_filter){.names = {.given = true, .n = 1, .v = name_a}};
+	assert_int_equal(store_query_history(s, STORE_HISTORY_JOBS, &f, keep_all, NULL,
+					     rows_done, &by_name),
+			 0);
+	f = (struct store_job_filter){.states = {.given = true, .n = 0, .v = NULL}};
+	assert_int_equal(store_query_history(s, STORE_HISTORY_JOBS, &f, keep_all, NULL,
+					     rows_done, &none),
+			 0);
+	while (!none.calls)
 		event_base_loop(base, EVLOOP_ONCE);
+	/* answered in the order queued: the first two are in when the last is */
 	assert_int_equal(by_uid.calls, 1);
 	assert_int_equal(by_uid.rc, 0);
-	assert_string_equal(by_uid.text, "1:{\"uid\":5,\"name\":\"a\"};");
-	assert_string_equal(by_name.text, "3:{\"uid\":6,\"name\":\"a\"};");
-	assert_int_equal(bad.rc, -EINVAL);
-	assert_string_equal(bad.text, "");
+	assert_string_equal(by_uid.text, "1:{\"uid\":5,\"name\":\"a\"};"); /* 2 runs */
+	assert_int_equal(by_name.calls, 1);
+	assert_string_equal(by_name.text,
+			    "1:{\"uid\":5,\"name\":\"a\"};3:{\"uid\":6,\"name\":\"a\"};");
+	assert_int_equal(none.rc, 0);
+	assert_string_equal(none.text, "");
 	store_close(s);
 	event_base_free(base);
 	char cmd[128];
@@ -218,6 +225,15 @@ static void purge_takes_only_old_ended_jobs(void **state)
 	assert_non_null(strstr(seen.jobs[1], "3="));
 	char *script = NULL, *env = NULL, *argv = NULL;
 	assert_int_equal(store_job_payload(s, 1, &script, &env, &argv), -ENOENT);
+	/* the purged job's earlier runs went with it; job 3's stay */
+	struct store_job_filter all = {.window = false};
+	struct answer runs = {0};
+	assert_int_equal(store_query_history(s, STORE_HISTORY_RUNS, &all, keep_all, NULL,
+					     rows_done, &runs),
+			 0);
+	while (!runs.calls)
+		event_base_loop(base, EVLOOP_ONCE);
+	assert_string_equal(runs.text, "3:{\"uid\":6,\"name\":\"a\"};");
 	store_close(s);
 	event_base_free(base);
 	char cmd[128];
@@ -232,9 +248,10 @@ static void queries_queued_at_close_are_cancelled(void **state)
 	struct store *s = open_with_jobs(dir, base);
 	struct answer a[8] = {{0}};
 	for (int i = 0; i < 8; i++) {
-		struct store_query *q = store_query_new();
-		store_query_where(q, "1");
-		store_query_submit(s, q, keep_all, NULL, rows_done, &a[i]);
+		struct store_job_filter all = {.window = false};
+		assert_int_equal(store_query_history(s, STORE_HISTORY_JOBS, &all,
+						     keep_all, NULL, rows_done, &a[i]),
+				 0);
 	}
 	store_close(s); /* without running the loop: nothing was answered yet */
 	for (int i = 0; i < 8; i++) {

@@ -1,7 +1,7 @@
-/* store_read.c — the reader thread: history queries in order, each result
- * handed back to the loop through a pipe. */
-#include "ctld/store_read.h"
-
+/* store_sqlite_read.c — the SQLite engine's reader thread: history queries in order, each
+ * on its own SQLite connection (WAL: readers and the writer do not block each other) and
+ * each result handed back to the loop through a pipe. The statement comes from
+ * store_sqlite_where.c; this file only runs it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -12,19 +12,11 @@
 #include <unistd.h>
 
 #include "common/log.h"
-#include "ctld/store_internal.h"
-
-struct bind {
-	bool is_text;
-	int64_t num;
-	char *text;
-};
+#include "ctld/store_sqlite.h"
 
 struct store_query {
-	char *where;
-	bool runs; /* job_runs instead of jobs */
-	struct bind *binds;
-	size_t n_binds;
+	enum store_history from;
+	struct store_job_filter *filter; /* owned: a copy of the caller's */
 	store_map_f map;
 	void *map_arg;
 	store_rows_f done;
@@ -54,66 +46,9 @@ static void *xrealloc(void *p, size_t n)
 	return q;
 }
 
-struct store_query *store_query_new(void)
-{
-	struct store_query *q = calloc(1, sizeof(*q));
-	if (!q)
-		abort();
-	return q;
-}
-
-void store_query_where(struct store_query *q, const char *where)
-{
-	free(q->where);
-	if (!(q->where = strdup(where)))
-		abort();
-}
-
-void store_query_runs(struct store_query *q)
-{
-	q->runs = true;
-}
-
-static struct bind *add_bind(struct store_query *q)
-{
-	q->binds = xrealloc(q->binds, (q->n_binds + 1) * sizeof(*q->binds));
-	struct bind *b = &q->binds[q->n_binds++];
-	memset(b, 0, sizeof(*b));
-	return b;
-}
-
-void store_query_bind_int(struct store_query *q, int64_t v)
-{
-	add_bind(q)->num = v;
-}
-
-void store_query_bind_text(struct store_query *q, const char *v)
-{
-	struct bind *b = add_bind(q);
-	b->is_text = true;
-	if (!(b->text = strdup(v)))
-		abort();
-}
-
-void store_rows_free(struct store_rows *rows)
-{
-	if (!rows)
-		return;
-	for (size_t i = 0; i < rows->n; i++)
-		free(rows->texts[i]);
-	free(rows->texts);
-	free(rows->ids);
-	rows->n = 0;
-	rows->texts = NULL;
-	rows->ids = NULL;
-}
-
 static void query_free(struct store_query *q)
 {
-	for (size_t i = 0; i < q->n_binds; i++)
-		free(q->binds[i].text);
-	free(q->binds);
-	free(q->where);
+	store_filter_free(q->filter);
 	store_rows_free(&q->rows);
 	free(q);
 }
@@ -133,27 +68,10 @@ static void keep_row(struct store_rows *rows, int64_t id, char *text)
 
 static int run_query(sqlite3 *db, struct store_query *q)
 {
-	const char *head = q->runs ? "SELECT id, rec FROM job_runs WHERE "
-				   : "SELECT id, rec FROM jobs WHERE ";
-	const char *tail = q->runs ? " ORDER BY id, restart" : " ORDER BY id";
-	size_t len = strlen(head) + strlen(q->where) + strlen(tail) + 1;
-	char *sql = malloc(len);
-	if (!sql)
-		abort();
-	snprintf(sql, len, "%s%s%s", head, q->where, tail);
 	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
-	free(sql);
-	if (rc != SQLITE_OK) {
-		log_error("store: history query: %s", sqlite3_errmsg(db));
-		return -EINVAL;
-	}
-	for (size_t i = 0; i < q->n_binds; i++)
-		if (q->binds[i].is_text)
-			sqlite3_bind_text(st, (int)i + 1, q->binds[i].text, -1,
-					  SQLITE_STATIC);
-		else
-			sqlite3_bind_int64(st, (int)i + 1, q->binds[i].num);
+	int rc = store_sqlite_where_prepare(db, q->from, q->filter, &st);
+	if (rc < 0)
+		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
 		const char *rec = (const char *)sqlite3_column_text(st, 1);
@@ -225,10 +143,17 @@ static void on_ready(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-void store_query_submit(struct store *s, struct store_query *q, store_map_f map,
-			void *map_arg, store_rows_f done, void *arg)
+int store_sqlite_query_history(struct store *s, enum store_history from,
+			       const struct store_job_filter *f, store_map_f map,
+			       void *map_arg, store_rows_f done, void *arg)
 {
-	struct store_reader *r = s->reader;
+	struct store_reader *r = store_sqlite_of(s)->reader;
+	struct store_query *q = calloc(1, sizeof(*q));
+	if (!q || !(q->filter = store_filter_dup(f))) {
+		free(q);
+		return -ENOMEM;
+	}
+	q->from = from;
 	q->map = map;
 	q->map_arg = map_arg;
 	q->done = done;
@@ -241,9 +166,11 @@ void store_query_submit(struct store *s, struct store_query *q, store_map_f map,
 	r->todo_tail = q;
 	pthread_cond_signal(&r->cv);
 	pthread_mutex_unlock(&r->mu);
+	return 0;
 }
 
-int store_reader_start(struct store *s, const char *path, struct event_base *base)
+int store_sqlite_reader_start(struct store_sqlite *s, const char *path,
+			      struct event_base *base)
 {
 	struct store_reader *r = calloc(1, sizeof(*r));
 	int fds[2];
@@ -283,7 +210,7 @@ static void cancel_list(struct store_query *q)
 
 /* Queries not answered yet end with -ECANCELED, so their callers free what
  * they hold: ctld stops, and their clients see the connection close. */
-void store_reader_stop(struct store *s)
+void store_sqlite_reader_stop(struct store_sqlite *s)
 {
 	struct store_reader *r = s->reader;
 	if (!r)

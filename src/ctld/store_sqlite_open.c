@@ -1,7 +1,7 @@
-/* store_open.c — opening the SQLite store, recovery reads and closing.
- * The write path lives in store.c. */
-#include "ctld/store.h"
-
+/* store_sqlite_open.c — the SQLite engine's table: opening the store under
+ * StateSaveLocation, recovery reads on the loop's own connection, and
+ * closing. The write path lives in store_sqlite.c, history queries in
+ * store_sqlite_read.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -13,8 +13,7 @@
 #include <unistd.h>
 
 #include "common/daemon.h"
-#include "ctld/store_internal.h"
-#include "ctld/store_read.h"
+#include "ctld/store_sqlite.h"
 
 static int open_db(const char *path, sqlite3 **db, struct drv_error *err)
 {
@@ -32,10 +31,11 @@ static int open_db(const char *path, sqlite3 **db, struct drv_error *err)
 	return 0;
 }
 
-static int init_schema(struct store *s, const char *path, struct drv_error *err)
+static int init_schema(struct store_sqlite *s, const char *path, struct drv_error *err)
 {
 	char *msg = NULL;
-	if (sqlite3_exec(s->wdb, store_schema_sql, NULL, NULL, &msg) != SQLITE_OK ||
+	if (sqlite3_exec(s->wdb, store_sqlite_schema_sql, NULL, NULL, &msg) !=
+		SQLITE_OK ||
 	    sqlite3_exec(s->wdb, "PRAGMA synchronous=FULL", NULL, NULL, &msg) !=
 		SQLITE_OK) {
 		drv_error_set(err, EIO, "store %s: %s", path,
@@ -46,31 +46,37 @@ static int init_schema(struct store *s, const char *path, struct drv_error *err)
 	return 0;
 }
 
-static int start_thread(struct store *s, struct event_base *base, struct drv_error *err)
+static int start_thread(struct store_sqlite *s, struct event_base *base,
+			struct drv_error *err)
 {
 	int fds[2];
 	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0)
 		return drv_error_set(err, errno, "store: pipe: %s", strerror(errno));
 	s->pipe_rd = fds[0];
 	s->pipe_wr = fds[1];
-	s->done_ev = event_new(base, s->pipe_rd, EV_READ | EV_PERSIST, store_on_done, s);
+	s->done_ev =
+	    event_new(base, s->pipe_rd, EV_READ | EV_PERSIST, store_sqlite_on_done, s);
 	if (!s->done_ev || event_add(s->done_ev, NULL) < 0)
 		return drv_error_set(err, ENOMEM, "store: cannot watch the writer");
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
-	if (pthread_create(&s->thread, NULL, store_writer_main, s) != 0)
+	if (pthread_create(&s->thread, NULL, store_sqlite_writer_main, s) != 0)
 		return drv_error_set(err, EAGAIN,
 				     "store: cannot start the writer thread");
 	s->thread_started = true;
 	return 0;
 }
 
-struct store *store_open(struct event_base *base, const char *dir, struct drv_error *err)
+static void sqlite_close(struct store *st);
+
+static struct store *sqlite_open(struct event_base *base, const char *dir,
+				 struct drv_error *err)
 {
-	struct store *s = calloc(1, sizeof(*s));
+	struct store_sqlite *s = calloc(1, sizeof(*s));
 	char path[4096];
 	if (!s)
 		return NULL;
+	s->base.engine = &store_sqlite_engine;
 	s->pipe_rd = s->pipe_wr = -1;
 	if (drv_mkdir_p(dir, 0700) < 0) {
 		drv_error_set(err, errno, "cannot create StateSaveLocation %s: %s", dir,
@@ -81,22 +87,21 @@ struct store *store_open(struct event_base *base, const char *dir, struct drv_er
 	if (open_db(path, &s->wdb, err) < 0 || init_schema(s, path, err) < 0 ||
 	    open_db(path, &s->rdb, err) < 0 || start_thread(s, base, err) < 0)
 		goto fail;
-	if (store_reader_start(s, path, base) < 0) {
+	if (store_sqlite_reader_start(s, path, base) < 0) {
 		drv_error_set(err, EIO, "store %s: cannot start the history reader",
 			      path);
 		goto fail;
 	}
-	return s;
+	return &s->base;
 fail:
-	store_close(s);
+	sqlite_close(&s->base);
 	return NULL;
 }
 
-void store_close(struct store *s)
+static void sqlite_close(struct store *st)
 {
-	if (!s)
-		return;
-	store_reader_stop(s);
+	struct store_sqlite *s = store_sqlite_of(st);
+	store_sqlite_reader_stop(s);
 	if (s->thread_started) {
 		pthread_mutex_lock(&s->mu);
 		s->stop = true;
@@ -132,16 +137,18 @@ static int load_rows(sqlite3 *db, const char *sql, int64_t arg, store_row_f fn,
 	return rc == SQLITE_DONE ? 0 : -EIO;
 }
 
-int store_load(struct store *s, int64_t min_end, store_row_f on_job, store_row_f on_node,
-	       void *arg, uint32_t *next_job_id, struct drv_error *err)
+static int sqlite_load(struct store *store, int64_t min_end, store_row_f on_job,
+		       store_row_f on_node, void *arg, uint32_t *next_job_id,
+		       struct drv_error *err)
 {
+	struct store_sqlite *s = store_sqlite_of(store);
 	sqlite3_stmt *st;
-	*next_job_id = 1;
+	uint32_t next = 1;
 	if (sqlite3_prepare_v2(s->rdb, "SELECT value FROM meta WHERE key='next_job_id'",
 			       -1, &st, NULL) != SQLITE_OK)
 		return drv_error_set(err, EIO, "store: %s", sqlite3_errmsg(s->rdb));
 	if (sqlite3_step(st) == SQLITE_ROW)
-		*next_job_id = (uint32_t)sqlite3_column_int64(st, 0);
+		next = (uint32_t)sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	if (load_rows(s->rdb,
 		      "SELECT CAST(id AS TEXT), rec FROM jobs WHERE end_time = 0 "
@@ -149,6 +156,7 @@ int store_load(struct store *s, int64_t min_end, store_row_f on_job, store_row_f
 		      min_end, on_job, arg) < 0 ||
 	    load_rows(s->rdb, "SELECT name, rec FROM nodes", 0, on_node, arg) < 0)
 		return drv_error_set(err, EIO, "store: %s", sqlite3_errmsg(s->rdb));
+	*next_job_id = next;
 	return 0;
 }
 
@@ -158,9 +166,10 @@ static char *column_dup(sqlite3_stmt *st, int i)
 	return strdup(t ? (const char *)t : "");
 }
 
-int store_job_payload(struct store *s, uint32_t id, char **script, char **env_json,
-		      char **argv_json)
+static int sqlite_job_payload(struct store *store, uint32_t id, char **script,
+			      char **env_json, char **argv_json)
 {
+	struct store_sqlite *s = store_sqlite_of(store);
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(s->rdb,
 			       "SELECT script, env, argv FROM job_payload WHERE id=?1",
@@ -177,3 +186,13 @@ int store_job_payload(struct store *s, uint32_t id, char **script, char **env_js
 	sqlite3_finalize(st);
 	return rc;
 }
+
+const struct store_engine store_sqlite_engine = {
+    .name = "sqlite",
+    .open = sqlite_open,
+    .close = sqlite_close,
+    .load = sqlite_load,
+    .job_payload = sqlite_job_payload,
+    .commit = store_sqlite_commit,
+    .query_history = store_sqlite_query_history,
+};

@@ -5,7 +5,15 @@
  * and handing good envelopes to the owner's callback. It decides nothing about
  * what a message means. Callbacks may free the conn (drv_conn_free) from
  * inside; `busy` defers the real free until the libevent callback that runs
- * them has returned. */
+ * them has returned.
+ *
+ * Daemon links (MACed frames) are bound to their connection: the side that
+ * dials sends conn.hello with a random nonce, the other answers with its
+ * own, and from then on each frame's MAC also covers the receiver's nonce
+ * and the frame's sequence number on the link. A frame replayed on the same
+ * link, or captured on one link and sent on another, fails its MAC, and the
+ * link is closed. Frames the owner sends before the peer's nonce is known
+ * wait in `held`. Client frames (no MAC) are not touched by any of this. */
 #include "common/net.h"
 
 #include <arpa/inet.h>
@@ -28,6 +36,9 @@
 #include "common/log.h"
 #include "common/proto.h"
 
+#define LINK_NONCE_LEN 32
+#define LINK_CTX_LEN (LINK_NONCE_LEN + 8)
+
 struct drv_conn {
 	struct bufferevent *bev;
 	struct drv_key key; /* a copy: the caller's key need not outlive us */
@@ -40,6 +51,11 @@ struct drv_conn {
 	int busy;     /* > 0 while one of our libevent callbacks runs */
 	bool dead;    /* freed or closed: destroy when busy drops to 0 */
 	bool closing; /* sending a last reply, then closing */
+	/* the daemon link's binding (see the top of the file) */
+	bool hello_sent, have_peer_nonce;
+	unsigned char my_nonce[LINK_NONCE_LEN], peer_nonce[LINK_NONCE_LEN];
+	uint64_t sent_seq, recv_seq;
+	json_t *held; /* MACed envelopes waiting for the peer's nonce */
 };
 
 static void read_cb(struct bufferevent *bev, void *arg);
@@ -49,6 +65,7 @@ static void conn_destroy(struct drv_conn *c)
 {
 	if (c->bev)
 		bufferevent_free(c->bev);
+	json_decref(c->held);
 	sodium_memzero(&c->key, sizeof(c->key));
 	free(c);
 }
@@ -122,24 +139,64 @@ int drv_conn_send_text(struct drv_conn *c, const char *json, size_t len)
 	return 0;
 }
 
-static int conn_send(struct drv_conn *c, json_t *env, bool mac)
+/* What a link frame's MAC covers besides the frame: the receiver's nonce
+ * and the frame's number on the link. */
+static void link_ctx(const unsigned char nonce[LINK_NONCE_LEN], uint64_t seq,
+		     unsigned char ctx[LINK_CTX_LEN])
 {
-	char *frame;
-	size_t len;
-	if (mac && !c->has_key)
-		return -EINVAL;
-	/* MaxMessageSize bounds what a daemon accepts; what it sends (a listing of
-	 * many jobs) is bounded only by the frame format. */
-	int rc =
-	    drv_frame_build(env, mac ? &c->key : NULL, DRV_FRAME_LEN_MASK, &frame, &len);
-	if (rc < 0)
-		return rc;
+	memcpy(ctx, nonce, LINK_NONCE_LEN);
+	for (int i = 0; i < 8; i++)
+		ctx[LINK_NONCE_LEN + i] = (unsigned char)(seq >> (56 - 8 * i));
+}
+
+static int queue_frame(struct drv_conn *c, char *frame, size_t len)
+{
 	struct evbuffer *out = bufferevent_get_output(c->bev);
 	if (evbuffer_add_reference(out, frame, len, frame_free_cb, NULL) < 0) {
 		free(frame);
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+/* conn.hello, MACed with the key alone: it carries our nonce. */
+static int send_hello(struct drv_conn *c)
+{
+	char hex[2 * LINK_NONCE_LEN + 1], *frame;
+	size_t len;
+	sodium_bin2hex(hex, sizeof(hex), c->my_nonce, LINK_NONCE_LEN);
+	json_t *env = drv_request_new("conn.hello", 0, json_pack("{s:s}", "nonce", hex));
+	int rc = env ? drv_frame_build(env, &c->key, DRV_FRAME_LEN_MASK, &frame, &len)
+		     : -ENOMEM;
+	json_decref(env);
+	if (rc == 0)
+		rc = queue_frame(c, frame, len);
+	c->hello_sent = rc == 0;
+	return rc;
+}
+
+static int conn_send(struct drv_conn *c, json_t *env, bool mac)
+{
+	char *frame;
+	size_t len;
+	if (mac && !c->has_key)
+		return -EINVAL;
+	if (mac && !c->have_peer_nonce) {
+		if (!c->held && !(c->held = json_array()))
+			return -ENOMEM;
+		return json_array_append(c->held, env) < 0 ? -ENOMEM : 0;
+	}
+	unsigned char ctx[LINK_CTX_LEN];
+	if (mac)
+		link_ctx(c->peer_nonce, ++c->sent_seq, ctx);
+	/* MaxMessageSize bounds what a daemon accepts; what it sends (a listing of
+	 * many jobs) is bounded only by the frame format. */
+	int rc =
+	    drv_frame_build_bound(env, mac ? &c->key : NULL, ctx, mac ? sizeof(ctx) : 0,
+				  DRV_FRAME_LEN_MASK, &frame, &len);
+	if (rc < 0)
+		return rc;
+	return queue_frame(c, frame, len);
 }
 
 int drv_conn_send(struct drv_conn *c, json_t *env, bool mac)
@@ -218,6 +275,66 @@ static void handle_json(struct drv_conn *c, const char *json, size_t len, bool m
 	json_decref(env);
 }
 
+/* The peer's conn.hello: its nonce binds what we send from now on; answer
+ * with ours unless we spoke first, then send what was held. false: not a
+ * well-formed hello (the link is closed). */
+static bool take_hello(struct drv_conn *c, const char *json, size_t len)
+{
+	json_t *env;
+	struct drv_error err;
+	if (drv_envelope_parse(json, len, &env, &err) < 0)
+		return false;
+	const char *type = json_string_value(json_object_get(env, "type"));
+	const char *hex =
+	    json_string_value(json_object_get(json_object_get(env, "body"), "nonce"));
+	size_t n = 0;
+	bool ok = type && !strcmp(type, "conn.hello") && hex &&
+		  sodium_hex2bin(c->peer_nonce, LINK_NONCE_LEN, hex, strlen(hex), NULL,
+				 &n, NULL) == 0 &&
+		  n == LINK_NONCE_LEN;
+	json_decref(env);
+	if (!ok)
+		return false;
+	c->have_peer_nonce = true;
+	if (!c->hello_sent && send_hello(c) < 0)
+		return false;
+	json_t *held = c->held, *e;
+	size_t i;
+	c->held = NULL;
+	json_array_foreach(held, i, e)
+	{
+		if (conn_send(c, e, true) < 0)
+			log_debug("cannot send a held frame to %s", c->peer);
+	}
+	json_decref(held);
+	return true;
+}
+
+/* A MACed frame: the hello first, then frames bound to this link. */
+static bool check_link_frame(struct drv_conn *c, const unsigned char *frame, size_t total,
+			     size_t jlen)
+{
+	if (!c->have_peer_nonce) {
+		if (drv_frame_verify_mac(&c->key, frame, total) == 0 &&
+		    take_hello(c, (const char *)frame + 4, jlen))
+			return false; /* consumed: nothing for the owner */
+		drv_log_warn_limited(
+		    c->peer, "bad HMAC from %s (no valid conn.hello first)", c->peer);
+		conn_close(c);
+		return false;
+	}
+	unsigned char ctx[LINK_CTX_LEN];
+	link_ctx(c->my_nonce, c->recv_seq + 1, ctx);
+	if (drv_frame_verify_mac_bound(&c->key, ctx, sizeof(ctx), frame, total) < 0) {
+		drv_log_warn_limited(c->peer, "bad HMAC from %s (or a replayed frame)",
+				     c->peer);
+		conn_close(c);
+		return false;
+	}
+	c->recv_seq++;
+	return true;
+}
+
 /* Handles one whole frame if the input holds one. Returns true to go on. */
 static bool read_frame(struct drv_conn *c, struct evbuffer *in)
 {
@@ -250,12 +367,10 @@ static bool read_frame(struct drv_conn *c, struct evbuffer *in)
 		conn_close(c);
 		return false;
 	}
-	if (has_mac && drv_frame_verify_mac(&c->key, frame, total) < 0) {
-		drv_log_warn_limited(c->peer, "bad HMAC from %s", c->peer);
-		conn_close(c);
+	if (!has_mac || check_link_frame(c, frame, total, jlen))
+		handle_json(c, (const char *)frame + 4, jlen, has_mac);
+	if (c->dead)
 		return false;
-	}
-	handle_json(c, (const char *)frame + 4, jlen, has_mac);
 	evbuffer_drain(in, total);
 	return true;
 }
@@ -327,6 +442,7 @@ static struct drv_conn *conn_alloc(struct bufferevent *bev, const struct drv_key
 	c->on_msg = on_msg;
 	c->on_close = on_close;
 	c->arg = arg;
+	randombytes_buf(c->my_nonce, sizeof(c->my_nonce));
 	bufferevent_setcb(bev, read_cb, NULL, event_cb, c);
 	return c;
 }
@@ -385,6 +501,8 @@ struct drv_conn *drv_conn_connect(struct event_base *base, const char *host, int
 	snprintf(c->peer, sizeof(c->peer), "%s:%d", host, port);
 	int rc = bufferevent_socket_connect(bev, ai->ai_addr, (int)ai->ai_addrlen);
 	freeaddrinfo(ai);
+	if (rc == 0 && c->has_key)
+		rc = send_hello(c); /* we dialled: we speak first */
 	if (rc < 0) {
 		int e = errno ? errno : ECONNREFUSED;
 		conn_destroy(c);

@@ -85,8 +85,29 @@ static uint32_t get_be32(const unsigned char *p)
 	       (uint32_t)p[3];
 }
 
+/* HMAC-SHA256 over ctx (may be empty) then the frame's header and JSON. */
+static void frame_mac(const struct drv_key *key, const unsigned char *ctx, size_t ctx_len,
+		      const unsigned char *frame, size_t n,
+		      unsigned char out[DRV_MAC_LEN])
+{
+	crypto_auth_hmacsha256_state st;
+	crypto_auth_hmacsha256_init(&st, key->bytes, DRV_KEY_LEN);
+	if (ctx_len)
+		crypto_auth_hmacsha256_update(&st, ctx, ctx_len);
+	crypto_auth_hmacsha256_update(&st, frame, n);
+	crypto_auth_hmacsha256_final(&st, out);
+	sodium_memzero(&st, sizeof(st));
+}
+
 int drv_frame_build(json_t *env, const struct drv_key *key, uint64_t max, char **out,
 		    size_t *len)
+{
+	return drv_frame_build_bound(env, key, NULL, 0, max, out, len);
+}
+
+int drv_frame_build_bound(json_t *env, const struct drv_key *key,
+			  const unsigned char *ctx, size_t ctx_len, uint64_t max,
+			  char **out, size_t *len)
 {
 	char *json = json_dumps(env, JSON_COMPACT);
 	if (!json)
@@ -106,7 +127,7 @@ int drv_frame_build(json_t *env, const struct drv_key *key, uint64_t max, char *
 	memcpy(f + 4, json, n);
 	free(json);
 	if (key)
-		drv_hmac(key, f, 4 + n, f + 4 + n);
+		frame_mac(key, ctx, ctx_len, f, 4 + n, f + 4 + n);
 	*out = (char *)f;
 	*len = total;
 	return 0;
@@ -129,6 +150,12 @@ int drv_frame_header(const unsigned char hdr[4], uint64_t max, size_t *json_len,
 int drv_frame_verify_mac(const struct drv_key *key, const unsigned char *frame,
 			 size_t len)
 {
+	return drv_frame_verify_mac_bound(key, NULL, 0, frame, len);
+}
+
+int drv_frame_verify_mac_bound(const struct drv_key *key, const unsigned char *ctx,
+			       size_t ctx_len, const unsigned char *frame, size_t len)
+{
 	if (!key || len < 4 + DRV_MAC_LEN)
 		return -EPERM;
 	uint32_t word = get_be32(frame);
@@ -136,7 +163,7 @@ int drv_frame_verify_mac(const struct drv_key *key, const unsigned char *frame,
 	if (!(word & DRV_FRAME_MAC) || len != 4 + n + DRV_MAC_LEN)
 		return -EPERM;
 	unsigned char mac[DRV_MAC_LEN];
-	drv_hmac(key, frame, 4 + n, mac);
+	frame_mac(key, ctx, ctx_len, frame, 4 + n, mac);
 	return sodium_memcmp(mac, frame + 4 + n, DRV_MAC_LEN) == 0 ? 0 : -EPERM;
 }
 

@@ -67,6 +67,16 @@ const char *drv_rc_text(int rc);
 int drv_frame_build(json_t *env, const struct drv_key *key, uint64_t max, char **out,
 		    size_t *len);
 
+/* The same, with the MAC bound to ctx as well: HMAC(key, ctx || frame).
+ * Daemon links put the receiver's connection nonce and the frame's sequence
+ * number there, so a frame captured on one connection, or replayed on the
+ * same one, fails its MAC (net.c). */
+int drv_frame_build_bound(json_t *env, const struct drv_key *key,
+			  const unsigned char *ctx, size_t ctx_len, uint64_t max,
+			  char **out, size_t *len);
+int drv_frame_verify_mac_bound(const struct drv_key *key, const unsigned char *ctx,
+			       size_t ctx_len, const unsigned char *frame, size_t len);
+
 /* Reads the 4-byte header: sets *json_len and *has_mac. Returns -EMSGSIZE
  * (with err) when the frame is above max, so the caller refuses it before
  * reading the rest. */

@@ -114,6 +114,10 @@ struct msg_type {
 
 static const struct field f_none[] = {END};
 
+/* A daemon link's opening: the sender's nonce, which the other side's MACs
+ * cover from then on (net.c). */
+static const struct field f_conn_hello[] = {HEX("nonce", true), END};
+
 static const struct field f_auth_sign[] = {HEX("digest", true), END};
 static const struct field f_auth_verify[] = {OBJ("cred", true, NULL), HEX("digest", true),
 					     END};
@@ -421,18 +425,31 @@ static const struct field f_step_signal[] = {
 /* Every declared request type. "reply" is the envelope's own type and has no
  * body schema: its body is the answer to whichever request carried its id. */
 static const struct msg_type msg_types[] = {
-    {"auth.sign", f_auth_sign},	    {"auth.verify", f_auth_verify},
-    {"job.submit", f_job_submit},   {"job.query", f_job_query},
-    {"acct.query", f_acct_query},   {"job.cancel", f_job_cancel},
-    {"job.release", f_job_ids},	    {"job.hold", f_job_hold},
-    {"job.requeue", f_job_requeue}, {"job.update", f_job_update},
-    {"node.query", f_names},	    {"node.update", f_node_update},
-    {"part.query", f_names},	    {"ctld.ping", f_none},
-    {"conf.query", f_none},	    {"node.register", f_node_register},
-    {"node.ping", f_node_ping},	    {"job.complete", f_job_complete},
-    {"job.launch", f_job_launch},   {"job.signal", f_job_signal},
-    {"step.create", f_step_create}, {"alloc.complete", f_alloc_complete},
-    {"step.launch", f_step_launch}, {"step.complete", f_step_complete},
+    {"auth.sign", f_auth_sign},
+    {"auth.verify", f_auth_verify},
+    {"job.submit", f_job_submit},
+    {"job.query", f_job_query},
+    {"acct.query", f_acct_query},
+    {"job.cancel", f_job_cancel},
+    {"job.release", f_job_ids},
+    {"job.hold", f_job_hold},
+    {"job.requeue", f_job_requeue},
+    {"job.update", f_job_update},
+    {"node.query", f_names},
+    {"node.update", f_node_update},
+    {"part.query", f_names},
+    {"ctld.ping", f_none},
+    {"conn.hello", f_conn_hello},
+    {"conf.query", f_none},
+    {"node.register", f_node_register},
+    {"node.ping", f_node_ping},
+    {"job.complete", f_job_complete},
+    {"job.launch", f_job_launch},
+    {"job.signal", f_job_signal},
+    {"step.create", f_step_create},
+    {"alloc.complete", f_alloc_complete},
+    {"step.launch", f_step_launch},
+    {"step.complete", f_step_complete},
     {"step.signal", f_step_signal},
 };
 

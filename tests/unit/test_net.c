@@ -18,6 +18,8 @@
 #include <event2/listener.h>
 
 #include "common/log.h"
+#include <sodium.h>
+
 #include "common/net.h"
 #include "common/proto.h"
 
@@ -172,6 +174,54 @@ static void expect_error_reply(struct fixture *f, int64_t id, const char *want)
 	json_decref(r);
 }
 
+/* A frame MACed for a link: over the receiver's nonce and seq as well. */
+static void send_bound(struct fixture *f, const char *json, const unsigned char nonce[32],
+		       uint64_t seq, char **copy, size_t *copy_len)
+{
+	unsigned char ctx[40];
+	memcpy(ctx, nonce, 32);
+	for (int i = 0; i < 8; i++)
+		ctx[32 + i] = (unsigned char)(seq >> (56 - 8 * i));
+	json_t *env = json_loads(json, 0, NULL);
+	char *frame;
+	size_t len;
+	assert_int_equal(
+	    drv_frame_build_bound(env, &key_a, ctx, sizeof(ctx), MAX, &frame, &len), 0);
+	json_decref(env);
+	send_raw(f, frame, len);
+	if (copy) {
+		*copy = frame;
+		*copy_len = len;
+	} else {
+		free(frame);
+	}
+}
+
+/* Opens the link as a dialling daemon would: our conn.hello, then the
+ * conn's own, whose nonce our frames must be bound to. */
+static void handshake(struct fixture *f, unsigned char conn_nonce[32])
+{
+	int before = f->n_msgs;
+	send_json(
+	    f,
+	    "{\"v\":1,\"type\":\"conn.hello\",\"id\":0,\"body\":{\"nonce\":"
+	    "\"0101010101010101010101010101010101010101010101010101010101010101\"}}",
+	    &key_a);
+	bool has_mac;
+	json_t *h = recv_env(f, &has_mac);
+	assert_true(has_mac);
+	assert_string_equal(json_string_value(json_object_get(h, "type")), "conn.hello");
+	const char *hex =
+	    json_string_value(json_object_get(json_object_get(h, "body"), "nonce"));
+	size_t n = 0;
+	assert_int_equal(sodium_hex2bin(conn_nonce, 32, hex, strlen(hex), NULL, &n, NULL),
+			 0);
+	assert_int_equal(n, 32);
+	json_decref(h);
+	assert_int_equal(f->n_msgs,
+			 before); /* the hello is the link's, not the owner's */
+}
+
 static void test_good_frames(void **state)
 {
 	struct fixture *f = *state;
@@ -183,12 +233,51 @@ static void test_good_frames(void **state)
 	assert_false(has_mac);
 	assert_int_equal(json_integer_value(json_object_get(r, "id")), 5);
 	json_decref(r);
-	send_json(f, "{\"v\":1,\"type\":\"ctld.ping\",\"id\":6,\"body\":{}}", &key_a);
+	unsigned char nonce[32];
+	handshake(f, nonce);
+	send_bound(f, "{\"v\":1,\"type\":\"ctld.ping\",\"id\":6,\"body\":{}}", nonce, 1,
+		   NULL, NULL);
 	r = recv_env(f, &has_mac);
 	assert_true(f->last_mac_ok);
 	assert_true(has_mac);
 	json_decref(r);
+	send_bound(f, "{\"v\":1,\"type\":\"ctld.ping\",\"id\":7,\"body\":{}}", nonce, 2,
+		   NULL, NULL);
+	r = recv_env(f, &has_mac);
+	assert_int_equal(json_integer_value(json_object_get(r, "id")), 7);
+	json_decref(r);
 	assert_false(f->closed);
+}
+
+/* A daemon frame replayed on its link, or one bound to another link's
+ * nonce, fails its MAC: the link is closed and the owner sees nothing. */
+static void test_replayed_link_frame_closes(void **state)
+{
+	struct fixture *f = *state;
+	unsigned char nonce[32];
+	char *frame;
+	size_t len;
+	bool has_mac;
+	handshake(f, nonce);
+	send_bound(f, "{\"v\":1,\"type\":\"ctld.ping\",\"id\":6,\"body\":{}}", nonce, 1,
+		   &frame, &len);
+	json_decref(recv_env(f, &has_mac));
+	assert_int_equal(f->n_msgs, 1);
+	send_raw(f, frame, len); /* the same bytes again */
+	free(frame);
+	assert_true(pump(f, is_closed));
+	assert_int_equal(f->n_msgs, 1);
+}
+
+static void test_frame_of_another_link_closes(void **state)
+{
+	struct fixture *f = *state;
+	unsigned char nonce[32], other[32] = {9};
+	handshake(f, nonce);
+	send_bound(f, "{\"v\":1,\"type\":\"ctld.ping\",\"id\":6,\"body\":{}}", other, 1,
+		   NULL, NULL);
+	assert_true(pump(f, is_closed));
+	assert_int_equal(f->n_msgs, 0);
 }
 
 static void test_malformed_keeps_conn(void **state)
@@ -357,6 +446,10 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_malformed_keeps_conn, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_oversize_closes, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_mac_closes, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_replayed_link_frame_closes, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_frame_of_another_link_closes, setup,
+					    teardown),
 	    cmocka_unit_test_setup_teardown(test_truncated_at_eof, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_garbage_never_crashes, setup, teardown),
 	    cmocka_unit_test(test_tcp),

@@ -278,5 +278,5 @@ void rpc_job_submit(struct rpc_req *r)
 	free(env);
 	free(argv);
 	job_accept(c, j, time(NULL));
-	rpc_reply_durable(r, 0, NULL, json_pack("{s:i}", "job_id", (json_int_t)j->id));
+	rpc_reply_durable(r, 0, NULL, job_id_body(j->id));
 }

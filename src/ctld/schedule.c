@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/proto.h"
 #include "ctld/ctld.h"
+#include "ctld/job_req.h"
 #include "sched/sched.h"
 
 static void run(evutil_socket_t fd, short what, void *arg);
@@ -85,14 +86,10 @@ static bool dependency_met(struct ctld *c, struct job *j, int64_t now)
 }
 
 /* Slurm ends a pending job that could not finish by its deadline even
- * with its minimum time (one minute when its limit is UNLIMITED). */
+ * with its minimum time (job_req.c). */
 static bool past_deadline(const struct job *j, int64_t now)
 {
-	int64_t need = j->req.time_min ? j->req.time_min : j->time_limit;
-	if (need == DRV_INFINITE || need <= 0)
-		need = 60;
-	int64_t start = now > j->req.begin_time ? now : j->req.begin_time;
-	return j->req.deadline && start + need > j->req.deadline;
+	return job_req_past_deadline(&j->req, j->time_limit, now);
 }
 
 /* Time, dependency and deadline rules; true when j may be placed now. */

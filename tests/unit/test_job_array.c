@@ -27,6 +27,12 @@ void commit_meta(struct ctld *c)
 	committed_meta++;
 }
 
+int ctld_job_id_new(struct ctld *c, uint32_t *id)
+{
+	*id = c->jobs.next_id++;
+	return 0;
+}
+
 static struct job *array_job(struct ctld *c, const char *spec)
 {
 	struct job *j = job_new();

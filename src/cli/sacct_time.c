@@ -50,7 +50,10 @@ static int get_delta(const char *s, int *pos, long *delta)
 				break;
 		if (u < sizeof(units) / sizeof(units[0])) {
 			off += units[u].len;
-			cnt *= units[u].mult;
+			if (__builtin_mul_overflow(cnt, units[u].mult, &cnt)) {
+				*pos = off - 1; /* no time is that far away */
+				return -1;
+			}
 			break;
 		}
 		if (!digit_at(s, off)) {
@@ -261,9 +264,10 @@ static int get_now(const char *s, int *pos, time_t now, struct named *t)
 		*pos += i;
 		return -1;
 	}
-	time_t later = now + delta;
+	time_t later;
 	struct tm tm;
-	localtime_r(&later, &tm);
+	if (__builtin_add_overflow(now, delta, &later) || !localtime_r(&later, &tm))
+		return -1; /* past what a calendar date can say */
 	t->month = tm.tm_mon;
 	t->mday = tm.tm_mday;
 	t->year = tm.tm_year;

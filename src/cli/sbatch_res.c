@@ -47,7 +47,7 @@ int sbatch_mem_parse(const char *s, int64_t *mib)
 	if (*end && end[1] && !(toupper((unsigned char)end[1]) == 'B' && !end[2]))
 		return -EINVAL;
 	if (mult == 0)
-		v = (v + 1023) / 1024;
+		v = v / 1024 + (v % 1024 != 0); /* v + 1023 could pass INT64_MAX */
 	else if (v > INT64_MAX / mult)
 		return -EINVAL;
 	else
@@ -240,7 +240,7 @@ static int nice_opt(const char *arg, int64_t *out, struct drv_error *err)
 	v = strtoll(arg, &end, 10);
 	if (end == arg || *end)
 		return drv_error_set(err, EINVAL, "Invalid --nice value: %s", arg);
-	if (errno || llabs(v) > NICE_MAX)
+	if (errno || v > NICE_MAX || v < -NICE_MAX) /* llabs(LLONG_MIN) overflows */
 		return drv_error_set(err, EINVAL,
 				     "Invalid --nice value, out of range (+/- %lld)",
 				     NICE_MAX);

@@ -612,6 +612,12 @@ static int finish(struct loader *L, struct drv_error *err)
 	struct drv_conf *c = L->p.conf;
 	if (c->n_ctld_hosts == 0)
 		return drv_error_set(err, EINVAL, "%s: no SlurmctldHost", c->path);
+	/* Slurm issues ids below MaxJobId only: with FirstJobId >= MaxJobId
+	 * no job could ever be submitted */
+	if (c->first_job_id >= c->max_job_id)
+		return drv_error_set(err, EINVAL,
+				     "%s: FirstJobId=%d must be below MaxJobId=%d",
+				     c->path, c->first_job_id, c->max_job_id);
 	for (size_t i = 0; i < c->n_nodes; i++)
 		if (c->nodes[i].port == 0)
 			c->nodes[i].port = c->slurmd_port;

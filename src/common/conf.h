@@ -14,7 +14,10 @@
 #include "common/error.h"
 
 #define DRV_INFINITE (-1) /* time limits: UNLIMITED / INFINITE */
-#define DRV_NO_VAL (-2)	  /* a value that was not given */
+/* The largest local job id Slurm allows (MAX_JOB_ID, 26 bits: the rest is
+ * its federation's cluster id); MaxJobId may not exceed it. */
+#define DRV_JOB_ID_MAX 0x03ffffff
+#define DRV_NO_VAL (-2) /* a value that was not given */
 
 struct drv_node_conf {
 	char *name;	      /* one per node: NodeName lists are expanded */
@@ -73,6 +76,9 @@ struct drv_conf {
 	int kill_wait;		/* seconds, default 30 */
 	int min_job_age;	/* seconds, default 300 */
 	int max_array_size;	/* MaxArraySize, default 1001 */
+	/* job ids run from FirstJobId up to, not including, MaxJobId, then
+	 * round again (ctld/job_id.c); Slurm's defaults 1 and 0x03ff0000 */
+	int first_job_id, max_job_id;
 	uint64_t max_message_size; /* bytes, default 4 MiB */
 	bool config_overrides;	   /* SlurmdParameters=config_overrides */
 	uint64_t def_mem_per_cpu;  /* DefMemPerCPU in MiB, 0 = not set */

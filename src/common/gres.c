@@ -21,9 +21,11 @@ static int parse_count(const char *s, size_t len, uint64_t *out)
 		mult = 1024, end++;
 	else if (*end == 'm' || *end == 'M')
 		mult = 1024 * 1024, end++;
-	if (errno || *end || !isdigit((unsigned char)buf[0]) || v == 0)
-		return -EINVAL;
-	*out = v * mult;
+	uint64_t count;
+	if (errno || *end || !isdigit((unsigned char)buf[0]) || v == 0 ||
+	    __builtin_mul_overflow(v, mult, &count))
+		return -EINVAL; /* "1k" scales: a count past 2^64 wraps to a small one */
+	*out = count;
 	return 0;
 }
 

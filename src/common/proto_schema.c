@@ -106,6 +106,9 @@ struct msg_type {
 #define ID_MAX 4294967294LL	/* uid/gid: (uid_t)-1 means "none" */
 #define I32 2147483647LL
 #define I64_MAX 9223372036854775807LL
+/* Epoch seconds of a date (--begin, --deadline): up to 9999-12-31, as far
+ * as Slurm's date forms reach, so that adding a time limit cannot wrap. */
+#define DATE_MAX 253402300799LL
 #define SIG_MAX 127
 #define NAME_LEN 256
 #define PATH_LEN 4096
@@ -168,8 +171,8 @@ static const struct field f_job_submit[] = {
     INT("signal_time", false, 0, 65535),
     BOOLD("signal_batch", "false"),
     INT("time_min", false, 0, I32),
-    INT("begin", false, 0, I64_MAX),
-    INT("deadline", false, 0, I64_MAX),
+    INT("begin", false, 0, DATE_MAX),
+    INT("deadline", false, 0, DATE_MAX),
     BOOL("kill_invalid_dep", false),
     END,
 };
@@ -223,7 +226,7 @@ static const struct field f_job_update[] = {
     STR("partition", false, 1, NAME_LEN),
     INT("nice", false, -2147483645LL, 2147483645LL),
     STR("dependency", false, 0, TEXT_LEN),
-    INT("begin", false, 0, I64_MAX),
+    INT("begin", false, 0, DATE_MAX),
     END,
 };
 

@@ -214,7 +214,8 @@ uint32_t job_array_running(const struct ctld *c, const struct job *meta);
 /* How many of meta's pending tasks may start now under its %N throttle. */
 uint32_t job_array_room(const struct ctld *c, const struct job *meta);
 /* The record the scheduler starts for meta's lowest pending task: a new one
- * (new id, in the table, committed) or, for the last task, meta itself. */
+ * (new id, in the table, committed) or, for the last task, meta itself.
+ * NULL when no job id is free (ctld_job_id_new): the task stays pending. */
 struct job *job_array_split(struct ctld *c, struct job *meta);
 /* Is j the task of array array_id whose index is in set? */
 bool job_array_has_task(const struct job *j, uint32_t array_id,
@@ -253,6 +254,14 @@ void hook_fini(struct ctld *c); /* kills those still running */
 int hook_start(struct ctld *c, const struct job *j, bool epilog);
 /* Starts the PrologSlurmctld of every recovered job still waiting for one. */
 void job_resume_prologs(struct ctld *c);
+
+/* --- rpc_submit.c: new jobs ---------------------------------------------- */
+/* A new job's id (job_id.h's round over FirstJobId..MaxJobId-1), one that
+ * has no record in memory or in the store's history, so that no id is
+ * issued twice while anything can still report on it. Advances the next
+ * id; the caller commits it (commit_meta) with the job. -ENOSPC when every
+ * id is in use, -EIO when the store cannot be read; nothing changes then. */
+int ctld_job_id_new(struct ctld *c, uint32_t *id);
 
 /* --- recover.c ------------------------------------------------------------ */
 int ctld_recover(struct ctld *c, struct drv_error *err);

@@ -1,4 +1,4 @@
-/* job.h — the job record and the job table (by id, and in id order).
+/* job.h — the job record and the job table (by id, and in the order ids were issued).
  * State transitions live in job_state.c only; this file declares the data. */
 #ifndef CTLD_JOB_H
 #define CTLD_JOB_H
@@ -129,7 +129,7 @@ struct job {
 struct job_table {
 	struct job **buckets;
 	size_t n_buckets, count;
-	struct job *head, *tail; /* id order */
+	struct job *head, *tail; /* the order ids were issued */
 	uint32_t next_id;
 };
 
@@ -143,12 +143,17 @@ void job_free(struct job *j);
 int job_table_init(struct job_table *t);
 void job_table_fini(struct job_table *t); /* frees every job */
 struct job *job_table_find(const struct job_table *t, uint32_t id);
-void job_table_add(struct job_table *t, struct job *j);	   /* ids arrive ascending */
+/* Appends j: the table's order is the order ids were issued (ascending
+ * until ids go round past MaxJobId), and an array's tasks follow it. */
+void job_table_add(struct job_table *t, struct job *j);
 void job_table_remove(struct job_table *t, struct job *j); /* does not free */
 
 /* JSON encodings (new references). The store record is the protocol's job
  * record (job_fields.h) plus what recovery needs. */
 json_t *job_to_store(const struct job *j, char *const *node_names);
+/* {"job_id": id}: the submit reply and the start of job.signal. Job ids are
+ * uint32, past what jansson's "i" (an int) holds. */
+json_t *job_id_body(uint32_t id);
 /* Rebuilds a job from its store record; alloc names are resolved by the
  * caller through names_out (new array of n strings). NULL if malformed. */
 struct job *job_from_store(json_t *rec, json_t **alloc_names);

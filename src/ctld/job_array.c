@@ -54,7 +54,8 @@ int job_array_init(struct job *j, const char *spec, uint32_t max_size)
 uint32_t job_array_running(const struct ctld *c, const struct job *meta)
 {
 	uint32_t n = 0;
-	/* tasks get ids above their array's, so they all follow it */
+	/* tasks are issued their ids after their array's, so in the table's
+	 * order (the order ids were issued) they all follow it */
 	for (const struct job *t = meta->next; t; t = t->next)
 		if (t->array_job_id == meta->id &&
 		    (t->state == JOB_RUNNING || t->completing))
@@ -100,8 +101,11 @@ struct job *job_array_split(struct ctld *c, struct job *meta)
 		commit_job(c, meta);
 		return meta;
 	}
+	uint32_t id;
+	if (ctld_job_id_new(c, &id) < 0)
+		return NULL; /* the task waits for an id to come free */
 	struct job *t = copy_task(meta);
-	t->id = c->jobs.next_id++;
+	t->id = id;
 	commit_meta(c);
 	t->array_task_id = task;
 	free(t->array_task_str);

@@ -84,6 +84,11 @@ static void decode_strings(struct job *j, json_t *rec)
 	j->alloc_tres = get_str(rec, "alloc_tres");
 }
 
+json_t *job_id_body(uint32_t id)
+{
+	return json_pack("{s:I}", "job_id", (json_int_t)id);
+}
+
 struct job *job_from_store(json_t *rec, json_t **alloc_names)
 {
 	int state =

@@ -114,6 +114,26 @@ static void placement_to(const struct job_req *req, json_t *o)
 		json_object_set_new(o, "time_min", json_integer(req->time_min));
 }
 
+/* The totals the fields make together, which the schema cannot bound one
+ * field at a time, so that every later product (CPUs, GPUs, memory) fits.
+ * 0, or a Slurm rc with its text in err. */
+static int check_totals(const struct sched_req *r, struct drv_error *err)
+{
+	uint64_t per_node = r->ntasks_per_node ? r->ntasks_per_node : 1;
+	uint64_t tasks = r->ntasks ? r->ntasks : per_node * r->min_nodes;
+	uint64_t cpt = r->cpus_per_task ? r->cpus_per_task : 1;
+	int rc = 0;
+	if (tasks > 1000000) /* as many as -n may ask for (proto_schema.c) */
+		rc = DRV_RC_BAD_TASK_COUNT;
+	else if (tasks * cpt > UINT32_MAX)
+		rc = DRV_RC_TOO_MANY_CPUS;
+	else if ((uint64_t)r->gpus_per_node * r->min_nodes > UINT32_MAX)
+		rc = DRV_RC_INVALID_GRES;
+	if (rc)
+		drv_error_set(err, EINVAL, "%s", drv_rc_text(rc));
+	return rc;
+}
+
 int job_req_from_submit(struct job_req *req, json_t *body, const struct drv_conf *conf,
 			struct drv_error *err)
 {
@@ -165,6 +185,8 @@ int job_req_from_submit(struct job_req *req, json_t *body, const struct drv_conf
 		rc = rc == -ENOTSUP ? DRV_RC_NOT_SUPPORTED : DRV_RC_DEPENDENCY;
 	if (rc == -EINVAL)
 		rc = DRV_RC_NODE_CONFIG_UNAVAIL;
+	if (rc == 0)
+		rc = check_totals(r, err);
 	if (rc) /* the sched pointers go with the request */
 		job_req_free(req);
 	return rc;
@@ -286,6 +308,18 @@ char *job_counts_string(const uint32_t *v, uint32_t n)
 	return s;
 }
 
+bool job_req_past_deadline(const struct job_req *req, int64_t time_limit, int64_t now)
+{
+	if (!req->deadline)
+		return false;
+	int64_t need = req->time_min ? req->time_min : time_limit;
+	if (need == DRV_INFINITE || need <= 0)
+		need = 60; /* Slurm's one minute for an UNLIMITED job */
+	int64_t start = now > req->begin_time ? now : req->begin_time, end;
+	/* a begin time near the end of time cannot finish by any deadline */
+	return __builtin_add_overflow(start, need, &end) || end > req->deadline;
+}
+
 uint32_t job_cpus(const struct job *j)
 {
 	uint32_t cpus = 0;
@@ -296,8 +330,10 @@ uint32_t job_cpus(const struct job *j)
 	if (j->alloc_cpus_total)
 		return j->alloc_cpus_total;
 	const struct sched_req *r = &j->req.sched;
-	uint32_t tasks = r->ntasks	      ? r->ntasks
-			 : r->ntasks_per_node ? r->ntasks_per_node * r->min_nodes
-					      : r->min_nodes;
-	return tasks * (r->cpus_per_task ? r->cpus_per_task : 1);
+	uint64_t tasks = r->ntasks ? r->ntasks
+			 : r->ntasks_per_node
+			     ? (uint64_t)r->ntasks_per_node * r->min_nodes
+			     : r->min_nodes;
+	uint64_t want = tasks * (r->cpus_per_task ? r->cpus_per_task : 1);
+	return want > UINT32_MAX ? UINT32_MAX : (uint32_t)want; /* submit bounds it */
 }

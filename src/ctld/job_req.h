@@ -18,6 +18,11 @@ void job_req_free(struct job_req *req);
 json_t *job_req_to_json(const struct job_req *req);	 /* new reference */
 int job_req_from_json(struct job_req *req, json_t *obj); /* 0 or -EINVAL */
 
+/* Whether a job with this request and limit, still pending at now, could
+ * not finish by its --deadline even if it started at once (or at --begin)
+ * and ran only its --time-min (or its limit, one minute when UNLIMITED). */
+bool job_req_past_deadline(const struct job_req *req, int64_t time_limit, int64_t now);
+
 /* "2(x3),1": Slurm's compressed list of per-node counts. Returns new text. */
 char *job_counts_string(const uint32_t *v, uint32_t n);
 

@@ -149,9 +149,11 @@ void link_send_signal(struct ctld *c, struct job *j, int sig, bool batch_only, b
 	struct node *n = &c->nodes.nodes[j->alloc[0].node];
 	if (!n->peer)
 		return; /* reconciled when noded registers again */
-	json_t *body = json_pack("{s:i,s:i,s:b,s:b,s:i}", "job_id", (int)j->id, "signal",
-				 sig, "batch_only", batch_only, "kill", kill, "kill_wait",
-				 c->conf->kill_wait);
+	json_t *body = job_id_body(j->id);
+	json_object_set_new(body, "signal", json_integer(sig));
+	json_object_set_new(body, "batch_only", json_boolean(batch_only));
+	json_object_set_new(body, "kill", json_boolean(kill));
+	json_object_set_new(body, "kill_wait", json_integer(c->conf->kill_wait));
 	json_t *req = drv_request_new("job.signal", ctld_next_msg_id(c), body);
 	peer_send(c, n->peer, req);
 	json_decref(req);

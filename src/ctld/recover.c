@@ -65,9 +65,9 @@ int ctld_recover(struct ctld *c, struct drv_error *err)
 			    &next_id, err);
 	if (rc < 0)
 		return rc;
+	/* The stored next id goes with the jobs in each commit; ids still in
+	 * use past it are skipped when they come round (ctld_job_id_new). */
 	c->jobs.next_id = next_id;
-	if (c->jobs.tail && c->jobs.tail->id >= next_id)
-		c->jobs.next_id = c->jobs.tail->id + 1; /* ids are never reused */
 	log_info("recovered %zu jobs; next job id %u", c->jobs.count, c->jobs.next_id);
 	return 0;
 }

@@ -187,6 +187,27 @@ static void write_runs(struct drv_jw *w, const struct store_rows *runs, size_t *
 	}
 }
 
+static int by_id(const void *a, const void *b)
+{
+	uint32_t x = (*(struct job *const *)a)->id, y = (*(struct job *const *)b)->id;
+	return x < y ? -1 : x > y;
+}
+
+/* Memory's jobs that match q, in id order (the table is in the order ids
+ * were issued, which differs once they went round): a new array, NULL
+ * with *n 0 when none match or memory ran out (w.oom then). */
+static struct job **matching_jobs(struct acct_query *q, size_t *n)
+{
+	struct job **v = malloc((q->c->jobs.count ? q->c->jobs.count : 1) * sizeof(*v));
+	*n = 0;
+	for (struct job *j = q->c->jobs.head; v && j; j = j->next)
+		if (job_matches(&q->f, j))
+			v[(*n)++] = j;
+	if (*n)
+		qsort(v, *n, sizeof(*v), by_id);
+	return v;
+}
+
 /* The reply: memory's jobs and history's rows merged in id order, each
  * job's earlier runs (when asked for) before it. */
 static void reply(struct acct_query *q)
@@ -197,10 +218,12 @@ static void reply(struct acct_query *q)
 	drv_jw_init(&w);
 	drv_jw_lit(&w, "{\"jobs\":[");
 	bool first = true;
-	size_t h = 0, r = 0;
-	for (struct job *j = c->jobs.head; j; j = j->next) {
-		if (!job_matches(&q->f, j))
-			continue;
+	size_t h = 0, r = 0, n_mem;
+	struct job **mem = matching_jobs(q, &n_mem);
+	if (!mem)
+		w.oom = true;
+	for (size_t m = 0; m < n_mem; m++) {
+		struct job *j = mem[m];
 		for (; h < rows->n && rows->ids[h] < j->id; h++)
 			if (!job_table_find(&c->jobs, (uint32_t)rows->ids[h])) {
 				write_runs(&w, runs, &r, rows->ids[h], &first);
@@ -218,6 +241,7 @@ static void reply(struct acct_query *q)
 			first = false;
 		}
 	write_runs(&w, runs, &r, -1, &first);
+	free(mem);
 	drv_jw_lit(&w, "],\"now\":");
 	drv_jw_int(&w, (int64_t)time(NULL));
 	drv_jw_lit(&w, "}");

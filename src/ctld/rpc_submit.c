@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/proto.h"
 #include "ctld/ctld.h"
+#include "ctld/job_id.h"
 #include "ctld/job_req.h"
 #include "ctld/rpc_handlers.h"
 
@@ -243,6 +244,41 @@ static struct job *build_job(struct rpc_req *r, const struct part *p, int *rc,
 	return j;
 }
 
+/* The smallest id in lo..hi without a record: the store finds the first
+ * id without a history row, memory may still hold it (accepted this turn,
+ * not yet committed). */
+static int unused_in(uint32_t lo, uint32_t hi, void *arg, uint32_t *out)
+{
+	struct ctld *c = arg;
+	for (uint32_t id = lo;;) {
+		uint32_t s = 0;
+		int rc = store_first_unused_id(c->store, id, hi, &s);
+		if (rc < 0 || s == 0 || !job_table_find(&c->jobs, s)) {
+			*out = rc < 0 ? 0 : s;
+			return rc;
+		}
+		if (s == hi) {
+			*out = 0;
+			return 0;
+		}
+		id = s + 1;
+	}
+}
+
+int ctld_job_id_new(struct ctld *c, uint32_t *id)
+{
+	int rc =
+	    job_id_pick((uint32_t)c->conf->first_job_id, (uint32_t)c->conf->max_job_id,
+			&c->jobs.next_id, unused_in, c, id);
+	if (rc == -ENOSPC)
+		log_error("no job id left: every id from FirstJobId=%d below "
+			  "MaxJobId=%d has a record",
+			  c->conf->first_job_id, c->conf->max_job_id);
+	else if (rc < 0)
+		log_error("cannot choose a job id: %s", strerror(-rc));
+	return rc;
+}
+
 void rpc_job_submit(struct rpc_req *r)
 {
 	struct ctld *c = r->c;
@@ -267,7 +303,19 @@ void rpc_job_submit(struct rpc_req *r)
 		rpc_reply(r, rc, msg.text, NULL);
 		return;
 	}
-	j->id = c->jobs.next_id++;
+	rc = ctld_job_id_new(c, &j->id);
+	if (rc < 0) {
+		job_free(j);
+		if (rc == -ENOSPC)
+			snprintf(
+			    msg.text, sizeof(msg.text),
+			    "Unable to allocate a job id: every id from FirstJobId=%d "
+			    "below MaxJobId=%d is still in use",
+			    c->conf->first_job_id, c->conf->max_job_id);
+		rpc_reply(r, DRV_RC_ERROR,
+			  rc == -ENOSPC ? msg.text : "cannot read the job history", NULL);
+		return;
+	}
 	if (j->array)
 		j->array_job_id = j->id;
 	commit_meta(c);
@@ -278,5 +326,5 @@ void rpc_job_submit(struct rpc_req *r)
 	free(env);
 	free(argv);
 	job_accept(c, j, time(NULL));
-	rpc_reply_durable(r, 0, NULL, json_pack("{s:i}", "job_id", (json_int_t)j->id));
+	rpc_reply_durable(r, 0, NULL, job_id_body(j->id));
 }

@@ -12,6 +12,7 @@
 #include "common/log.h"
 #include "common/proto.h"
 #include "ctld/ctld.h"
+#include "ctld/job_req.h"
 #include "sched/sched.h"
 
 static void run(evutil_socket_t fd, short what, void *arg);
@@ -85,14 +86,10 @@ static bool dependency_met(struct ctld *c, struct job *j, int64_t now)
 }
 
 /* Slurm ends a pending job that could not finish by its deadline even
- * with its minimum time (one minute when its limit is UNLIMITED). */
+ * with its minimum time (job_req.c). */
 static bool past_deadline(const struct job *j, int64_t now)
 {
-	int64_t need = j->req.time_min ? j->req.time_min : j->time_limit;
-	if (need == DRV_INFINITE || need <= 0)
-		need = 60;
-	int64_t start = now > j->req.begin_time ? now : j->req.begin_time;
-	return j->req.deadline && start + need > j->req.deadline;
+	return job_req_past_deadline(&j->req, j->time_limit, now);
 }
 
 /* Time, dependency and deadline rules; true when j may be placed now. */
@@ -246,8 +243,16 @@ static void consider(struct ctld *c, struct job *j, bool only_new, struct snap *
 			return;
 }
 
+static int by_id(const void *a, const void *b)
+{
+	uint32_t x = (*(struct job *const *)a)->id, y = (*(struct job *const *)b)->id;
+	return x < y ? -1 : x > y;
+}
+
 /* The pending jobs the scheduler may consider: all of them, or only the
- * newly submitted ones. map stays in id order. */
+ * newly submitted ones. The table is in the order ids were issued, which
+ * is not id order once ids went round past MaxJobId: map is sorted for
+ * map_find (an array's entries, one job, stay side by side). */
 static void collect_jobs(struct ctld *c, bool only_new, struct snap *s)
 {
 	if (only_new) {
@@ -256,10 +261,12 @@ static void collect_jobs(struct ctld *c, bool only_new, struct snap *s)
 			if (j)
 				consider(c, j, true, s);
 		}
-		return;
+	} else {
+		for (struct job *j = c->jobs.head; j; j = j->next)
+			consider(c, j, false, s);
 	}
-	for (struct job *j = c->jobs.head; j; j = j->next)
-		consider(c, j, false, s);
+	if (s->n)
+		qsort(s->map, s->n, sizeof(*s->map), by_id);
 }
 
 static struct job *map_find(struct job **map, size_t n, uint32_t id)
@@ -308,10 +315,11 @@ static void apply(struct ctld *c, struct sched_input *in, const struct sched_all
 		struct job *j = map_find(map, n, sj->job_id);
 		if (!j)
 			continue;
-		if (sj->verdict == SCHED_START && j->array)
-			job_start(c, job_array_split(c, j), &alloc[sj->alloc_off],
-				  sj->alloc_n, now);
-		else if (sj->verdict == SCHED_START)
+		struct job *t;
+		if (sj->verdict == SCHED_START && j->array) {
+			if ((t = job_array_split(c, j)) != NULL)
+				job_start(c, t, &alloc[sj->alloc_off], sj->alloc_n, now);
+		} else if (sj->verdict == SCHED_START)
 			job_start(c, j, &alloc[sj->alloc_off], sj->alloc_n, now);
 		else if (sj->verdict == SCHED_WAIT_REQ_NODE)
 			req_node_reason(c, j, in->nodes);

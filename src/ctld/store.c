@@ -30,6 +30,11 @@ int store_job_payload(struct store *s, uint32_t id, char **script, char **env_js
 	return s->engine->job_payload(s, id, script, env_json, argv_json);
 }
 
+int store_first_unused_id(struct store *s, uint32_t lo, uint32_t hi, uint32_t *id)
+{
+	return s->engine->first_unused_id(s, lo, hi, id);
+}
+
 int store_commit(struct store *s, struct store_batch *b, store_done_f done, void *arg)
 {
 	return s->engine->commit(s, b, done, arg);

@@ -34,10 +34,18 @@ void store_close(struct store *s);
 /* --- recovery: synchronous, at start ---------------------------------- */
 typedef void (*store_row_f)(const char *key, const char *rec_json, void *arg);
 /* Calls on_job(id-as-text, rec) for every job whose end is 0 or at/after
- * min_end (in id order), on_node(name, rec) for every node row, and sets
+ * min_end (in the order the ids were issued: from the stored next id up,
+ * then round from the lowest), on_node(name, rec) for every node row, and sets
  * *next_job_id (1 when the store is new). 0 or -errno with err. */
 int store_load(struct store *s, int64_t min_end, store_row_f on_job, store_row_f on_node,
 	       void *arg, uint32_t *next_job_id, struct drv_error *err);
+
+/* Sets *id to the smallest id in lo..hi that has no row in the jobs table
+ * (the history sacct reads: a job stays there until PurgeJobAfter), or to
+ * 0 when every one has. A read on the loop's connection: it sees what is
+ * committed, so a job accepted this turn is the caller's to know. 0 or
+ * -EIO. */
+int store_first_unused_id(struct store *s, uint32_t lo, uint32_t hi, uint32_t *id);
 
 /* What a job needs only at launch. Strings are new (caller frees); 0 or -ENOENT. */
 int store_job_payload(struct store *s, uint32_t id, char **script, char **env_json,

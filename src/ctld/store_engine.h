@@ -31,6 +31,7 @@ struct store_engine {
 		    struct drv_error *err);
 	int (*job_payload)(struct store *s, uint32_t id, char **script, char **env_json,
 			   char **argv_json);
+	int (*first_unused_id)(struct store *s, uint32_t lo, uint32_t hi, uint32_t *id);
 	int (*commit)(struct store *s, struct store_batch *b, store_done_f done,
 		      void *arg);
 	int (*query_history)(struct store *s, enum store_history from,

@@ -122,13 +122,14 @@ static void sqlite_close(struct store *st)
 	free(s);
 }
 
-static int load_rows(sqlite3 *db, const char *sql, int64_t arg, store_row_f fn,
-		     void *fn_arg)
+static int load_rows(sqlite3 *db, const char *sql, int64_t arg, int64_t arg2,
+		     store_row_f fn, void *fn_arg)
 {
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return -EIO;
 	sqlite3_bind_int64(st, 1, arg);
+	sqlite3_bind_int64(st, 2, arg2);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		fn((const char *)sqlite3_column_text(st, 0),
@@ -150,14 +151,43 @@ static int sqlite_load(struct store *store, int64_t min_end, store_row_f on_job,
 	if (sqlite3_step(st) == SQLITE_ROW)
 		next = (uint32_t)sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
+	/* In the order the ids were issued: ids run round from FirstJobId to
+	 * MaxJobId and an id in use is skipped, never reissued, so the jobs
+	 * still held were issued in id order starting just at next_job_id
+	 * and going round (the table's order, which arrays rely on). */
 	if (load_rows(s->rdb,
 		      "SELECT CAST(id AS TEXT), rec FROM jobs WHERE end_time = 0 "
-		      "OR end_time >= ?1 ORDER BY id",
-		      min_end, on_job, arg) < 0 ||
-	    load_rows(s->rdb, "SELECT name, rec FROM nodes", 0, on_node, arg) < 0)
+		      "OR end_time >= ?1 ORDER BY (id - ?2 + 4294967296) % 4294967296",
+		      min_end, next, on_job, arg) < 0 ||
+	    load_rows(s->rdb, "SELECT name, rec FROM nodes", 0, 0, on_node, arg) < 0)
 		return drv_error_set(err, EIO, "store: %s", sqlite3_errmsg(s->rdb));
 	*next_job_id = next;
 	return 0;
+}
+
+static int sqlite_first_unused_id(struct store *store, uint32_t lo, uint32_t hi,
+				  uint32_t *id)
+{
+	struct store_sqlite *s = store_sqlite_of(store);
+	/* lo itself, or the first row below hi whose successor has no row: the
+	 * scan walks the primary key from lo and stops at the first gap */
+	static const char sql[] =
+	    "SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM jobs WHERE id = ?1) THEN ?1 "
+	    "ELSE (SELECT j.id + 1 FROM jobs j WHERE j.id >= ?1 AND j.id < ?2 AND "
+	    "NOT EXISTS (SELECT 1 FROM jobs k WHERE k.id = j.id + 1) "
+	    "ORDER BY j.id LIMIT 1) END";
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->rdb, sql, -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, lo);
+	sqlite3_bind_int64(st, 2, hi);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*id = sqlite3_column_type(st, 0) == SQLITE_NULL
+			  ? 0
+			  : (uint32_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : -EIO;
 }
 
 static char *column_dup(sqlite3_stmt *st, int i)
@@ -193,6 +223,7 @@ const struct store_engine store_sqlite_engine = {
     .close = sqlite_close,
     .load = sqlite_load,
     .job_payload = sqlite_job_payload,
+    .first_unused_id = sqlite_first_unused_id,
     .commit = store_sqlite_commit,
     .query_history = store_sqlite_query_history,
 };

@@ -158,12 +158,15 @@ static uint32_t choose(const struct sched_node *nodes, const struct sched_part *
 	for (uint32_t t = 0; r->constraint && t < r->constraint->n_terms; t++)
 		if (min < r->constraint->terms[t].count)
 			min = r->constraint->terms[t].count;
-	uint32_t tasks = r->ntasks	      ? r->ntasks
-			 : r->ntasks_per_node ? r->ntasks_per_node * min
-					      : min;
-	if (r->ntasks_per_node &&
-	    min < (tasks + r->ntasks_per_node - 1) / r->ntasks_per_node)
-		min = (tasks + r->ntasks_per_node - 1) / r->ntasks_per_node;
+	uint32_t tasks = r->ntasks ? r->ntasks : min;
+	/* -w or -C can raise min past what the schema bounds: a product that
+	 * does not fit is more tasks than any node set can take */
+	if (!r->ntasks && r->ntasks_per_node &&
+	    __builtin_mul_overflow(r->ntasks_per_node, min, &tasks))
+		return 0;
+	uint32_t per = r->ntasks_per_node;
+	if (per && min < tasks / per + (tasks % per != 0))
+		min = tasks / per + (tasks % per != 0);
 	uint32_t max = r->max_nodes ? r->max_nodes : p->n_nodes;
 	if (r->gpus_total && !r->gpus_per_node && r->min_nodes <= 1)
 		max = 1; /* --gpus on one node: that node holds them all */

@@ -103,6 +103,9 @@ static void test_time_parse_errors(void **state)
 	assert_int_equal(parse_bad("uts12"), 0);
 	assert_int_equal(parse_bad("13/01"), 0);
 	assert_int_equal(parse_bad("1"), 1);
+	/* a count times its unit past LONG_MAX, or a date past what a tm holds */
+	assert_true(parse_bad("now+999999999999999999weeks") > 0);
+	assert_true(parse_bad("now+99999999999999999seconds") > 0);
 }
 
 static time_t ahead(const char *s)

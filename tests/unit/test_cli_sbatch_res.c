@@ -32,6 +32,8 @@ static void test_memory_units(void **state)
 	assert_int_equal(mem("1048576K"), 1024);
 	assert_int_equal(mem("1K"), 1); /* rounds up */
 	assert_int_equal(mem("1025K"), 2);
+	/* rounding up must not pass INT64_MAX on the way */
+	assert_int_equal(mem("9223372036854775807K"), 9007199254740992LL);
 	assert_int_equal(mem("16MB"), 16);
 	assert_int_equal(mem("0"), 0);
 	assert_int_equal(mem("abc"), -1);
@@ -170,6 +172,10 @@ static void test_messages(void **state)
 			    "Invalid --nice value: abc");
 	assert_string_equal(message(&(struct sbatch_opts){.nice = "2147483646"}),
 			    "Invalid --nice value, out of range (+/- 2147483645)");
+	/* LLONG_MIN parses without ERANGE, and its absolute value overflows */
+	assert_string_equal(
+	    message(&(struct sbatch_opts){.nice = "-9223372036854775808"}),
+	    "Invalid --nice value, out of range (+/- 2147483645)");
 	assert_string_equal(message(&(struct sbatch_opts){.exclusive = "bogus"}),
 			    "Invalid --exclusive specification");
 	assert_string_equal(

@@ -119,6 +119,8 @@ static void test_defaults(void **state)
 	assert_int_equal(c->slurmd_timeout, 300);
 	assert_int_equal(c->kill_wait, 30);
 	assert_int_equal(c->min_job_age, 300);
+	assert_int_equal(c->first_job_id, 1);
+	assert_int_equal(c->max_job_id, 67043328); /* Slurm's 0x03ff0000 */
 	assert_int_equal(c->max_message_size, 4194304);
 	assert_false(c->config_overrides);
 	assert_int_equal(c->n_nodes, 0);
@@ -466,6 +468,25 @@ static void test_no_ctld_host_and_missing_file(void **state)
 	assert_ptr_equal(c, (struct drv_conf *)0x1);
 }
 
+/* FirstJobId and MaxJobId are read (no longer kept as text) and bounded:
+ * ids are 26 bits, and MaxJobId itself is never issued. */
+static void test_job_id_range(void **state)
+{
+	struct fixture *f = *state;
+	struct drv_conf *c = load_ok(f, CTLD "FirstJobId=100\nMaxJobId=103\n");
+	assert_int_equal(c->first_job_id, 100);
+	assert_int_equal(c->max_job_id, 103);
+	assert_int_equal(c->n_other, 0);
+	drv_conf_free(c);
+	load_bad(f, CTLD "FirstJobId=0\n", 2, "FirstJobId: 0 is out of range");
+	load_bad(f, CTLD "MaxJobId=67108864\n", 2, "MaxJobId: 67108864 is out of range");
+	load_bad(f, CTLD "MaxJobId=4294967396\n", 2, "MaxJobId");
+	struct drv_error err = {{0}};
+	write_file(f, "drover.conf", CTLD "FirstJobId=103\nMaxJobId=103\n");
+	assert_int_equal(drv_conf_load(f->path, NULL, NULL, &c, &err), -EINVAL);
+	assert_non_null(strstr(err.text, "FirstJobId=103 must be below MaxJobId=103"));
+}
+
 static void test_relative_config_path(void **state)
 {
 	struct fixture *f = *state;
@@ -530,6 +551,7 @@ int main(void)
 	    T(test_errors),
 	    T(test_error_in_include_names_that_file),
 	    T(test_no_ctld_host_and_missing_file),
+	    T(test_job_id_range),
 	    T(test_relative_config_path),
 	    T(test_resource_keys),
 	    cmocka_unit_test(test_node_path),

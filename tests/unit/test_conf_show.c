@@ -70,6 +70,8 @@ static void test_keys_tools_read(void **state)
 	has(t, "AcctGatherNodeFreq=0 sec");
 	has(t, "MinJobAge=300 sec");
 	has(t, "MaxArraySize=1001");
+	has(t, "FirstJobId=1");
+	has(t, "MaxJobId=67043328");
 	has(t, "KillWait=30 sec");
 	has(t, "SlurmctldHost[0]=head");
 	has(t, "DefMemPerNode=UNLIMITED");
@@ -91,6 +93,7 @@ static void test_written_values(void **state)
 {
 	const char *t = show("SlurmctldHost=head(10.0.0.1)\nSlurmctldHost=backup\n"
 			     "MinJobAge=120\nMaxArraySize=5000\nMessageTimeout=20\n"
+			     "FirstJobId=100\nMaxJobId=1000\n"
 			     "UsePAM=yes\nOverTimeLimit=3\nDefMemPerCPU=512\n"
 			     "MaxMemPerCPU=1024\nAccountingStoragePass=secret\n"
 			     "PreemptMode=requeue\nSuspendRate=10\nNoSuchKey=kept\n",
@@ -100,6 +103,8 @@ static void test_written_values(void **state)
 	has(t, "SlurmctldHost[1]=backup");
 	has(t, "MinJobAge=120 sec");
 	has(t, "MaxArraySize=5000");
+	has(t, "FirstJobId=100");
+	has(t, "MaxJobId=1000");
 	has(t, "MessageTimeout=20 sec");
 	has(t, "UsePam=Yes");
 	has(t, "OverTimeLimit=3 min");

@@ -30,6 +30,12 @@ void commit_meta(struct ctld *c)
 	commits++;
 }
 
+int ctld_job_id_new(struct ctld *c, uint32_t *id)
+{
+	*id = c->jobs.next_id++;
+	return 0;
+}
+
 static struct job *add(struct ctld *c, uint32_t id, enum job_state st, const char *name,
 		       const char *dep)
 {

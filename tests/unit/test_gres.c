@@ -45,8 +45,10 @@ static void parses_counts_and_types(void **state)
 
 static void refuses_malformed_entries(void **state)
 {
-	const char *bad[] = {"gpu:0",  "gpu:a100:0", ":2",	   "gpu:a100:x",
-			     "gpu::2", "gpu,,x",     "gpu:a100:-1"};
+	const char *bad[] = {"gpu:0", "gpu:a100:0", ":2", "gpu:a100:x", "gpu::2",
+			     "gpu,,x", "gpu:a100:-1",
+			     /* 2^54 * 1024 is 2^64: it must not wrap to 0 */
+			     "gpu:18014398509481984k", "mps:18014398509481985m"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct drv_gres *g = (struct drv_gres *)0x1;
 		size_t n = 7;

@@ -27,6 +27,12 @@ void commit_meta(struct ctld *c)
 	committed_meta++;
 }
 
+int ctld_job_id_new(struct ctld *c, uint32_t *id)
+{
+	*id = c->jobs.next_id++;
+	return 0;
+}
+
 static struct job *array_job(struct ctld *c, const char *spec)
 {
 	struct job *j = job_new();
@@ -142,12 +148,23 @@ static void test_store_round_trip(void **state)
 	job_table_fini(&c.jobs);
 }
 
+/* The submit reply and job.signal carry the id whole: a uint32 past
+ * INT_MAX must not come out of "{s:i}" as a negative int. */
+static void test_job_id_body_keeps_the_whole_id(void **state)
+{
+	json_t *b = job_id_body(4000000000u);
+	assert_non_null(b);
+	assert_true(json_integer_value(json_object_get(b, "job_id")) == 4000000000LL);
+	json_decref(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_split_until_the_last),
 	    cmocka_unit_test(test_drop_pending_and_summary),
 	    cmocka_unit_test(test_store_round_trip),
+	    cmocka_unit_test(test_job_id_body_keeps_the_whole_id),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -163,6 +163,47 @@ static void placement_and_signal_round_trip(void **state)
 	assert_null(q.features);
 }
 
+/* --begin may be as late as INT64_MAX in the schema: adding the job's
+ * minimum time must not wrap to a time before the deadline. */
+static void deadline_arithmetic_does_not_wrap(void **state)
+{
+	struct job_req q = {.begin_time = INT64_MAX - 10, .deadline = INT64_MAX};
+	assert_true(job_req_past_deadline(&q, 3600, 1000));
+	q.time_min = 5; /* fits: INT64_MAX - 5 */
+	assert_false(job_req_past_deadline(&q, 3600, 1000));
+	q.begin_time = 0;
+	q.time_min = 0;
+	q.deadline = 1000 + 59;
+	assert_true(job_req_past_deadline(&q, DRV_INFINITE, 1000)); /* one minute */
+	q.deadline = 1000 + 60;
+	assert_false(job_req_past_deadline(&q, DRV_INFINITE, 1000));
+	q.deadline = 0; /* no deadline */
+	assert_false(job_req_past_deadline(&q, 3600, INT64_MAX));
+}
+
+/* Totals the fields make together are refused before they can wrap the
+ * uint32 products of the scheduler and of job_cpus. */
+static void totals_that_overflow_are_refused(void **state)
+{
+	struct drv_conf conf = {0};
+	struct job_req q;
+	assert_int_equal(
+	    build("{\"nodes\":100000,\"ntasks_per_node\":100000}", &conf, &q),
+	    DRV_RC_BAD_TASK_COUNT);
+	assert_int_equal(
+	    build("{\"ntasks\":1000000,\"cpus_per_task\":100000}", &conf, &q),
+	    DRV_RC_TOO_MANY_CPUS);
+	assert_int_equal(build("{\"nodes\":100000,\"gpus_per_node\":100000}", &conf, &q),
+			 DRV_RC_INVALID_GRES);
+	assert_int_equal(build("{\"nodes\":10,\"ntasks_per_node\":100000,"
+			       "\"cpus_per_task\":4}",
+			       &conf, &q),
+			 0);
+	struct job j = {.req = q};
+	assert_int_equal(job_cpus(&j), 4000000);
+	job_req_free(&q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -171,6 +212,8 @@ int main(void)
 	    cmocka_unit_test(store_round_trip),
 	    cmocka_unit_test(placement_and_signal_round_trip),
 	    cmocka_unit_test(counts_compress_as_slurm),
+	    cmocka_unit_test(deadline_arithmetic_does_not_wrap),
+	    cmocka_unit_test(totals_that_overflow_are_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

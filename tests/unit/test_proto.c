@@ -211,6 +211,13 @@ static void test_schema_violations(void **state)
 	expect_bad(buf, "job.submit: field 'env[1]': must be a string");
 	snprintf(buf, sizeof(buf), "%s{%s,\"time_limit\":-2}}", pre, ok);
 	expect_bad(buf, "field 'time_limit'");
+	/* a date past 9999 would wrap start + limit in the deadline check */
+	snprintf(buf, sizeof(buf), "%s{%s,\"begin\":9223372036854775807}}", pre, ok);
+	expect_bad(buf, "job.submit: field 'begin': must be 0..253402300799");
+	snprintf(buf, sizeof(buf), "%s{%s,\"deadline\":253402300800}}", pre, ok);
+	expect_bad(buf, "job.submit: field 'deadline'");
+	snprintf(buf, sizeof(buf), "%s{%s,\"deadline\":253402300799}}", pre, ok);
+	expect_ok(buf);
 	snprintf(buf, sizeof(buf), "%s{%s,\"nodes\":null,\"unknown_field\":1}}", pre, ok);
 	expect_ok(buf); /* null optional = absent; unknown fields ignored */
 	snprintf(buf, sizeof(buf),

@@ -239,6 +239,22 @@ static void a_down_listed_node_waits_without_blocking(void **state)
 	assert_int_equal(sched_run(&in, alloc, 8), -EINVAL);
 }
 
+/* --ntasks-per-node times the node count past 2^32 must not wrap to a
+ * small task count that then fits: (2^31 + 1) * 2 wraps to 2. */
+static void a_task_count_that_overflows_is_not_placed(void **state)
+{
+	struct sched_node nodes[4] = {node(0x80000001u, NULL, 0),
+				      node(0x80000001u, NULL, 0), node(2, NULL, 0),
+				      node(2, NULL, 0)};
+	uint32_t out[4];
+	struct sched_req r = one_task();
+	r.min_nodes = 2;
+	r.ntasks_per_node = 0x80000001u;
+	assert_int_equal(place(nodes, &r, out), 0);
+	r.ntasks_per_node = 2; /* the same request with a count that fits */
+	assert_int_equal(place(nodes, &r, out), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -248,6 +264,7 @@ int main(void)
 	    cmocka_unit_test(constraints_choose_nodes),
 	    cmocka_unit_test(mincpus_and_tmp),
 	    cmocka_unit_test(a_down_listed_node_waits_without_blocking),
+	    cmocka_unit_test(a_task_count_that_overflows_is_not_placed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -241,6 +241,45 @@ static void purge_takes_only_old_ended_jobs(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* A new id skips every id the history holds; recovery hands jobs back in
+ * the order their ids were issued, round from the stored next id. */
+static void unused_ids_and_issue_order(void **state)
+{
+	char dir[] = "/tmp/drv-store-XXXXXX";
+	struct event_base *base = event_base_new();
+	struct store *s = open_with_jobs(dir, base); /* jobs 1, 2, 3 */
+	struct store_batch *b = store_batch_new();
+	store_batch_put_job(b, 5, 0, "{}");
+	store_batch_put_next_id(b, 3); /* 3 and 5 issued before a wrap, then 1, 2 */
+	commit_and_wait(base, s, b);
+	uint32_t id = 99;
+	assert_int_equal(store_first_unused_id(s, 1, 10, &id), 0);
+	assert_int_equal(id, 4);
+	assert_int_equal(store_first_unused_id(s, 4, 10, &id), 0);
+	assert_int_equal(id, 4);
+	assert_int_equal(store_first_unused_id(s, 5, 10, &id), 0);
+	assert_int_equal(id, 6);
+	assert_int_equal(store_first_unused_id(s, 1, 3, &id), 0);
+	assert_int_equal(id, 0); /* all of 1..3 are taken */
+	assert_int_equal(store_first_unused_id(s, 5, 5, &id), 0);
+	assert_int_equal(id, 0);
+	struct seen seen = {0};
+	struct drv_error err = {{0}};
+	uint32_t next = 0;
+	assert_int_equal(store_load(s, 0, on_job, on_node, &seen, &next, &err), 0);
+	assert_int_equal(next, 3);
+	assert_int_equal(seen.n_jobs, 4);
+	assert_non_null(strstr(seen.jobs[0], "3="));
+	assert_non_null(strstr(seen.jobs[1], "5="));
+	assert_non_null(strstr(seen.jobs[2], "1="));
+	assert_non_null(strstr(seen.jobs[3], "2="));
+	store_close(s);
+	event_base_free(base);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void queries_queued_at_close_are_cancelled(void **state)
 {
 	char dir[] = "/tmp/drv-store-XXXXXX";
@@ -282,6 +321,7 @@ int main(void)
 	    cmocka_unit_test(history_queries_answer_in_order),
 	    cmocka_unit_test(purge_takes_only_old_ended_jobs),
 	    cmocka_unit_test(queries_queued_at_close_are_cancelled),
+	    cmocka_unit_test(unused_ids_and_issue_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -63,6 +63,18 @@ void commit_purge(struct ctld *c, int64_t ended_before, uint32_t max_jobs)
 	request_flush(c);
 }
 
+void commit_nonce(struct ctld *c, const char *nonce, uid_t uid, int64_t expires)
+{
+	store_batch_put_nonce(c->extra, nonce, (uint32_t)uid, expires);
+	request_flush(c);
+}
+
+void commit_nonce_prune(struct ctld *c, int64_t now)
+{
+	store_batch_put_nonce_prune(c->extra, now);
+	request_flush(c);
+}
+
 void commit_payload(struct ctld *c, uint32_t id, const char *script, const char *env_json,
 		    const char *argv_json)
 {

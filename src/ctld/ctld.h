@@ -64,7 +64,8 @@ struct ctld {
 	gid_t owner_gid;
 	char host[256];
 	int64_t start_time;
-	int64_t last_purge; /* when accounting history was last purged */
+	int64_t last_purge;	  /* when accounting history was last purged */
+	int64_t last_nonce_prune; /* when expired stored nonces were last removed */
 	struct evconnlistener *listener;
 	struct event *sched_ev, *flush_ev, *tick_ev;
 	/* group commit (commit.c) */
@@ -94,6 +95,10 @@ void commit_meta(struct ctld *c);
 /* Keeps j's run as it is now, ended now in state (REQUEUED, NODE_FAIL), as
  * a row of its history (sacct -D), in this turn's transaction. */
 void commit_run(struct ctld *c, const struct job *j, const char *state, int64_t now);
+/* A state-changing request's credential nonce, stored until it expires;
+ * the removal of those expired by now. */
+void commit_nonce(struct ctld *c, const char *nonce, uid_t uid, int64_t expires);
+void commit_nonce_prune(struct ctld *c, int64_t now);
 void commit_payload(struct ctld *c, uint32_t id, const char *script, const char *env_json,
 		    const char *argv_json);
 typedef void (*effect_f)(struct ctld *c, void *arg);

@@ -130,6 +130,15 @@ static void purge_history(struct ctld *c, int64_t now)
 	}
 }
 
+/* Stored nonces are needed only while their credentials are valid. */
+static void prune_nonces(struct ctld *c, int64_t now)
+{
+	if (now - c->last_nonce_prune >= 60) {
+		c->last_nonce_prune = now;
+		commit_nonce_prune(c, now);
+	}
+}
+
 static void on_tick(evutil_socket_t fd, short what, void *arg)
 {
 	struct ctld *c = arg;
@@ -138,6 +147,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	job_check_interactive_limits(c, now); /* and the steps nodes left silent */
 	job_purge_old(c, now);
 	purge_history(c, now);
+	prune_nonces(c, now);
 	drv_log_limit_flush();
 	sched_request(c);
 }

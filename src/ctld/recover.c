@@ -57,6 +57,19 @@ static void on_node(const char *name, const char *text, void *arg)
 	json_decref(rec);
 }
 
+struct nonce_load {
+	struct ctld *c;
+	int64_t now;
+	size_t n;
+};
+
+static void on_nonce(const char *nonce, uint32_t uid, int64_t expires, void *arg)
+{
+	struct nonce_load *nl = arg;
+	if (drv_nonce_cache_add(nl->c->nonces, (uid_t)uid, nonce, expires, nl->now) == 0)
+		nl->n++;
+}
+
 int ctld_recover(struct ctld *c, struct drv_error *err)
 {
 	int64_t now = time(NULL);
@@ -69,6 +82,14 @@ int ctld_recover(struct ctld *c, struct drv_error *err)
 	 * use past it are skipped when they come round (ctld_job_id_new). */
 	c->jobs.next_id = next_id;
 	log_info("recovered %zu jobs; next job id %u", c->jobs.count, c->jobs.next_id);
+	/* The nonces of state-changing requests whose credentials are still
+	 * valid: a replay of one is refused as before the restart. */
+	struct nonce_load nl = {.c = c, .now = now};
+	if (store_load_nonces(c->store, now, on_nonce, &nl) < 0)
+		return drv_error_set(err, EIO,
+				     "store: cannot load the credential nonces");
+	if (nl.n)
+		log_info("recovered %zu credential nonces", nl.n);
 	return 0;
 }
 

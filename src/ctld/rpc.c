@@ -19,29 +19,33 @@ struct handler {
 	const char *type;
 	void (*fn)(struct rpc_req *r);
 	bool daemon_only;
+	/* changes state: its credential's nonce is stored with the turn's
+	 * commit, so that a replay is refused also after a restart (reads
+	 * never wait for a commit, and a replayed read changes nothing) */
+	bool writes;
 };
 
 /* clang-format off */
 static const struct handler handlers[] = {
-	{"job.submit", rpc_job_submit, false},
-	{"job.query", rpc_job_query, false},
-	{"acct.query", rpc_acct_query, false},
-	{"job.cancel", rpc_job_cancel, false},
-	{"job.release", rpc_job_release, false},
-	{"job.hold", rpc_job_hold, false},
-	{"job.requeue", rpc_job_requeue, false},
-	{"job.update", rpc_job_update, false},
-	{"node.query", rpc_node_query, false},
-	{"node.update", rpc_node_update, false},
-	{"part.query", rpc_part_query, false},
-	{"ctld.ping", rpc_ctld_ping, false},
-	{"conf.query", rpc_conf_query, false},
-	{"node.register", link_node_register, true},
-	{"node.ping", link_node_ping, true},
-	{"job.complete", link_job_complete, true},
-	{"step.create", rpc_step_create, false},
-	{"alloc.complete", rpc_alloc_complete, false},
-	{"step.complete", link_step_complete, true},
+	{"job.submit", rpc_job_submit, false, true},
+	{"job.query", rpc_job_query, false, false},
+	{"acct.query", rpc_acct_query, false, false},
+	{"job.cancel", rpc_job_cancel, false, true},
+	{"job.release", rpc_job_release, false, true},
+	{"job.hold", rpc_job_hold, false, true},
+	{"job.requeue", rpc_job_requeue, false, true},
+	{"job.update", rpc_job_update, false, true},
+	{"node.query", rpc_node_query, false, false},
+	{"node.update", rpc_node_update, false, true},
+	{"part.query", rpc_part_query, false, false},
+	{"ctld.ping", rpc_ctld_ping, false, false},
+	{"conf.query", rpc_conf_query, false, false},
+	{"node.register", link_node_register, true, false},
+	{"node.ping", link_node_ping, true, false},
+	{"job.complete", link_job_complete, true, false},
+	{"step.create", rpc_step_create, false, true},
+	{"alloc.complete", rpc_alloc_complete, false, true},
+	{"step.complete", link_step_complete, true, false},
 };
 /* clang-format on */
 
@@ -124,6 +128,8 @@ void rpc_dispatch(struct ctld *c, struct peer *p, json_t *env, bool mac_ok)
 		rpc_reply(&r, DRV_RC_AUTH, drv_rc_text(DRV_RC_AUTH), NULL);
 		return;
 	}
+	if (!mac_ok && h->writes)
+		commit_nonce(c, r.cred.nonce, r.cred.uid, r.cred.expires);
 	/* Defaults only now: the credential's digest covers the body as sent. */
 	drv_msg_fill_defaults(r.type, r.body);
 	h->fn(&r);

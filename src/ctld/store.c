@@ -30,6 +30,11 @@ int store_job_payload(struct store *s, uint32_t id, char **script, char **env_js
 	return s->engine->job_payload(s, id, script, env_json, argv_json);
 }
 
+int store_load_nonces(struct store *s, int64_t now, store_nonce_f on_nonce, void *arg)
+{
+	return s->engine->load_nonces(s, now, on_nonce, arg);
+}
+
 int store_first_unused_id(struct store *s, uint32_t lo, uint32_t hi, uint32_t *id)
 {
 	return s->engine->first_unused_id(s, lo, hi, id);

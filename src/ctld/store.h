@@ -138,6 +138,18 @@ void store_batch_put_next_id(struct store_batch *b, uint32_t next_job_id);
  * past its retention. */
 void store_batch_put_purge(struct store_batch *b, int64_t ended_before,
 			   uint32_t max_jobs);
+/* The nonce of a state-changing request's credential, kept until it
+ * expires, so that a replay is refused also after a restart; and the
+ * removal of those that expire by `before`. */
+void store_batch_put_nonce(struct store_batch *b, const char *nonce, uint32_t uid,
+			   int64_t expires);
+void store_batch_put_nonce_prune(struct store_batch *b, int64_t before);
+
+/* Calls on_nonce for every stored nonce that has not expired by now, on the
+ * loop thread, before it returns. 0 or -EIO. */
+typedef void (*store_nonce_f)(const char *nonce, uint32_t uid, int64_t expires,
+			      void *arg);
+int store_load_nonces(struct store *s, int64_t now, store_nonce_f on_nonce, void *arg);
 
 typedef void (*store_done_f)(int rc, void *arg);
 /* Hands b (consumed) to the engine, which applies all of it or none of it;

@@ -98,6 +98,21 @@ void store_batch_put_next_id(struct store_batch *b, uint32_t next_job_id)
 	op->n = next_job_id;
 }
 
+void store_batch_put_nonce(struct store_batch *b, const char *nonce, uint32_t uid,
+			   int64_t expires)
+{
+	struct store_op *op = batch_add(b, STORE_OP_NONCE);
+	op->name = dup_or_die(nonce);
+	op->id = uid;
+	op->time = expires;
+}
+
+void store_batch_put_nonce_prune(struct store_batch *b, int64_t before)
+{
+	struct store_op *op = batch_add(b, STORE_OP_NONCE_PRUNE);
+	op->time = before;
+}
+
 void store_batch_put_purge(struct store_batch *b, int64_t ended_before, uint32_t max_jobs)
 {
 	struct store_op *op = batch_add(b, STORE_OP_PURGE);

@@ -32,6 +32,8 @@ struct store_engine {
 	int (*job_payload)(struct store *s, uint32_t id, char **script, char **env_json,
 			   char **argv_json);
 	int (*first_unused_id)(struct store *s, uint32_t lo, uint32_t hi, uint32_t *id);
+	int (*load_nonces)(struct store *s, int64_t now, store_nonce_f on_nonce,
+			   void *arg);
 	int (*commit)(struct store *s, struct store_batch *b, store_done_f done,
 		      void *arg);
 	int (*query_history)(struct store *s, enum store_history from,
@@ -50,12 +52,14 @@ extern const struct store_engine store_sqlite_engine;
 /* --- a batch, as an engine reads it -------------------------------------- */
 
 enum store_op_kind {
-	STORE_OP_JOB,	  /* id, time (end, 0 while not ended), rec */
-	STORE_OP_PAYLOAD, /* id, script, env, argv */
-	STORE_OP_RUN,	  /* id, n (the restart), time (its end), rec */
-	STORE_OP_NODE,	  /* name, rec */
-	STORE_OP_NEXT_ID, /* n (the next job id) */
-	STORE_OP_PURGE,	  /* n (most jobs), time (ended before) */
+	STORE_OP_JOB,	      /* id, time (end, 0 while not ended), rec */
+	STORE_OP_PAYLOAD,     /* id, script, env, argv */
+	STORE_OP_RUN,	      /* id, n (the restart), time (its end), rec */
+	STORE_OP_NODE,	      /* name, rec */
+	STORE_OP_NEXT_ID,     /* n (the next job id) */
+	STORE_OP_PURGE,	      /* n (most jobs), time (ended before) */
+	STORE_OP_NONCE,	      /* name (the nonce), id (its uid), time (it expires) */
+	STORE_OP_NONCE_PRUNE, /* time (nonces that expire by then go) */
 };
 
 /* One typed write. The strings belong to the batch. */

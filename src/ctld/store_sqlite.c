@@ -35,7 +35,10 @@ const char *store_sqlite_schema_sql =
     /* earlier runs of requeued jobs, each as the job record it ended with */
     "CREATE TABLE IF NOT EXISTS job_runs(id INTEGER NOT NULL, restart INTEGER NOT NULL,"
     " end_time INTEGER NOT NULL, rec TEXT NOT NULL, PRIMARY KEY(id, restart));"
-    "CREATE INDEX IF NOT EXISTS job_runs_end ON job_runs(end_time);";
+    "CREATE INDEX IF NOT EXISTS job_runs_end ON job_runs(end_time);"
+    "CREATE TABLE IF NOT EXISTS nonces(nonce TEXT PRIMARY KEY, uid INTEGER NOT NULL,"
+    " expires INTEGER NOT NULL);"
+    "CREATE INDEX IF NOT EXISTS nonces_expires ON nonces(expires);";
 
 /* --- the writer thread --------------------------------------------------- */
 
@@ -51,6 +54,8 @@ enum stmt {
 	ST_PURGE_PAYLOAD,
 	ST_PURGE_RUNS,
 	ST_PURGE_JOB,
+	ST_NONCE,
+	ST_NONCE_PRUNE,
 	ST_COUNT,
 };
 
@@ -62,6 +67,8 @@ static const char *stmt_sql[ST_COUNT] = {
 	       " VALUES(?1,?7,?2,?3)",
     [ST_NODE] = "INSERT OR REPLACE INTO nodes(name,rec) VALUES(?4,?3)",
     [ST_NEXT_ID] = "INSERT OR REPLACE INTO meta(key,value) VALUES('next_job_id',?7)",
+    [ST_NONCE] = "INSERT OR REPLACE INTO nonces(nonce,uid,expires) VALUES(?4,?1,?2)",
+    [ST_NONCE_PRUNE] = "DELETE FROM nonces WHERE expires <= ?2",
     /* ?7 is the most rows one purge deletes, so that it never holds the
      * writer long; the payloads and runs go first, while their jobs still
      * say which */
@@ -103,9 +110,13 @@ static int run_stmt(struct store_sqlite *s, enum stmt which, const struct store_
 static int run_op(struct store_sqlite *s, const struct store_op *op)
 {
 	static const enum stmt one[] = {
-	    [STORE_OP_JOB] = ST_JOB,	     [STORE_OP_PAYLOAD] = ST_PAYLOAD,
-	    [STORE_OP_RUN] = ST_RUN,	     [STORE_OP_NODE] = ST_NODE,
+	    [STORE_OP_JOB] = ST_JOB,
+	    [STORE_OP_PAYLOAD] = ST_PAYLOAD,
+	    [STORE_OP_RUN] = ST_RUN,
+	    [STORE_OP_NODE] = ST_NODE,
 	    [STORE_OP_NEXT_ID] = ST_NEXT_ID,
+	    [STORE_OP_NONCE] = ST_NONCE,
+	    [STORE_OP_NONCE_PRUNE] = ST_NONCE_PRUNE,
 	};
 	if (op->kind != STORE_OP_PURGE)
 		return run_stmt(s, one[op->kind], op);

@@ -165,6 +165,25 @@ static int sqlite_load(struct store *store, int64_t min_end, store_row_f on_job,
 	return 0;
 }
 
+static int sqlite_load_nonces(struct store *store, int64_t now, store_nonce_f on_nonce,
+			      void *arg)
+{
+	struct store_sqlite *s = store_sqlite_of(store);
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(
+		s->rdb, "SELECT nonce, uid, expires FROM nonces WHERE expires > ?1", -1,
+		&st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_int64(st, 1, now);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		on_nonce((const char *)sqlite3_column_text(st, 0),
+			 (uint32_t)sqlite3_column_int64(st, 1),
+			 sqlite3_column_int64(st, 2), arg);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -EIO;
+}
+
 static int sqlite_first_unused_id(struct store *store, uint32_t lo, uint32_t hi,
 				  uint32_t *id)
 {
@@ -224,6 +243,7 @@ const struct store_engine store_sqlite_engine = {
     .load = sqlite_load,
     .job_payload = sqlite_job_payload,
     .first_unused_id = sqlite_first_unused_id,
+    .load_nonces = sqlite_load_nonces,
     .commit = store_sqlite_commit,
     .query_history = store_sqlite_query_history,
 };

@@ -4,6 +4,7 @@ with the real key, so only the expiry is wrong) are all refused, logged, and
 change nothing."""
 
 import hashlib
+import re
 import hmac
 import json
 import socket
@@ -111,3 +112,23 @@ def test_listing_rows_carry_only_what_was_asked(cluster):
     rows = send(c, signed(c, query))["body"]["rows"]
     assert [done, "COMPLETED"] in rows and [running, "RUNNING"] in rows
     (c.work / "go").touch()
+
+
+def test_a_replayed_write_is_refused_after_a_restart(cluster):
+    """The nonces of state-changing requests are stored with the turn's
+    commit, so a captured hold replayed after a kill -9 and restart of ctld
+    is still refused (and changes nothing); a read's nonce is not stored."""
+    c = cluster
+    jid = c.sbatch("--begin=now+3600", "--wrap", "true")
+    hold = signed(c, hold_request(jid))
+    assert send(c, hold)["rc"] == 0
+    assert c.show_job(jid)["Reason"] == "JobHeldAdmin"  # root is an admin
+    c.ok("scontrol", "release", str(jid))
+    assert c.show_job(jid)["Reason"] == "BeginTime"
+    assert send(c, dict(hold))["rc"] == 1007  # refused before the restart ...
+
+    c.kill9("ctld")
+    c.up()  # restarts only ctld
+    assert send(c, dict(hold))["rc"] == 1007  # ... and after it
+    assert c.show_job(jid)["Reason"] == "BeginTime", "a replayed hold changed the job"
+    assert re.search(r"recovered \d+ credential nonces", c.log())

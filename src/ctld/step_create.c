@@ -353,7 +353,6 @@ static json_t *node_body(struct ctld *c, const struct job *j, const struct job_s
 	    json_object_get(b, "stdin_task"), "unbuffered",
 	    json_object_get(b, "unbuffered"));
 	json_object_set(o, "step_env", env);
-	json_object_set_new(o, "gids", identity_groups(j->user, j->gid));
 	json_t *v;
 	if ((v = json_object_get(b, "gpus_per_task")))
 		json_object_set(o, "gpus_per_task", v);
@@ -424,11 +423,15 @@ static void queue_launch(struct ctld *c, const struct job *j, const struct job_s
 	if (!f->bodies || !f->nodes)
 		abort();
 	json_t *env = step_env(c, j, s, l, b);
+	/* one group lookup for the step, shared by every node's body */
+	json_t *gids = identity_groups(j->user, j->gid);
 	for (uint32_t k = 0; k < l->n; k++) {
 		f->bodies[k] = node_body(c, j, s, l, k, b, env);
+		json_object_set(f->bodies[k], "gids", gids);
 		f->nodes[k] = j->alloc[l->slot[k]].node;
 	}
 	add_mpi(c, j, l, b, f->bodies);
+	json_decref(gids);
 	json_decref(env);
 	commit_defer(c, fanout_after_commit, f);
 }

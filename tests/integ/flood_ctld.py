@@ -17,33 +17,7 @@ import socket
 import struct
 import sys
 
-
-def recv_exact(s, n):
-    buf = b""
-    while len(buf) < n:
-        chunk = s.recv(n - len(buf))
-        if not chunk:
-            return None
-        buf += chunk
-    return buf
-
-
-def recv_frame(s):
-    hdr = recv_exact(s, 4)
-    if hdr is None:
-        return None
-    (word,) = struct.unpack(">I", hdr)
-    body = recv_exact(s, word & 0x7FFFFFFF)
-    return json.loads(body) if body is not None else None
-
-
-def frame(obj):
-    payload = json.dumps(obj).encode()
-    return struct.pack(">I", len(payload)) + payload
-
-
-def canonical(obj):
-    return json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()
+from wire import authd_sign, canonical, frame, recv_frame
 
 
 def closed(s):
@@ -68,19 +42,14 @@ def main():
         held.append(s)
     print("holding", flush=True)
 
-    a = socket.socket(socket.AF_UNIX)
-    a.settimeout(10)
-    a.connect(authd)
     counts = {"answered": 0, "refused": 0, "cut": 0}
     kept = []
     for i in range(creds):
         req = {"v": 1, "type": "job.query", "id": i + 1, "body": {"job_ids": [1]}}
-        a.sendall(frame({"v": 1, "type": "auth.sign", "id": i + 1,
-                         "body": {"digest": hashlib.sha256(canonical(req)).hexdigest()}}))
-        req["cred"] = recv_frame(a)["body"]["cred"]
+        req["cred"] = authd_sign(authd, hashlib.sha256(canonical(req)).hexdigest())["body"]["cred"]
         try:
             s = socket.create_connection(("127.0.0.1", int(port)), timeout=10)
-            s.sendall(frame(req))
+            s.sendall(frame(json.dumps(req).encode()))
             reply = recv_frame(s)
         except OSError:
             reply = None

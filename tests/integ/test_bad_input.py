@@ -11,6 +11,7 @@ import struct
 import pytest
 
 from conftest import BIN, run
+from wire import frame, recv_frame  # noqa: F401 (other tests import them from here)
 
 
 def assert_still_serving(c, jobs_before):
@@ -85,36 +86,6 @@ def test_malformed_config_is_refused_with_file_and_line(cluster, tmp_path):
 
 def ctld_port(c):
     return int(re.search(r"^SlurmctldPort=(\d+)", c.conf.read_text(), re.M).group(1))
-
-
-def frame(payload: bytes, mac: bytes = None):
-    word = len(payload) | (0x80000000 if mac is not None else 0)
-    return struct.pack(">I", word) + payload + (mac or b"")
-
-
-def recv_exact(s, n):
-    buf = b""
-    while len(buf) < n:
-        chunk = s.recv(n - len(buf))
-        if not chunk:
-            return None
-        buf += chunk
-    return buf
-
-
-def recv_frame(s):
-    """The next frame's JSON, or None when ctld closed the connection."""
-    try:
-        hdr = recv_exact(s, 4)
-        if hdr is None:
-            return None
-        (word,) = struct.unpack(">I", hdr)
-        body = recv_exact(s, word & 0x7FFFFFFF)
-        if word & 0x80000000:
-            recv_exact(s, 32)
-        return json.loads(body) if body is not None else None
-    except (ConnectionResetError, socket.timeout):
-        return None
 
 
 def connect(c):

@@ -7,15 +7,11 @@ import hashlib
 import re
 import hmac
 import json
-import socket
 import time
 
-from test_bad_input import assert_still_serving, connect, frame, recv_frame
-
-
-def canonical(obj):
-    # jansson's JSON_COMPACT | JSON_SORT_KEYS, which ctld and authd use
-    return json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()
+import wire
+from test_bad_input import assert_still_serving, connect
+from wire import canonical, frame, recv_frame
 
 
 def digest(env):
@@ -23,13 +19,7 @@ def digest(env):
 
 
 def authd_sign(c, dig):
-    s = socket.socket(socket.AF_UNIX)
-    s.connect(str(c.dir / "run" / "authd.sock"))
-    s.settimeout(5)
-    s.sendall(frame(json.dumps({"v": 1, "type": "auth.sign", "id": 1,
-                                "body": {"digest": dig}}).encode()))
-    reply = recv_frame(s)
-    s.close()
+    reply = wire.authd_sign(c.dir / "run" / "authd.sock", dig)
     assert reply and reply["rc"] == 0, reply
     return reply["body"]["cred"]
 

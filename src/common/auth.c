@@ -278,7 +278,7 @@ struct drv_nonce_cache {
 	size_t count, max_total, max_per_uid;
 	struct uid_count *uids; /* live entries per uid; few uids, so an array */
 	size_t n_uids;
-	int64_t next_sweep;
+	int64_t next_sweep, last_sweep;
 	unsigned char hkey[crypto_shorthash_KEYBYTES];
 };
 
@@ -365,6 +365,7 @@ static void nonce_sweep(struct drv_nonce_cache *c, int64_t now)
 		if (c->uids[i].n)
 			c->uids[kept++] = c->uids[i];
 	c->n_uids = kept;
+	c->last_sweep = now;
 	c->next_sweep = now + NONCE_SWEEP_S;
 }
 
@@ -398,7 +399,11 @@ int drv_nonce_cache_add(struct drv_nonce_cache *c, uid_t uid, const char *nonce,
 	struct uid_count *u = uid_slot(c, uid);
 	if (!u)
 		return -ENOMEM;
-	if (now >= c->next_sweep || c->count >= c->max_total || u->n >= c->max_per_uid) {
+	/* A full cache or share is swept early to reclaim what expired, but at
+	 * most once a second: a flood that keeps hitting its share must not
+	 * buy a walk of the whole table with every refused request. */
+	bool full = c->count >= c->max_total || u->n >= c->max_per_uid;
+	if (now >= c->next_sweep || (full && now > c->last_sweep)) {
 		nonce_sweep(c, now);
 		u = uid_slot(c, uid); /* the sweep may have compacted the array */
 		if (!u)

@@ -11,11 +11,11 @@ PYTEST_WORKERS ?= auto
 PYTEST_ARGS ?=
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 30
-FUZZ_TARGETS = frame conf hostlist timefmt sbatch_script cred dep_parse multi_prog
+FUZZ_TARGETS = frame conf hostlist timefmt sbatch_script cred dep_parse multi_prog schema
 
 C_SOURCES = $(shell find src tests/unit tests/fuzz -type f \( -name '*.c' -o -name '*.h' \) 2>/dev/null)
 
-.PHONY: all build deps check unit asan integ lint install demo clean fuzz
+.PHONY: all build deps check unit asan integ lint install demo clean fuzz schema-doc
 
 all: build
 
@@ -86,6 +86,10 @@ fuzz: deps $(FUZZ_BUILD)/build.ninja
 	  || { tail -60 $(FUZZ_BUILD)/fuzz-$$t.log; exit 1; }; \
 	  grep -E '^(stat::number_of_executed_units|#[0-9]+.*DONE)' $(FUZZ_BUILD)/fuzz-$$t.log || true; \
 	done
+
+# docs/schema.md from the protocol's declaration (a unit test checks it).
+schema-doc:
+	$(PYTHON) src/proto/gen.py --doc docs/schema.md $(wildcard src/proto/*.schema)
 
 # Every program lands in PREFIX/bin, where they find each other.
 install: build

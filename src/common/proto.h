@@ -9,8 +9,9 @@
  * Envelope: {"v":1, "type":"job.submit", "id":N, "cred":{...}, "body":{...}}
  * Reply:    {"v":1, "type":"reply", "id":N, "rc":0, "error":"...", "body":{...},
  *            "cred":{...}}  (rc is 0 or a Slurm error code, see below)
- * Every type and its body fields are declared once in proto_schema.c and
- * documented in docs/protocol.md. */
+ * Every type, its body and its reply body are declared once in
+ * the src/proto schema files (the generated docs/schema.md lists them; protocol.md
+ * says what they mean). */
 #ifndef DRV_PROTO_H
 #define DRV_PROTO_H
 
@@ -106,13 +107,18 @@ json_t *drv_reply_new(int64_t id, int rc, const char *error,
 int drv_msg_validate(const char *type, json_t *body, struct drv_error *err);
 bool drv_msg_known(const char *type);
 
+/* Validates the body of a successful reply to a request of type against
+ * the reply's declaration (any object when none is declared). 0 or -EBADMSG
+ * with err naming the field ("job.query reply: field 'jobs[0].job_id': ..."). */
+int drv_reply_validate(const char *type, json_t *body, struct drv_error *err);
+
 /* Fills the declared defaults of absent (or null) optional fields into body
  * (borrowed, modified), e.g. job.submit "nodes":1, "export":"ALL", "env":[].
  * Call it only after any credential digest was checked: the digest covers
  * the body as the sender wrote it. 0, or -EINVAL for an undeclared type. */
 int drv_msg_fill_defaults(const char *type, json_t *body);
 
-/* The i-th declared request type (static string), NULL past the end. */
+/* The i-th declared message type (static string), NULL past the end. */
 const char *drv_msg_type_name(size_t i);
 
 /* A minimal valid body of type (every required field at its lower bound), a

@@ -421,10 +421,16 @@ int drv_client_call(const struct drv_conf *conf, const char *type, json_t *body,
 	rc = check_reply_cred(conf, env, raw_digest, err);
 	if (rc == 0) {
 		rc = (int)json_integer_value(json_object_get(env, "rc"));
+		json_t *rbody = json_object_get(env, "body");
+		struct drv_error verr = {{0}};
 		if (rc != 0)
 			drv_error_set(err, rc, "%s", reply_error(env));
+		else if (drv_reply_validate(type, rbody, &verr) < 0)
+			rc = drv_error_set(err, EBADMSG,
+					   "malformed reply from controller: %s",
+					   verr.text);
 		else
-			*reply = json_incref(json_object_get(env, "body"));
+			*reply = json_incref(rbody);
 	}
 	json_decref(env);
 	return rc;

@@ -163,10 +163,13 @@ static int check_object(struct vctx *v, const struct drv_shape *s, json_t *obj,
 
 int drv_shape_validate(const struct drv_shape *s, json_t *obj, struct drv_error *err)
 {
-	struct vctx v = {.what = s->name, .err = err};
+	char what[80];
+	snprintf(what, sizeof(what), "%.64s%s", s->name,
+		 strcmp(s->kind, "reply") == 0 ? " reply" : "");
+	struct vctx v = {.what = what, .err = err};
 	if (!json_is_object(obj))
 		return drv_error_set(err, EBADMSG, "%s: field 'body': must be an object",
-				     s->name);
+				     what);
 	return check_object(&v, s, obj, NULL);
 }
 

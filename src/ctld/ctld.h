@@ -132,6 +132,10 @@ struct rpc_req {
 	int64_t id;
 	const char *type;
 	json_t *body; /* borrowed for the handler's duration */
+	/* body decoded into its declared struct (common/proto_gen.h): cast it
+	 * to the struct of type, e.g. const struct drv_job_cancel *; valid
+	 * for the handler's duration, defaults filled in */
+	const void *msg;
 	struct drv_cred_info cred;
 	bool daemon; /* MACed frame from a noded */
 };

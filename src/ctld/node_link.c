@@ -221,16 +221,16 @@ void link_job_complete(struct rpc_req *r)
 	rpc_reply_durable(r, 0, NULL, NULL);
 }
 
-void link_reply(struct ctld *c, struct peer *p, json_t *env)
+void link_reply(struct ctld *c, struct peer *p, const struct drv_rec_envelope *env)
 {
-	int64_t id = json_integer_value(json_object_get(env, "id"));
+	int64_t id = env->id;
 	for (struct pending_launch **pp = &c->pending_launches; *pp; pp = &(*pp)->next) {
 		struct pending_launch *pl = *pp;
 		if (pl->msg_id != id)
 			continue;
 		*pp = pl->next;
 		struct job *j = job_table_find(&c->jobs, pl->job_id);
-		int rc = (int)json_integer_value(json_object_get(env, "rc"));
+		int rc = env->rc;
 		if (j && rc == 0 && j->state == JOB_RUNNING &&
 		    j->restart_count == pl->restart && !j->launch_acked) {
 			j->launch_acked = true;

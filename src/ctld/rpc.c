@@ -11,6 +11,7 @@
 #include "common/jsonw.h"
 #include "common/log.h"
 #include "common/proto.h"
+#include "common/proto_gen.h"
 #include "ctld/ctld.h"
 #include "ctld/rpc_handlers.h"
 #include "ctld/step.h"
@@ -59,14 +60,13 @@ static const struct handler *find_handler(const char *type)
 
 /* A client request must carry a credential from authd that is bound to this
  * very request, unexpired and never seen before. */
-static int check_client(struct rpc_req *r, json_t *env, const char *peer)
+static int check_client(struct rpc_req *r, json_t *env, json_t *cred, const char *peer)
 {
 	struct drv_error err = {{0}};
 	char digest[65];
 	drv_envelope_digest(env, digest);
 	int64_t now = time(NULL);
-	if (drv_cred_check(&r->c->key, json_object_get(env, "cred"), digest, now,
-			   &r->cred, &err) < 0) {
+	if (drv_cred_check(&r->c->key, cred, digest, now, &r->cred, &err) < 0) {
 		drv_log_warn_limited(peer, "refused %s from %s: %s", r->type, peer,
 				     err.text);
 		return -1;
@@ -84,21 +84,41 @@ static int check_client(struct rpc_req *r, json_t *env, const char *peer)
 	return rc < 0 ? -1 : 0;
 }
 
-void rpc_dispatch(struct ctld *c, struct peer *p, json_t *env, bool mac_ok)
+/* Runs h with the body decoded into its declared struct. The frame was
+ * validated when it was parsed, so only memory can fail here. */
+static void run_handler(const struct handler *h, struct rpc_req *r)
+{
+	const struct drv_msg_decl *d = drv_msg_decl_find(r->type);
+	struct drv_error err = {{0}};
+	void *msg = d ? calloc(1, d->body->size) : NULL;
+	if (!msg || drv_shape_decode(d->body, r->body, msg, &err) < 0) {
+		free(msg);
+		rpc_reply(r, DRV_RC_PROTOCOL, msg ? err.text : "out of memory", NULL);
+		return;
+	}
+	r->msg = msg;
+	h->fn(r);
+	drv_shape_free(d->body, msg);
+	free(msg);
+}
+
+void rpc_dispatch(struct ctld *c, struct peer *p, json_t *env_json, bool mac_ok)
 {
 	struct rpc_req r = {.c = c, .peer_id = p->id, .daemon = mac_ok};
-	r.type = json_string_value(json_object_get(env, "type"));
-	r.id = json_integer_value(json_object_get(env, "id"));
-	r.body = json_object_get(env, "body");
-	if (!r.type)
-		return;
+	struct drv_rec_envelope env;
+	struct drv_error err;
+	if (drv_rec_envelope_decode(env_json, &env, &err) < 0)
+		return; /* drv_envelope_parse let it through: cannot happen */
+	r.type = env.type;
+	r.id = env.id;
+	r.body = env.body;
 	if (mac_ok) {
 		p->daemon = true;
 		peer_authenticated(c, p, true, 0);
 	}
 	if (!strcmp(r.type, "reply")) {
 		if (mac_ok)
-			link_reply(c, p, env);
+			link_reply(c, p, &env);
 		return;
 	}
 	const struct handler *h = find_handler(r.type);
@@ -107,7 +127,7 @@ void rpc_dispatch(struct ctld *c, struct peer *p, json_t *env, bool mac_ok)
 			  NULL);
 		return;
 	}
-	if (!mac_ok && check_client(&r, env, drv_conn_peer(p->conn)) < 0) {
+	if (!mac_ok && check_client(&r, env_json, env.cred, drv_conn_peer(p->conn)) < 0) {
 		rpc_reply(&r, DRV_RC_AUTH, drv_rc_text(DRV_RC_AUTH), NULL);
 		return;
 	}
@@ -132,7 +152,7 @@ void rpc_dispatch(struct ctld *c, struct peer *p, json_t *env, bool mac_ok)
 		commit_nonce(c, r.cred.nonce, r.cred.uid, r.cred.expires);
 	/* Defaults only now: the credential's digest covers the body as sent. */
 	drv_msg_fill_defaults(r.type, r.body);
-	h->fn(&r);
+	run_handler(h, &r);
 }
 
 static void send_reply(struct ctld *c, uint64_t peer_id, json_t *env)

@@ -2,6 +2,7 @@
 #ifndef CTLD_RPC_HANDLERS_H
 #define CTLD_RPC_HANDLERS_H
 
+#include "common/proto_gen.h"
 #include "ctld/ctld.h"
 
 /* rpc_job.c */
@@ -24,7 +25,7 @@ void rpc_conf_query(struct rpc_req *r);
 void link_node_register(struct rpc_req *r);
 void link_node_ping(struct rpc_req *r);
 void link_job_complete(struct rpc_req *r);
-void link_reply(struct ctld *c, struct peer *p, json_t *env);
+void link_reply(struct ctld *c, struct peer *p, const struct drv_rec_envelope *env);
 void link_send_launch(struct ctld *c, struct job *j);
 void link_track_launch(struct ctld *c, int64_t msg_id, uint32_t job_id, uint32_t restart);
 void link_fini(struct ctld *c);

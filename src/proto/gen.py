@@ -386,6 +386,11 @@ def gen_header(shapes):
         out.append("};")
         out.append("extern const struct drv_shape drv_shape_%s;" % s.cname)
         n = s.cname
+        if s.fields:
+            # each field's index in the table: drv_shape_X.fields[DRV_X__F].name
+            out.append("enum {")
+            out.extend("\tDRV_%s__%s," % (n.upper(), f.name.upper()) for f in s.fields)
+            out.append("};")
         out.append("static inline int drv_%s_decode(json_t *j, struct drv_%s *out,"
                    " struct drv_error *err)" % (n, n))
         out.append("{\n\treturn drv_shape_decode(&drv_shape_%s, j, out, err);\n}" % n)

@@ -313,9 +313,14 @@ static void fake_msg(struct drv_conn *c, json_t *env, bool mac_ok, void *arg)
 	else if (strcmp(json_string_value(json_object_get(env, "type")), "job.query") ==
 		 0)
 		r = drv_reply_new(id, DRV_RC_INVALID_JOB_ID, NULL, NULL);
+	else if (strcmp(json_string_value(json_object_get(env, "type")), "node.query") ==
+		 0) /* a body that breaks node.query's declared reply */
+		r = drv_reply_new(id, 0, NULL,
+				  json_pack("{s:[{s:i}]}", "nodes", "name", 5));
 	else
 		r = drv_reply_new(id, 0, NULL,
-				  json_pack("{s:I}", "uid", (json_int_t)info.uid));
+				  json_pack("{s:I,s:s,s:s}", "uid", (json_int_t)info.uid,
+					    "host", "here", "cluster", "c"));
 	drv_envelope_digest(r, digest);
 	json_object_set_new(
 	    r, "cred",
@@ -389,6 +394,13 @@ static void client_calls(const char *sock, const char *keypath)
 	assert_int_equal(drv_client_call(&conf, "job.query", body, &reply, &err),
 			 DRV_RC_INVALID_JOB_ID);
 	assert_string_equal(err.text, "Invalid job id specified");
+	assert_null(reply);
+	/* a reply is checked against its declaration as a request is */
+	assert_int_equal(drv_client_call(&conf, "node.query", body, &reply, &err),
+			 -EBADMSG);
+	assert_string_equal(err.text,
+			    "malformed reply from controller: node.query reply: "
+			    "field 'nodes[0].name': must be a string");
 	assert_null(reply);
 	json_decref(body);
 	kill(ctld, SIGKILL);

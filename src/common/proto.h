@@ -91,7 +91,9 @@ int drv_frame_verify_mac(const struct drv_key *key, const unsigned char *frame,
 /* Parses and checks the envelope shape (v, type, id, body object; the type
  * declared; the body valid for that type). Returns 0 and a new reference in
  * *env, or -EBADMSG with err naming the field. A "reply" must carry an integer
- * rc; its body is not checked (an absent body becomes {}). Bodies may carry
+ * rc; its body is checked by the client against the reply's declaration
+ * (drv_reply_validate: only it knows which request the reply answers; an
+ * absent body becomes {}). Bodies may carry
  * fields beyond the declared ones: they are ignored, not refused. */
 int drv_envelope_parse(const char *json, size_t len, json_t **env, struct drv_error *err);
 

@@ -536,6 +536,20 @@ def gen_doc(shapes):
     return "\n".join(out)
 
 
+def check_protocol(shapes, text):
+    """What docs/protocol.md leaves out: every message type must appear in
+    it as `type`, every declared field as `name` or "name". Returns the
+    list of what is missing."""
+    missing = []
+    for s in shapes:
+        if s.kind in ("request", "push") and ("`%s`" % s.name) not in text:
+            missing.append("%s %s" % (s.kind, s.name))
+        for f in s.fields:
+            if not re.search(r'[`"]%s[`"]' % re.escape(f.name), text):
+                missing.append("field %s of %s %s" % (f.name, s.kind, s.name))
+    return missing
+
+
 def write_if_changed(path, text):
     try:
         with open(path) as fh:
@@ -554,6 +568,8 @@ def main():
     ap.add_argument("--doc")
     ap.add_argument("--test")
     ap.add_argument("--check-doc", help="fail unless this file is what --doc would write")
+    ap.add_argument("--check-protocol",
+                    help="fail when this prose reference leaves a type or field out")
     ap.add_argument("schemas", nargs="+")
     a = ap.parse_args()
     try:
@@ -570,6 +586,13 @@ def main():
     doc = gen_doc(shapes) + "\n"
     if a.doc:
         write_if_changed(a.doc, doc)
+    if a.check_protocol:
+        with open(a.check_protocol) as fh:
+            missing = check_protocol(shapes, fh.read())
+        for m in missing:
+            sys.stderr.write("gen.py: %s does not mention the %s\n" % (a.check_protocol, m))
+        if missing:
+            return 1
     if a.check_doc:
         with open(a.check_doc) as fh:
             if fh.read() != doc:

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "common/proto.h"
+#include "common/schema.h"
 
 #define MAX (4u << 20)
 
@@ -287,6 +288,23 @@ static void test_every_type_round_trip(void **state)
 	assert_false(drv_msg_known("nope"));
 }
 
+/* A pushed message is an envelope of its own type, checked like a request. */
+static void test_push_typed(void **state)
+{
+	expect_ok("{\"v\":1,\"type\":\"step.end\",\"id\":0,\"body\":{\"job_id\":7,"
+		  "\"step_id\":0,\"state\":\"COMPLETED\"}}");
+	expect_bad("{\"v\":1,\"type\":\"step.end\",\"id\":0,\"body\":{\"job_id\":7,"
+		   "\"state\":\"COMPLETED\"}}",
+		   "step.end: field 'step_id': required");
+	expect_bad("{\"v\":1,\"type\":\"watch.event\",\"id\":0,\"body\":{\"seq\":1,"
+		   "\"kind\":\"job\",\"job\":{\"job_id\":0,\"state\":\"PENDING\"}}}",
+		   "watch.event: field 'job.job_id': must be 1..4294967294");
+	const struct drv_msg_decl *d = drv_msg_decl_find("step.end");
+	assert_non_null(d);
+	assert_int_equal(d->kind, DRV_MSG_PUSH);
+	assert_null(d->reply);
+}
+
 static void test_defaults(void **state)
 {
 	json_t *b = json_pack("{s:s, s:s, s:s, s:s}", "script", "x", "name", "n",
@@ -329,6 +347,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_frame_round_trip),
+	    cmocka_unit_test(test_push_typed),
 	    cmocka_unit_test(test_frame_build_oversize),
 	    cmocka_unit_test(test_header_refuses_oversize),
 	    cmocka_unit_test(test_truncated),

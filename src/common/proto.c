@@ -5,6 +5,7 @@
  * return codes. Body fields are proto_schema.c's business; sockets are
  * net.c's and client.c's. Nothing here logs or keeps state. */
 #include "common/proto.h"
+#include "common/proto_gen.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -258,12 +259,26 @@ fail:
 	return rc;
 }
 
+/* The envelope of e, taking over e->body (the encoder adds its own
+ * reference). */
+static json_t *envelope_new(struct drv_rec_envelope *e)
+{
+	if (!e->body)
+		e->body = json_object();
+	json_t *env = drv_rec_envelope_encode(e);
+	json_decref(e->body);
+	return env;
+}
+
 json_t *drv_request_new(const char *type, int64_t id, json_t *body)
 {
-	if (!body)
-		body = json_object();
-	return json_pack("{s:i, s:s, s:I, s:o}", "v", DRV_PROTO_VERSION, "type", type,
-			 "id", (json_int_t)id, "body", body);
+	struct drv_rec_envelope e = {
+	    .v = DRV_PROTO_VERSION, .type = type, .id = id, .body = body};
+	if (!type) {
+		json_decref(body);
+		return NULL;
+	}
+	return envelope_new(&e);
 }
 
 /* A JSON string of text; bytes that are not printable ASCII (a cut UTF-8
@@ -285,12 +300,17 @@ static json_t *safe_string(const char *text)
 
 json_t *drv_reply_new(int64_t id, int rc, const char *error, json_t *body)
 {
-	if (!body)
-		body = json_object();
-	json_t *r = json_pack("{s:i, s:s, s:I, s:i, s:o}", "v", DRV_PROTO_VERSION, "type",
-			      "reply", "id", (json_int_t)id, "rc", rc, "body", body);
+	struct drv_rec_envelope e = {.v = DRV_PROTO_VERSION,
+				     .type = "reply",
+				     .id = id,
+				     .rc = rc,
+				     .has_rc = true,
+				     .body = body};
+	json_t *r = envelope_new(&e);
+	/* not through the struct: the text may not be UTF-8, safe_string mends it */
 	if (r && (error || rc != 0))
-		json_object_set_new(r, "error",
-				    safe_string(error ? error : drv_rc_text(rc)));
+		json_object_set_new(
+		    r, drv_shape_rec_envelope.fields[DRV_REC_ENVELOPE__ERROR].name,
+		    safe_string(error ? error : drv_rc_text(rc)));
 	return r;
 }

@@ -130,11 +130,15 @@ static void test_store_round_trip(void **state)
 	struct ctld c = {0};
 	assert_int_equal(job_table_init(&c.jobs), 0);
 	struct job *meta = array_job(&c, "1-7:3,20,30-31%3");
-	json_t *rec = job_to_store(meta, NULL), *names = NULL;
+	json_t *rec = job_to_store(meta, NULL);
 	assert_string_equal(json_string_value(json_object_get(rec, "array_task_str")),
 			    "1,4,7,20,30-31%3");
 	assert_int_equal(json_integer_value(json_object_get(rec, "array_max_tasks")), 3);
-	struct job *back = job_from_store(rec, &names);
+	struct drv_rec_job r;
+	struct drv_error err;
+	assert_int_equal(drv_rec_job_decode(rec, &r, &err), 0);
+	struct job *back = job_from_store(&r);
+	drv_rec_job_free(&r);
 	assert_non_null(back);
 	assert_non_null(back->array);
 	assert_int_equal(back->array->count, 6);

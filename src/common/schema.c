@@ -455,14 +455,14 @@ void drv_shape_strip(const struct drv_shape *s, json_t *obj, unsigned flags)
 {
 	for (size_t i = 0; json_is_object(obj) && i < s->n_fields; i++) {
 		const struct drv_field *f = &s->fields[i];
-		json_t *x = json_object_get(obj, f->name), *e;
-		size_t k;
+		json_t *x = json_object_get(obj, f->name);
 		if (x && (f->flags & flags))
 			json_object_del(obj, f->name);
 		else if (x && f->type == DRV_F_OBJ && !f->array)
 			drv_shape_strip(f->sub, x, flags);
 		else if (x && f->type == DRV_F_OBJ)
-			json_array_foreach(x, k, e) drv_shape_strip(f->sub, e, flags);
+			for (size_t k = 0; k < json_array_size(x); k++)
+				drv_shape_strip(f->sub, json_array_get(x, k), flags);
 	}
 }
 

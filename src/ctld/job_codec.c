@@ -35,7 +35,7 @@ store_fields(const struct job *j, char *const *node_names, struct drv_rec_job *s
 	for (uint32_t i = 0; alloc && node_names && i < j->n_alloc; i++) {
 		const struct job_alloc *a = &j->alloc[i];
 		alloc[i] = (struct drv_rec_job_alloc){node_names[a->node], a->cpus,
-						      a->tasks, a->mem, a->gpus};
+						      a->tasks, a->mem, (int64_t)a->gpus};
 		s->n_alloc++;
 	}
 	s->alloc = alloc;
@@ -113,7 +113,8 @@ static void decode_numbers(struct job *j, const struct drv_rec_job *r)
 
 json_t *job_id_body(uint32_t id)
 {
-	return json_pack("{s:I}", "job_id", (json_int_t)id);
+	struct drv_job_submit_reply b = {.job_id = id};
+	return drv_job_submit_reply_encode(&b);
 }
 
 struct job *job_from_store(const struct drv_rec_job *r)

@@ -20,7 +20,7 @@ static void hold_alloc(struct ctld *c, struct job *j, const struct drv_rec_job *
 		struct node *node = node_find(&c->nodes, a->node);
 		if (node)
 			j->alloc[j->n_alloc++] = (struct job_alloc){
-			    node->idx, a->cpus, a->tasks, a->mem, a->gpus};
+			    node->idx, a->cpus, a->tasks, a->mem, (uint64_t)a->gpus};
 	}
 	job_hold_nodes(c, j);
 }

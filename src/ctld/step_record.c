@@ -90,7 +90,7 @@ static void running_to_store(const struct job_step *s, struct drv_rec_step *r)
 	r->node_idx = s->node_idx;
 	r->alloc_idx = s->alloc_idx;
 	r->node_cpus = s->node_cpus;
-	r->node_gpus = s->node_gpus;
+	r->node_gpus = (int64_t *)s->node_gpus; /* the same bits, signed on the wire */
 	r->node_done = s->node_done;
 	r->n_node_idx = r->n_alloc_idx = r->n_node_cpus = r->n_node_done = s->num_nodes;
 	r->n_node_gpus = s->node_gpus ? s->num_nodes : 0;

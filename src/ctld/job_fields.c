@@ -1,6 +1,7 @@
-/* job_fields.c — the fields of the protocol's job record (docs/protocol.md),
- * declared once: job_to_record() emits all of them, job queries that name
- * their fields get compact rows of just those (the read path of DESIGN.md). */
+/* job_fields.c — how each field of the protocol's job record (records.schema,
+ * whose names it uses) is read from a job: job_to_record() emits all of
+ * them, job queries that name their fields get compact rows of just those,
+ * written straight as text (the read path of DESIGN.md). */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>

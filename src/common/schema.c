@@ -434,7 +434,8 @@ static json_t *encode_object(const struct drv_shape *s, const char *in, unsigned
 	json_t *o = json_object();
 	for (size_t i = 0; o && i < s->n_fields; i++) {
 		const struct drv_field *f = &s->fields[i];
-		if ((flags && !(f->flags & flags)) || !present(f, in))
+		bool flagged = f->flags & flags & ~(unsigned)DRV_ENC_EXCEPT;
+		if ((flags && flagged == !!(flags & DRV_ENC_EXCEPT)) || !present(f, in))
 			continue;
 		json_t *x = encode_field(f, in);
 		if (!x || json_object_set_new(o, f->name, x) < 0) {
@@ -448,6 +449,21 @@ static json_t *encode_object(const struct drv_shape *s, const char *in, unsigned
 json_t *drv_shape_encode(const struct drv_shape *s, const void *in, unsigned flags)
 {
 	return encode_object(s, in, flags);
+}
+
+void drv_shape_strip(const struct drv_shape *s, json_t *obj, unsigned flags)
+{
+	for (size_t i = 0; json_is_object(obj) && i < s->n_fields; i++) {
+		const struct drv_field *f = &s->fields[i];
+		json_t *x = json_object_get(obj, f->name);
+		if (x && (f->flags & flags))
+			json_object_del(obj, f->name);
+		else if (x && f->type == DRV_F_OBJ && !f->array)
+			drv_shape_strip(f->sub, x, flags);
+		else if (x && f->type == DRV_F_OBJ)
+			for (size_t k = 0; k < json_array_size(x); k++)
+				drv_shape_strip(f->sub, json_array_get(x, k), flags);
+	}
 }
 
 /* --- defaults and examples ----------------------------------------------- */

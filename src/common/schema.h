@@ -43,6 +43,9 @@ enum {
 	DRV_FL_STORED = 1u << 0,  /* kept in the store's payload */
 	DRV_FL_USER = 1u << 1,	  /* returned to users */
 	DRV_FL_PRIVATE = 1u << 2, /* never returned to users */
+	/* drv_shape_encode: leave out the flagged fields instead of keeping
+	 * only them (DRV_ENC_EXCEPT | DRV_FL_PRIVATE: what users get) */
+	DRV_ENC_EXCEPT = 1u << 8,
 };
 
 struct drv_shape;
@@ -104,9 +107,14 @@ int drv_shape_decode(const struct drv_shape *s, json_t *obj, void *out,
 
 /* A new object from in: every field that is present (required ones always,
  * optional ones when set: non-NULL, has_ true, or carrying a default).
- * With flags, only the fields that carry one of them (0: all). NULL when out
- * of memory. */
+ * With flags, only the fields that carry one of them (0: all), or with
+ * DRV_ENC_EXCEPT all but those; nested objects are encoded whole. NULL when
+ * out of memory. */
 json_t *drv_shape_encode(const struct drv_shape *s, const void *in, unsigned flags);
+
+/* Deletes from obj the fields that carry one of flags, also in nested
+ * objects: a stored record's private fields, before users get it. */
+void drv_shape_strip(const struct drv_shape *s, json_t *obj, unsigned flags);
 
 /* Releases what drv_shape_decode allocated in p (not p itself). */
 void drv_shape_free(const struct drv_shape *s, void *p);

@@ -241,8 +241,10 @@ struct job_array_summary {
 };
 void job_array_summary(const struct ctld *c, uint32_t array_id,
 		       struct job_array_summary *out);
-void job_array_to_store(const struct job *j, json_t *rec); /* adds its keys */
-int job_array_from_store(struct job *j, json_t *rec);	   /* 0 or -EINVAL */
+/* The array's fields of the store record; returns the text r borrows for
+ * array_pending (the caller frees it), NULL when none. */
+char *job_array_to_store(const struct job *j, struct drv_rec_job *r);
+int job_array_from_store(struct job *j, const struct drv_rec_job *r); /* 0 or -EINVAL */
 
 /* --- node_state.c: every node transition ---------------------------------- */
 int node_register(struct ctld *c, struct node *n, struct peer *p, json_t *body,

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/proto_gen.h"
+
 static const char *const kind_names[] = {
     [DEP_AFTER] = "after",
     [DEP_AFTERANY] = "afterany",
@@ -195,14 +197,39 @@ json_t *dep_to_json(const struct dep_list *l)
 	json_t *arr = json_array();
 	for (uint32_t i = 0; arr && i < l->n; i++) {
 		const struct dep_item *it = &l->items[i];
-		json_array_append_new(
-		    arr,
-		    json_pack("{s:s,s:s,s:I,s:I,s:I}", "kind", kind_names[it->kind],
-			      "state", it->state == DEP_FAILED ? "failed" : "unfulfilled",
-			      "job_id", (json_int_t)it->job_id, "task",
-			      (json_int_t)it->task, "minutes", (json_int_t)it->minutes));
+		struct drv_rec_dep d = {
+		    .kind = kind_names[it->kind],
+		    .state = it->state == DEP_FAILED ? "failed" : "unfulfilled",
+		    .job_id = it->job_id,
+		    .task = it->task,
+		    .minutes = it->minutes,
+		};
+		json_array_append_new(arr, drv_rec_dep_encode(&d));
 	}
 	return arr;
+}
+
+/* One stored term into it: 0, or -1 when it is not one (skipped). */
+static int dep_item_from(struct dep_item *it, json_t *x, bool failed)
+{
+	if (json_is_integer(x)) { /* an older store's: afterok on a plain id */
+		*it =
+		    (struct dep_item){DEP_AFTEROK, failed ? DEP_FAILED : DEP_UNFULFILLED,
+				      (uint32_t)json_integer_value(x), DEP_TASK_NONE, 0};
+		return 0;
+	}
+	struct drv_rec_dep d;
+	struct drv_error err;
+	enum dep_kind k;
+	if (!json_is_object(x) || drv_rec_dep_decode(x, &d, &err) < 0)
+		return -1;
+	int rc = kind_parse(d.kind, strlen(d.kind), &k);
+	if (rc == 0)
+		*it = (struct dep_item){
+		    k, !strcmp(d.state, "failed") ? DEP_FAILED : DEP_UNFULFILLED,
+		    d.job_id, d.task, d.minutes};
+	drv_rec_dep_free(&d);
+	return rc < 0 ? -1 : 0;
 }
 
 int dep_from_json(struct dep_list *l, json_t *arr, bool any, bool failed)
@@ -218,26 +245,8 @@ int dep_from_json(struct dep_list *l, json_t *arr, bool any, bool failed)
 		return -ENOMEM;
 	json_array_foreach(arr, i, x)
 	{
-		struct dep_item *it = &l->items[l->n];
-		if (json_is_integer(x)) {
-			*it = (struct dep_item){
-			    DEP_AFTEROK, failed ? DEP_FAILED : DEP_UNFULFILLED,
-			    (uint32_t)json_integer_value(x), DEP_TASK_NONE, 0};
+		if (dep_item_from(&l->items[l->n], x, failed) == 0)
 			l->n++;
-			continue;
-		}
-		const char *kind = json_string_value(json_object_get(x, "kind"));
-		const char *state = json_string_value(json_object_get(x, "state"));
-		enum dep_kind k;
-		if (!kind || kind_parse(kind, strlen(kind), &k) < 0)
-			continue;
-		it->kind = k;
-		it->state =
-		    state && !strcmp(state, "failed") ? DEP_FAILED : DEP_UNFULFILLED;
-		it->job_id = (uint32_t)json_integer_value(json_object_get(x, "job_id"));
-		it->task = (uint32_t)json_integer_value(json_object_get(x, "task"));
-		it->minutes = (uint32_t)json_integer_value(json_object_get(x, "minutes"));
-		l->n++;
 	}
 	return 0;
 }

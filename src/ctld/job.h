@@ -154,8 +154,8 @@ json_t *job_to_store(const struct job *j, char *const *node_names);
 /* {"job_id": id}: the submit reply and the start of job.signal. Job ids are
  * uint32, past what jansson's "i" (an int) holds. */
 json_t *job_id_body(uint32_t id);
-/* Rebuilds a job from its store record; alloc names are resolved by the
- * caller through names_out (new array of n strings). NULL if malformed. */
-struct job *job_from_store(json_t *rec, json_t **alloc_names);
+/* Rebuilds a job from its decoded store record; its allocation (by node
+ * name, r->alloc) is the caller's to resolve. NULL if malformed. */
+struct job *job_from_store(const struct drv_rec_job *r);
 
 #endif

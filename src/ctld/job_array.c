@@ -78,9 +78,15 @@ uint32_t job_array_room(const struct ctld *c, const struct job *meta)
  * carries every field), with no pending set of its own. */
 static struct job *copy_task(const struct job *meta)
 {
-	json_t *rec = job_to_store(meta, NULL), *names = NULL;
-	json_object_del(rec, "array_pending");
-	struct job *t = job_from_store(rec, &names);
+	json_t *rec = job_to_store(meta, NULL);
+	struct drv_rec_job r;
+	struct drv_error err;
+	struct job *t = NULL;
+	if (drv_rec_job_decode(rec, &r, &err) == 0) {
+		r.array_pending = NULL; /* the pending set stays the meta job's */
+		t = job_from_store(&r);
+		drv_rec_job_free(&r);
+	}
 	json_decref(rec);
 	if (!t)
 		abort(); /* our own record: only ENOMEM can fail it */
@@ -172,41 +178,35 @@ void job_array_summary(const struct ctld *c, uint32_t array_id,
 
 /* --- the store's encoding ---------------------------------------------- */
 
-void job_array_to_store(const struct job *j, json_t *rec)
+char *job_array_to_store(const struct job *j, struct drv_rec_job *r)
 {
 	if (!j->array_job_id)
-		return;
-	json_object_set_new(rec, "array_count", json_integer(j->array_count));
-	json_object_set_new(rec, "array_min", json_integer(j->array_min));
-	json_object_set_new(rec, "array_max", json_integer(j->array_max));
-	json_object_set_new(rec, "array_step", json_integer(j->array_step));
-	if (j->array) {
-		char *s = drv_array_format(j->array, 0);
-		json_object_set_new(rec, "array_pending", json_string(s ? s : ""));
-		free(s);
-	}
+		return NULL;
+	r->array_count = j->array_count;
+	r->array_min = j->array_min;
+	r->array_max = j->array_max;
+	r->array_step = j->array_step;
+	if (!j->array)
+		return NULL;
+	char *s = drv_array_format(j->array, 0);
+	r->array_pending = s ? s : "";
+	return s;
 }
 
-int job_array_from_store(struct job *j, json_t *rec)
+int job_array_from_store(struct job *j, const struct drv_rec_job *r)
 {
-	j->array_job_id =
-	    (uint32_t)json_integer_value(json_object_get(rec, "array_job_id"));
-	json_t *tid = json_object_get(rec, "array_task_id");
-	j->array_task_id = json_is_integer(tid) ? json_integer_value(tid) : -1;
-	const char *str = json_string_value(json_object_get(rec, "array_task_str"));
-	j->array_task_str = str ? strdup(str) : NULL;
-	j->array_max_tasks =
-	    (uint32_t)json_integer_value(json_object_get(rec, "array_max_tasks"));
-	j->array_count =
-	    (uint32_t)json_integer_value(json_object_get(rec, "array_count"));
-	j->array_min = (uint32_t)json_integer_value(json_object_get(rec, "array_min"));
-	j->array_max = (uint32_t)json_integer_value(json_object_get(rec, "array_max"));
-	j->array_step = (uint32_t)json_integer_value(json_object_get(rec, "array_step"));
-	const char *pending = json_string_value(json_object_get(rec, "array_pending"));
-	if (!pending || !*pending)
+	j->array_job_id = r->array_job_id;
+	j->array_task_id = r->array_task_id;
+	j->array_task_str = r->array_task_str ? strdup(r->array_task_str) : NULL;
+	j->array_max_tasks = r->array_max_tasks;
+	j->array_count = r->array_count;
+	j->array_min = r->array_min;
+	j->array_max = r->array_max;
+	j->array_step = r->array_step;
+	if (!r->array_pending || !*r->array_pending)
 		return 0;
 	j->array = calloc(1, sizeof(*j->array));
-	if (!j->array || drv_array_parse(pending, 0, j->array) < 0) {
+	if (!j->array || drv_array_parse(r->array_pending, 0, j->array) < 0) {
 		free(j->array);
 		j->array = NULL;
 		return -EINVAL;

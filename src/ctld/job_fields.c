@@ -1,12 +1,14 @@
-/* job_fields.c — the fields of the protocol's job record (docs/protocol.md),
- * declared once: job_to_record() emits all of them, job queries that name
- * their fields get compact rows of just those (the read path of DESIGN.md). */
+/* job_fields.c — how each field of the protocol's job record (records.schema,
+ * whose names it uses) is read from a job: job_to_record() emits all of
+ * them, job queries that name their fields get compact rows of just those,
+ * written straight as text (the read path of DESIGN.md). */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/jsonw.h"
+#include "common/proto_gen.h"
 #include "ctld/job.h"
 #include "ctld/job_fields.h"
 #include "ctld/job_req.h"
@@ -52,8 +54,10 @@ enum special {
 	S_BATCH_USAGE,
 };
 
+/* A field of the job record (records.schema); its name is the
+ * declaration's, drv_shape_rec_job.fields[idx].name. */
 struct job_field {
-	const char *name;
+	unsigned idx;
 	enum kind kind;
 	size_t off;
 	enum special special;
@@ -61,54 +65,59 @@ struct job_field {
 
 #define F(n, k, member)                                                                  \
 	{                                                                                \
-		n, k, offsetof(struct job, member), 0                                    \
+		DRV_REC_JOB__##n, k, offsetof(struct job, member), 0                     \
 	}
 #define SP(n, s)                                                                         \
 	{                                                                                \
-		n, K_SPECIAL, 0, s                                                       \
+		DRV_REC_JOB__##n, K_SPECIAL, 0, s                                        \
 	}
 
 /* clang-format off */
 static const struct job_field fields[] = {
-	F("job_id", K_U32, id), F("name", K_STR, name), F("user", K_STR, user),
-	SP("uid", S_UID), SP("gid", S_GID), F("partition", K_STR, partition),
-	SP("state", S_STATE), SP("reason", S_REASON), F("num_nodes", K_U32, num_nodes),
-	F("nodelist", K_STR, nodelist), F("batch_host", K_STR, batch_host),
-	F("time_limit", K_I64, time_limit), F("submit_time", K_I64, submit_time),
-	F("eligible_time", K_I64, eligible_time), SP("start_time", S_START),
-	F("end_time", K_I64, end_time), F("exit_code", K_INT, exit_code),
-	F("exit_signal", K_INT, exit_signal), F("workdir", K_STR, workdir),
-	F("stdout", K_STR_NULL, stdout_pat), F("stderr", K_STR_NULL, stderr_pat),
-	F("comment", K_STR_NULL, comment), SP("priority", S_PRIORITY),
-	F("restart_count", K_U32, restart_count), SP("hold", S_HOLD), SP("cpus", S_CPUS),
-	F("submit_host", K_STR, submit_host), F("command", K_STR, command),
-	SP("cancel_uid", S_CANCEL_UID), F("account", K_STR_NULL, req.account),
-	SP("qos", S_QOS), SP("nice", S_NICE), SP("ntasks", S_NTASKS),
-	SP("cpus_per_task", S_CPT), SP("ntasks_per_node", S_NTPN),
-	SP("min_memory", S_MIN_MEM), SP("mem_per_cpu", S_MEM_PER_CPU), SP("gres", S_GRES),
-	SP("gpus", S_GPUS), SP("gpus_total", S_GPUS_TOTAL),
-	F("gpu_type", K_STR_NULL, req.gpu_type), SP("exclusive", S_EXCLUSIVE),
-	SP("dependency", S_DEPENDENCY), SP("tres", S_TRES),
-	F("tasks_per_node", K_STR_NULL, tasks_per_node),
-	F("cpus_per_node", K_STR_NULL, cpus_per_node),
-	F("alloc_gpus", K_STR_NULL, alloc_gpus), F("open_mode", K_STR_NULL, req.open_mode),
-	F("stdin", K_STR_NULL, req.stdin_pat), F("req_tres", K_STR, req_tres),
-	F("alloc_tres", K_STR, alloc_tres), SP("requeue", S_REQUEUE),
-	F("req_nodes", K_STR_NULL, req.req_nodes), F("exc_nodes", K_STR_NULL, req.exc_nodes),
-	F("features", K_STR_NULL, req.features), F("min_cpus", K_U32, req.sched.min_cpus),
-	F("min_tmp", K_U64, req.sched.min_tmp), F("time_min", K_I64, req.time_min),
-	F("max_nodes", K_U32, req.sched.max_nodes), F("begin_time", K_I64, req.begin_time),
-	F("deadline", K_I64, req.deadline),
-	F("array_job_id", K_U32, array_job_id),
-	F("array_task_id", K_I64, array_task_id),
-	F("array_task_str", K_STR_NULL, array_task_str),
-	F("array_max_tasks", K_U32, array_max_tasks),
-	F("interactive", K_BOOL, interactive), SP("steps", S_STEPS),
-	SP("batch_usage", S_BATCH_USAGE),
+	F(JOB_ID, K_U32, id), F(NAME, K_STR, name), F(USER, K_STR, user),
+	SP(UID, S_UID), SP(GID, S_GID), F(PARTITION, K_STR, partition),
+	SP(STATE, S_STATE), SP(REASON, S_REASON), F(NUM_NODES, K_U32, num_nodes),
+	F(NODELIST, K_STR, nodelist), F(BATCH_HOST, K_STR, batch_host),
+	F(TIME_LIMIT, K_I64, time_limit), F(SUBMIT_TIME, K_I64, submit_time),
+	F(ELIGIBLE_TIME, K_I64, eligible_time), SP(START_TIME, S_START),
+	F(END_TIME, K_I64, end_time), F(EXIT_CODE, K_INT, exit_code),
+	F(EXIT_SIGNAL, K_INT, exit_signal), F(WORKDIR, K_STR, workdir),
+	F(STDOUT, K_STR_NULL, stdout_pat), F(STDERR, K_STR_NULL, stderr_pat),
+	F(COMMENT, K_STR_NULL, comment), SP(PRIORITY, S_PRIORITY),
+	F(RESTART_COUNT, K_U32, restart_count), SP(HOLD, S_HOLD), SP(CPUS, S_CPUS),
+	F(SUBMIT_HOST, K_STR, submit_host), F(COMMAND, K_STR, command),
+	SP(CANCEL_UID, S_CANCEL_UID), F(ACCOUNT, K_STR_NULL, req.account),
+	SP(QOS, S_QOS), SP(NICE, S_NICE), SP(NTASKS, S_NTASKS),
+	SP(CPUS_PER_TASK, S_CPT), SP(NTASKS_PER_NODE, S_NTPN),
+	SP(MIN_MEMORY, S_MIN_MEM), SP(MEM_PER_CPU, S_MEM_PER_CPU), SP(GRES, S_GRES),
+	SP(GPUS, S_GPUS), SP(GPUS_TOTAL, S_GPUS_TOTAL),
+	F(GPU_TYPE, K_STR_NULL, req.gpu_type), SP(EXCLUSIVE, S_EXCLUSIVE),
+	SP(DEPENDENCY, S_DEPENDENCY), SP(TRES, S_TRES),
+	F(TASKS_PER_NODE, K_STR_NULL, tasks_per_node),
+	F(CPUS_PER_NODE, K_STR_NULL, cpus_per_node),
+	F(ALLOC_GPUS, K_STR_NULL, alloc_gpus), F(OPEN_MODE, K_STR_NULL, req.open_mode),
+	F(STDIN, K_STR_NULL, req.stdin_pat), F(REQ_TRES, K_STR, req_tres),
+	F(ALLOC_TRES, K_STR, alloc_tres), SP(REQUEUE, S_REQUEUE),
+	F(REQ_NODES, K_STR_NULL, req.req_nodes), F(EXC_NODES, K_STR_NULL, req.exc_nodes),
+	F(FEATURES, K_STR_NULL, req.features), F(MIN_CPUS, K_U32, req.sched.min_cpus),
+	F(MIN_TMP, K_U64, req.sched.min_tmp), F(TIME_MIN, K_I64, req.time_min),
+	F(MAX_NODES, K_U32, req.sched.max_nodes), F(BEGIN_TIME, K_I64, req.begin_time),
+	F(DEADLINE, K_I64, req.deadline),
+	F(ARRAY_JOB_ID, K_U32, array_job_id),
+	F(ARRAY_TASK_ID, K_I64, array_task_id),
+	F(ARRAY_TASK_STR, K_STR_NULL, array_task_str),
+	F(ARRAY_MAX_TASKS, K_U32, array_max_tasks),
+	F(INTERACTIVE, K_BOOL, interactive), SP(STEPS, S_STEPS),
+	SP(BATCH_USAGE, S_BATCH_USAGE),
 };
 /* clang-format on */
 
 #define N_FIELDS (sizeof(fields) / sizeof(fields[0]))
+
+static const char *field_name(const struct job_field *f)
+{
+	return drv_shape_rec_job.fields[f->idx].name;
+}
 
 static uint32_t job_nodes(const struct job *j)
 {
@@ -274,14 +283,15 @@ json_t *job_to_record(const struct job *j)
 {
 	json_t *r = json_object();
 	for (size_t i = 0; i < N_FIELDS; i++)
-		json_object_set_new(r, fields[i].name, field_value(j, &fields[i]));
+		json_object_set_new(r, field_name(&fields[i]),
+				    field_value(j, &fields[i]));
 	return r;
 }
 
 const struct job_field *job_field_find(const char *name)
 {
 	for (size_t i = 0; i < N_FIELDS; i++)
-		if (!strcmp(fields[i].name, name))
+		if (!strcmp(field_name(&fields[i]), name))
 			return &fields[i];
 	return NULL;
 }

@@ -92,28 +92,6 @@ static int placement_from(struct job_req *req, json_t *o)
 	return set_features(req, get_str(o, "features"));
 }
 
-static void placement_to(const struct job_req *req, json_t *o)
-{
-	const struct sched_req *r = &req->sched;
-	if (r->min_cpus)
-		json_object_set_new(o, "min_cpus", json_integer(r->min_cpus));
-	if (r->min_tmp)
-		json_object_set_new(o, "tmp", json_integer((json_int_t)r->min_tmp));
-	if (req->req_nodes)
-		json_object_set_new(o, "req_nodes", json_string(req->req_nodes));
-	if (req->exc_nodes)
-		json_object_set_new(o, "exc_nodes", json_string(req->exc_nodes));
-	if (req->features)
-		json_object_set_new(o, "features", json_string(req->features));
-	if (req->warn_signal) {
-		json_object_set_new(o, "signal", json_integer(req->warn_signal));
-		json_object_set_new(o, "signal_time", json_integer(req->warn_time));
-		json_object_set_new(o, "signal_batch", json_boolean(req->warn_batch));
-	}
-	if (req->time_min)
-		json_object_set_new(o, "time_min", json_integer(req->time_min));
-}
-
 /* The totals the fields make together, which the schema cannot bound one
  * field at a time, so that every later product (CPUs, GPUs, memory) fits.
  * 0, or a Slurm rc with its text in err. */
@@ -210,84 +188,125 @@ void job_req_free(struct job_req *req)
 	memset(req, 0, sizeof(*req));
 }
 
-static json_t *str_or_null(const char *s)
+/* The request's placement and --signal fields (those job.submit names
+ * alike) into the store's object. */
+static void placement_to_rec(const struct job_req *req, struct drv_rec_job_req *o)
 {
-	return s ? json_string(s) : json_null();
+	o->min_cpus = req->sched.min_cpus;
+	o->tmp = req->sched.min_tmp;
+	o->req_nodes = req->req_nodes;
+	o->exc_nodes = req->exc_nodes;
+	o->features = req->features;
+	if (req->warn_signal) {
+		o->signal = req->warn_signal;
+		o->signal_time = req->warn_time;
+		o->signal_batch = req->warn_batch;
+	}
+	o->time_min = req->time_min;
 }
 
 json_t *job_req_to_json(const struct job_req *req)
 {
 	const struct sched_req *r = &req->sched;
-	json_t *o = json_pack(
-	    "{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:b,s:b,s:b,s:b,s:b,s:I,s:o,s:o,s:o,s:"
-	    "o,"
-	    "s:o,s:b,s:I,s:o,s:o}",
-	    "min_nodes", (json_int_t)r->min_nodes, "max_nodes", (json_int_t)r->max_nodes,
-	    "ntasks", (json_int_t)r->ntasks, "cpus_per_task",
-	    (json_int_t)r->cpus_per_task, "ntasks_per_node",
-	    (json_int_t)r->ntasks_per_node, "mem_per_node",
-	    (json_int_t)(r->mem_per_node == SCHED_MEM_WHOLE
-			     ? -1
-			     : (json_int_t)r->mem_per_node),
-	    "mem_per_cpu", (json_int_t)r->mem_per_cpu, "gpus_per_node",
-	    (json_int_t)r->gpus_per_node, "gpus_total", (json_int_t)r->gpus_total,
-	    "exclusive", r->exclusive, "ntasks_given", req->ntasks_given, "cpt_given",
-	    req->cpt_given, "mem_given", req->mem_given, "mem_is_per_cpu",
-	    req->mem_is_per_cpu, "mem", (json_int_t)req->mem, "gpu_type",
-	    str_or_null(req->gpu_type), "account", str_or_null(req->account), "qos",
-	    str_or_null(req->qos), "dependency", str_or_null(req->dependency), "deps",
-	    dep_to_json(&req->deps), "deps_any", req->deps.any, "nice",
-	    (json_int_t)req->nice, "open_mode", str_or_null(req->open_mode), "stdin",
-	    str_or_null(req->stdin_pat));
-	placement_to(req, o);
-	json_object_set_new(o, "kill_invalid_dep", json_integer(req->kill_invalid_dep));
-	json_object_set_new(o, "begin_time", json_integer(req->begin_time));
-	json_object_set_new(o, "deadline", json_integer(req->deadline));
-	json_object_set_new(o, "requeue", json_boolean(req->requeue));
-	return o;
+	struct drv_rec_job_req o = {
+	    .min_nodes = r->min_nodes,
+	    .max_nodes = r->max_nodes,
+	    .ntasks = r->ntasks,
+	    .cpus_per_task = r->cpus_per_task,
+	    .ntasks_per_node = r->ntasks_per_node,
+	    .mem_per_node =
+		r->mem_per_node == SCHED_MEM_WHOLE ? -1 : (int64_t)r->mem_per_node,
+	    .mem_per_cpu = r->mem_per_cpu,
+	    .gpus_per_node = r->gpus_per_node,
+	    .gpus_total = r->gpus_total,
+	    .exclusive = r->exclusive,
+	    .ntasks_given = req->ntasks_given,
+	    .cpt_given = req->cpt_given,
+	    .mem_given = req->mem_given,
+	    .mem_is_per_cpu = req->mem_is_per_cpu,
+	    .mem = req->mem,
+	    .gpu_type = req->gpu_type,
+	    .account = req->account,
+	    .qos = req->qos,
+	    .dependency = req->dependency,
+	    .deps = dep_to_json(&req->deps),
+	    .deps_any = req->deps.any,
+	    .nice = req->nice,
+	    .open_mode = req->open_mode,
+	    .stdin = req->stdin_pat,
+	    .signal_time = 60,
+	    .kill_invalid_dep = req->kill_invalid_dep,
+	    .begin_time = req->begin_time,
+	    .deadline = req->deadline,
+	    .requeue = req->requeue,
+	};
+	placement_to_rec(req, &o);
+	json_t *out = drv_rec_job_req_encode(&o);
+	json_decref(o.deps);
+	return out;
 }
 
-int job_req_from_json(struct job_req *req, json_t *o)
+static char *dup_str(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+int job_req_from_rec(struct job_req *req, const struct drv_rec_job_req *o)
 {
 	struct sched_req *r = &req->sched;
 	memset(req, 0, sizeof(*req));
-	if (!json_is_object(o))
-		return -EINVAL;
-	r->min_nodes = (uint32_t)get_int(o, "min_nodes", 1);
-	r->max_nodes = (uint32_t)get_int(o, "max_nodes", 0);
-	r->ntasks = (uint32_t)get_int(o, "ntasks", 0);
-	r->cpus_per_task = (uint32_t)get_int(o, "cpus_per_task", 1);
-	r->ntasks_per_node = (uint32_t)get_int(o, "ntasks_per_node", 0);
-	int64_t mpn = get_int(o, "mem_per_node", 0);
-	r->mem_per_node = mpn < 0 ? SCHED_MEM_WHOLE : (uint64_t)mpn;
-	r->mem_per_cpu = (uint64_t)get_int(o, "mem_per_cpu", 0);
-	r->gpus_per_node = (uint32_t)get_int(o, "gpus_per_node", 0);
-	r->gpus_total = (uint32_t)get_int(o, "gpus_total", 0);
-	r->exclusive = json_is_true(json_object_get(o, "exclusive"));
-	req->ntasks_given = json_is_true(json_object_get(o, "ntasks_given"));
-	req->cpt_given = json_is_true(json_object_get(o, "cpt_given"));
-	req->mem_given = json_is_true(json_object_get(o, "mem_given"));
-	req->mem_is_per_cpu = json_is_true(json_object_get(o, "mem_is_per_cpu"));
-	req->mem = (uint64_t)get_int(o, "mem", 0);
-	req->gpu_type = get_str(o, "gpu_type");
+	r->min_nodes = o->min_nodes;
+	r->max_nodes = o->max_nodes;
+	r->ntasks = o->ntasks;
+	r->cpus_per_task = o->cpus_per_task;
+	r->ntasks_per_node = o->ntasks_per_node;
+	r->mem_per_node =
+	    o->mem_per_node < 0 ? SCHED_MEM_WHOLE : (uint64_t)o->mem_per_node;
+	r->mem_per_cpu = o->mem_per_cpu;
+	r->gpus_per_node = o->gpus_per_node;
+	r->gpus_total = o->gpus_total;
+	r->exclusive = o->exclusive;
+	req->ntasks_given = o->ntasks_given;
+	req->cpt_given = o->cpt_given;
+	req->mem_given = o->mem_given;
+	req->mem_is_per_cpu = o->mem_is_per_cpu;
+	req->mem = o->mem;
+	req->gpu_type = dup_str(o->gpu_type);
 	r->gpu_type = req->gpu_type;
-	req->account = get_str(o, "account");
-	req->qos = get_str(o, "qos");
-	req->dependency = get_str(o, "dependency");
-	if (dep_from_json(&req->deps, json_object_get(o, "deps"),
-			  json_is_true(json_object_get(o, "deps_any")),
-			  json_is_true(json_object_get(o, "dep_failed"))) < 0)
+	req->account = dup_str(o->account);
+	req->qos = dup_str(o->qos);
+	req->dependency = dup_str(o->dependency);
+	if (dep_from_json(&req->deps, o->deps, o->deps_any, o->dep_failed) < 0)
 		return -ENOMEM;
-	req->kill_invalid_dep = (int)get_int(o, "kill_invalid_dep", -1);
-	req->begin_time = get_int(o, "begin_time", 0);
-	req->deadline = get_int(o, "deadline", 0);
-	req->nice = (int32_t)get_int(o, "nice", 0);
-	req->open_mode = get_str(o, "open_mode");
-	req->stdin_pat = get_str(o, "stdin");
-	json_t *rq = json_object_get(o, "requeue");
-	req->requeue = rq ? json_is_true(rq) : true;
-	placement_from(req, o); /* a stored -C parsed once already */
+	req->kill_invalid_dep = o->kill_invalid_dep;
+	req->begin_time = o->begin_time;
+	req->deadline = o->deadline;
+	req->nice = o->nice;
+	req->open_mode = dup_str(o->open_mode);
+	req->stdin_pat = dup_str(o->stdin);
+	req->requeue = o->requeue;
+	r->min_cpus = o->min_cpus;
+	r->min_tmp = o->tmp;
+	req->req_nodes = dup_str(o->req_nodes);
+	req->exc_nodes = dup_str(o->exc_nodes);
+	req->warn_signal = o->signal;
+	req->warn_time = o->signal_time;
+	req->warn_batch = o->signal_batch;
+	req->time_min = o->time_min;
+	set_features(req, dup_str(o->features)); /* a stored -C parsed once already */
 	return 0;
+}
+
+int job_req_from_json(struct job_req *req, json_t *obj)
+{
+	struct drv_rec_job_req o;
+	struct drv_error err;
+	memset(req, 0, sizeof(*req));
+	if (!json_is_object(obj) || drv_rec_job_req_decode(obj, &o, &err) < 0)
+		return -EINVAL;
+	int rc = job_req_from_rec(req, &o);
+	drv_rec_job_req_free(&o);
+	return rc;
 }
 
 char *job_counts_string(const uint32_t *v, uint32_t n)

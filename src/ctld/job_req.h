@@ -17,6 +17,8 @@ void job_req_free(struct job_req *req);
 
 json_t *job_req_to_json(const struct job_req *req);	 /* new reference */
 int job_req_from_json(struct job_req *req, json_t *obj); /* 0 or -EINVAL */
+/* The same from the store's decoded object: 0 or -ENOMEM. */
+int job_req_from_rec(struct job_req *req, const struct drv_rec_job_req *o);
 
 /* Whether a job with this request and limit, still pending at now, could
  * not finish by its --deadline even if it started at once (or at --begin)

@@ -141,17 +141,20 @@ bool node_usable(const struct node *n)
 	return n->registered && !n->down && !n->drain;
 }
 
-static json_t *parts_of(const struct node *n, const struct drv_conf *conf)
+/* The partitions n is in (names borrowed from conf; the caller frees the
+ * array), their count in *n_out. */
+static const char **parts_of(const struct node *n, const struct drv_conf *conf,
+			     size_t *n_out)
 {
-	json_t *a = json_array();
-	for (size_t p = 0; p < conf->n_parts; p++)
+	const char **v = calloc(conf->n_parts ? conf->n_parts : 1, sizeof(*v));
+	*n_out = 0;
+	for (size_t p = 0; v && p < conf->n_parts; p++)
 		for (size_t i = 0; i < conf->parts[p].n_nodes; i++)
 			if (!strcmp(conf->parts[p].node_names[i], n->conf->name)) {
-				json_array_append_new(a,
-						      json_string(conf->parts[p].name));
+				v[(*n_out)++] = conf->parts[p].name;
 				break;
 			}
-	return a;
+	return v;
 }
 
 /* The GPUs of one type starting at index i: how many are in use, and which. */
@@ -176,86 +179,85 @@ static uint32_t gpu_run(const struct node *n, uint32_t i, char *idx, size_t len,
 	return end;
 }
 
-/* "gpu:a100:1(IDX:0),gpu:v100:0(IDX:N/A)" as scontrol's GresUsed; null
- * without GPUs. Types in the order the node declares them. */
-static json_t *node_gres_used(const struct node *n)
+/* "gpu:a100:1(IDX:0),gpu:v100:0(IDX:N/A)" as scontrol's GresUsed, into buf;
+ * NULL without GPUs. Types in the order the node declares them. */
+static const char *node_gres_used(const struct node *n, char *buf, size_t size)
 {
 	if (!n->n_gpus)
-		return json_null();
-	char buf[1024] = "", idx[512];
+		return NULL;
+	char idx[512];
 	size_t len = 0;
+	buf[0] = '\0';
 	for (uint32_t i = 0, used; i < n->n_gpus;) {
 		const char *type = n->gpu_type[i];
 		i = gpu_run(n, i, idx, sizeof(idx), &used);
-		len += (size_t)snprintf(
-		    buf + len, sizeof(buf) - len, "%sgpu%s%s:%u(IDX:%s)", len ? "," : "",
-		    type ? ":" : "", type ? type : "", used, used ? idx : "N/A");
+		len += (size_t)snprintf(buf + len, size - len, "%sgpu%s%s:%u(IDX:%s)",
+					len ? "," : "", type ? ":" : "", type ? type : "",
+					used, used ? idx : "N/A");
 	}
-	return json_string(buf);
+	return buf;
 }
 
 json_t *node_to_record(const struct node *n, const struct drv_conf *conf)
 {
-	json_t *r = json_object();
 	const struct drv_node_conf *nc = n->conf;
-	json_object_set_new(r, "name", json_string(nc->name));
-	json_object_set_new(r, "state", json_string(node_base_state(n)));
-	json_object_set_new(r, "drain", json_boolean(n->drain));
-	json_object_set_new(r, "not_responding",
-			    json_boolean(n->registered && !n->peer && !n->down));
-	json_object_set_new(r, "reason", json_string(n->reason));
-	json_object_set_new(r, "reason_time", json_integer(n->reason_time));
-	json_object_set_new(r, "reason_uid", json_integer(n->reason_uid));
 	struct passwd *pw = n->reason_time ? getpwuid(n->reason_uid) : NULL;
-	json_object_set_new(r, "reason_user", json_string(pw ? pw->pw_name : "root"));
-	json_object_set_new(r, "cpus", json_integer(nc->cpus));
-	json_object_set_new(r, "alloc_cpus", json_integer(n->cpus_alloc));
-	json_object_set_new(r, "real_memory", json_integer((json_int_t)nc->real_memory));
-	json_object_set_new(r, "tmp_disk", json_integer((json_int_t)nc->tmp_disk));
-	json_object_set_new(r, "alloc_memory", json_integer((json_int_t)n->mem_alloc));
-	json_object_set_new(r, "gpus", json_integer(n->n_gpus));
-	json_object_set_new(r, "alloc_gpus",
-			    json_integer(__builtin_popcountll(n->gpus_alloc)));
-	json_object_set_new(r, "gres_used", node_gres_used(n));
-	json_object_set_new(r, "gres", nc->gres ? json_string(nc->gres) : json_null());
-	json_object_set_new(r, "features",
-			    nc->features ? json_string(nc->features) : json_null());
-	json_object_set_new(r, "addr", json_string(nc->addr));
-	json_object_set_new(r, "hostname", json_string(nc->hostname));
-	json_object_set_new(r, "port", json_integer(nc->port));
-	json_object_set_new(r, "boot_time", json_integer(n->boot_time));
-	json_object_set_new(r, "last_seen", json_integer(n->last_seen));
-	json_object_set_new(r, "slurmd_start_time", json_integer(n->registered_time));
-	json_object_set_new(r, "partitions", parts_of(n, conf));
-	return r;
+	char gres_used[1024];
+	struct drv_rec_node r = {
+	    .name = nc->name,
+	    .state = node_base_state(n),
+	    .drain = n->drain,
+	    .not_responding = n->registered && !n->peer && !n->down,
+	    .reason = n->reason,
+	    .reason_time = n->reason_time,
+	    .reason_uid = n->reason_uid,
+	    .reason_user = pw ? pw->pw_name : "root",
+	    .cpus = nc->cpus,
+	    .alloc_cpus = n->cpus_alloc,
+	    .real_memory = (int64_t)nc->real_memory,
+	    .tmp_disk = (int64_t)nc->tmp_disk,
+	    .alloc_memory = (int64_t)n->mem_alloc,
+	    .gpus = n->n_gpus,
+	    .alloc_gpus = (uint32_t)__builtin_popcountll(n->gpus_alloc),
+	    .gres_used = node_gres_used(n, gres_used, sizeof(gres_used)),
+	    .gres = nc->gres,
+	    .features = nc->features,
+	    .addr = nc->addr,
+	    .hostname = nc->hostname,
+	    .port = (uint16_t)nc->port,
+	    .boot_time = n->boot_time,
+	    .last_seen = n->last_seen,
+	    .slurmd_start_time = n->registered_time,
+	};
+	r.partitions = parts_of(n, conf, &r.n_partitions);
+	json_t *out = drv_rec_node_encode(&r);
+	free(r.partitions);
+	return out;
 }
 
-/* Only what an admin or a failure decided is stored: the rest is learnt again
- * from noded's registration. */
 json_t *node_to_store(const struct node *n)
 {
-	json_t *r = json_object();
-	json_object_set_new(r, "down", json_boolean(n->down));
-	json_object_set_new(r, "down_by_admin", json_boolean(n->down_by_admin));
-	json_object_set_new(r, "drain", json_boolean(n->drain));
-	json_object_set_new(r, "admin_override", json_boolean(n->admin_override));
-	json_object_set_new(r, "reason", json_string(n->reason));
-	json_object_set_new(r, "reason_time", json_integer(n->reason_time));
-	json_object_set_new(r, "reason_uid", json_integer(n->reason_uid));
-	return r;
+	struct drv_rec_node_store r = {
+	    .down = n->down,
+	    .down_by_admin = n->down_by_admin,
+	    .drain = n->drain,
+	    .admin_override = n->admin_override,
+	    .reason = n->reason,
+	    .reason_time = n->reason_time,
+	    .reason_uid = n->reason_uid,
+	};
+	return drv_rec_node_store_encode(&r);
 }
 
-void node_apply_store(struct node *n, json_t *rec)
+void node_apply_store(struct node *n, const struct drv_rec_node_store *r)
 {
-	if (!json_is_true(json_object_get(rec, "admin_override")) &&
-	    !json_is_true(json_object_get(rec, "down")))
+	if (!r->admin_override && !r->down)
 		return; /* nothing an admin decided: the config's State= applies */
-	n->admin_override = json_is_true(json_object_get(rec, "admin_override"));
-	n->down = json_is_true(json_object_get(rec, "down"));
-	n->down_by_admin = json_is_true(json_object_get(rec, "down_by_admin"));
-	n->drain = json_is_true(json_object_get(rec, "drain"));
-	const char *reason = json_string_value(json_object_get(rec, "reason"));
-	snprintf(n->reason, sizeof(n->reason), "%s", reason ? reason : "");
-	n->reason_time = json_integer_value(json_object_get(rec, "reason_time"));
-	n->reason_uid = (uid_t)json_integer_value(json_object_get(rec, "reason_uid"));
+	n->admin_override = r->admin_override;
+	n->down = r->down;
+	n->down_by_admin = r->down_by_admin;
+	n->drain = r->drain;
+	snprintf(n->reason, sizeof(n->reason), "%s", r->reason ? r->reason : "");
+	n->reason_time = r->reason_time;
+	n->reason_uid = (uid_t)r->reason_uid;
 }

@@ -59,6 +59,7 @@ bool node_usable(const struct node *n); /* registered, up, not drained */
 
 json_t *node_to_record(const struct node *n, const struct drv_conf *conf);
 json_t *node_to_store(const struct node *n);
-void node_apply_store(struct node *n, json_t *rec);
+struct drv_rec_node_store;
+void node_apply_store(struct node *n, const struct drv_rec_node_store *r);
 
 #endif

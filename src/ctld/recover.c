@@ -10,39 +10,46 @@
 #include "common/log.h"
 #include "ctld/ctld.h"
 
+/* A running (or still completing) job keeps its nodes: those the config
+ * still has. */
+static void hold_alloc(struct ctld *c, struct job *j, const struct drv_rec_job *r)
+{
+	j->alloc = calloc(r->n_alloc, sizeof(*j->alloc));
+	for (size_t i = 0; j->alloc && i < r->n_alloc; i++) {
+		const struct drv_rec_job_alloc *a = &r->alloc[i];
+		struct node *node = node_find(&c->nodes, a->node);
+		if (node)
+			j->alloc[j->n_alloc++] = (struct job_alloc){
+			    node->idx, a->cpus, a->tasks, a->mem, (uint64_t)a->gpus};
+	}
+	job_hold_nodes(c, j);
+}
+
 static void on_job(const char *key, const char *text, void *arg)
 {
 	struct ctld *c = arg;
-	json_t *rec = json_loads(text, 0, NULL), *names = NULL;
-	struct job *j = rec ? job_from_store(rec, &names) : NULL;
+	json_t *rec = json_loads(text, 0, NULL);
+	struct drv_rec_job r;
+	struct drv_error err = {""};
+	struct job *j = NULL;
+	if (rec && drv_rec_job_decode(rec, &r, &err) == 0) {
+		j = job_from_store(&r);
+		if (!j)
+			drv_rec_job_free(&r);
+	}
 	if (!j) {
-		log_error("store: job %s has a malformed record: skipped", key);
+		log_error("store: job %s has a malformed record: skipped%s%s", key,
+			  *err.text ? ": " : "", err.text);
 		json_decref(rec);
 		return;
 	}
-	size_t n = json_array_size(names);
-	if (n && (!job_state_final(j->state) || j->completing)) {
-		j->alloc = calloc(n, sizeof(*j->alloc));
-		for (size_t i = 0; j->alloc && i < n; i++) {
-			json_t *a = json_array_get(names, i);
-			const char *name = json_string_value(json_object_get(a, "node"));
-			struct node *node = node_find(&c->nodes, name ? name : "");
-			if (!node)
-				continue;
-			j->alloc[j->n_alloc++] = (struct job_alloc){
-			    node->idx,
-			    (uint32_t)json_integer_value(json_object_get(a, "cpus")),
-			    (uint32_t)json_integer_value(json_object_get(a, "tasks")),
-			    (uint64_t)json_integer_value(json_object_get(a, "mem")),
-			    (uint64_t)json_integer_value(json_object_get(a, "gpus"))};
-		}
-		job_hold_nodes(c, j);
-	}
-	const char *why = json_string_value(json_object_get(rec, "reason"));
+	if (r.n_alloc && (!job_state_final(j->state) || j->completing))
+		hold_alloc(c, j, &r);
 	if (j->hold)
 		j->reason = j->hold == HOLD_USER ? "JobHeldUser" : "JobHeldAdmin";
-	if (j->hold && why && !strcmp(why, job_reason_requeue_held))
+	if (j->hold && r.reason && !strcmp(r.reason, job_reason_requeue_held))
 		j->reason = job_reason_requeue_held;
+	drv_rec_job_free(&r);
 	json_decref(rec);
 	job_table_add(&c->jobs, j);
 }
@@ -52,8 +59,14 @@ static void on_node(const char *name, const char *text, void *arg)
 	struct ctld *c = arg;
 	struct node *n = node_find(&c->nodes, name);
 	json_t *rec = json_loads(text, 0, NULL);
-	if (n && rec)
-		node_apply_store(n, rec);
+	struct drv_rec_node_store r;
+	struct drv_error err;
+	if (n && rec && drv_rec_node_store_decode(rec, &r, &err) == 0) {
+		node_apply_store(n, &r);
+		drv_rec_node_store_free(&r);
+	} else if (n) {
+		log_error("store: node %s has a malformed record: skipped", name);
+	}
 	json_decref(rec);
 }
 

@@ -139,10 +139,6 @@ static bool job_matches(const struct store_job_filter *f, const struct job *j)
  * form (what the reply's digest covers), without what only recovery reads. */
 static char *history_record(int64_t id, const char *rec, void *arg)
 {
-	static const char *const store_only[] = {
-	    "submit_dir",     "export", "launch_acked",	    "completing",
-	    "prolog_pending", "alloc",	"alloc_cpus_total", "req",
-	    "base_priority"};
 	(void)arg;
 	json_t *o = json_loads(rec, 0, NULL);
 	if (!json_is_object(o)) {
@@ -150,8 +146,7 @@ static char *history_record(int64_t id, const char *rec, void *arg)
 		json_decref(o);
 		return NULL;
 	}
-	for (size_t i = 0; i < sizeof(store_only) / sizeof(store_only[0]); i++)
-		json_object_del(o, store_only[i]);
+	drv_shape_strip(&drv_shape_rec_job, o, DRV_FL_PRIVATE);
 	char *text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(o);
 	return text;

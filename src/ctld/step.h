@@ -76,8 +76,8 @@ bool steps_running(const struct job *j);
 /* The "steps" array of the job record (new reference); with store, what
  * recovery needs too. */
 json_t *steps_to_json(const struct job *j, bool store);
-/* Restores j's steps from a store record's "steps" (absent: none). */
-void steps_from_json(struct job *j, json_t *arr);
+/* Restores j's steps from a store record's (n of them). */
+void steps_from_store(struct job *j, const struct drv_rec_step *v, size_t n);
 void steps_free(struct job *j);
 
 #endif

@@ -84,51 +84,49 @@ uint64_t step_gpus_busy(const struct job *j, uint32_t slot)
 
 /* --- records -------------------------------------------------------------- */
 
-static json_t *u32_array(const uint32_t *v, uint32_t n)
+/* What recovery needs to go on waiting for a running step's nodes. */
+static void running_to_store(const struct job_step *s, struct drv_rec_step *r)
 {
-	json_t *a = json_array();
-	for (uint32_t i = 0; i < n; i++)
-		json_array_append_new(a, json_integer(v[i]));
-	return a;
+	r->node_idx = s->node_idx;
+	r->alloc_idx = s->alloc_idx;
+	r->node_cpus = s->node_cpus;
+	r->node_gpus = (int64_t *)s->node_gpus; /* the same bits, signed on the wire */
+	r->node_done = s->node_done;
+	r->n_node_idx = r->n_alloc_idx = r->n_node_cpus = r->n_node_done = s->num_nodes;
+	r->n_node_gpus = s->node_gpus ? s->num_nodes : 0;
+	r->has_node_idx = r->has_alloc_idx = r->has_node_cpus = true;
+	r->has_node_gpus = r->has_node_done = true;
+	r->job_ended = s->job_ended;
+	r->timed_out = s->timed_out;
+	r->give_up = s->give_up;
+	r->overlap = s->overlap;
+	r->cancelled = s->cancelled;
 }
 
 static json_t *step_to_json(const struct job_step *s, bool store)
 {
-	json_t *o = json_pack(
-	    "{s:I,s:s,s:s,s:i,s:i,s:I,s:I,s:s,s:I,s:I,s:I,s:I,s:s,s:s,s:s}", "step_id",
-	    (json_int_t)s->id, "name", s->name ? s->name : "", "state",
-	    job_state_name(s->state), "exit_code", s->exit_code, "exit_signal",
-	    s->exit_signal, "start_time", (json_int_t)s->start_time, "end_time",
-	    (json_int_t)s->end_time, "nodelist", s->nodelist ? s->nodelist : "",
-	    "num_nodes", (json_int_t)s->num_nodes, "ntasks", (json_int_t)s->ntasks,
-	    "cpus", (json_int_t)s->cpus, "cancel_uid",
-	    s->cancel_uid == (uid_t)-1 ? (json_int_t)-1 : (json_int_t)s->cancel_uid,
-	    "alloc_tres", s->alloc_tres ? s->alloc_tres : "", "tasks_per_node",
-	    s->tasks_per_node ? s->tasks_per_node : "", "distribution",
-	    dist_names[s->dist]);
-	usage_set_fields(&s->usage, o, store);
-	if (store && s->state == JOB_RUNNING && s->alloc_idx) {
-		json_object_set_new(o, "node_idx", u32_array(s->node_idx, s->num_nodes));
-		json_object_set_new(o, "alloc_idx",
-				    u32_array(s->alloc_idx, s->num_nodes));
-		json_object_set_new(o, "job_ended", json_boolean(s->job_ended));
-		json_object_set_new(o, "timed_out", json_boolean(s->timed_out));
-		json_object_set_new(o, "give_up", json_integer(s->give_up));
-		json_object_set_new(o, "node_cpus",
-				    u32_array(s->node_cpus, s->num_nodes));
-		json_t *gpus = json_array();
-		for (uint32_t k = 0; s->node_gpus && k < s->num_nodes; k++)
-			json_array_append_new(gpus,
-					      json_integer((json_int_t)s->node_gpus[k]));
-		json_object_set_new(o, "node_gpus", gpus);
-		json_t *done = json_array();
-		for (uint32_t k = 0; k < s->num_nodes; k++)
-			json_array_append_new(done, json_boolean(s->node_done[k]));
-		json_object_set_new(o, "node_done", done);
-		json_object_set_new(o, "overlap", json_boolean(s->overlap));
-		json_object_set_new(o, "cancelled", json_boolean(s->cancelled));
-	}
-	return o;
+	struct drv_rec_step r = {
+	    .step_id = s->id,
+	    .name = s->name ? s->name : "",
+	    .state = job_state_name(s->state),
+	    .exit_code = s->exit_code,
+	    .exit_signal = s->exit_signal,
+	    .start_time = s->start_time,
+	    .end_time = s->end_time,
+	    .nodelist = s->nodelist ? s->nodelist : "",
+	    .num_nodes = s->num_nodes,
+	    .ntasks = s->ntasks,
+	    .cpus = s->cpus,
+	    .cancel_uid = s->cancel_uid == (uid_t)-1 ? -1 : (int64_t)s->cancel_uid,
+	    .alloc_tres = s->alloc_tres ? s->alloc_tres : "",
+	    .tasks_per_node = s->tasks_per_node ? s->tasks_per_node : "",
+	    .distribution = dist_names[s->dist],
+	};
+	usage_to_step(&s->usage, &r);
+	if (store && s->state == JOB_RUNNING && s->alloc_idx)
+		running_to_store(s, &r);
+	return drv_shape_encode(&drv_shape_rec_step, &r,
+				store ? 0 : DRV_ENC_EXCEPT | DRV_FL_PRIVATE);
 }
 
 json_t *steps_to_json(const struct job *j, bool store)
@@ -139,84 +137,70 @@ json_t *steps_to_json(const struct job *j, bool store)
 	return a;
 }
 
-static char *dup_str(json_t *o, const char *key)
+static char *dup_str(const char *s)
 {
-	const char *s = json_string_value(json_object_get(o, key));
 	return s ? strdup(s) : NULL;
 }
 
-static uint32_t *u32_from(json_t *a, uint32_t n)
+/* n values from v (nv of them; the rest 0). */
+static void *copy_of(const void *v, size_t nv, size_t n, size_t size)
 {
-	uint32_t *v = calloc(n ? n : 1, sizeof(*v));
-	if (!v)
+	void *out = calloc(n ? n : 1, size);
+	if (!out)
 		abort();
-	for (uint32_t k = 0; k < n; k++)
-		v[k] = (uint32_t)json_integer_value(json_array_get(a, k));
-	return v;
+	if (v)
+		memcpy(out, v, (nv < n ? nv : n) * size);
+	return out;
 }
 
-void steps_from_json(struct job *j, json_t *arr)
+static void running_from_store(struct job_step *s, const struct drv_rec_step *r)
 {
-	size_t i;
-	json_t *o;
-	json_array_foreach(arr, i, o)
-	{
-		int state =
-		    job_state_parse(json_string_value(json_object_get(o, "state")) ?: "");
-		if (state < 0)
-			continue;
-		struct job_step *s = step_append(j);
-		s->id = (uint32_t)json_integer_value(json_object_get(o, "step_id"));
-		s->state = (enum job_state)state;
-		s->name = dup_str(o, "name");
-		s->nodelist = dup_str(o, "nodelist");
-		s->tasks_per_node = dup_str(o, "tasks_per_node");
-		s->alloc_tres = dup_str(o, "alloc_tres");
-		s->start_time = json_integer_value(json_object_get(o, "start_time"));
-		s->end_time = json_integer_value(json_object_get(o, "end_time"));
-		s->exit_code = (int)json_integer_value(json_object_get(o, "exit_code"));
-		s->exit_signal =
-		    (int)json_integer_value(json_object_get(o, "exit_signal"));
-		s->num_nodes =
-		    (uint32_t)json_integer_value(json_object_get(o, "num_nodes"));
-		s->ntasks = (uint32_t)json_integer_value(json_object_get(o, "ntasks"));
-		s->cpus = (uint32_t)json_integer_value(json_object_get(o, "cpus"));
-		s->cancel_uid =
-		    (uid_t)json_integer_value(json_object_get(o, "cancel_uid"));
-		const char *dist = json_string_value(json_object_get(o, "distribution"));
-		for (int d = 0; dist && d < 4; d++)
-			if (!strcmp(dist, dist_names[d]))
-				s->dist = (enum step_dist)d;
-		s->overlap = json_is_true(json_object_get(o, "overlap"));
-		s->cancelled = json_is_true(json_object_get(o, "cancelled"));
-		usage_from_json(&s->usage, o);
-		json_t *idx = json_object_get(o, "alloc_idx");
-		json_t *nidx = json_object_get(o, "node_idx");
-		if (s->state == JOB_RUNNING && json_array_size(idx) == s->num_nodes &&
-		    json_array_size(nidx) == s->num_nodes) {
-			s->alloc_idx = u32_from(idx, s->num_nodes);
-			s->node_idx = u32_from(nidx, s->num_nodes);
-			s->job_ended = json_is_true(json_object_get(o, "job_ended"));
-			s->timed_out = json_is_true(json_object_get(o, "timed_out"));
-			s->give_up = json_integer_value(json_object_get(o, "give_up"));
-			s->node_cpus =
-			    u32_from(json_object_get(o, "node_cpus"), s->num_nodes);
-			s->node_gpus =
-			    calloc(s->num_nodes ? s->num_nodes : 1, sizeof(uint64_t));
-			if (!s->node_gpus)
-				abort();
-			for (uint32_t k = 0; k < s->num_nodes; k++)
-				s->node_gpus[k] = (uint64_t)json_integer_value(
-				    json_array_get(json_object_get(o, "node_gpus"), k));
-			s->node_done =
-			    calloc(s->num_nodes ? s->num_nodes : 1, sizeof(bool));
-			if (!s->node_done)
-				abort();
-			json_t *done = json_object_get(o, "node_done");
-			for (uint32_t k = 0; k < s->num_nodes; k++)
-				s->node_done[k] = json_is_true(json_array_get(done, k));
-		} else if (s->state == JOB_RUNNING) {
-			s->num_nodes = 0; /* nothing to wait for: the job's end ends it */
-		}
+	uint32_t n = s->num_nodes;
+	s->alloc_idx = copy_of(r->alloc_idx, n, n, sizeof(uint32_t));
+	s->node_idx = copy_of(r->node_idx, n, n, sizeof(uint32_t));
+	s->node_cpus = copy_of(r->node_cpus, r->n_node_cpus, n, sizeof(uint32_t));
+	s->node_gpus = copy_of(r->node_gpus, r->n_node_gpus, n, sizeof(uint64_t));
+	s->node_done = copy_of(r->node_done, r->n_node_done, n, sizeof(bool));
+	s->job_ended = r->job_ended;
+	s->timed_out = r->timed_out;
+	s->give_up = r->give_up;
+}
+
+static void step_from_store(struct job_step *s, const struct drv_rec_step *r,
+			    enum job_state state)
+{
+	s->id = r->step_id;
+	s->state = state;
+	s->name = dup_str(r->name);
+	s->nodelist = dup_str(r->nodelist);
+	s->tasks_per_node = dup_str(r->tasks_per_node);
+	s->alloc_tres = dup_str(r->alloc_tres);
+	s->start_time = r->start_time;
+	s->end_time = r->end_time;
+	s->exit_code = r->exit_code;
+	s->exit_signal = r->exit_signal;
+	s->num_nodes = r->num_nodes;
+	s->ntasks = r->ntasks;
+	s->cpus = r->cpus;
+	s->cancel_uid = (uid_t)r->cancel_uid;
+	for (int d = 0; r->distribution && d < 4; d++)
+		if (!strcmp(r->distribution, dist_names[d]))
+			s->dist = (enum step_dist)d;
+	s->overlap = r->overlap;
+	s->cancelled = r->cancelled;
+	usage_from_step(&s->usage, r);
+	if (state == JOB_RUNNING && r->n_alloc_idx == s->num_nodes &&
+	    r->n_node_idx == s->num_nodes)
+		running_from_store(s, r);
+	else if (state == JOB_RUNNING)
+		s->num_nodes = 0; /* nothing to wait for: the job's end ends it */
+}
+
+void steps_from_store(struct job *j, const struct drv_rec_step *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int state = job_state_parse(v[i].state);
+		if (state >= 0)
+			step_from_store(step_append(j), &v[i], (enum job_state)state);
 	}
 }

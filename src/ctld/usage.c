@@ -1,76 +1,101 @@
-/* usage.c — steps' usage as data: adding a node's report, and the JSON of
- * the step entries and of the job's batch_usage. No I/O. */
+/* usage.c — steps' usage as data: adding a node's report, and the usage
+ * fields of the step records and of the job's batch_usage (records.schema).
+ * No I/O. */
 #include "ctld/usage.h"
 
 #include <stdio.h>
 #include <string.h>
 
-static int64_t num(const json_t *o, const char *key)
+void usage_add(struct step_usage *u, const struct drv_rec_usage *r, const char *node)
 {
-	const json_t *v = json_object_get(o, key);
-	return json_is_integer(v) && json_integer_value(v) > 0 ? json_integer_value(v)
-							       : 0;
-}
-
-void usage_add_report(struct step_usage *u, const json_t *report, const char *node)
-{
-	if (!json_is_object(report))
-		return;
-	int64_t n = num(report, "ntasks");
-	int64_t max = num(report, "max_rss_kib");
-	int64_t ave = num(report, "ave_rss_kib");
-	u->user_usec += num(report, "user_usec");
-	u->sys_usec += num(report, "sys_usec");
-	if (!u->has || max > u->max_rss_kib) {
-		u->max_rss_kib = max;
-		u->max_rss_task = num(report, "max_rss_task");
+	if (!u->has || r->max_rss_kib > u->max_rss_kib) {
+		u->max_rss_kib = r->max_rss_kib;
+		u->max_rss_task = r->max_rss_task;
 		snprintf(u->max_rss_node, sizeof(u->max_rss_node), "%s",
 			 node ? node : "");
 	}
+	u->user_usec += r->user_usec;
+	u->sys_usec += r->sys_usec;
 	/* the average over all tasks: each node's weighted by its tasks */
-	n = n ? n : 1;
-	u->ave_rss_kib = (u->ave_rss_kib * u->ntasks + ave * n) / (u->ntasks + n);
+	int64_t n = r->ntasks ? r->ntasks : 1;
+	u->ave_rss_kib =
+	    (u->ave_rss_kib * u->ntasks + r->ave_rss_kib * n) / (u->ntasks + n);
 	u->ntasks += n;
 	u->has = true;
 }
 
-void usage_set_fields(const struct step_usage *u, json_t *o, bool store)
+void usage_add_report(struct step_usage *u, const json_t *report, const char *node)
+{
+	struct drv_rec_usage r;
+	struct drv_error err;
+	/* the request carrying it was checked already: this only reads it */
+	if (!json_is_object(report) ||
+	    drv_rec_usage_decode((json_t *)report, &r, &err) < 0)
+		return;
+	usage_add(u, &r, node);
+	drv_rec_usage_free(&r);
+}
+
+void usage_to_step(const struct step_usage *u, struct drv_rec_step *s)
 {
 	if (!u->has)
 		return;
-	json_object_set_new(o, "user_usec", json_integer(u->user_usec));
-	json_object_set_new(o, "sys_usec", json_integer(u->sys_usec));
-	json_object_set_new(o, "max_rss_kib", json_integer(u->max_rss_kib));
-	json_object_set_new(o, "max_rss_node", json_string(u->max_rss_node));
-	json_object_set_new(o, "max_rss_task", json_integer(u->max_rss_task));
-	json_object_set_new(o, "ave_rss_kib", json_integer(u->ave_rss_kib));
-	if (store)
-		json_object_set_new(o, "usage_ntasks", json_integer(u->ntasks));
+	s->user_usec = u->user_usec;
+	s->sys_usec = u->sys_usec;
+	s->max_rss_kib = u->max_rss_kib;
+	s->max_rss_node = u->max_rss_node;
+	s->max_rss_task = (uint32_t)u->max_rss_task;
+	s->ave_rss_kib = u->ave_rss_kib;
+	s->usage_ntasks = (uint32_t)u->ntasks;
+	s->has_user_usec = s->has_sys_usec = s->has_max_rss_kib = true;
+	s->has_max_rss_task = s->has_ave_rss_kib = s->has_usage_ntasks = true;
+}
+
+void usage_from_step(struct step_usage *u, const struct drv_rec_step *s)
+{
+	memset(u, 0, sizeof(*u));
+	if (!s->has_user_usec)
+		return;
+	u->has = true;
+	u->user_usec = s->user_usec;
+	u->sys_usec = s->sys_usec;
+	u->max_rss_kib = s->max_rss_kib;
+	u->ave_rss_kib = s->ave_rss_kib;
+	u->max_rss_task = s->max_rss_task;
+	/* a record from before usage_ntasks was kept: the step's tasks */
+	u->ntasks = s->has_usage_ntasks ? s->usage_ntasks : s->ntasks;
+	snprintf(u->max_rss_node, sizeof(u->max_rss_node), "%s",
+		 s->max_rss_node ? s->max_rss_node : "");
 }
 
 json_t *usage_to_object(const struct step_usage *u)
 {
 	if (!u->has)
 		return json_null();
-	json_t *o = json_object();
-	usage_set_fields(u, o, false);
-	json_object_set_new(o, "ntasks", json_integer(u->ntasks));
-	return o;
+	struct drv_rec_usage_total t = {
+	    .user_usec = u->user_usec,
+	    .sys_usec = u->sys_usec,
+	    .max_rss_kib = u->max_rss_kib,
+	    .max_rss_node = u->max_rss_node,
+	    .max_rss_task = (uint32_t)u->max_rss_task,
+	    .ave_rss_kib = u->ave_rss_kib,
+	    .ntasks = (uint32_t)u->ntasks,
+	};
+	return drv_rec_usage_total_encode(&t);
 }
 
-void usage_from_json(struct step_usage *u, const json_t *o)
+void usage_from_total(struct step_usage *u, const struct drv_rec_usage_total *t)
 {
 	memset(u, 0, sizeof(*u));
-	if (!json_is_object(o) || !json_is_integer(json_object_get(o, "user_usec")))
+	if (!t)
 		return;
 	u->has = true;
-	u->user_usec = num(o, "user_usec");
-	u->sys_usec = num(o, "sys_usec");
-	u->max_rss_kib = num(o, "max_rss_kib");
-	u->ave_rss_kib = num(o, "ave_rss_kib");
-	u->max_rss_task = num(o, "max_rss_task");
-	u->ntasks =
-	    num(o, json_object_get(o, "usage_ntasks") ? "usage_ntasks" : "ntasks");
-	const char *node = json_string_value(json_object_get(o, "max_rss_node"));
-	snprintf(u->max_rss_node, sizeof(u->max_rss_node), "%s", node ? node : "");
+	u->user_usec = t->user_usec;
+	u->sys_usec = t->sys_usec;
+	u->max_rss_kib = t->max_rss_kib;
+	u->ave_rss_kib = t->ave_rss_kib;
+	u->max_rss_task = t->max_rss_task;
+	u->ntasks = t->ntasks;
+	snprintf(u->max_rss_node, sizeof(u->max_rss_node), "%s",
+		 t->max_rss_node ? t->max_rss_node : "");
 }

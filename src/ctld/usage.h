@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/proto_gen.h"
+
 struct step_usage {
 	bool has; /* a node reported usage; false: the fields are 0 */
 	int64_t user_usec, sys_usec;
@@ -19,16 +21,19 @@ struct step_usage {
 	char max_rss_node[64];
 };
 
-/* Adds one node's report (a "usage" object, borrowed; ignored when not an
- * object) from node (borrowed). */
+/* Adds one node's report from node (borrowed). */
+void usage_add(struct step_usage *u, const struct drv_rec_usage *r, const char *node);
+/* The same from the report's JSON (a "usage" object, borrowed; ignored when
+ * not one). */
 void usage_add_report(struct step_usage *u, const json_t *report, const char *node);
-/* Sets the usage fields on o (a step entry) when u has usage; with store,
- * also what usage_from_json needs to keep averaging. */
-void usage_set_fields(const struct step_usage *u, json_t *o, bool store);
+/* Sets the usage fields of a step record when u has usage (borrowing u's
+ * node name); the store's usage_ntasks keeps the averaging right. */
+void usage_to_step(const struct step_usage *u, struct drv_rec_step *s);
+/* Reads what usage_to_step set. */
+void usage_from_step(struct step_usage *u, const struct drv_rec_step *s);
 /* The usage as one object (new reference), or JSON null without usage. */
 json_t *usage_to_object(const struct step_usage *u);
-/* Reads what usage_set_fields or usage_to_object wrote (o borrowed, may be
- * NULL: no usage). */
-void usage_from_json(struct step_usage *u, const json_t *o);
+/* Reads usage_to_object's object back (t NULL: no usage). */
+void usage_from_total(struct step_usage *u, const struct drv_rec_usage_total *t);
 
 #endif

@@ -47,6 +47,15 @@ static void test_nodes_summed(void **state)
 	assert_int_equal(u.max_rss_task, 2);
 }
 
+/* A step entry as the store (flags 0) or users (private fields left out)
+ * get it. */
+static json_t *step_entry(const struct step_usage *u, unsigned flags)
+{
+	struct drv_rec_step s = {.state = "RUNNING", .cancel_uid = -1};
+	usage_to_step(u, &s);
+	return drv_shape_encode(&drv_shape_rec_step, &s, flags);
+}
+
 /* A report without usage (an older noded, a shepherd that died) adds
  * nothing, and a step without any has no fields. */
 static void test_absent(void **state)
@@ -55,14 +64,15 @@ static void test_absent(void **state)
 	usage_add_report(&u, NULL, "n1");
 	usage_add_report(&u, json_null(), "n1");
 	assert_false(u.has);
-	json_t *o = json_object();
-	usage_set_fields(&u, o, true);
-	assert_int_equal(json_object_size(o), 0);
+	json_t *o = step_entry(&u, 0);
+	assert_null(json_object_get(o, "user_usec"));
+	assert_null(json_object_get(o, "sys_usec"));
+	assert_null(json_object_get(o, "usage_ntasks"));
 	json_decref(o);
 	o = usage_to_object(&u);
 	assert_true(json_is_null(o));
 	json_decref(o);
-	usage_from_json(&u, NULL);
+	usage_from_total(&u, NULL);
 	assert_false(u.has);
 }
 
@@ -70,23 +80,28 @@ static void test_absent(void **state)
 static void test_round_trip(void **state)
 {
 	struct step_usage u = {0}, back;
+	struct drv_error err;
 	add(&u, report(7, 8, 900, 600, 1, 2), "n1");
-	json_t *o = json_object();
-	usage_set_fields(&u, o, true);
+	json_t *o = step_entry(&u, 0);
 	assert_int_equal(json_integer_value(json_object_get(o, "usage_ntasks")), 2);
-	usage_from_json(&back, o);
+	struct drv_rec_step s;
+	assert_int_equal(drv_rec_step_decode(o, &s, &err), 0);
+	usage_from_step(&back, &s);
 	assert_memory_equal(&u, &back, sizeof(u));
+	drv_rec_step_free(&s);
 	json_decref(o);
 	/* the protocol's step entry has no usage_ntasks */
-	o = json_object();
-	usage_set_fields(&u, o, false);
+	o = step_entry(&u, DRV_ENC_EXCEPT | DRV_FL_PRIVATE);
 	assert_null(json_object_get(o, "usage_ntasks"));
 	assert_string_equal(json_string_value(json_object_get(o, "max_rss_node")), "n1");
 	json_decref(o);
 	o = usage_to_object(&u);
 	assert_int_equal(json_integer_value(json_object_get(o, "ntasks")), 2);
-	usage_from_json(&back, o);
+	struct drv_rec_usage_total t;
+	assert_int_equal(drv_rec_usage_total_decode(o, &t, &err), 0);
+	usage_from_total(&back, &t);
 	assert_memory_equal(&u, &back, sizeof(u));
+	drv_rec_usage_total_free(&t);
 	json_decref(o);
 	add(&back, report(0, 0, 300, 300, 0, 1), "n2");
 	assert_int_equal(back.ave_rss_kib, (600 * 2 + 300) / 3);

@@ -130,11 +130,15 @@ static void test_store_round_trip(void **state)
 	struct ctld c = {0};
 	assert_int_equal(job_table_init(&c.jobs), 0);
 	struct job *meta = array_job(&c, "1-7:3,20,30-31%3");
-	json_t *rec = job_to_store(meta, NULL), *names = NULL;
+	json_t *rec = job_to_store(meta, NULL);
 	assert_string_equal(json_string_value(json_object_get(rec, "array_task_str")),
 			    "1,4,7,20,30-31%3");
 	assert_int_equal(json_integer_value(json_object_get(rec, "array_max_tasks")), 3);
-	struct job *back = job_from_store(rec, &names);
+	struct drv_rec_job r;
+	struct drv_error err;
+	assert_int_equal(drv_rec_job_decode(rec, &r, &err), 0);
+	struct job *back = job_from_store(&r);
+	drv_rec_job_free(&r);
 	assert_non_null(back);
 	assert_non_null(back->array);
 	assert_int_equal(back->array->count, 6);
@@ -146,6 +150,28 @@ static void test_store_round_trip(void **state)
 	job_free(back);
 	json_decref(rec);
 	job_table_fini(&c.jobs);
+}
+
+/* A payload an older ctld wrote, before base_priority, submit_dir and the
+ * array's fields were kept, still brings its job back. */
+static void test_older_payload(void **state)
+{
+	json_t *rec = json_loads("{\"job_id\":7,\"state\":\"PENDING\",\"priority\":5,"
+				 "\"export\":null,\"req\":{\"min_nodes\":1}}",
+				 0, NULL);
+	struct drv_rec_job r;
+	struct drv_error err;
+	assert_int_equal(drv_rec_job_decode(rec, &r, &err), 0);
+	struct job *back = job_from_store(&r);
+	drv_rec_job_free(&r);
+	json_decref(rec);
+	assert_non_null(back);
+	assert_int_equal(back->id, 7);
+	assert_int_equal(back->priority, 5);
+	assert_null(back->export_env);
+	assert_int_equal(back->array_task_id, -1);
+	assert_null(back->array);
+	job_free(back);
 }
 
 /* The submit reply and job.signal carry the id whole: a uint32 past
@@ -164,6 +190,7 @@ int main(void)
 	    cmocka_unit_test(test_split_until_the_last),
 	    cmocka_unit_test(test_drop_pending_and_summary),
 	    cmocka_unit_test(test_store_round_trip),
+	    cmocka_unit_test(test_older_payload),
 	    cmocka_unit_test(test_job_id_body_keeps_the_whole_id),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,6 +2,7 @@
  * Slurm's defaults (one task per node, DefMemPerCPU, the whole node),
  * -N exact or a range, afterok parsing, refusals, the store round trip, and
  * the "2(x3),1" counts of SLURM_TASKS_PER_NODE. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -113,6 +114,33 @@ static void store_round_trip(void **state)
 	job_req_free(&back);
 }
 
+/* A request an older store kept: plain job ids for deps (afterok), no
+ * requeue, kill_invalid_dep or signal fields: the defaults of then. */
+static void older_store_request(void **state)
+{
+	struct job_req back;
+	json_t *o = json_loads("{\"min_nodes\":2,\"deps\":[4,5],\"dep_failed\":true,"
+			       "\"gpu_type\":null}",
+			       0, NULL);
+	assert_int_equal(job_req_from_json(&back, o), 0);
+	json_decref(o);
+	assert_int_equal(back.sched.min_nodes, 2);
+	assert_int_equal(back.sched.cpus_per_task, 1);
+	assert_int_equal(back.deps.n, 2);
+	assert_int_equal(back.deps.items[1].kind, DEP_AFTEROK);
+	assert_int_equal(back.deps.items[1].job_id, 5);
+	assert_int_equal(back.deps.items[1].state, DEP_FAILED);
+	assert_null(back.gpu_type);
+	assert_true(back.requeue);
+	assert_int_equal(back.kill_invalid_dep, -1);
+	assert_int_equal(back.warn_time, 60);
+	job_req_free(&back);
+	/* not an object, or breaking its declaration: refused */
+	o = json_loads("{\"min_nodes\":-1}", 0, NULL);
+	assert_int_equal(job_req_from_json(&back, o), -EINVAL);
+	json_decref(o);
+}
+
 static void counts_compress_as_slurm(void **state)
 {
 	const uint32_t a[] = {2, 2, 2, 1}, b[] = {4}, c[] = {1, 2, 2};
@@ -210,6 +238,7 @@ int main(void)
 	    cmocka_unit_test(defaults_follow_slurm),
 	    cmocka_unit_test(dependencies_and_refusals),
 	    cmocka_unit_test(store_round_trip),
+	    cmocka_unit_test(older_store_request),
 	    cmocka_unit_test(placement_and_signal_round_trip),
 	    cmocka_unit_test(counts_compress_as_slurm),
 	    cmocka_unit_test(deadline_arithmetic_does_not_wrap),

@@ -538,13 +538,27 @@ def gen_doc(shapes):
 
 def check_protocol(shapes, text):
     """What docs/protocol.md leaves out: every message type must appear in
-    it as `type`, every declared field as `name` or "name". Returns the
+    it as `type`, and every field that travels on the wire (of a shape a
+    message carries, not flagged private) as `name` or "name". The store's
+    own records and fields are for store.md and schema.md. Returns the
     list of what is missing."""
+    wire, todo = set(), [s for s in shapes if s.kind in ("request", "reply", "push")]
+    while todo:
+        s = todo.pop()
+        if id(s) in wire:
+            continue
+        wire.add(id(s))
+        todo.extend(f.sub for f in s.fields
+                    if isinstance(f.sub, Shape) and "private" not in f.flags)
     missing = []
     for s in shapes:
         if s.kind in ("request", "push") and ("`%s`" % s.name) not in text:
             missing.append("%s %s" % (s.kind, s.name))
+        if id(s) not in wire:
+            continue
         for f in s.fields:
+            if "private" in f.flags:
+                continue
             if not re.search(r'[`"]%s[`"]' % re.escape(f.name), text):
                 missing.append("field %s of %s %s" % (f.name, s.kind, s.name))
     return missing

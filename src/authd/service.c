@@ -128,9 +128,10 @@ static void on_msg(struct drv_conn *c, json_t *env_json, bool mac_ok, void *arg)
 	struct authd_session *s = arg;
 	struct drv_rec_envelope env;
 	struct drv_error err;
-	if (drv_rec_envelope_decode(env_json, &env, &err) < 0 ||
-	    strcmp(env.type, "reply") == 0)
-		return; /* drv_envelope_parse let no bad envelope through */
+	if (drv_rec_envelope_decode(env_json, &env, &err) < 0)
+		return; /* drv_envelope_parse let it through: cannot happen */
+	if (strcmp(env.type, "reply") == 0)
+		return; /* authd asks nothing, so it awaits no reply */
 	json_t *reply = serve(s, &env);
 	if (!reply || drv_conn_send(c, reply, false) < 0)
 		log_debug("cannot reply to uid=%u", (unsigned)s->uid);

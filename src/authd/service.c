@@ -27,6 +27,7 @@
 #include "common/log.h"
 #include "common/net.h"
 #include "common/proto.h"
+#include "common/proto_gen.h"
 
 #define AUTHD_MAX_MSG 65536 /* auth messages are a few hundred bytes */
 #define AUTHD_IDLE_S 30
@@ -50,26 +51,27 @@ static void session_unlink(struct authd_session *s)
 		s->next->prev = s->prev;
 }
 
-static json_t *do_sign(struct authd_session *s, int64_t id, json_t *body)
+static json_t *do_sign(struct authd_session *s, int64_t id, const struct drv_auth_sign *m)
 {
-	const char *digest = json_string_value(json_object_get(body, "digest"));
-	json_t *cred = drv_cred_issue(&s->a->key, s->uid, s->gid, s->a->host, digest,
+	json_t *cred = drv_cred_issue(&s->a->key, s->uid, s->gid, s->a->host, m->digest,
 				      (int64_t)time(NULL));
 	if (!cred)
 		return drv_reply_new(id, DRV_RC_ERROR, "cannot issue a credential", NULL);
 	log_debug("signed a credential for uid=%u gid=%u", (unsigned)s->uid,
 		  (unsigned)s->gid);
-	return drv_reply_new(id, 0, NULL, json_pack("{s:o}", "cred", cred));
+	struct drv_auth_sign_reply r = {.cred = cred};
+	json_t *body = drv_auth_sign_reply_encode(&r);
+	json_decref(cred);
+	return drv_reply_new(id, 0, NULL, body);
 }
 
-static json_t *do_verify(struct authd_session *s, int64_t id, json_t *body)
+static json_t *do_verify(struct authd_session *s, int64_t id,
+			 const struct drv_auth_verify *m)
 {
 	struct drv_error err;
 	struct drv_cred_info info;
 	int64_t now = (int64_t)time(NULL);
-	const char *digest = json_string_value(json_object_get(body, "digest"));
-	int rc = drv_cred_check(&s->a->key, json_object_get(body, "cred"), digest, now,
-				&info, &err);
+	int rc = drv_cred_check(&s->a->key, m->cred, m->digest, now, &info, &err);
 	if (rc == 0) {
 		rc = drv_nonce_cache_add(s->a->nonces, s->uid, info.nonce, info.expires,
 					 now);
@@ -91,28 +93,46 @@ static json_t *do_verify(struct authd_session *s, int64_t id, json_t *body)
 				     (unsigned)s->uid, err.text);
 		return drv_reply_new(id, DRV_RC_AUTH, err.text, NULL);
 	}
-	return drv_reply_new(id, 0, NULL,
-			     json_pack("{s:I, s:I, s:s}", "uid", (json_int_t)info.uid,
-				       "gid", (json_int_t)info.gid, "host", info.host));
+	struct drv_auth_verify_reply r = {
+	    .uid = (uint32_t)info.uid, .gid = (uint32_t)info.gid, .host = info.host};
+	return drv_reply_new(id, 0, NULL, drv_auth_verify_reply_encode(&r));
 }
 
-static void on_msg(struct drv_conn *c, json_t *env, bool mac_ok, void *arg)
+/* The request's body decoded (it was checked against its declaration when
+ * the frame was parsed), and its reply. */
+static json_t *serve(struct authd_session *s, const struct drv_rec_envelope *env)
+{
+	struct drv_error err;
+	if (strcmp(env->type, "auth.sign") == 0) {
+		struct drv_auth_sign m;
+		if (drv_auth_sign_decode(env->body, &m, &err) < 0)
+			return drv_reply_new(env->id, DRV_RC_PROTOCOL, err.text, NULL);
+		json_t *reply = do_sign(s, env->id, &m);
+		drv_auth_sign_free(&m);
+		return reply;
+	}
+	if (strcmp(env->type, "auth.verify") == 0) {
+		struct drv_auth_verify m;
+		if (drv_auth_verify_decode(env->body, &m, &err) < 0)
+			return drv_reply_new(env->id, DRV_RC_PROTOCOL, err.text, NULL);
+		json_t *reply = do_verify(s, env->id, &m);
+		drv_auth_verify_free(&m);
+		return reply;
+	}
+	return drv_reply_new(env->id, DRV_RC_PROTOCOL,
+			     "authd serves only auth.sign and auth.verify", NULL);
+}
+
+static void on_msg(struct drv_conn *c, json_t *env_json, bool mac_ok, void *arg)
 {
 	struct authd_session *s = arg;
-	const char *type = json_string_value(json_object_get(env, "type"));
-	int64_t id = json_integer_value(json_object_get(env, "id"));
-	json_t *body = json_object_get(env, "body");
-	json_t *reply;
-	if (strcmp(type, "auth.sign") == 0)
-		reply = do_sign(s, id, body);
-	else if (strcmp(type, "auth.verify") == 0)
-		reply = do_verify(s, id, body);
-	else if (strcmp(type, "reply") == 0)
-		return;
-	else
-		reply =
-		    drv_reply_new(id, DRV_RC_PROTOCOL,
-				  "authd serves only auth.sign and auth.verify", NULL);
+	struct drv_rec_envelope env;
+	struct drv_error err;
+	if (drv_rec_envelope_decode(env_json, &env, &err) < 0)
+		return; /* drv_envelope_parse let it through: cannot happen */
+	if (strcmp(env.type, "reply") == 0)
+		return; /* authd asks nothing, so it awaits no reply */
+	json_t *reply = serve(s, &env);
 	if (!reply || drv_conn_send(c, reply, false) < 0)
 		log_debug("cannot reply to uid=%u", (unsigned)s->uid);
 	json_decref(reply);

@@ -1,6 +1,6 @@
 /* cgroup.c — whether this node's jobs get cgroups, decided once at start-up
  * (CgroupPlugin, CgroupMountpoint, ConstrainRAMSpace) and logged once, and
- * the "cgroup" object that tells each shepherd so in its spec. The shepherd
+ * the cgroup object (node_spec's) that tells each shepherd so in its spec. The shepherd
  * (isolate.c) does the work; noded never touches a cgroup itself. */
 #include <dirent.h>
 #include <errno.h>
@@ -93,15 +93,17 @@ void noded_cgroup_sweep(struct noded *nd)
 	cg_each_job(&nd->cgroup_layout, scope, forget_if_unknown, &w);
 }
 
-int noded_cgroup_spec(const struct noded *nd, json_t *spec)
+bool noded_cgroup_spec(const struct noded *nd, struct drv_rec_cgroup *cg, char *scope,
+		       size_t len)
 {
 	if (!nd->cgroup_ok)
-		return 0;
-	const char *mnt =
-	    nd->conf->cgroup_mountpoint ? nd->conf->cgroup_mountpoint : CG_DEFAULT_MOUNT;
-	char scope[300];
-	cgroup_scope(nd, scope, sizeof(scope));
-	json_t *o = json_pack("{s:s,s:b,s:s}", "mountpoint", mnt, "constrain_ram",
-			      nd->conf->constrain_ram_space, "scope", scope);
-	return o ? json_object_set_new(spec, "cgroup", o) : -ENOMEM;
+		return false;
+	cgroup_scope(nd, scope, len);
+	*cg = (struct drv_rec_cgroup){
+	    .mountpoint = nd->conf->cgroup_mountpoint ? nd->conf->cgroup_mountpoint
+						      : CG_DEFAULT_MOUNT,
+	    .constrain_ram = nd->conf->constrain_ram_space,
+	    .scope = scope,
+	};
+	return true;
 }

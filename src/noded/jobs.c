@@ -45,7 +45,6 @@ static void job_free(struct noded_job *job)
 	signal_cancel_timer(job);
 	script_cancel_timer(job);
 	free(job->message);
-	json_decref(job->usage);
 	free(job);
 }
 
@@ -80,21 +79,23 @@ void jobs_set_done(struct noded_job *job, int exit_code, int sig, bool launch_fa
 	job->oom = false;
 	free(job->message);
 	job->message = message ? strdup(message) : NULL;
-	json_decref(job->usage); /* spool.c sets it from the status file */
-	job->usage = NULL;
+	job->has_usage = false; /* spool.c sets it from the status file */
 	job->complete_id = 0;
 	job->complete_at = 0;
 	signal_cancel_timer(job);
 }
 
-json_t *jobs_list(const struct noded *nd)
+int jobs_list(const struct noded *nd, struct drv_rec_job_ref **refs, size_t *n)
 {
-	json_t *list = json_array();
-	for (const struct noded_job *j = nd->jobs; j && list; j = j->next) {
-		json_t *e = json_pack("{s:I, s:I}", "job_id", (json_int_t)j->job_id,
-				      "restart", (json_int_t)j->restart);
-		if (e)
-			json_array_append_new(list, e);
-	}
-	return list;
+	size_t count = 0;
+	for (const struct noded_job *j = nd->jobs; j; j = j->next)
+		count++;
+	*refs = calloc(count ? count : 1, sizeof(**refs));
+	*n = 0;
+	if (!*refs)
+		return -ENOMEM;
+	for (const struct noded_job *j = nd->jobs; j; j = j->next)
+		(*refs)[(*n)++] = (struct drv_rec_job_ref){
+		    .job_id = (uint32_t)j->job_id, .restart = (uint32_t)j->restart};
+	return 0;
 }

@@ -28,22 +28,21 @@
 
 int launch_write_spec(struct noded *nd, json_t *body, const char *dir, bool task_scripts)
 {
-	json_t *spec = json_deep_copy(body);
-	if (!spec)
-		return -ENOMEM;
-	json_object_set_new(spec, "node", json_string(nd->name));
-	noded_cgroup_spec(nd, spec); /* none when cgroups are off */
 	/* The job's commands must find the config as this node knows it. */
-	json_object_set_new(spec, "conf_path", json_string(nd->conf_path));
+	struct drv_rec_node_spec add = {.node = nd->name, .conf_path = nd->conf_path};
+	char scope[300];
+	add.has_cgroup = noded_cgroup_spec(nd, &add.cgroup, scope, sizeof(scope));
 	/* The shepherd reads no config: it runs these from the spec. */
-	if (task_scripts && nd->conf->task_prolog)
-		json_object_set_new(spec, "task_prolog",
-				    json_string(nd->conf->task_prolog));
-	if (task_scripts && nd->conf->task_epilog)
-		json_object_set_new(spec, "task_epilog",
-				    json_string(nd->conf->task_epilog));
-	char *text = json_dumps(spec, JSON_COMPACT);
+	if (task_scripts) {
+		add.task_prolog = nd->conf->task_prolog;
+		add.task_epilog = nd->conf->task_epilog;
+	}
+	json_t *spec = json_deep_copy(body), *extra = drv_rec_node_spec_encode(&add);
+	char *text = spec && extra && json_object_update(spec, extra) == 0
+			 ? json_dumps(spec, JSON_COMPACT)
+			 : NULL;
 	json_decref(spec);
+	json_decref(extra);
 	if (!text)
 		return -ENOMEM;
 	int rc = drv_write_file_replace(dir, "spec.json", text, strlen(text), 0600);
@@ -117,14 +116,11 @@ static int launch_failed(struct noded *nd, int64_t job_id, int64_t restart,
 {
 	log_error("job=%lld launch failed: %s", (long long)job_id, err->text);
 	if (dir) {
-		json_t *st = json_pack("{s:i, s:i, s:I, s:b, s:s}", "exit_code", 1,
-				       "signal", 0, "restart", (json_int_t)restart,
-				       "launch_failed", 1, "message", err->text);
-		char *text = st ? json_dumps(st, JSON_COMPACT) : NULL;
-		if (text)
-			drv_write_file_atomic(dir, "status", text, strlen(text), 0600);
-		free(text);
-		json_decref(st);
+		struct drv_rec_spool_status st = {.exit_code = 1,
+						  .restart = (uint32_t)restart,
+						  .launch_failed = true,
+						  .message = err->text};
+		spool_write_status(dir, &st);
 	}
 	struct noded_job *job = jobs_add(nd, job_id, restart);
 	if (job) {
@@ -160,14 +156,12 @@ static int check_existing(struct noded *nd, struct noded_job *job, int64_t resta
 static void record_no_start(struct noded *nd, struct noded_job *job, const char *dir,
 			    const char *why)
 {
-	json_t *st = json_pack("{s:i, s:i, s:I, s:b, s:b, s:s}", "exit_code", 1, "signal",
-			       0, "restart", (json_int_t)job->restart, "launch_failed", 1,
-			       "prolog_failed", job->prolog_failed, "message", why);
-	char *text = st ? json_dumps(st, JSON_COMPACT) : NULL;
-	if (text)
-		drv_write_file_atomic(dir, "status", text, strlen(text), 0600);
-	free(text);
-	json_decref(st);
+	struct drv_rec_spool_status st = {.exit_code = 1,
+					  .restart = (uint32_t)job->restart,
+					  .launch_failed = true,
+					  .prolog_failed = job->prolog_failed,
+					  .message = why};
+	spool_write_status(dir, &st);
 	bool prolog_failed = job->prolog_failed;
 	jobs_set_done(job, 1, 0, true, why);
 	job->prolog_failed = prolog_failed;
@@ -176,16 +170,16 @@ static void record_no_start(struct noded *nd, struct noded_job *job, const char 
 
 /* The Prolog first; the shepherd starts when it ends well
  * (launch_prolog_done). ctld hears "ok": the launch is under way. */
-static int start_prolog(struct noded *nd, json_t *body, int64_t job_id, int64_t restart,
-			const char *dir, struct drv_error *err)
+static int start_prolog(struct noded *nd, const struct drv_job_launch *m, const char *dir,
+			struct drv_error *err)
 {
-	struct noded_job *job = jobs_add(nd, job_id, restart);
+	struct noded_job *job = jobs_add(nd, m->job_id, m->restart);
 	if (!job) {
 		drv_error_set(err, ENOMEM, "out of memory");
 		return DRV_RC_ERROR;
 	}
 	job->has_dir = true;
-	json_t *env = script_env(nd, body, "prolog_slurmd", NULL);
+	json_t *env = script_env(nd, m, "prolog_slurmd", NULL);
 	int rc = script_start(nd, job, nd->conf->prolog, env, false);
 	json_decref(env);
 	if (rc < 0) {
@@ -223,19 +217,22 @@ void launch_prolog_done(struct noded *nd, struct noded_job *job, bool ok, const 
 bool launch_epilog_pending(struct noded *nd, struct noded_job *job)
 {
 	char dir[PATH_MAX];
-	json_t *spec = NULL;
+	struct drv_job_launch spec;
+	json_t *spec_json = NULL;
 	if (job->script_pid > 0)
 		return true;
 	if (!nd->conf->epilog || job->epilog_done || job->prolog_failed)
 		return false;
 	job->epilog_done = true; /* unless it starts below */
 	if (spool_job_dir(nd, job->job_id, dir, sizeof(dir)) < 0 ||
-	    spool_read_json(dir, "spec.json", &spec) < 0)
+	    spool_read_shape(dir, "spec.json", &drv_shape_job_launch, &spec, &spec_json) <
+		0)
 		return false; /* nothing to tell it: the end goes out now */
-	json_t *env = script_env(nd, spec, "epilog_slurmd", job);
+	json_t *env = script_env(nd, &spec, "epilog_slurmd", job);
+	drv_job_launch_free(&spec);
+	json_decref(spec_json);
 	int rc = script_start(nd, job, nd->conf->epilog, env, true);
 	json_decref(env);
-	json_decref(spec);
 	if (rc < 0) {
 		log_error("job=%lld cannot run the epilog: %s", (long long)job->job_id,
 			  strerror(-rc));
@@ -253,17 +250,10 @@ void launch_epilog_done(struct noded *nd, struct noded_job *job, bool ok)
 	link_send_completions(nd);
 }
 
-int launch_job(struct noded *nd, json_t *body, struct drv_error *err)
+int launch_job(struct noded *nd, const struct drv_job_launch *m, json_t *body,
+	       struct drv_error *err)
 {
-	json_t *jid = json_object_get(body, "job_id");
-	json_t *jrs = json_object_get(body, "restart");
-	if (!json_is_integer(jid) || json_integer_value(jid) <= 0 ||
-	    (jrs && !json_is_integer(jrs))) {
-		drv_error_set(err, EINVAL, "job.launch: bad job_id or restart");
-		return DRV_RC_PROTOCOL;
-	}
-	int64_t job_id = json_integer_value(jid);
-	int64_t restart = jrs ? json_integer_value(jrs) : 0;
+	int64_t job_id = m->job_id, restart = m->restart;
 	struct noded_job *job = jobs_find(nd, job_id);
 	if (job) {
 		int rc = check_existing(nd, job, restart, err);
@@ -286,7 +276,7 @@ int launch_job(struct noded *nd, json_t *body, struct drv_error *err)
 		return launch_failed(nd, job_id, restart, dir, err);
 	}
 	if (nd->conf->prolog)
-		return start_prolog(nd, body, job_id, restart, dir, err);
+		return start_prolog(nd, m, dir, err);
 	pid_t pid = 0;
 	if (launch_shepherd(nd, "--job-dir", dir, &pid, err) < 0)
 		return launch_failed(nd, job_id, restart, dir, err);

@@ -8,6 +8,7 @@
  * with the cluster key, and only MACed frames are obeyed. */
 #include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/log.h"
@@ -72,26 +73,23 @@ int link_send_request(struct noded *nd, const char *type, json_t *body, int64_t 
 
 static void send_complete(struct noded *nd, struct noded_job *job)
 {
-	json_t *body =
-	    json_pack("{s:I, s:I, s:i, s:i}", "job_id", (json_int_t)job->job_id,
-		      "restart", (json_int_t)job->restart, "exit_code",
-		      job->exit_code & 0xff, "signal", job->sig & 0x7f);
+	struct drv_job_complete m = {
+	    .job_id = (uint32_t)job->job_id,
+	    .restart = (uint32_t)job->restart,
+	    .exit_code = job->exit_code & 0xff,
+	    .signal = job->sig & 0x7f,
+	    .launch_failed = job->launch_failed,
+	    .timeout = job->timeout,
+	    .message = job->message,
+	    .prolog_failed = job->prolog_failed,
+	    .epilog_failed = job->epilog_failed,
+	    .usage = job->usage,
+	    .has_usage = job->has_usage,
+	    .oom = job->oom,
+	};
+	json_t *body = drv_job_complete_encode(&m);
 	if (!body)
 		return;
-	if (job->launch_failed)
-		json_object_set_new(body, "launch_failed", json_true());
-	if (job->timeout)
-		json_object_set_new(body, "timeout", json_true());
-	if (job->oom)
-		json_object_set_new(body, "oom", json_true());
-	if (job->prolog_failed)
-		json_object_set_new(body, "prolog_failed", json_true());
-	if (job->epilog_failed)
-		json_object_set_new(body, "epilog_failed", json_true());
-	if (job->message)
-		json_object_set_new(body, "message", json_string(job->message));
-	if (job->usage)
-		json_object_set(body, "usage", job->usage);
 	if (link_send_request(nd, "job.complete", body, &job->complete_id) == 0) {
 		job->complete_at = jobs_now();
 		log_debug("job=%lld job.complete sent", (long long)job->job_id);
@@ -142,9 +140,13 @@ static void register_done(struct noded *nd, int rc, const char *error, json_t *b
 		link_lost(nd);
 		return;
 	}
-	const char *cluster = json_string_value(json_object_get(body, "cluster"));
+	struct drv_node_register_reply m;
+	struct drv_error err;
+	bool known = body && drv_node_register_reply_decode(body, &m, &err) == 0;
 	log_info("node=%s registered with ctld %s (cluster %s)", nd->name,
-		 drv_conn_peer(nd->conn), cluster ? cluster : "?");
+		 drv_conn_peer(nd->conn), known ? m.cluster : "?");
+	if (known)
+		drv_node_register_reply_free(&m);
 	nd->registered = true;
 	nd->backoff_ms = BACKOFF_MIN_MS;
 	int interval = nd->conf->slurmd_timeout / 3;
@@ -152,14 +154,13 @@ static void register_done(struct noded *nd, int rc, const char *error, json_t *b
 	link_send_completions(nd);
 }
 
-static void handle_reply(struct noded *nd, json_t *env)
+static void handle_reply(struct noded *nd, const struct drv_rec_envelope *env)
 {
-	int64_t id = json_integer_value(json_object_get(env, "id"));
-	int rc = (int)json_integer_value(json_object_get(env, "rc"));
-	const char *error = json_string_value(json_object_get(env, "error"));
-	json_t *body = json_object_get(env, "body");
+	int64_t id = env->id;
+	int rc = env->rc;
+	const char *error = env->error;
 	if (id != 0 && id == nd->register_id) {
-		register_done(nd, rc, error, body);
+		register_done(nd, rc, error, env->body);
 		return;
 	}
 	if (id != 0 && id == nd->ping_id) {
@@ -189,30 +190,50 @@ static void handle_reply(struct noded *nd, json_t *env)
 			 error ? error : "");
 }
 
+/* Runs ctld's request type: msg is body decoded into the type's struct;
+ * launches write body itself into the spec, with its defaults filled. */
+static int dispatch(struct noded *nd, const char *type, json_t *body, const void *msg,
+		    struct drv_error *err)
+{
+	if (strcmp(type, "job.launch") == 0) {
+		drv_msg_fill_defaults(type, body);
+		return launch_job(nd, msg, body, err);
+	}
+	if (strcmp(type, "job.signal") == 0) {
+		const struct drv_job_signal *m = msg;
+		int rc = signal_job(nd, m, err);
+		if (m->kill)
+			steps_kill_job(nd, m->job_id);
+		return rc == DRV_RC_INVALID_JOB_ID ? 0
+						   : rc; /* a node that only runs steps */
+	}
+	if (strcmp(type, "step.launch") == 0) {
+		drv_msg_fill_defaults(type, body);
+		return steps_launch(nd, msg, body, err);
+	}
+	if (strcmp(type, "step.signal") == 0)
+		return steps_signal(nd, msg, err);
+	drv_error_set(err, EINVAL, "%s is not a request for noded", type);
+	return DRV_RC_NOT_SUPPORTED;
+}
+
 static void handle_request(struct noded *nd, struct drv_conn *c, const char *type,
 			   int64_t id, json_t *body)
 {
 	struct drv_error err = {""};
+	/* The frame was checked against its declaration when it was parsed. */
+	const struct drv_msg_decl *d = drv_msg_decl_find(type);
+	void *msg = d ? calloc(1, d->body->size) : NULL;
 	int rc;
-	if (strcmp(type, "job.launch") == 0) {
-		drv_msg_fill_defaults(type, body);
-		rc = launch_job(nd, body, &err);
-	} else if (strcmp(type, "job.signal") == 0) {
-		rc = signal_job(nd, body, &err);
-		if (json_is_true(json_object_get(body, "kill")))
-			steps_kill_job(
-			    nd, json_integer_value(json_object_get(body, "job_id")));
-		if (rc == DRV_RC_INVALID_JOB_ID) /* a node that only runs steps */
-			rc = 0;
-	} else if (strcmp(type, "step.launch") == 0) {
-		drv_msg_fill_defaults(type, body);
-		rc = steps_launch(nd, body, &err);
-	} else if (strcmp(type, "step.signal") == 0) {
-		rc = steps_signal(nd, body, &err);
+	if (!msg || drv_shape_decode(d->body, body, msg, &err) < 0) {
+		rc = DRV_RC_PROTOCOL;
+		if (!msg)
+			drv_error_set(&err, ENOMEM, "out of memory");
 	} else {
-		rc = DRV_RC_NOT_SUPPORTED;
-		drv_error_set(&err, EINVAL, "%s is not a request for noded", type);
+		rc = dispatch(nd, type, body, msg, &err);
+		drv_shape_free(d->body, msg);
 	}
+	free(msg);
 	json_t *reply = drv_reply_new(id, rc, rc ? err.text : NULL, json_object());
 	if (reply && drv_conn_send(c, reply, true) < 0)
 		log_warn("cannot reply to ctld's %s", type);
@@ -221,26 +242,22 @@ static void handle_request(struct noded *nd, struct drv_conn *c, const char *typ
 	link_send_completions(nd);
 }
 
-static void on_msg(struct drv_conn *c, json_t *env, bool mac_ok, void *arg)
+static void on_msg(struct drv_conn *c, json_t *env_json, bool mac_ok, void *arg)
 {
 	struct noded *nd = arg;
-	const char *type = json_string_value(json_object_get(env, "type"));
-	if (!type)
-		return;
+	struct drv_rec_envelope env;
+	struct drv_error err;
+	if (drv_rec_envelope_decode(env_json, &env, &err) < 0)
+		return; /* drv_envelope_parse let it through: cannot happen */
 	if (!mac_ok) {
 		/* Only ctld, which holds the key, may direct this node. */
-		log_warn("unsigned %s from %s ignored", type, drv_conn_peer(c));
+		log_warn("unsigned %s from %s ignored", env.type, drv_conn_peer(c));
 		return;
 	}
-	if (strcmp(type, "reply") == 0) {
-		handle_reply(nd, env);
-		return;
-	}
-	json_t *body = json_object_get(env, "body");
-	int64_t id = json_integer_value(json_object_get(env, "id"));
-	if (!json_is_object(body))
-		return;
-	handle_request(nd, c, type, id, body);
+	if (strcmp(env.type, "reply") == 0)
+		handle_reply(nd, &env);
+	else if (json_is_object(env.body))
+		handle_request(nd, c, env.type, env.id, env.body);
 }
 
 static void on_close(struct drv_conn *c, void *arg)
@@ -255,12 +272,13 @@ static void on_close(struct drv_conn *c, void *arg)
 
 static void send_register(struct noded *nd)
 {
-	json_t *body = json_object();
-	if (!body)
+	struct drv_node_register m;
+	resources_describe(nd, &m);
+	if (jobs_list(nd, &m.jobs, &m.n_jobs) < 0)
 		return;
-	resources_describe(nd, body);
-	json_object_set_new(body, "jobs", jobs_list(nd));
-	if (link_send_request(nd, "node.register", body, &nd->register_id) == 0)
+	json_t *body = drv_node_register_encode(&m);
+	free(m.jobs);
+	if (body && link_send_request(nd, "node.register", body, &nd->register_id) == 0)
 		arm(nd->register_timeout_ev, REGISTER_TIMEOUT_S * 1000);
 }
 
@@ -295,9 +313,13 @@ static void on_ping(evutil_socket_t fd, short what, void *arg)
 	struct noded *nd = arg;
 	if (!nd->registered)
 		return;
-	json_t *body = json_pack("{s:s, s:o}", "name", nd->name, "jobs", jobs_list(nd));
-	if (body)
-		link_send_request(nd, "node.ping", body, &nd->ping_id);
+	struct drv_node_ping m = {.name = nd->name};
+	if (jobs_list(nd, &m.jobs, &m.n_jobs) == 0) {
+		json_t *body = drv_node_ping_encode(&m);
+		free(m.jobs);
+		if (body)
+			link_send_request(nd, "node.ping", body, &nd->ping_id);
+	}
 	int interval = nd->conf->slurmd_timeout / 3;
 	arm(nd->ping_ev, (interval < 1 ? 1 : interval) * 1000);
 }

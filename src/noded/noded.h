@@ -17,6 +17,7 @@
 #include "common/cgroup.h"
 #include "common/conf.h"
 #include "common/fileio.h"
+#include "common/proto_gen.h"
 
 struct drv_conn;
 struct evconnlistener;
@@ -35,10 +36,11 @@ struct noded_job {
 	int exit_code;	    /* JOB_DONE: what job.complete reports */
 	int sig;
 	bool launch_failed;
-	bool timeout;		  /* the shepherd ended it at its time limit */
-	bool oom;		  /* the kernel OOM-killed its batch step */
-	char *message;		  /* owned; NULL when none */
-	json_t *usage;		  /* the status file's "usage"; owned, or NULL */
+	bool timeout;		    /* the shepherd ended it at its time limit */
+	bool oom;		    /* the kernel OOM-killed its batch step */
+	char *message;		    /* owned; NULL when none */
+	struct drv_rec_usage usage; /* the status file's, when has_usage */
+	bool has_usage;
 	bool has_dir;		  /* a job dir exists in the spool */
 	int64_t complete_id;	  /* request id of the job.complete in flight, 0 none */
 	int64_t complete_at;	  /* monotonic s when it was last sent */
@@ -103,8 +105,10 @@ struct noded {
 /* --- cgroup.c ------------------------------------------------------- */
 /* Decides cgroup_ok from the config and the host, with one log line. */
 void noded_cgroup_init(struct noded *nd);
-/* Adds the "cgroup" object shepherds read to spec (nothing when not ok). */
-int noded_cgroup_spec(const struct noded *nd, json_t *spec);
+/* Fills the cgroup shepherds are to make (its scope in scope[len]); false
+ * when jobs run without cgroups. */
+bool noded_cgroup_spec(const struct noded *nd, struct drv_rec_cgroup *cg, char *scope,
+		       size_t len);
 /* After the first spool scan: forgets the cgroups of jobs the node no longer
  * holds (their shepherds were killed while noded was down). */
 void noded_cgroup_sweep(struct noded *nd);
@@ -114,8 +118,9 @@ void noded_cgroup_forget(const struct noded *nd, int64_t job_id);
 /* --- resources.c ------------------------------------------------------- */
 /* Fills cpus, real_memory and boot_time (configured or discovered). */
 void resources_init(struct noded *nd);
-/* Appends name, cpus, real_memory, gres, features, port to body. */
-void resources_describe(const struct noded *nd, json_t *body);
+/* Fills name, cpus, real_memory, gres, features, port, version, boot_time
+ * (strings borrowed from nd). */
+void resources_describe(const struct noded *nd, struct drv_node_register *m);
 
 /* --- jobs.c: the in-memory job table ------------------------------------ */
 struct noded_job *jobs_find(struct noded *nd, int64_t job_id);
@@ -126,8 +131,9 @@ void jobs_free_all(struct noded *nd);
 /* Marks job ended with exit_code/sig; message is copied (may be NULL). */
 void jobs_set_done(struct noded_job *job, int exit_code, int sig, bool launch_failed,
 		   const char *message);
-/* [{"job_id","restart"}] of every job the node still holds (new reference). */
-json_t *jobs_list(const struct noded *nd);
+/* The job_ref of every job the node still holds: *refs (caller frees) and
+ * *n. 0 or -ENOMEM. */
+int jobs_list(const struct noded *nd, struct drv_rec_job_ref **refs, size_t *n);
 int64_t jobs_now(void); /* monotonic seconds */
 
 /* --- spool.c: job dirs ------------------------------------------------- */
@@ -135,8 +141,12 @@ int64_t jobs_now(void); /* monotonic seconds */
 int spool_job_dir(const struct noded *nd, int64_t job_id, char *buf, size_t size);
 /* Is the shepherd's flock on dir/lock held? */
 bool spool_lock_held(const char *dir);
-/* Reads an integer member of dir/file's JSON object; -ENOENT etc. */
-int spool_read_json(const char *dir, const char *file, json_t **out);
+/* Reads dir/file's JSON object and decodes it as s into out, which borrows
+ * from *json (decref it after drv_shape_free). 0, -ENOENT, -EBADMSG etc. */
+int spool_read_shape(const char *dir, const char *file, const struct drv_shape *s,
+		     void *out, json_t **json);
+/* Writes dir/status (atomically). 0 or -errno. */
+int spool_write_status(const char *dir, const struct drv_rec_spool_status *st);
 int spool_read_pgid(const char *dir, pid_t *pgid);
 int spool_remove_dir(const char *dir);
 /* Brings the job table in step with the spool; queues completions for ended
@@ -150,8 +160,10 @@ int notify_start(struct noded *nd);
 void notify_stop(struct noded *nd);
 
 /* --- launch.c ---------------------------------------------------------- */
-/* Handles job.launch; returns the rc for the reply and fills err. */
-int launch_job(struct noded *nd, json_t *body, struct drv_error *err);
+/* Handles job.launch (m decoded from body, which goes into the spec);
+ * returns the rc for the reply and fills err. */
+int launch_job(struct noded *nd, const struct drv_job_launch *m, json_t *body,
+	       struct drv_error *err);
 int launch_start(struct noded *nd); /* SIGCHLD reaping */
 /* DIR/spec.json: body with what only this node knows (its name, config
  * path, cgroup; with task_scripts its TaskProlog/TaskEpilog). 0 or -errno. */
@@ -172,11 +184,11 @@ void launch_epilog_done(struct noded *nd, struct noded_job *job, bool ok);
 bool launch_epilog_pending(struct noded *nd, struct noded_job *job);
 
 /* --- script.c: Prolog and Epilog --------------------------------------- */
-/* Slurm's environment for a Prolog/Epilog of the job launched with spec
- * (the job.launch body); done: the ended job, for the Epilog's exit codes.
+/* Slurm's environment for a Prolog/Epilog of the job launched with m;
+ * done: the ended job, for the Epilog's exit codes.
  * A new array of "NAME=value" strings. */
-json_t *script_env(const struct noded *nd, json_t *spec, const char *context,
-		   const struct noded_job *done);
+json_t *script_env(const struct noded *nd, const struct drv_job_launch *m,
+		   const char *context, const struct noded_job *done);
 /* Forks path with env (borrowed) for job, watched until reaped. 0 or -errno. */
 int script_start(struct noded *nd, struct noded_job *job, const char *path, json_t *env,
 		 bool epilog);
@@ -185,16 +197,18 @@ bool script_reaped(struct noded *nd, pid_t pid, int status);
 void script_cancel_timer(struct noded_job *job);
 
 /* --- signal.c ---------------------------------------------------------- */
-int signal_job(struct noded *nd, json_t *body, struct drv_error *err);
+int signal_job(struct noded *nd, const struct drv_job_signal *m, struct drv_error *err);
 void signal_cancel_timer(struct noded_job *job);
 /* Delivers signals that arrived while a job's shepherd was starting. */
 void signal_retry_pending(struct noded *nd);
 
 /* --- steps.c: srun's steps on this node --------------------------------- */
 /* step.launch: a step dir with the spec, and its shepherd. rc for the reply. */
-int steps_launch(struct noded *nd, json_t *body, struct drv_error *err);
+int steps_launch(struct noded *nd, const struct drv_step_launch *m, json_t *body,
+		 struct drv_error *err);
 /* step.signal: sig to the step's tasks, or (kill) its shepherd ends them. */
-int steps_signal(struct noded *nd, json_t *body, struct drv_error *err);
+int steps_signal(struct noded *nd, const struct drv_step_signal *m,
+		 struct drv_error *err);
 /* job.signal with kill: every step of the job here ends too. */
 void steps_kill_job(struct noded *nd, int64_t job_id);
 /* Does the node hold a step of job_id (running or not yet reported)? */

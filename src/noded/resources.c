@@ -50,17 +50,14 @@ void resources_init(struct noded *nd)
 		nd->real_memory = 1;
 }
 
-void resources_describe(const struct noded *nd, json_t *body)
+void resources_describe(const struct noded *nd, struct drv_node_register *m)
 {
-	json_object_set_new(body, "name", json_string(nd->name));
-	json_object_set_new(body, "cpus", json_integer(nd->cpus));
-	json_object_set_new(body, "real_memory",
-			    json_integer((json_int_t)nd->real_memory));
-	if (nd->node->gres)
-		json_object_set_new(body, "gres", json_string(nd->node->gres));
-	if (nd->node->features)
-		json_object_set_new(body, "features", json_string(nd->node->features));
-	json_object_set_new(body, "port", json_integer(nd->node->port));
-	json_object_set_new(body, "version", json_string(DRV_VERSION));
-	json_object_set_new(body, "boot_time", json_integer(nd->boot_time));
+	m->name = nd->name;
+	m->cpus = (uint32_t)nd->cpus;
+	m->real_memory = (int64_t)nd->real_memory;
+	m->gres = nd->node->gres;
+	m->features = nd->node->features;
+	m->port = (uint16_t)nd->node->port;
+	m->version = DRV_VERSION;
+	m->boot_time = nd->boot_time;
 }

@@ -40,55 +40,44 @@ static void add(json_t *env, const char *name, const char *value)
 	}
 }
 
-static void add_int(json_t *env, const char *name, json_t *v)
+static void add_int(json_t *env, const char *name, int64_t v)
 {
 	char buf[32];
-	if (json_is_integer(v)) {
-		snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(v));
-		add(env, name, buf);
-	}
+	snprintf(buf, sizeof(buf), "%lld", (long long)v);
+	add(env, name, buf);
 }
 
-static const char *str(json_t *spec, const char *key)
+/* The job's GPU indices as "0,1" (NULL when none). */
+static char *gpu_list(const struct drv_job_launch *m)
 {
-	return json_string_value(json_object_get(spec, key));
-}
-
-/* The GPU indices of the launch body's "gpus" as "0,1" (NULL when none). */
-static char *gpu_list(json_t *spec)
-{
-	json_t *a = json_object_get(spec, "gpus"), *v;
-	size_t i, len = 0;
-	char *buf = calloc(json_array_size(a) * 21 + 1, 1);
-	json_array_foreach(a, i, v) if (buf && json_is_integer(v)) len += (size_t)sprintf(
-	    buf + len, "%s%lld", len ? "," : "", (long long)json_integer_value(v));
-	if (buf && !len) {
-		free(buf);
-		return NULL;
-	}
+	char *buf = m->n_gpus ? calloc(m->n_gpus * 11 + 1, 1) : NULL;
+	size_t len = 0;
+	for (size_t i = 0; buf && i < m->n_gpus; i++)
+		len += (size_t)sprintf(buf + len, "%s%u", i ? "," : "",
+				       (unsigned)m->gpus[i]);
 	return buf;
 }
 
-json_t *script_env(const struct noded *nd, json_t *spec, const char *context,
-		   const struct noded_job *done)
+json_t *script_env(const struct noded *nd, const struct drv_job_launch *m,
+		   const char *context, const struct noded_job *done)
 {
 	json_t *env = json_array();
-	add_int(env, "SLURM_JOB_ID", json_object_get(spec, "job_id"));
-	add_int(env, "SLURM_JOBID", json_object_get(spec, "job_id"));
-	add(env, "SLURM_JOB_USER", str(spec, "user"));
-	add_int(env, "SLURM_JOB_UID", json_object_get(spec, "uid"));
-	add_int(env, "SLURM_JOB_GID", json_object_get(spec, "gid"));
-	add(env, "SLURM_JOB_NODELIST", str(spec, "nodelist"));
-	add(env, "SLURM_JOB_PARTITION", str(spec, "partition"));
-	add(env, "SLURM_JOB_ACCOUNT", str(spec, "account"));
-	add(env, "SLURM_CLUSTER_NAME", str(spec, "cluster"));
+	add_int(env, "SLURM_JOB_ID", m->job_id);
+	add_int(env, "SLURM_JOBID", m->job_id);
+	add(env, "SLURM_JOB_USER", m->user);
+	add_int(env, "SLURM_JOB_UID", m->uid);
+	add_int(env, "SLURM_JOB_GID", m->gid);
+	add(env, "SLURM_JOB_NODELIST", m->nodelist);
+	add(env, "SLURM_JOB_PARTITION", m->partition);
+	add(env, "SLURM_JOB_ACCOUNT", m->account);
+	add(env, "SLURM_CLUSTER_NAME", m->cluster);
 	add(env, "SLURMD_NODENAME", nd->name);
 	add(env, "SLURM_CONF", nd->conf_path);
 	add(env, "SLURM_SCRIPT_CONTEXT", context);
-	char *gpus = gpu_list(spec);
+	char *gpus = gpu_list(m);
 	add(env, "SLURM_JOB_GPUS", gpus);
 	free(gpus);
-	add_int(env, "SLURM_RESTART_COUNT", json_object_get(spec, "restart"));
+	add_int(env, "SLURM_RESTART_COUNT", m->restart);
 	if (done) {
 		char buf[48];
 		int status = done->sig ? done->sig & 0x7f : (done->exit_code & 0xff) << 8;

@@ -76,12 +76,6 @@ static int arm_kill_timer(struct noded *nd, struct noded_job *job, int kill_wait
 	return 0;
 }
 
-static int64_t int_member(json_t *body, const char *key, int64_t dflt)
-{
-	json_t *v = json_object_get(body, key);
-	return json_is_integer(v) ? (int64_t)json_integer_value(v) : dflt;
-}
-
 /* Delivers sig (or the terminate sequence) to a job whose group is known. */
 static int deliver(struct noded *nd, struct noded_job *job, pid_t pgid, int sig,
 		   bool batch_only, bool kill_it, int kill_wait, struct drv_error *err)
@@ -126,13 +120,11 @@ void signal_retry_pending(struct noded *nd)
 	}
 }
 
-int signal_job(struct noded *nd, json_t *body, struct drv_error *err)
+int signal_job(struct noded *nd, const struct drv_job_signal *m, struct drv_error *err)
 {
-	int64_t job_id = int_member(body, "job_id", 0);
-	int64_t sig = int_member(body, "signal", 0);
-	bool kill_it = json_is_true(json_object_get(body, "kill"));
-	bool batch_only = json_is_true(json_object_get(body, "batch_only"));
-	int64_t kill_wait = int_member(body, "kill_wait", nd->conf->kill_wait);
+	int64_t job_id = m->job_id, sig = m->signal;
+	bool kill_it = m->kill, batch_only = m->batch_only;
+	int64_t kill_wait = m->has_kill_wait ? m->kill_wait : nd->conf->kill_wait;
 	if (sig < 0 || sig >= NSIG || kill_wait < 0 || kill_wait > 86400) {
 		drv_error_set(err, EINVAL, "job.signal: bad signal or kill_wait");
 		return DRV_RC_PROTOCOL;

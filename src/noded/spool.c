@@ -45,7 +45,7 @@ bool spool_lock_held(const char *dir)
 	return held;
 }
 
-int spool_read_json(const char *dir, const char *file, json_t **out)
+static int read_json(const char *dir, const char *file, json_t **out)
 {
 	char path[PATH_MAX];
 	if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path))
@@ -97,25 +97,43 @@ int spool_remove_dir(const char *dir)
 	return rmdir(dir) < 0 ? -errno : 0;
 }
 
-static int64_t json_int_member(json_t *obj, const char *key, int64_t dflt)
+int spool_read_shape(const char *dir, const char *file, const struct drv_shape *s,
+		     void *out, json_t **json)
 {
-	json_t *v = json_object_get(obj, key);
-	return json_is_integer(v) ? (int64_t)json_integer_value(v) : dflt;
+	int rc = read_json(dir, file, json);
+	if (rc < 0)
+		return rc;
+	struct drv_error err;
+	rc = drv_shape_decode(s, *json, out, &err);
+	if (rc < 0) {
+		log_warn("%s/%s: %s", dir, file, err.text);
+		json_decref(*json);
+		*json = NULL;
+	}
+	return rc;
+}
+
+int spool_write_status(const char *dir, const struct drv_rec_spool_status *st)
+{
+	json_t *o = drv_rec_spool_status_encode(st);
+	char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	json_decref(o);
+	if (!text)
+		return -ENOMEM;
+	int rc = drv_write_file_atomic(dir, "status", text, strlen(text), 0600);
+	free(text);
+	return rc;
 }
 
 /* The job ended: take what its status file says. */
-static void take_status(struct noded_job *job, json_t *status)
+static void take_status(struct noded_job *job, const struct drv_rec_spool_status *st)
 {
-	json_t *msg = json_object_get(status, "message");
-	jobs_set_done(job, (int)json_int_member(status, "exit_code", 0),
-		      (int)json_int_member(status, "signal", 0),
-		      json_is_true(json_object_get(status, "launch_failed")),
-		      json_is_string(msg) ? json_string_value(msg) : NULL);
-	job->timeout = json_is_true(json_object_get(status, "timeout"));
-	json_t *usage = json_object_get(status, "usage");
-	job->usage = json_is_object(usage) ? json_incref(usage) : NULL;
-	job->oom = json_is_true(json_object_get(status, "oom"));
-	job->prolog_failed = json_is_true(json_object_get(status, "prolog_failed"));
+	jobs_set_done(job, st->exit_code, st->signal, st->launch_failed, st->message);
+	job->timeout = st->timeout;
+	job->usage = st->usage;
+	job->has_usage = st->has_usage;
+	job->oom = st->oom;
+	job->prolog_failed = st->prolog_failed;
 	log_info("job=%lld ended: exit_code=%d signal=%d%s", (long long)job->job_id,
 		 job->exit_code, job->sig, job->timeout ? " (time limit)" : "");
 }
@@ -161,14 +179,35 @@ static void kill_orphans(const char *dir)
 static void mark_lost(struct noded_job *job, const char *dir)
 {
 	kill_orphans(dir);
-	char buf[160];
-	int n = snprintf(buf, sizeof(buf),
-			 "{\"exit_code\":0,\"signal\":9,\"restart\":%lld,"
-			 "\"message\":\"shepherd lost\"}\n",
-			 (long long)job->restart);
-	drv_write_file_atomic(dir, "status", buf, (size_t)n, 0600);
-	jobs_set_done(job, 0, 9, false, "shepherd lost");
+	struct drv_rec_spool_status st = {
+	    .signal = 9, .restart = (uint32_t)job->restart, .message = "shepherd lost"};
+	spool_write_status(dir, &st);
+	jobs_set_done(job, 0, 9, false, st.message);
 	log_warn("job=%lld shepherd lost", (long long)job->job_id);
+}
+
+/* A job dir the table does not know (an earlier noded's job): its entry,
+ * with the restart of its status (st, when it ended) or of its spec. NULL
+ * when there is none to add. */
+static struct noded_job *adopt_job(struct noded *nd, int64_t job_id, const char *dir,
+				   const struct drv_rec_spool_status *st)
+{
+	struct drv_job_launch spec;
+	json_t *spec_json = NULL;
+	bool has_spec = spool_read_shape(dir, "spec.json", &drv_shape_job_launch, &spec,
+					 &spec_json) == 0;
+	if (!has_spec && !st) {
+		/* A launch cut short before its spec was written: no shepherd
+		 * ran and ctld never heard "ok". */
+		log_info("job=%lld removing a dir without spec", (long long)job_id);
+		spool_remove_dir(dir);
+		return NULL;
+	}
+	int64_t restart = st ? st->restart : spec.restart;
+	if (has_spec)
+		drv_job_launch_free(&spec);
+	json_decref(spec_json);
+	return jobs_add(nd, job_id, restart);
 }
 
 /* Brings one job dir and its table entry in step; returns true when the job
@@ -180,21 +219,12 @@ static bool scan_one(struct noded *nd, int64_t job_id, const char *dir)
 		job->has_dir = true;
 		return false;
 	}
+	struct drv_rec_spool_status st;
 	json_t *status = NULL;
-	bool ended = spool_read_json(dir, "status", &status) == 0;
+	bool ended = spool_read_shape(dir, "status", &drv_shape_rec_spool_status, &st,
+				      &status) == 0;
 	if (!job) {
-		json_t *spec = NULL;
-		if (spool_read_json(dir, "spec.json", &spec) < 0 && !ended) {
-			/* A launch cut short before its spec was written: no
-			 * shepherd ran and ctld never heard "ok". */
-			log_info("job=%lld removing a dir without spec",
-				 (long long)job_id);
-			spool_remove_dir(dir);
-			return false;
-		}
-		json_t *src = ended ? status : spec;
-		job = jobs_add(nd, job_id, json_int_member(src, "restart", 0));
-		json_decref(spec);
+		job = adopt_job(nd, job_id, dir, ended ? &st : NULL);
 		if (!job) {
 			json_decref(status);
 			return false;
@@ -202,7 +232,8 @@ static bool scan_one(struct noded *nd, int64_t job_id, const char *dir)
 	}
 	job->has_dir = true;
 	if (ended) {
-		take_status(job, status);
+		take_status(job, &st);
+		drv_rec_spool_status_free(&st);
 		json_decref(status);
 		return true;
 	}

@@ -31,7 +31,8 @@ struct noded_step {
 	bool oom;	/* the kernel OOM-killed one of its tasks */
 	bool cancelled; /* its shepherd ended the tasks (cancel, srun gone) */
 	char *message;
-	json_t *usage; /* the status file's "usage"; owned, or NULL */
+	struct drv_rec_usage usage; /* the status file's, when has_usage */
+	bool has_usage;
 	int64_t complete_id, complete_at;
 	struct noded_step *next;
 };
@@ -70,7 +71,6 @@ static void drop(struct noded *nd, struct noded_step *s)
 		if (*pp == s) {
 			*pp = s->next;
 			free(s->message);
-			json_decref(s->usage);
 			free(s);
 			return;
 		}
@@ -92,27 +92,27 @@ static void set_done(struct noded_step *s, int code, int sig, bool failed,
 	s->launch_failed = failed;
 	free(s->message);
 	s->message = why ? strdup(why) : NULL;
-	json_decref(s->usage);
-	s->usage = NULL;
+	s->has_usage = false;
 }
 
 static void send_complete(struct noded *nd, struct noded_step *s)
 {
 	if (!nd->registered)
 		return;
-	json_t *body =
-	    json_pack("{s:I,s:I,s:i,s:i,s:b}", "job_id", (json_int_t)s->job_id, "step_id",
-		      (json_int_t)s->step_id, "exit_code", s->exit_code & 0xff, "signal",
-		      s->sig & 0x7f, "launch_failed", s->launch_failed);
-	if (s->message)
-		json_object_set_new(body, "message", json_string(s->message));
-	if (s->usage)
-		json_object_set(body, "usage", s->usage);
-	if (s->cancelled)
-		json_object_set_new(body, "cancelled", json_true());
-	if (s->oom)
-		json_object_set_new(body, "oom", json_true());
-	if (link_send_request(nd, "step.complete", body, &s->complete_id) == 0)
+	struct drv_step_complete m = {
+	    .job_id = (uint32_t)s->job_id,
+	    .step_id = (uint32_t)s->step_id,
+	    .exit_code = s->exit_code & 0xff,
+	    .signal = s->sig & 0x7f,
+	    .launch_failed = s->launch_failed,
+	    .message = s->message,
+	    .usage = s->usage,
+	    .has_usage = s->has_usage,
+	    .oom = s->oom,
+	    .cancelled = s->cancelled,
+	};
+	json_t *body = drv_step_complete_encode(&m);
+	if (body && link_send_request(nd, "step.complete", body, &s->complete_id) == 0)
 		s->complete_at = jobs_now();
 }
 
@@ -120,27 +120,27 @@ static void send_complete(struct noded *nd, struct noded_step *s)
 static void read_status(struct noded *nd, struct noded_step *s)
 {
 	char dir[PATH_MAX];
-	json_t *st = NULL;
+	struct drv_rec_spool_status st;
+	json_t *json = NULL;
 	if (step_dir(nd, s->job_id, s->step_id, dir, sizeof(dir)) < 0 ||
-	    spool_read_json(dir, "status", &st) < 0) {
+	    spool_read_shape(dir, "status", &drv_shape_rec_spool_status, &st, &json) <
+		0) {
 		set_done(s, 0, SIGKILL, false, "the step's shepherd died");
 		return;
 	}
-	set_done(s, (int)json_integer_value(json_object_get(st, "exit_code")),
-		 (int)json_integer_value(json_object_get(st, "signal")),
-		 json_is_true(json_object_get(st, "launch_failed")),
-		 json_string_value(json_object_get(st, "message")));
-	json_t *usage = json_object_get(st, "usage");
-	s->usage = json_is_object(usage) ? json_incref(usage) : NULL;
-	s->oom = json_is_true(json_object_get(st, "oom"));
-	s->cancelled = json_is_true(json_object_get(st, "cancelled"));
-	json_decref(st);
+	set_done(s, st.exit_code, st.signal, st.launch_failed, st.message);
+	s->usage = st.usage;
+	s->has_usage = st.has_usage;
+	s->oom = st.oom;
+	s->cancelled = st.cancelled;
+	drv_rec_spool_status_free(&st);
+	json_decref(json);
 }
 
-int steps_launch(struct noded *nd, json_t *body, struct drv_error *err)
+int steps_launch(struct noded *nd, const struct drv_step_launch *m, json_t *body,
+		 struct drv_error *err)
 {
-	int64_t job_id = json_integer_value(json_object_get(body, "job_id"));
-	int64_t step_id = json_integer_value(json_object_get(body, "step_id"));
+	int64_t job_id = m->job_id, step_id = m->step_id;
 	if (find(nd, job_id, step_id))
 		return 0; /* a resend */
 	char dir[PATH_MAX];
@@ -209,17 +209,14 @@ static void deliver(struct noded *nd, struct noded_step *s, int sig, bool kill_i
 		kill(-pid, sig);
 }
 
-int steps_signal(struct noded *nd, json_t *body, struct drv_error *err)
+int steps_signal(struct noded *nd, const struct drv_step_signal *m, struct drv_error *err)
 {
-	struct noded_step *s =
-	    find(nd, json_integer_value(json_object_get(body, "job_id")),
-		 json_integer_value(json_object_get(body, "step_id")));
+	struct noded_step *s = find(nd, m->job_id, m->step_id);
 	if (!s) {
 		drv_error_set(err, ESRCH, "%s", drv_rc_text(DRV_RC_INVALID_JOB_ID));
 		return DRV_RC_INVALID_JOB_ID;
 	}
-	deliver(nd, s, (int)json_integer_value(json_object_get(body, "signal")),
-		json_is_true(json_object_get(body, "kill")));
+	deliver(nd, s, m->signal, m->kill);
 	return 0;
 }
 

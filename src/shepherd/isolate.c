@@ -1,5 +1,5 @@
-/* isolate.c — a step's cgroup as its spec asks: noded puts a "cgroup"
- * object {"mountpoint", "constrain_ram"} in the spec when this node's cgroups
+/* isolate.c — a step's cgroup as its spec asks: noded puts a cgroup object
+ * (mountpoint, constrain_ram, scope) in the spec when this node's cgroups
  * are usable, and nothing when they are not (noded then logged why, once).
  * The shepherd reads no config, so this is all it knows.
  *
@@ -11,21 +11,15 @@
 #include "common/log.h"
 #include "shepherd/shepherd.h"
 
-void isolate_begin(struct cg_step *cg, json_t *spec, const char *node, int64_t job_id,
+void isolate_begin(struct cg_step *cg, const struct drv_rec_node_spec *ns, int64_t job_id,
 		   const char *step, int64_t limit_mib)
 {
 	memset(cg, 0, sizeof(*cg));
-	json_t *o = json_object_get(spec, "cgroup");
-	if (!json_is_object(o))
+	if (!ns->has_cgroup)
 		return;
-	const char *mnt = json_string_value(json_object_get(o, "mountpoint"));
-	if (!mnt || !*mnt)
-		mnt = CG_DEFAULT_MOUNT;
-	if (!json_is_true(json_object_get(o, "constrain_ram")))
+	const char *mnt = ns->cgroup.mountpoint;
+	if (!ns->cgroup.constrain_ram)
 		limit_mib = 0;
-	const char *scope = json_string_value(json_object_get(o, "scope"));
-	if (scope && *scope)
-		node = scope;
 	struct cg_layout l;
 	char err[PATH_MAX + 128];
 	int rc = cg_detect(mnt, &l);
@@ -35,7 +29,8 @@ void isolate_begin(struct cg_step *cg, json_t *spec, const char *node, int64_t j
 			  (long long)job_id, step, mnt, strerror(-rc));
 		return;
 	}
-	if (cg_step_create(cg, &l, node, job_id, step, limit_mib, err, sizeof(err)) < 0)
+	if (cg_step_create(cg, &l, ns->cgroup.scope, job_id, step, limit_mib, err,
+			   sizeof(err)) < 0)
 		log_error("job=%lld step=%s: %s: running unconstrained",
 			  (long long)job_id, step, err);
 }

@@ -278,8 +278,7 @@ int run_job(const char *dir, const struct spec *s, const char *script_path,
 	static struct cg_step cg; /* large; one job per shepherd */
 	memset(&cg, 0, sizeof(cg));
 	if (rc == 0)
-		isolate_begin(&cg, s->root, s->node, s->job_id, "batch",
-			      isolate_batch_mib(s));
+		isolate_begin(&cg, &s->ns, s->job_id, "batch", isolate_batch_mib(s));
 	if (rc == 0)
 		rc = start_child(&c, rel, errp, &pid);
 	if (rc == 0) {

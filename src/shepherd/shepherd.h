@@ -16,6 +16,7 @@
 
 #include "common/cgroup.h"
 #include "common/fileio.h"
+#include "common/proto_gen.h"
 
 /* The launch spec. Strings are borrowed from root (never NULL: absent ones
  * are ""); env and argv are arrays of borrowed strings. */
@@ -59,6 +60,7 @@ struct spec {
 	int64_t array_job_id, array_task_id; /* -1: not an array job */
 	int64_t array_count, array_min, array_max, array_step; /* the whole array */
 	const char *task_prolog, *task_epilog; /* slurm.conf's, "" when none */
+	struct drv_rec_node_spec ns;	       /* what noded added (node_spec) */
 };
 
 /* --- spec.c ------------------------------------------------------------ */
@@ -173,10 +175,10 @@ int pmixsrv_fence_down(struct pmixsrv *p, int sock, const void *data, uint32_t l
 void pmixsrv_free(struct pmixsrv *p);
 
 /* --- isolate.c: the step's cgroup ------------------------------------ */
-/* Creates cg for step ("batch", "0", ...) of job_id as spec's "cgroup"
- * object asks, with limit_mib (0: none); leaves cg inactive (one log line)
- * when it cannot, or silently when the spec asks for none. */
-void isolate_begin(struct cg_step *cg, json_t *spec, const char *node, int64_t job_id,
+/* Creates cg for step ("batch", "0", ...) of job_id as the spec's cgroup
+ * (noded's node_spec) asks, with limit_mib (0: none); leaves cg inactive
+ * (one log line) when it cannot, or silently when the spec asks for none. */
+void isolate_begin(struct cg_step *cg, const struct drv_rec_node_spec *ns, int64_t job_id,
 		   const char *step, int64_t limit_mib);
 /* Moves pid into cg; on failure logs, and the step runs unconstrained. */
 void isolate_attach(struct cg_step *cg, pid_t pid, int64_t job_id);

@@ -1,7 +1,8 @@
 /* spec.c — reads the launch spec noded wrote into the job dir.
  *
  * spec.json is the job.launch body (already checked against its schema by
- * noded) plus "node" and "conf_path". This file still checks every field it
+ * noded) plus what noded adds (node_spec: node, conf_path, cgroup, task
+ * scripts). This file still checks every field it
  * hands out, since a shepherd must never act on a half-read spec. */
 #include <errno.h>
 #include <limits.h>
@@ -100,8 +101,6 @@ static void load_resources(json_t *r, struct spec *s)
 	s->array_min = int_member(r, "array_task_min", 0);
 	s->array_max = int_member(r, "array_task_max", 0);
 	s->array_step = int_member(r, "array_task_step", 1);
-	s->task_prolog = str_member(r, "task_prolog");
-	s->task_epilog = str_member(r, "task_epilog");
 }
 
 int spec_load(const char *dir, struct spec *s, char *err, size_t errlen)
@@ -117,6 +116,16 @@ int spec_load(const char *dir, struct spec *s, char *err, size_t errlen)
 		return -EBADMSG;
 	}
 	json_t *r = s->root;
+	struct drv_error derr;
+	if (drv_rec_node_spec_decode(r, &s->ns, &derr) < 0) {
+		snprintf(err, errlen, "%s: %s", path, derr.text);
+		spec_fini(s);
+		return -EBADMSG;
+	}
+	s->node = s->ns.node ? s->ns.node : "";
+	s->conf_path = s->ns.conf_path ? s->ns.conf_path : "";
+	s->task_prolog = s->ns.task_prolog ? s->ns.task_prolog : "";
+	s->task_epilog = s->ns.task_epilog ? s->ns.task_epilog : "";
 	s->job_id = int_member(r, "job_id", 0);
 	s->restart = int_member(r, "restart", 0);
 	int64_t uid = int_member(r, "uid", -1), gid = int_member(r, "gid", -1);
@@ -131,8 +140,6 @@ int spec_load(const char *dir, struct spec *s, char *err, size_t errlen)
 	s->script = str_member(r, "script");
 	s->submit_host = str_member(r, "submit_host");
 	s->cluster = str_member(r, "cluster");
-	s->node = str_member(r, "node");
-	s->conf_path = str_member(r, "conf_path");
 	s->num_nodes = int_member(r, "num_nodes", 1);
 	if (s->job_id <= 0 || uid < 0 || gid < 0 || uid > UINT32_MAX - 1 ||
 	    gid > UINT32_MAX - 1 || !*s->script || !*s->workdir) {

@@ -41,6 +41,7 @@ struct task {
 
 struct step {
 	json_t *spec;
+	struct drv_rec_node_spec ns; /* what noded added to the step.launch body */
 	const char *dir, *user, *node, *cwd;
 	int64_t job_id, step_id;
 	uid_t uid;
@@ -168,10 +169,9 @@ static char **node_env(const struct step *st)
 	rc |= env_set(&env, "SLURM_GTIDS", gtids ? gtids : "");
 	rc |= env_set(&env, "SLURM_TOPOLOGY_ADDR", st->node);
 	rc |= env_set(&env, "SLURM_TOPOLOGY_ADDR_PATTERN", "node");
-	const char *conf = str(st->spec, "conf_path");
-	if (*conf)
-		rc |= env_set(&env, "SLURM_CONF", conf) |
-		      env_set(&env, "DROVER_CONF", conf);
+	if (st->ns.conf_path)
+		rc |= env_set(&env, "SLURM_CONF", st->ns.conf_path) |
+		      env_set(&env, "DROVER_CONF", st->ns.conf_path);
 	free(gtids);
 	if (rc) {
 		env_free(env);
@@ -285,8 +285,7 @@ static int start_tasks(struct step *st)
 		return -ENOMEM;
 	char step_name[24];
 	snprintf(step_name, sizeof(step_name), "%lld", (long long)st->step_id);
-	isolate_begin(&st->cg, st->spec, st->node, st->job_id, step_name,
-		      num(st->spec, "mem", 0));
+	isolate_begin(&st->cg, &st->ns, st->job_id, step_name, num(st->spec, "mem", 0));
 	json_t *multi = NULL;
 	const char *mp = str(st->spec, "task_argv");
 	if (*mp)
@@ -697,11 +696,16 @@ static int load(struct step *st, const char *dir)
 		return snprintf(st->message, sizeof(st->message),
 				"cannot read spec.json: %.160s", jerr.text),
 		       -1;
+	struct drv_error err;
+	if (drv_rec_node_spec_decode(st->spec, &st->ns, &err) < 0)
+		return snprintf(st->message, sizeof(st->message), "spec.json: %.160s",
+				err.text),
+		       -1;
 	st->dir = dir;
 	st->job_id = num(st->spec, "job_id", 0);
 	st->step_id = num(st->spec, "step_id", 0);
 	st->user = str(st->spec, "user");
-	st->node = str(st->spec, "node");
+	st->node = st->ns.node ? st->ns.node : "";
 	st->cwd = str(st->spec, "cwd");
 	st->uid = (uid_t)num(st->spec, "uid", 0);
 	st->gid = (gid_t)num(st->spec, "gid", 0);

@@ -12,10 +12,11 @@
  * The rules are the tree decoder's (drv_shape_decode over json_loadb with
  * JSON_REJECT_DUPLICATES): the same validation and the same error words
  * ("SHAPE: field 'PATH': RULE"), syntax errors as "not JSON: WHY at byte N".
- * Two differences: the first broken rule in text order is reported (the
+ * The differences: the first broken rule in text order is reported (the
  * tree decoder reports the first in table order; a missing required field is
- * noticed at the end of its object), and nesting deeper than
- * DRV_TEXT_MAX_DEPTH is refused (jansson allows 2048). */
+ * noticed at the end of its object); nesting deeper than DRV_TEXT_MAX_DEPTH
+ * is refused (jansson allows 2048); and so is any NUL byte (jansson drops
+ * one that follows a number or a literal: "[1\0]" is [1] there). */
 #ifndef DRV_SCHEMA_TEXT_H
 #define DRV_SCHEMA_TEXT_H
 

@@ -64,8 +64,7 @@ static json_t *text_diff_text(const struct drv_shape *s, const char *data, size_
 	return out;
 }
 
-/* true when both decoders agree on data: both refuse (nesting deeper than
- * the text decoder allows counts as refused by both), or both accept and the
+/* true when both decoders agree on data: both refuse, or both accept and the
  * structs encode to the same JSON. */
 static bool text_diff(const struct drv_shape *s, const char *data, size_t len,
 		      struct text_diff *d)
@@ -75,7 +74,11 @@ static bool text_diff(const struct drv_shape *s, const char *data, size_t len,
 	d->tree_ok = a != NULL;
 	d->text_ok = b != NULL;
 	bool agree = d->tree_ok == d->text_ok;
-	if (!agree && d->tree_ok && strstr(d->text_err.text, "nesting too deep"))
+	/* Two known differences, where the text decoder is the stricter: it
+	 * nests less deep than jansson, and it refuses a NUL byte where jansson
+	 * drops one that follows a number or a literal ("[1\0]" is [1] there). */
+	if (!agree && d->tree_ok &&
+	    (strstr(d->text_err.text, "nesting too deep") || memchr(data, 0, len)))
 		agree = true;
 	if (!agree)
 		snprintf(d->why, sizeof(d->why), "tree %s (%.80s), text %s (%.80s)",

@@ -357,12 +357,12 @@ static int number(struct rd *r, bool *is_int, int64_t *v)
 
 /* --- containers ------------------------------------------------------------- */
 
-static int open_container(struct rd *r, char c)
+/* Past the '{' or '[' the caller saw, one level deeper. */
+static int open_container(struct rd *r)
 {
 	if (++r->depth > DRV_TEXT_MAX_DEPTH)
 		return syntax(r, "nesting too deep");
-	r->p++; /* c, checked by the caller */
-	(void)c;
+	r->p++;
 	return 0;
 }
 
@@ -472,19 +472,15 @@ static int skip_object(struct rd *r)
 {
 	struct keyset ks;
 	size_t k = 0;
-	int rc, more;
 	keyset_init(&ks);
-	if ((rc = open_container(r, '{')) < 0)
-		goto out;
-	while ((more = rc = next_item(r, '}', &k)) > 0) {
+	int rc = open_container(r);
+	while (rc == 0 && (rc = next_item(r, '}', &k)) > 0) {
 		char *s;
 		size_t n;
-		if ((rc = key(r, &s, &n)) < 0 || (rc = unknown_key(r, &ks, s, n)) < 0 ||
-		    (rc = skip_value(r)) < 0)
+		if ((rc = key(r, &s, &n)) < 0 || (rc = unknown_key(r, &ks, s, n)) < 0)
 			break;
+		rc = skip_value(r);
 	}
-	(void)more;
-out:
 	keyset_fini(&ks);
 	return rc;
 }
@@ -502,7 +498,7 @@ static int skip_value(struct rd *r)
 	case '{':
 		return skip_object(r);
 	case '[':
-		if ((rc = open_container(r, '[')) < 0)
+		if ((rc = open_container(r)) < 0)
 			return rc;
 		while ((rc = next_item(r, ']', &k)) > 0)
 			if ((rc = skip_value(r)) < 0)
@@ -563,6 +559,11 @@ static int read_json(struct rd *r, json_t **at)
 	if (!x) {
 		r->p += e.position > 0 ? e.position : 0;
 		return syntax(r, e.text);
+	}
+	if (memchr(r->p, '\0', (size_t)e.position)) {
+		/* jansson drops a NUL after a number, and its span is then wrong */
+		json_decref(x);
+		return syntax(r, "NUL byte");
 	}
 	r->p += e.position;
 	ref->x = *at = x;
@@ -645,7 +646,7 @@ static int read_array(struct rd *r, const struct drv_field *f, char *out,
 		return wrong_type(r, p, "must be an array");
 	size_t size = drv_field_elem_size(f), cap = 0, k = 0;
 	char *v = NULL;
-	int rc = open_container(r, '[');
+	int rc = open_container(r);
 	while (rc == 0 && (rc = next_item(r, ']', &k)) > 0) {
 		if (k > cap) {
 			char *w = drv_arena_alloc(r->a, (cap ? cap * 2 : 4) * size);
@@ -748,7 +749,7 @@ static int read_object(struct rd *r, const struct drv_shape *s, char *out,
 		return broken(r, at, "too many fields declared");
 	memset(out, 0, s->size);
 	keyset_init(&ks);
-	rc = open_container(r, '{');
+	rc = open_container(r);
 	while (rc == 0 && (rc = next_item(r, '}', &k)) > 0) {
 		char *name;
 		size_t n;
@@ -819,7 +820,7 @@ static int stream_items(struct rd *r, struct special *sp, char *elem,
 		return wrong_type(r, at, "must be an array");
 	struct drv_arena *outer = r->a, each = {0};
 	size_t k = 0;
-	int rc = open_container(r, '[');
+	int rc = open_container(r);
 	r->a = &each;
 	while (rc == 0 && (rc = next_item(r, ']', &k)) > 0) {
 		struct path ep = {at, NULL, k - 1};
@@ -870,7 +871,7 @@ static int row_item(struct rd *r, struct special *sp, char *rec, const struct pa
 	struct seen sn = {{0}, {0}};
 	size_t k = 0;
 	memset(rec, 0, sp->rec->size);
-	int rc = open_container(r, '[');
+	int rc = open_container(r);
 	while (rc == 0 && (rc = next_item(r, ']', &k)) > 0) {
 		const struct drv_field *f = k <= sp->n_cols ? sp->cols[k - 1] : NULL;
 		if (k > sp->n_cols)

@@ -219,6 +219,10 @@ static void test_strict_json(void **state)
 			  "{\"job_id\":1,\"state\":\"\xe2\x82\xac\xf0\x9f\x98\x80\x7f\","
 			  "\"x\":[-9223372036854775808,-0,0.5e-400,1E+2]}",
 			  &d));
+	/* a NUL byte is refused, also inside a json member jansson parses */
+	static const char nul[] = "{\"cred\":{\"cred\":33\0}";
+	assert_true(text_diff(&drv_shape_auth_sign_reply, nul, sizeof(nul) - 1, &d));
+	assert_false(d.text_ok);
 	refused_alike(s, "{\"job_id\":1.0,\"state\":\"P\"}");
 	refused_alike(s, "{\"job_id\":4294967295,\"state\":\"P\"}");
 }

@@ -173,7 +173,7 @@ static void measure(const char *what, void (*fn)(char *, size_t), const char *te
 		    int runs)
 {
 	size_t len = strlen(text);
-	double t[64];
+	double t[64] = {0};
 	char *copy = malloc(len);
 	for (int i = 0; i < runs; i++) {
 		memcpy(copy, text, len);

@@ -92,7 +92,8 @@ struct path {
 
 struct rd {
 	char *base, *p, *end;
-	struct drv_arena *a;
+	struct drv_arena *a;   /* where arrays and json members go */
+	struct drv_arena each; /* a streamed item's own, reset after each */
 	struct drv_error *err;
 	int depth;
 	char what[80];
@@ -775,6 +776,7 @@ static void rd_init(struct rd *r, const struct drv_shape *s, char *text, size_t 
 	r->base = r->p = text;
 	r->end = text + len;
 	r->a = a;
+	drv_arena_init(&r->each);
 	r->err = err;
 	r->depth = 0;
 	drv_shape_what(s, r->what, sizeof(r->what));
@@ -796,7 +798,9 @@ static int decode(const struct drv_shape *s, char *text, size_t len, void *out,
 		return drv_error_set(err, EBADMSG, "%s: field 'body': must be an object",
 				     r.what);
 	}
-	if ((rc = read_object(&r, s, out, NULL, sp)) < 0)
+	rc = read_object(&r, s, out, NULL, sp);
+	drv_arena_free(&r.each);
+	if (rc < 0)
 		return rc;
 	return peek(&r) == -1 ? 0 : syntax(&r, "end of input expected");
 }
@@ -818,20 +822,19 @@ static int stream_items(struct rd *r, struct special *sp, char *elem,
 {
 	if (peek(r) != '[')
 		return wrong_type(r, at, "must be an array");
-	struct drv_arena *outer = r->a, each = {0};
+	struct drv_arena *outer = r->a;
 	size_t k = 0;
 	int rc = open_container(r);
-	r->a = &each;
+	r->a = &r->each;
 	while (rc == 0 && (rc = next_item(r, ']', &k)) > 0) {
 		struct path ep = {at, NULL, k - 1};
 		if ((rc = item(r, sp, elem, &ep)) < 0 ||
 		    (rc = sp->fn(elem, k - 1, sp->ctx)) < 0)
 			break;
 		rc = 0;
-		drv_arena_reset(&each);
+		drv_arena_reset(&r->each);
 	}
 	r->a = outer;
-	drv_arena_free(&each);
 	return rc;
 }
 

@@ -11,7 +11,7 @@ PYTEST_WORKERS ?= auto
 PYTEST_ARGS ?=
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 30
-FUZZ_TARGETS = frame conf hostlist timefmt sbatch_script cred dep_parse multi_prog schema
+FUZZ_TARGETS = frame conf hostlist timefmt sbatch_script cred dep_parse multi_prog schema schema_text
 
 C_SOURCES = $(shell find src tests/unit tests/fuzz -type f \( -name '*.c' -o -name '*.h' \) 2>/dev/null)
 

@@ -61,6 +61,39 @@ static bool in_choices(const char *choices, const char *s)
 	return false;
 }
 
+const char *drv_field_rule_int(const struct drv_field *f, int64_t n, char *buf,
+			       size_t len)
+{
+	if (n >= f->min && n <= f->max)
+		return NULL;
+	snprintf(buf, len, "must be %lld..%lld", (long long)f->min, (long long)f->max);
+	return buf;
+}
+
+const char *drv_field_rule_str(const struct drv_field *f, const char *s, size_t n,
+			       char *buf, size_t len)
+{
+	if (f->type == DRV_F_HEX)
+		return is_hex64(s) ? NULL : "must be 64 lower-case hex digits";
+	if (n < f->minlen)
+		return n == 0 ? "must not be empty" : "too short";
+	if (f->maxlen && n > f->maxlen) {
+		snprintf(buf, len, "longer than %zu bytes", f->maxlen);
+		return buf;
+	}
+	if (f->choices && !in_choices(f->choices, s)) {
+		snprintf(buf, len, "must be one of %s", f->choices);
+		return buf;
+	}
+	return NULL;
+}
+
+void drv_shape_what(const struct drv_shape *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.64s%s", s->name,
+		 strcmp(s->kind, "reply") == 0 ? " reply" : "");
+}
+
 static int check_object(struct vctx *v, const struct drv_shape *s, json_t *obj,
 			const char *prefix);
 
@@ -73,34 +106,21 @@ static int check_value(struct vctx *v, const struct drv_field *f, json_t *x,
 	case DRV_F_INT: {
 		if (!json_is_integer(x))
 			return fail(v, path, "must be an integer");
-		json_int_t n = json_integer_value(x);
-		if (n < f->min || n > f->max) {
-			snprintf(rule, sizeof(rule), "must be %lld..%lld",
-				 (long long)f->min, (long long)f->max);
-			return fail(v, path, rule);
-		}
-		return 0;
+		const char *r =
+		    drv_field_rule_int(f, json_integer_value(x), rule, sizeof(rule));
+		return r ? fail(v, path, r) : 0;
 	}
-	case DRV_F_STR: {
+	case DRV_F_STR:
+	case DRV_F_HEX: {
 		if (!json_is_string(x))
-			return fail(v, path, "must be a string");
-		size_t n = json_string_length(x);
-		if (n < f->minlen)
-			return fail(v, path, n == 0 ? "must not be empty" : "too short");
-		if (f->maxlen && n > f->maxlen) {
-			snprintf(rule, sizeof(rule), "longer than %zu bytes", f->maxlen);
-			return fail(v, path, rule);
-		}
-		if (f->choices && !in_choices(f->choices, json_string_value(x))) {
-			snprintf(rule, sizeof(rule), "must be one of %s", f->choices);
-			return fail(v, path, rule);
-		}
-		return 0;
+			return fail(v, path,
+				    f->type == DRV_F_HEX
+					? "must be 64 lower-case hex digits"
+					: "must be a string");
+		const char *r = drv_field_rule_str(
+		    f, json_string_value(x), json_string_length(x), rule, sizeof(rule));
+		return r ? fail(v, path, r) : 0;
 	}
-	case DRV_F_HEX:
-		if (!json_is_string(x) || !is_hex64(json_string_value(x)))
-			return fail(v, path, "must be 64 lower-case hex digits");
-		return 0;
 	case DRV_F_BOOL:
 		return json_is_boolean(x) ? 0 : fail(v, path, "must be true or false");
 	case DRV_F_JSON:
@@ -164,8 +184,7 @@ static int check_object(struct vctx *v, const struct drv_shape *s, json_t *obj,
 int drv_shape_validate(const struct drv_shape *s, json_t *obj, struct drv_error *err)
 {
 	char what[80];
-	snprintf(what, sizeof(what), "%.64s%s", s->name,
-		 strcmp(s->kind, "reply") == 0 ? " reply" : "");
+	drv_shape_what(s, what, sizeof(what));
 	struct vctx v = {.what = what, .err = err};
 	if (!json_is_object(obj))
 		return drv_error_set(err, EBADMSG, "%s: field 'body': must be an object",
@@ -193,7 +212,7 @@ static size_t cint_size(enum drv_cint c)
 	return 8;
 }
 
-static void put_int(void *at, enum drv_cint c, int64_t v)
+void drv_field_put_int(void *at, enum drv_cint c, int64_t v)
 {
 	switch (c) {
 	case DRV_C_I8:
@@ -241,7 +260,7 @@ static int64_t get_int(const void *at, enum drv_cint c)
 	return 0;
 }
 
-static size_t elem_size(const struct drv_field *f)
+size_t drv_field_elem_size(const struct drv_field *f)
 {
 	switch (f->type) {
 	case DRV_F_INT:
@@ -266,7 +285,7 @@ static int decode_value(const struct drv_field *f, json_t *x, char *at)
 {
 	switch (f->type) {
 	case DRV_F_INT:
-		put_int(at, f->cint, json_integer_value(x));
+		drv_field_put_int(at, f->cint, json_integer_value(x));
 		return 0;
 	case DRV_F_BOOL:
 		*(bool *)at = json_is_true(x);
@@ -292,7 +311,7 @@ static void free_value(const struct drv_field *f, char *at)
 
 static int decode_array(const struct drv_field *f, json_t *x, char *out)
 {
-	size_t n = json_array_size(x), size = elem_size(f);
+	size_t n = json_array_size(x), size = drv_field_elem_size(f);
 	char *v = n ? calloc(n, size) : NULL;
 	if (n && !v)
 		return -ENOMEM;
@@ -309,12 +328,13 @@ static int decode_array(const struct drv_field *f, json_t *x, char *out)
 	return 0;
 }
 
-static void decode_default(const struct drv_field *f, char *out)
+void drv_field_default(const struct drv_field *f, void *p)
 {
+	char *out = p;
 	if (!f->def || f->array)
 		return; /* arrays default to [] only: NULL, 0 */
 	if (f->type == DRV_F_INT)
-		put_int(out + f->off, f->cint, f->def_int);
+		drv_field_put_int(out + f->off, f->cint, f->def_int);
 	else if (f->type == DRV_F_BOOL)
 		*(bool *)(out + f->off) = f->def_int != 0;
 	else if (f->type == DRV_F_STR)
@@ -329,7 +349,7 @@ static int decode_object(const struct drv_shape *s, json_t *obj, char *out)
 		const struct drv_field *f = &s->fields[i];
 		json_t *x = json_object_get(obj, f->name);
 		if (!x || json_is_null(x)) {
-			decode_default(f, out);
+			drv_field_default(f, out);
 			continue;
 		}
 		int rc =
@@ -366,7 +386,7 @@ void drv_shape_free(const struct drv_shape *s, void *p)
 			char *v = *(char **)(base + f->off);
 			size_t n = *(size_t *)(base + f->n_off);
 			for (size_t k = 0; v && k < n; k++)
-				free_value(f, v + k * elem_size(f));
+				free_value(f, v + k * drv_field_elem_size(f));
 			free(v);
 			*(void **)(base + f->off) = NULL;
 			*(size_t *)(base + f->n_off) = 0;
@@ -420,7 +440,7 @@ static json_t *encode_field(const struct drv_field *f, const char *in)
 		return encode_value(f, in + f->off);
 	json_t *a = json_array();
 	const char *v = *(const char *const *)(in + f->off);
-	size_t n = *(const size_t *)(in + f->n_off), size = elem_size(f);
+	size_t n = *(const size_t *)(in + f->n_off), size = drv_field_elem_size(f);
 	for (size_t i = 0; a && v && i < n; i++)
 		if (json_array_append_new(a, encode_value(f, v + i * size)) < 0) {
 			json_decref(a);

@@ -130,4 +130,21 @@ json_t *drv_shape_example(const struct drv_shape *s, bool full);
 /* The field of s called name, or NULL. */
 const struct drv_field *drv_shape_field(const struct drv_shape *s, const char *name);
 
+/* --- pieces for other decoders (schema_text.c) ---------------------------- */
+
+/* NULL when n satisfies f's bounds, else the rule it breaks (maybe in buf). */
+const char *drv_field_rule_int(const struct drv_field *f, int64_t n, char *buf,
+			       size_t len);
+/* The same for the string s of n bytes and a STR or HEX field. */
+const char *drv_field_rule_str(const struct drv_field *f, const char *s, size_t n,
+			       char *buf, size_t len);
+/* What errors about s start with: its name, "NAME reply" for a reply. */
+void drv_shape_what(const struct drv_shape *s, char *buf, size_t len);
+/* Stores v at at as the C type c. */
+void drv_field_put_int(void *at, enum drv_cint c, int64_t v);
+/* The size of one element (or the scalar) of f. */
+size_t drv_field_elem_size(const struct drv_field *f);
+/* Stores f's default (if it has one) into the struct p. */
+void drv_field_default(const struct drv_field *f, void *p);
+
 #endif

@@ -152,9 +152,8 @@ static int list(const struct sacct_opts *o, const struct sacct_window *w, int ar
 
 	if (cli_conf_load(&conf) < 0 || fetch(conf, query_body(o, w, uids), &reply) < 0)
 		goto out;
-	struct sacct_ctx c = {cli_json_int(reply, "now", (int64_t)time(NULL)),
-			      conf->cluster_name, getenv("SLURM_TIME_FORMAT")};
-	size_t n = cli_jobs_from_reply(reply, &jobs);
+	struct sacct_ctx c = {0, conf->cluster_name, getenv("SLURM_TIME_FORMAT")};
+	size_t n = cli_jobs_from_reply(reply, &jobs, &c.now);
 	keep = calloc(n + 1, sizeof(*keep));
 	if (!jobs || !keep)
 		goto out;

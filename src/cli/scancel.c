@@ -381,7 +381,7 @@ static int select_jobs(const struct drv_conf *conf, struct sc_opts *o)
 		return -1;
 	}
 	struct cli_job *jobs = NULL;
-	size_t n = cli_jobs_from_reply(reply, &jobs);
+	size_t n = cli_jobs_from_reply(reply, &jobs, NULL);
 	for (i = 0; i < n; i++)
 		if (selected(o, &jobs[i]) && (!o->interactive || confirmed(&jobs[i])))
 			json_array_append_new(ids, json_integer(jobs[i].job_id));

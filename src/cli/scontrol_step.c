@@ -92,7 +92,7 @@ int sctl_show_step(struct sctl *s, const char *id_str)
 			sctl_failure_text(rc, &err));
 		return 1;
 	}
-	size_t n = cli_jobs_from_reply(reply, &jobs);
+	size_t n = cli_jobs_from_reply(reply, &jobs, NULL);
 	qsort(jobs, n, sizeof(*jobs), by_id_desc); /* ctld's newest first */
 	for (size_t i = 0; i < n; i++) {
 		if (!job_named(&a, &jobs[i]))

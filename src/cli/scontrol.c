@@ -272,47 +272,61 @@ static int show_job(struct sctl *s, const char *id_str)
 
 /* --- show node / partition ------------------------------------------------ */
 
-static int show_records(struct sctl *s, const char *type, const char *list_key,
-			const char *name, const char *what)
+/* Prints n records of nodes or partitions (not found or none: says so). */
+static int print_records(struct sctl *s, const struct drv_node_query_reply *nr,
+			 const struct drv_part_query_reply *pr, const char *name)
 {
-	struct drv_error err = {{0}};
-	json_t *body = json_object(), *reply = NULL, *v;
-	size_t i;
-	int rc;
+	size_t n = nr ? nr->n_nodes : pr->n_partitions;
 
-	if (name)
-		json_object_set_new(body, "names", json_pack("[s]", name));
-	rc = sctl_call(s, type, body, &reply, &err);
-	if (rc != 0) {
-		fprintf(stderr, "slurm_load_%s error: %s\n",
-			!strcmp(what, "Node") ? "node" : "partitions",
-			sctl_failure_text(rc, &err));
+	if (n == 0 && name) {
+		printf("%s %s not found\n", nr ? "Node" : "Partition", name);
 		return 1;
 	}
-	if (json_array_size(json_object_get(reply, list_key)) == 0) {
-		json_decref(reply);
-		if (name) {
-			printf("%s %s not found\n", what, name);
-			return 1;
-		}
-		printf("No %s in the system\n",
-		       !strcmp(what, "Node") ? "nodes" : "partitions");
-		return 0;
-	}
-	json_array_foreach(json_object_get(reply, list_key), i, v)
-	{
+	if (n == 0)
+		printf("No %s in the system\n", nr ? "nodes" : "partitions");
+	for (size_t i = 0; i < n; i++) {
 		struct rec r;
 
 		if (!rec_open(&r))
 			break;
-		if (!strcmp(what, "Node"))
-			scs_print_node(r.f, v);
+		if (nr)
+			scs_print_node(r.f, &nr->nodes[i]);
 		else
-			scs_print_part(r.f, v);
+			scs_print_part(r.f, &pr->partitions[i]);
 		rec_emit(s, &r);
 	}
-	json_decref(reply);
 	return 0;
+}
+
+/* show node / show partition, of name or all. */
+static int show_records(struct sctl *s, bool nodes, const char *name)
+{
+	struct drv_error err = {{0}};
+	struct drv_node_query nq = {
+	    .names = &name, .n_names = 1, .has_names = name != NULL};
+	struct drv_part_query pq = {
+	    .names = &name, .n_names = 1, .has_names = name != NULL};
+	struct drv_node_query_reply nr = {0};
+	struct drv_part_query_reply pr = {0};
+	json_t *reply = NULL;
+	int rc =
+	    sctl_call(s, nodes ? "node.query" : "part.query",
+		      nodes ? drv_node_query_encode(&nq) : drv_part_query_encode(&pq),
+		      &reply, &err);
+
+	if (rc != 0) {
+		fprintf(stderr, "slurm_load_%s error: %s\n",
+			nodes ? "node" : "partitions", sctl_failure_text(rc, &err));
+		return 1;
+	}
+	rc = nodes ? drv_node_query_reply_decode(reply, &nr, &err)
+		   : drv_part_query_reply_decode(reply, &pr, &err);
+	if (rc == 0)
+		rc = print_records(s, nodes ? &nr : NULL, nodes ? NULL : &pr, name);
+	drv_node_query_reply_free(&nr);
+	drv_part_query_reply_free(&pr);
+	json_decref(reply);
+	return rc != 0;
 }
 
 /* --- show config ------------------------------------------------------------ */
@@ -365,9 +379,9 @@ static int show(struct sctl *s, int argc, char **argv)
 	if (sctl_is_cmd(what, "steps", 2))
 		return sctl_show_step(s, id);
 	if (sctl_is_cmd(what, "nodes", 1))
-		return show_records(s, "node.query", "nodes", id, "Node");
+		return show_records(s, true, id);
 	if (sctl_is_cmd(what, "partitions", 1))
-		return show_records(s, "part.query", "partitions", id, "Partition");
+		return show_records(s, false, id);
 	if (sctl_is_cmd(what, "config", 1))
 		return show_config(s);
 	fprintf(stderr, "invalid entity:%s for keyword:show \n", what);

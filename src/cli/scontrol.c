@@ -195,7 +195,7 @@ static size_t shown_jobs(struct cli_job *all, size_t n, int64_t id, int64_t task
 	return k;
 }
 
-static json_t *job_query_body(int64_t id)
+json_t *sctl_job_query_body(int64_t id)
 {
 	struct drv_job_query q = {.all_states = true};
 	json_t *body = drv_job_query_encode(&q);
@@ -249,7 +249,7 @@ static int show_job(struct sctl *s, const char *id_str)
 			drv_rc_text(DRV_RC_INVALID_JOB_ID));
 		return 1;
 	}
-	rc = sctl_call(s, "job.query", job_query_body(id), &reply, &err);
+	rc = sctl_call(s, "job.query", sctl_job_query_body(id), &reply, &err);
 	if (rc != 0) {
 		fprintf(stderr, "slurm_load_jobs error: %s\n",
 			sctl_failure_text(rc, &err));
@@ -346,7 +346,9 @@ static int show_config(struct sctl *s)
 	}
 	cli_fmt_time(time(NULL), when, sizeof(when));
 	printf("Configuration data as of %s\n", when);
-	json_array_foreach(json_object_get(reply, "config"), i, kv)
+	struct drv_conf_query_reply q = {0};
+	(void)drv_conf_query_reply_decode(reply, &q, &err); /* else q lists nothing */
+	json_array_foreach(q.config, i, kv)
 	{
 		printf("%-23s = %s\n", json_string_value(json_array_get(kv, 0)) ?: "",
 		       json_string_value(json_array_get(kv, 1)) ?: "(null)");

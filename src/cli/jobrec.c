@@ -233,16 +233,20 @@ size_t cli_jobs_from_reply(json_t *reply, struct cli_job **out, int64_t *now)
 
 json_t *cli_job_fields(const char *extra)
 {
-	static const char *const list[] = {
-	    "job_id",	  "name",	 "user",       "partition",	"state",
-	    "reason",	  "nodelist",	 "num_nodes",  "cpus",		"priority",
-	    "time_limit", "submit_time", "start_time", "end_time",	"account",
-	    "qos",	  "gres",	 "dependency", "nice",		"ntasks",
-	    "min_memory", "mem_per_cpu", "exclusive",  "cpus_per_task", "hold",
-	    "exit_code",  "exit_signal"};
+	static const int list[] = {
+	    DRV_REC_JOB__JOB_ID,      DRV_REC_JOB__NAME,       DRV_REC_JOB__USER,
+	    DRV_REC_JOB__PARTITION,   DRV_REC_JOB__STATE,      DRV_REC_JOB__REASON,
+	    DRV_REC_JOB__NODELIST,    DRV_REC_JOB__NUM_NODES,  DRV_REC_JOB__CPUS,
+	    DRV_REC_JOB__PRIORITY,    DRV_REC_JOB__TIME_LIMIT, DRV_REC_JOB__SUBMIT_TIME,
+	    DRV_REC_JOB__START_TIME,  DRV_REC_JOB__END_TIME,   DRV_REC_JOB__ACCOUNT,
+	    DRV_REC_JOB__QOS,	      DRV_REC_JOB__GRES,       DRV_REC_JOB__DEPENDENCY,
+	    DRV_REC_JOB__NICE,	      DRV_REC_JOB__NTASKS,     DRV_REC_JOB__MIN_MEMORY,
+	    DRV_REC_JOB__MEM_PER_CPU, DRV_REC_JOB__EXCLUSIVE,  DRV_REC_JOB__CPUS_PER_TASK,
+	    DRV_REC_JOB__HOLD,	      DRV_REC_JOB__EXIT_CODE,  DRV_REC_JOB__EXIT_SIGNAL};
 	json_t *a = json_array();
 	for (size_t i = 0; i < sizeof(list) / sizeof(list[0]); i++)
-		json_array_append_new(a, json_string(list[i]));
+		json_array_append_new(
+		    a, json_string(drv_shape_rec_job.fields[list[i]].name));
 	for (const char *p = extra; p && *p;) {
 		size_t len = strcspn(p, ",");
 		json_array_append_new(a, json_stringn(p, len));

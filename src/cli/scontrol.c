@@ -272,24 +272,26 @@ static int show_job(struct sctl *s, const char *id_str)
 
 /* --- show node / partition ------------------------------------------------ */
 
-/* Prints n records of nodes or partitions (not found or none: says so). */
-static int print_records(struct sctl *s, const struct drv_node_query_reply *nr,
+/* Prints the nodes of nr or (nodes false) the partitions of pr; not found
+ * or none: says so. */
+static int print_records(struct sctl *s, bool nodes,
+			 const struct drv_node_query_reply *nr,
 			 const struct drv_part_query_reply *pr, const char *name)
 {
-	size_t n = nr ? nr->n_nodes : pr->n_partitions;
+	size_t n = nodes ? nr->n_nodes : pr->n_partitions;
 
 	if (n == 0 && name) {
-		printf("%s %s not found\n", nr ? "Node" : "Partition", name);
+		printf("%s %s not found\n", nodes ? "Node" : "Partition", name);
 		return 1;
 	}
 	if (n == 0)
-		printf("No %s in the system\n", nr ? "nodes" : "partitions");
+		printf("No %s in the system\n", nodes ? "nodes" : "partitions");
 	for (size_t i = 0; i < n; i++) {
 		struct rec r;
 
 		if (!rec_open(&r))
 			break;
-		if (nr)
+		if (nodes)
 			scs_print_node(r.f, &nr->nodes[i]);
 		else
 			scs_print_part(r.f, &pr->partitions[i]);
@@ -322,7 +324,7 @@ static int show_records(struct sctl *s, bool nodes, const char *name)
 	rc = nodes ? drv_node_query_reply_decode(reply, &nr, &err)
 		   : drv_part_query_reply_decode(reply, &pr, &err);
 	if (rc == 0)
-		rc = print_records(s, nodes ? &nr : NULL, nodes ? NULL : &pr, name);
+		rc = print_records(s, nodes, &nr, &pr, name);
 	drv_node_query_reply_free(&nr);
 	drv_part_query_reply_free(&pr);
 	json_decref(reply);

@@ -46,26 +46,35 @@ static int pick_format(const struct sq_opts *o, struct sq_format *fmt)
 }
 
 /* Sorting and filtering need these; the format adds what it prints. */
+/* Appends the names of the job record's fields idx[0..n) to a. */
+static void add_fields(json_t *a, const int *idx, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a,
+				      json_string(drv_shape_rec_job.fields[idx[i]].name));
+}
+
 static json_t *wire_fields(const struct sq_opts *o, const struct sq_format *fmt)
 {
 	json_t *a = json_array();
-	static const char *const base[] = {
-	    "job_id",	   "state",	 "partition", "name",	    "user",
-	    "uid",	   "priority",	 "account",   "start_time", "end_time",
-	    "submit_time", "time_limit", "hold"};
+	static const int base[] = {
+	    DRV_REC_JOB__JOB_ID,   DRV_REC_JOB__STATE,	     DRV_REC_JOB__PARTITION,
+	    DRV_REC_JOB__NAME,	   DRV_REC_JOB__USER,	     DRV_REC_JOB__UID,
+	    DRV_REC_JOB__PRIORITY, DRV_REC_JOB__ACCOUNT,     DRV_REC_JOB__START_TIME,
+	    DRV_REC_JOB__END_TIME, DRV_REC_JOB__SUBMIT_TIME, DRV_REC_JOB__TIME_LIMIT,
+	    DRV_REC_JOB__HOLD};
+	static const int qos[] = {DRV_REC_JOB__QOS}, nodes[] = {DRV_REC_JOB__NODELIST};
+	static const int steps[] = {DRV_REC_JOB__STEPS, DRV_REC_JOB__BATCH_HOST,
+				    DRV_REC_JOB__ARRAY_JOB_ID, DRV_REC_JOB__ARRAY_TASK_ID,
+				    DRV_REC_JOB__INTERACTIVE};
 
-	for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++)
-		json_array_append_new(a, json_string(base[i]));
+	add_fields(a, base, sizeof(base) / sizeof(base[0]));
 	if (o->qos) /* what the -q and -w filters read */
-		json_array_append_new(a, json_string("qos"));
+		add_fields(a, qos, 1);
 	if (o->nodelist)
-		json_array_append_new(a, json_string("nodelist"));
-	if (o->step_flag) {
-		static const char *const steps[] = {"steps", "batch_host", "array_job_id",
-						    "array_task_id", "interactive"};
-		for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
-			json_array_append_new(a, json_string(steps[i]));
-	}
+		add_fields(a, nodes, 1);
+	if (o->step_flag)
+		add_fields(a, steps, sizeof(steps) / sizeof(steps[0]));
 	sq_format_wire_fields(fmt, a);
 	return a;
 }

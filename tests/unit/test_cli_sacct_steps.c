@@ -134,6 +134,30 @@ static void test_compact_rows_steps(void **state)
 	json_decref(r);
 }
 
+/* A compact row decodes field by field onto the record's defaults: a
+ * column it does not know is skipped, a value that breaks its declaration
+ * keeps the default, and what the row leaves out reads as for a record. */
+static void test_compact_rows_defaults(void **state)
+{
+	json_t *r = json_loads("{\"fields\":[\"job_id\",\"bogus\",\"state\",\"cpus\"],"
+			       "\"now\":77,\"rows\":[[9,1,\"RUNNING\",\"x\"]]}",
+			       0, NULL);
+	struct cli_job *j = NULL;
+	int64_t now = 0;
+	assert_int_equal(cli_jobs_from_reply(r, &j, &now), 1);
+	assert_int_equal(now, 77);
+	assert_int_equal(j[0].job_id, 9);
+	assert_string_equal(j[0].state, "RUNNING");
+	assert_int_equal(j[0].cpus, 0);
+	assert_string_equal(j[0].reason, "None");
+	assert_string_equal(j[0].qos, "normal");
+	assert_int_equal(j[0].time_limit, -1);
+	assert_int_equal(j[0].cpus_per_task, -1);
+	assert_null(j[0].account);
+	free(j);
+	json_decref(r);
+}
+
 static void test_default_rows(void **state)
 {
 	char *out = sacct_out(&jobs[0], "-j", "23368", NULL);
@@ -473,6 +497,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_steps_read),
 	    cmocka_unit_test(test_compact_rows_steps),
+	    cmocka_unit_test(test_compact_rows_defaults),
 	    cmocka_unit_test(test_default_rows),
 	    cmocka_unit_test(test_many_fields),
 	    cmocka_unit_test(test_step_only_fields),

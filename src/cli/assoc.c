@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/common.h"
+#include "common/proto_gen.h"
 
 static int cmp(const void *a, const void *b)
 {
@@ -18,10 +19,10 @@ static int cmp(const void *a, const void *b)
 }
 
 /* Adds the pair of one job record unless it is there already. */
-static int add(struct cli_assoc **v, size_t *n, const json_t *job)
+static int add(struct cli_assoc **v, size_t *n, const struct drv_rec_job *job)
 {
-	const char *acct = cli_json_str(job, "account", NULL);
-	const char *user = cli_json_str(job, "user", "");
+	const char *acct = job->account;
+	const char *user = job->user ? job->user : "";
 	struct cli_assoc *nv;
 
 	if (!acct || !*acct)
@@ -33,8 +34,7 @@ static int add(struct cli_assoc **v, size_t *n, const json_t *job)
 	if (!nv)
 		return -ENOMEM;
 	*v = nv;
-	nv[*n] =
-	    (struct cli_assoc){strdup(user), strdup(acct), cli_json_int(job, "uid", -1)};
+	nv[*n] = (struct cli_assoc){strdup(user), strdup(acct), job->uid};
 	if (!nv[*n].user || !nv[*n].account) {
 		free(nv[*n].user);
 		free(nv[*n].account);
@@ -47,25 +47,30 @@ static int add(struct cli_assoc **v, size_t *n, const json_t *job)
 int cli_assoc_load(const struct drv_conf *conf, const int64_t *uids, size_t n,
 		   struct cli_assoc **out, size_t *count, struct drv_error *err)
 {
-	json_t *body = json_pack("{s:I}", "start", (json_int_t)0), *reply = NULL, *job;
+	struct drv_acct_query q = {0};
+	struct drv_acct_query_reply r = {0};
+	json_t *body = drv_acct_query_encode(&q), *reply = NULL;
 	struct cli_assoc *v = NULL;
-	size_t nv = 0, i;
+	size_t nv = 0;
 	int rc;
 
 	if (n > 0) {
 		json_t *a = json_array();
-		for (i = 0; i < n; i++)
+		for (size_t i = 0; i < n; i++)
 			json_array_append_new(a, json_integer(uids[i]));
-		json_object_set_new(body, "uids", a);
+		cli_body_set(body, &drv_shape_acct_query, DRV_ACCT_QUERY__UIDS, a);
+		json_decref(a);
 	}
 	rc = cli_call(conf, "acct.query", body, &reply, err);
 	if (rc != 0)
 		return rc;
-	json_array_foreach(json_object_get(reply, "jobs"), i, job)
-	{
-		if ((rc = add(&v, &nv, job)) < 0)
-			break;
+	if ((rc = drv_acct_query_reply_decode(reply, &r, err)) < 0) {
+		json_decref(reply);
+		return rc;
 	}
+	for (size_t i = 0; rc == 0 && i < r.n_jobs; i++)
+		rc = add(&v, &nv, &r.jobs[i]);
+	drv_acct_query_reply_free(&r);
 	json_decref(reply);
 	if (rc < 0) {
 		cli_assoc_free(v, nv);

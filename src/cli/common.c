@@ -95,6 +95,12 @@ bool cli_json_bool(const json_t *obj, const char *key, bool def)
 	return json_is_boolean(v) ? json_is_true(v) : def;
 }
 
+void cli_body_set(json_t *body, const struct drv_shape *s, size_t i, json_t *v)
+{
+	if (v)
+		json_object_set(body, s->fields[i].name, v);
+}
+
 int cli_parse_int(const char *s, int64_t min, int64_t max, int64_t *out)
 {
 	char *end = NULL;

@@ -13,6 +13,7 @@
 
 #include "common/conf.h"
 #include "common/error.h"
+#include "common/schema.h"
 
 /* Remembers prog (borrowed; a string literal) for cli_error() and friends. */
 void cli_init(const char *prog);
@@ -41,6 +42,11 @@ int cli_call(const struct drv_conf *conf, const char *type, json_t *body, json_t
 const char *cli_json_str(const json_t *obj, const char *key, const char *def);
 int64_t cli_json_int(const json_t *obj, const char *key, int64_t def);
 bool cli_json_bool(const json_t *obj, const char *key, bool def);
+
+/* Sets field i of shape s in body to v (taking a new reference; nothing
+ * when v is NULL): for the arrays the options keep as JSON, added to a body
+ * encoded from s's struct. */
+void cli_body_set(json_t *body, const struct drv_shape *s, size_t i, json_t *v);
 
 /* Parses a whole decimal number in [min, max]. 0 or -EINVAL. */
 int cli_parse_int(const char *s, int64_t min, int64_t max, int64_t *out);

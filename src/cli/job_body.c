@@ -18,6 +18,7 @@
 #include "cli/sbatch_place.h"
 #include "cli/sbatch_res.h"
 #include "cli/sbatch_script.h"
+#include "common/proto_gen.h"
 #include "common/timefmt.h"
 
 extern char **environ;
@@ -33,19 +34,10 @@ static char *absolute(const char *cwd, const char *path)
 	return out;
 }
 
-static void set_str(json_t *body, const char *key, const char *v)
+/* Sets job.submit's field i in body (v stolen). */
+static void set_field(json_t *body, size_t i, json_t *v)
 {
-	if (v)
-		json_object_set_new(body, key, json_string(v));
-}
-
-static json_t *string_array(char *const *v, size_t n)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; a && i < n; i++)
-		json_array_append_new(a, json_string(v[i]));
-	return a;
+	json_object_set_new(body, drv_shape_job_submit.fields[i].name, v);
 }
 
 int job_origin_get(struct job_origin *org)
@@ -140,14 +132,47 @@ static int lifecycle_opts(const struct sbatch_opts *o, json_t *body)
 		return 255;
 	}
 	if (begin > 0)
-		json_object_set_new(body, "begin", json_integer(begin));
+		set_field(body, DRV_JOB_SUBMIT__BEGIN, json_integer(begin));
 	if (deadline > 0)
-		json_object_set_new(body, "deadline", json_integer(deadline));
+		set_field(body, DRV_JOB_SUBMIT__DEADLINE, json_integer(deadline));
 	if (o->kill_invalid_dep)
-		json_object_set_new(
-		    body, "kill_invalid_dep",
-		    json_boolean(!strcasecmp(o->kill_invalid_dep, "yes")));
+		set_field(body, DRV_JOB_SUBMIT__KILL_INVALID_DEP,
+			  json_boolean(!strcasecmp(o->kill_invalid_dep, "yes")));
 	return 0;
+}
+
+/* The fields every job.submit body has, and those the options give as
+ * they are. New reference, or NULL when out of memory. */
+static json_t *base_body(const struct sbatch_opts *o, const struct job_script *s,
+			 const struct job_origin *org, const char *workdir, char **env,
+			 size_t nenv, char **args, size_t nargs)
+{
+	struct drv_job_submit q;
+	char *cmd = s->path ? absolute(org->cwd, s->path) : NULL;
+
+	drv_shape_init(&drv_shape_job_submit, &q);
+	q.name = o->job_name ? o->job_name : s->default_name;
+	q.workdir = workdir;
+	q.submit_dir = org->cwd;
+	q.env = (const char **)env;
+	q.n_env = nenv;
+	q.export = o->export_spec ? o->export_spec : "ALL";
+	q.hold = o->hold;
+	q.submit_host = org->host;
+	q.argv = (const char **)args;
+	q.n_argv = nargs;
+	q.interactive = !s->text;
+	q.requeue = o->requeue;
+	q.has_requeue = o->requeue || o->no_requeue; /* absent: JobRequeue decides */
+	q.partition = o->partition;
+	q.stdout = o->output;
+	q.stderr = o->error;
+	q.comment = o->comment;
+	/* scontrol's Command=, an absolute path as in Slurm */
+	q.command = cmd ? cmd : s->path;
+	json_t *body = drv_job_submit_encode(&q);
+	free(cmd);
+	return body;
 }
 
 int job_body_build(const struct sbatch_opts *o, const struct job_script *s,
@@ -175,20 +200,13 @@ int job_body_build(const struct sbatch_opts *o, const struct job_script *s,
 		return 1;
 	}
 	workdir = o->chdir ? absolute(org->cwd, o->chdir) : strdup(org->cwd);
-	body = json_pack("{s:s, s:s, s:s, s:o, s:s, s:b, s:s, s:o}", "name",
-			 o->job_name ? o->job_name : s->default_name, "workdir",
-			 workdir ? workdir : org->cwd, "submit_dir", org->cwd, "env",
-			 string_array(env, nenv), "export",
-			 o->export_spec ? o->export_spec : "ALL", "hold", o->hold,
-			 "submit_host", org->host, "argv", string_array(args, nargs));
+	body = base_body(o, s, org, workdir ? workdir : org->cwd, env, nenv, args, nargs);
 	free(workdir);
 	sbatch_words_free(env, nenv);
-	if (body && s->text)
-		json_object_set_new(body, "script", json_stringn(s->text, s->len));
-	else if (body)
-		json_object_set_new(body, "interactive", json_true());
+	if (body && s->text) /* its length: a script may hold NUL bytes */
+		set_field(body, DRV_JOB_SUBMIT__SCRIPT, json_stringn(s->text, s->len));
 	if (body && o->time)
-		json_object_set_new(body, "time_limit", json_integer(limit));
+		set_field(body, DRV_JOB_SUBMIT__TIME_LIMIT, json_integer(limit));
 	if (body && sbatch_res_to_json(&res, body) < 0) {
 		json_decref(body);
 		body = NULL;
@@ -207,17 +225,6 @@ int job_body_build(const struct sbatch_opts *o, const struct job_script *s,
 	if (rc) {
 		json_decref(body);
 		return rc;
-	}
-	if (o->requeue || o->no_requeue) /* absent: JobRequeue decides */
-		json_object_set_new(body, "requeue", json_boolean(o->requeue));
-	set_str(body, "partition", o->partition);
-	set_str(body, "stdout", o->output);
-	set_str(body, "stderr", o->error);
-	set_str(body, "comment", o->comment);
-	if (s->path) { /* scontrol's Command=, an absolute path as in Slurm */
-		char *cmd = absolute(org->cwd, s->path);
-		set_str(body, "command", cmd ? cmd : s->path);
-		free(cmd);
 	}
 	*out = body;
 	return 0;

@@ -6,219 +6,171 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/common.h"
 
-enum key_type { T_STR, T_STR_NULL, T_INT, T_BOOL, T_MEM, T_USAGE };
-
-struct key {
-	const char *name;
-	enum key_type type;
-	size_t off;
-};
-
-#define K(n, t, m)                                                                       \
-	{                                                                                \
-		n, t, offsetof(struct cli_job, m)                                        \
-	}
-
-/* Every field of the protocol's job record that the commands read. */
-static const struct key keys[] = {
-    K("job_id", T_INT, job_id),
-    K("name", T_STR, name),
-    K("user", T_STR, user),
-    K("partition", T_STR, partition),
-    K("state", T_STR, state),
-    K("reason", T_STR, reason),
-    K("nodelist", T_STR, nodelist),
-    K("batch_host", T_STR, batch_host),
-    K("workdir", T_STR, workdir),
-    K("submit_host", T_STR, submit_host),
-    K("command", T_STR, command),
-    K("stdout", T_STR_NULL, std_out),
-    K("stderr", T_STR_NULL, std_err),
-    K("comment", T_STR_NULL, comment),
-    K("hold", T_STR_NULL, hold),
-    K("uid", T_INT, uid),
-    K("gid", T_INT, gid),
-    K("num_nodes", T_INT, num_nodes),
-    K("cpus", T_INT, cpus),
-    K("priority", T_INT, priority),
-    K("restart_count", T_INT, restart_count),
-    K("time_limit", T_INT, time_limit),
-    K("submit_time", T_INT, submit_time),
-    K("eligible_time", T_INT, eligible_time),
-    K("start_time", T_INT, start_time),
-    K("end_time", T_INT, end_time),
-    K("exit_code", T_INT, exit_code),
-    K("exit_signal", T_INT, exit_signal),
-    K("account", T_STR_NULL, account),
-    K("qos", T_STR, qos),
-    K("gres", T_STR_NULL, gres),
-    K("dependency", T_STR_NULL, dependency),
-    K("tres", T_STR_NULL, tres),
-    K("stdin", T_STR_NULL, std_in),
-    K("nice", T_INT, nice),
-    K("ntasks", T_INT, ntasks),
-    K("gpus", T_INT, gpus),
-    K("cpus_per_task", T_INT, cpus_per_task),
-    K("ntasks_per_node", T_INT, ntasks_per_node),
-    K("min_memory", T_MEM, min_memory),
-    K("mem_per_cpu", T_BOOL, mem_per_cpu),
-    K("exclusive", T_BOOL, exclusive),
-    K("array_job_id", T_INT, array_job_id),
-    K("array_task_id", T_INT, array_task_id),
-    K("array_task_str", T_STR_NULL, array_task_str),
-    K("array_max_tasks", T_INT, array_max_tasks),
-    K("req_tres", T_STR_NULL, req_tres),
-    K("alloc_tres", T_STR_NULL, alloc_tres),
-    K("cpus_per_node", T_STR_NULL, cpus_per_node),
-    K("alloc_gpus", T_STR_NULL, alloc_gpus),
-    K("cancel_uid", T_INT, cancel_uid),
-    K("requeue", T_BOOL, requeue),
-    K("interactive", T_BOOL, interactive),
-    K("run_state", T_STR_NULL, run_state),
-    K("req_nodes", T_STR_NULL, req_nodes),
-    K("exc_nodes", T_STR_NULL, exc_nodes),
-    K("features", T_STR_NULL, features),
-    K("min_cpus", T_INT, min_cpus),
-    K("min_tmp", T_INT, min_tmp),
-    K("time_min", T_INT, time_min),
-    K("max_nodes", T_INT, max_nodes),
-    K("deadline", T_INT, deadline),
-    K("batch_usage", T_USAGE, batch_usage),
-};
-
-#define N_KEYS (sizeof(keys) / sizeof(keys[0]))
-
-static void set_defaults(struct cli_job *j)
+/* A string the record may leave out, or dflt. */
+static const char *str_or(const char *s, const char *dflt)
 {
-	memset(j, 0, sizeof(*j));
-	j->name = j->user = j->partition = j->state = j->nodelist = "";
-	j->batch_host = j->workdir = j->submit_host = j->command = "";
-	j->reason = "None";
-	j->qos = "normal";
-	j->num_nodes = j->cpus = j->ntasks = 1;
-	j->time_limit = j->cpus_per_task = j->ntasks_per_node = -1;
-	j->array_task_id = -1;
-	j->cancel_uid = -1;
-	j->requeue = true;
+	return s ? s : dflt;
 }
 
-/* Stores v (borrowed) into the field k describes; null keeps the default. */
-static void set_value(struct cli_job *j, const struct key *k, const json_t *v)
+static void job_strings(const struct drv_rec_job *r, struct cli_job *j)
 {
-	char *field = (char *)j + k->off;
-	if (!v || json_is_null(v))
-		return;
-	if ((k->type == T_STR || k->type == T_STR_NULL) && json_is_string(v)) {
-		const char *s = json_string_value(v);
-		memcpy(field, &s, sizeof(s));
-	} else if (k->type == T_INT && json_is_integer(v)) {
-		*(int64_t *)(void *)field = json_integer_value(v);
-	} else if (k->type == T_BOOL && json_is_boolean(v)) {
-		*(bool *)(void *)field = json_is_true(v);
-	} else if (k->type == T_USAGE) {
-		cli_usage_from_json(v, &j->batch_usage);
-	} else if (k->type == T_MEM) { /* "2G" as text, or MiB */
-		if (json_is_string(v))
-			j->min_memory_text = json_string_value(v);
-		else if (json_is_integer(v))
-			j->min_memory = json_integer_value(v);
-	}
+	j->name = str_or(r->name, "");
+	j->user = str_or(r->user, "");
+	j->partition = str_or(r->partition, "");
+	j->state = r->state;
+	j->reason = str_or(r->reason, "None");
+	j->nodelist = str_or(r->nodelist, "");
+	j->batch_host = str_or(r->batch_host, "");
+	j->workdir = str_or(r->workdir, "");
+	j->submit_host = str_or(r->submit_host, "");
+	j->command = str_or(r->command, "");
+	j->std_out = r->stdout;
+	j->std_err = r->stderr;
+	j->std_in = r->stdin;
+	j->comment = r->comment;
+	j->hold = r->hold;
+	j->account = r->account;
+	j->qos = r->qos;
+	j->gres = r->gres;
+	j->dependency = r->dependency;
+	j->tres = r->tres;
+	j->min_memory_text = r->min_memory;
+	j->array_task_str = r->array_task_str;
+	j->req_tres = r->req_tres;
+	j->alloc_tres = r->alloc_tres;
+	j->cpus_per_node = r->cpus_per_node;
+	j->alloc_gpus = r->alloc_gpus;
+	j->run_state = r->run_state;
+	j->req_nodes = r->req_nodes;
+	j->exc_nodes = r->exc_nodes;
+	j->features = r->features;
 }
 
-void cli_job_from_json(const json_t *o, struct cli_job *j)
+static void job_numbers(const struct drv_rec_job *r, struct cli_job *j)
 {
-	set_defaults(j);
-	for (size_t k = 0; k < N_KEYS; k++)
-		set_value(j, &keys[k], json_object_get(o, keys[k].name));
+	j->job_id = r->job_id;
+	j->uid = r->uid;
+	j->gid = r->gid;
+	j->num_nodes = r->num_nodes;
+	j->cpus = r->cpus;
+	j->priority = r->priority;
+	j->restart_count = r->restart_count;
+	j->time_limit = r->time_limit;
+	j->submit_time = r->submit_time;
+	j->eligible_time = r->eligible_time;
+	j->start_time = r->start_time;
+	j->end_time = r->end_time;
+	j->deadline = r->deadline;
+	j->exit_code = r->exit_code;
+	j->exit_signal = r->exit_signal;
+	j->nice = r->nice;
+	j->ntasks = r->ntasks;
+	j->gpus = r->gpus;
+	j->cpus_per_task = r->has_cpus_per_task ? (int64_t)r->cpus_per_task : -1;
+	j->ntasks_per_node = r->has_ntasks_per_node ? (int64_t)r->ntasks_per_node : -1;
+	j->mem_per_cpu = r->mem_per_cpu;
+	j->exclusive = r->exclusive;
+	j->array_job_id = r->array_job_id;
+	j->array_task_id = r->array_task_id;
+	j->array_max_tasks = r->array_max_tasks;
+	j->cancel_uid = r->cancel_uid;
+	j->requeue = r->requeue;
+	j->interactive = r->interactive;
+	j->min_cpus = r->min_cpus;
+	j->min_tmp = r->min_tmp;
+	j->time_min = r->time_min;
+	j->max_nodes = r->max_nodes;
 }
 
-/* The key each column of a compact reply fills (-1: none we read). */
-static int *column_keys(const json_t *fields)
+static void batch_usage(const struct drv_rec_job *r, struct cli_usage *u)
 {
-	size_t n = json_array_size(fields);
-	int *map = calloc(n ? n : 1, sizeof(*map));
-	for (size_t i = 0; map && i < n; i++) {
-		const char *name = json_string_value(json_array_get(fields, i));
-		map[i] = -1;
-		for (size_t k = 0; name && k < N_KEYS; k++)
-			if (!strcmp(keys[k].name, name))
-				map[i] = (int)k;
-	}
-	return map;
-}
-
-static const char *step_str(const json_t *o, const char *key)
-{
-	const char *v = json_string_value(json_object_get(o, key));
-	return v ? v : "";
-}
-
-static int64_t step_int(const json_t *o, const char *key, int64_t dflt)
-{
-	const json_t *v = json_object_get(o, key);
-	return json_is_integer(v) ? json_integer_value(v) : dflt;
-}
-
-void cli_usage_from_json(const json_t *o, struct cli_usage *u)
-{
-	const char *node = json_string_value(json_object_get(o, "max_rss_node"));
+	const struct drv_rec_usage_total *b = &r->batch_usage;
 	*u = (struct cli_usage){
-	    .has = json_is_integer(json_object_get(o, "user_usec")),
-	    .user_usec = step_int(o, "user_usec", 0),
-	    .sys_usec = step_int(o, "sys_usec", 0),
-	    .max_rss_kib = step_int(o, "max_rss_kib", 0),
-	    .ave_rss_kib = step_int(o, "ave_rss_kib", 0),
-	    .max_rss_task = step_int(o, "max_rss_task", 0),
-	    .max_rss_node = node ? node : "",
+	    .has = r->has_batch_usage,
+	    .user_usec = b->user_usec,
+	    .sys_usec = b->sys_usec,
+	    .max_rss_kib = b->max_rss_kib,
+	    .ave_rss_kib = b->ave_rss_kib,
+	    .max_rss_task = b->max_rss_task,
+	    .max_rss_node = str_or(b->max_rss_node, ""),
 	};
 }
 
-size_t cli_steps_from_json(const json_t *steps, struct cli_step *out, size_t max)
+static void step_from_rec(const struct drv_rec_step *r, struct cli_step *s)
 {
-	size_t n = json_array_size(steps);
-	for (size_t i = 0; i < n && i < max; i++) {
-		const json_t *o = json_array_get(steps, i);
-		out[i] = (struct cli_step){
-		    .step_id = step_int(o, "step_id", (int64_t)i),
-		    .name = step_str(o, "name"),
-		    .state = step_str(o, "state"),
-		    .nodelist = step_str(o, "nodelist"),
-		    .alloc_tres = step_str(o, "alloc_tres"),
-		    .tasks_per_node = step_str(o, "tasks_per_node"),
-		    .distribution = step_str(o, "distribution"),
-		    .exit_code = step_int(o, "exit_code", 0),
-		    .exit_signal = step_int(o, "exit_signal", 0),
-		    .start_time = step_int(o, "start_time", 0),
-		    .end_time = step_int(o, "end_time", 0),
-		    .num_nodes = step_int(o, "num_nodes", 1),
-		    .ntasks = step_int(o, "ntasks", 1),
-		    .cpus = step_int(o, "cpus", 1),
-		    .cancel_uid = step_int(o, "cancel_uid", -1),
-		};
-		cli_usage_from_json(o, &out[i].usage);
-	}
-	return n;
+	*s = (struct cli_step){
+	    .step_id = r->step_id,
+	    .name = str_or(r->name, ""),
+	    .state = r->state,
+	    .nodelist = str_or(r->nodelist, ""),
+	    .alloc_tres = str_or(r->alloc_tres, ""),
+	    .tasks_per_node = str_or(r->tasks_per_node, ""),
+	    .distribution = str_or(r->distribution, ""),
+	    .exit_code = r->exit_code,
+	    .exit_signal = r->exit_signal,
+	    .start_time = r->start_time,
+	    .end_time = r->end_time,
+	    .num_nodes = r->num_nodes,
+	    .ntasks = r->ntasks,
+	    .cpus = r->cpus,
+	    .cancel_uid = r->cancel_uid,
+	    .usage = {.has = r->has_user_usec,
+		      .user_usec = r->user_usec,
+		      .sys_usec = r->sys_usec,
+		      .max_rss_kib = r->max_rss_kib,
+		      .ave_rss_kib = r->ave_rss_kib,
+		      .max_rss_task = r->max_rss_task,
+		      .max_rss_node = str_or(r->max_rss_node, "")},
+	};
 }
 
-/* The column of a compact reply that holds "steps", or -1. */
-static int steps_column(const json_t *fields)
+void cli_job_from_rec(const struct drv_rec_job *r, struct cli_job *j)
 {
-	for (size_t i = 0; i < json_array_size(fields); i++) {
-		const char *name = json_string_value(json_array_get(fields, i));
-		if (name && !strcmp(name, "steps"))
-			return (int)i;
-	}
-	return -1;
+	memset(j, 0, sizeof(*j));
+	job_strings(r, j);
+	job_numbers(r, j);
+	batch_usage(r, &j->batch_usage);
 }
 
-static const json_t *row_steps(const json_t *row, bool compact, int col)
+/* One compact row (values in the order of fields, which map to the record's
+ * field indexes, -1: not one) onto the record's defaults. A value that does
+ * not fit its declaration keeps the default. */
+static void row_decode(json_t *row, const int *map, size_t n_map, struct drv_rec_job *r)
 {
-	if (!compact)
-		return json_object_get(row, "steps");
-	return col >= 0 ? json_array_get(row, (size_t)col) : NULL;
+	struct drv_error err = {{0}};
+	drv_shape_init(&drv_shape_rec_job, r);
+	for (size_t c = 0; c < n_map && c < json_array_size(row); c++)
+		if (map[c] >= 0)
+			drv_shape_decode_field(&drv_shape_rec_job, (size_t)map[c],
+					       json_array_get(row, c), r, &err);
+	if (!r->state) /* required, so the formatters may read it */
+		r->state = "";
+}
+
+/* The records of a compact reply, each decoded onto the defaults: a new
+ * array of n (drv_rec_job_free each), or NULL. */
+static struct drv_rec_job *rows_decode(const struct drv_job_query_reply *q, size_t *n)
+{
+	*n = json_array_size(q->rows);
+	struct drv_rec_job *recs = calloc(*n + 1, sizeof(*recs));
+	int *map = calloc(q->n_fields + 1, sizeof(*map));
+	for (size_t c = 0; recs && map && c < q->n_fields; c++) {
+		const struct drv_field *f =
+		    drv_shape_field(&drv_shape_rec_job, q->fields[c]);
+		map[c] = f ? (int)(f - drv_shape_rec_job.fields) : -1;
+	}
+	for (size_t i = 0; recs && map && i < *n; i++)
+		row_decode(json_array_get(q->rows, i), map, q->n_fields, &recs[i]);
+	if (!map) {
+		free(recs);
+		recs = NULL;
+	}
+	free(map);
+	return recs;
 }
 
 /* Where the steps start in the block of n jobs cli_jobs_from_reply
@@ -231,77 +183,70 @@ static size_t steps_offset(size_t n)
 
 /* One block for the jobs and, after them, all their steps, so the caller
  * frees both at once. */
-static struct cli_job *jobs_alloc(const json_t *list, bool compact, int col)
+static struct cli_job *jobs_map(const struct drv_rec_job *recs, size_t n)
 {
-	size_t n = json_array_size(list), i, steps = 0;
-	const json_t *v;
-	json_array_foreach(list, i, v)
-	{
-		steps += json_array_size(row_steps(v, compact, col));
-	}
-	return calloc(1, steps_offset(n) + steps * sizeof(struct cli_step));
-}
-
-static void fill_steps(struct cli_job *jobs, size_t n, const json_t *list, bool compact,
-		       int col)
-{
+	size_t steps = 0;
+	for (size_t i = 0; i < n; i++)
+		steps += recs[i].n_steps;
+	struct cli_job *jobs =
+	    calloc(1, steps_offset(n) + steps * sizeof(struct cli_step));
+	if (!jobs)
+		return NULL;
 	struct cli_step *next =
 	    (struct cli_step *)(void *)((char *)jobs + steps_offset(n));
 	for (size_t i = 0; i < n; i++) {
-		const json_t *steps = row_steps(json_array_get(list, i), compact, col);
-		size_t k = json_array_size(steps);
-		if (!k)
-			continue;
-		cli_steps_from_json(steps, next, k);
-		jobs[i].steps = next;
-		jobs[i].n_steps = k;
-		next += k;
+		cli_job_from_rec(&recs[i], &jobs[i]);
+		for (size_t k = 0; k < recs[i].n_steps; k++)
+			step_from_rec(&recs[i].steps[k], &next[k]);
+		if (recs[i].n_steps)
+			jobs[i].steps = next;
+		jobs[i].n_steps = recs[i].n_steps;
+		next += recs[i].n_steps;
 	}
+	return jobs;
 }
 
-size_t cli_jobs_from_reply(const json_t *reply, struct cli_job **out)
+size_t cli_jobs_from_reply(json_t *reply, struct cli_job **out, int64_t *now)
 {
-	const json_t *rows = json_object_get(reply, "rows");
-	const json_t *list = rows ? rows : json_object_get(reply, "jobs");
-	const json_t *fields = json_object_get(reply, "fields");
-	size_t n = json_array_size(list), i;
-	const json_t *v;
-	int *map = rows ? column_keys(fields) : NULL;
-	int col = rows ? steps_column(fields) : -1;
-	*out = jobs_alloc(list, rows != NULL, col);
-	if (!*out || (rows && !map)) {
-		free(map);
+	struct drv_job_query_reply q;
+	struct drv_error err = {{0}};
+	struct drv_rec_job *rows = NULL;
+	size_t n = 0;
+
+	*out = NULL;
+	if (drv_job_query_reply_decode(reply, &q, &err) < 0)
 		return 0;
-	}
-	json_array_foreach(list, i, v)
-	{
-		if (!rows) {
-			cli_job_from_json(v, &(*out)[i]);
-			continue;
-		}
-		set_defaults(&(*out)[i]);
-		for (size_t c = 0; c < json_array_size(v); c++)
-			if (map[c] >= 0)
-				set_value(&(*out)[i], &keys[map[c]],
-					  json_array_get(v, c));
-	}
-	fill_steps(*out, n, list, rows != NULL, col);
-	free(map);
-	return n;
+	if (now)
+		*now = q.now ? q.now : (int64_t)time(NULL);
+	if (q.rows)
+		rows = rows_decode(&q, &n);
+	else
+		n = q.n_jobs;
+	if (!q.rows || rows)
+		*out = jobs_map(rows ? rows : q.jobs, n);
+	for (size_t i = 0; rows && i < n; i++)
+		drv_rec_job_free(&rows[i]);
+	free(rows);
+	drv_job_query_reply_free(&q);
+	return *out ? n : 0;
 }
 
 json_t *cli_job_fields(const char *extra)
 {
-	static const char *const list[] = {
-	    "job_id",	  "name",	 "user",       "partition",	"state",
-	    "reason",	  "nodelist",	 "num_nodes",  "cpus",		"priority",
-	    "time_limit", "submit_time", "start_time", "end_time",	"account",
-	    "qos",	  "gres",	 "dependency", "nice",		"ntasks",
-	    "min_memory", "mem_per_cpu", "exclusive",  "cpus_per_task", "hold",
-	    "exit_code",  "exit_signal"};
+	static const int list[] = {
+	    DRV_REC_JOB__JOB_ID,      DRV_REC_JOB__NAME,       DRV_REC_JOB__USER,
+	    DRV_REC_JOB__PARTITION,   DRV_REC_JOB__STATE,      DRV_REC_JOB__REASON,
+	    DRV_REC_JOB__NODELIST,    DRV_REC_JOB__NUM_NODES,  DRV_REC_JOB__CPUS,
+	    DRV_REC_JOB__PRIORITY,    DRV_REC_JOB__TIME_LIMIT, DRV_REC_JOB__SUBMIT_TIME,
+	    DRV_REC_JOB__START_TIME,  DRV_REC_JOB__END_TIME,   DRV_REC_JOB__ACCOUNT,
+	    DRV_REC_JOB__QOS,	      DRV_REC_JOB__GRES,       DRV_REC_JOB__DEPENDENCY,
+	    DRV_REC_JOB__NICE,	      DRV_REC_JOB__NTASKS,     DRV_REC_JOB__MIN_MEMORY,
+	    DRV_REC_JOB__MEM_PER_CPU, DRV_REC_JOB__EXCLUSIVE,  DRV_REC_JOB__CPUS_PER_TASK,
+	    DRV_REC_JOB__HOLD,	      DRV_REC_JOB__EXIT_CODE,  DRV_REC_JOB__EXIT_SIGNAL};
 	json_t *a = json_array();
 	for (size_t i = 0; i < sizeof(list) / sizeof(list[0]); i++)
-		json_array_append_new(a, json_string(list[i]));
+		json_array_append_new(
+		    a, json_string(drv_shape_rec_job.fields[list[i]].name));
 	for (const char *p = extra; p && *p;) {
 		size_t len = strcspn(p, ",");
 		json_array_append_new(a, json_stringn(p, len));

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/proto_gen.h"
+
 /* What a step's tasks used (docs/protocol.md, "usage"); has is false when
  * no node reported any (the other fields are then 0 and ""). */
 struct cli_usage {
@@ -15,10 +17,6 @@ struct cli_usage {
 	int64_t max_rss_kib, ave_rss_kib, max_rss_task;
 	const char *max_rss_node; /* borrowed */
 };
-
-/* Reads the usage fields of o (a step entry, or the job's batch_usage;
- * borrowed, may be NULL). */
-void cli_usage_from_json(const json_t *o, struct cli_usage *u);
 
 /* One srun step of a job record's "steps" (the batch step is not among
  * them). Strings are borrowed like the job's; absent strings are "". */
@@ -90,19 +88,17 @@ struct cli_job {
 	struct cli_usage batch_usage; /* the batch script's ("batch_usage") */
 };
 
-/* Fills *job from obj (borrowed; it must outlive *job). Leaves the steps
- * empty: read them with cli_steps_from_json. */
-void cli_job_from_json(const json_t *obj, struct cli_job *job);
-
-/* Fills out[0..max) from a record's "steps" array (borrowed) and returns
- * how many there are (which may be more than max). */
-size_t cli_steps_from_json(const json_t *steps, struct cli_step *out, size_t max);
+/* Fills *job from a decoded record r (its strings are borrowed), leaving
+ * the steps empty (cli_jobs_from_reply fills them). */
+void cli_job_from_rec(const struct drv_rec_job *r, struct cli_job *job);
 
 /* The jobs of a job.query or acct.query reply, whole records ("jobs") or
  * compact rows ("fields" + "rows"), with their steps: *out is a new array
  * (one free() releases it and the steps it points to) of the returned
- * count; strings are borrowed from reply. */
-size_t cli_jobs_from_reply(const json_t *reply, struct cli_job **out);
+ * count; strings are borrowed from reply. *now (unless NULL) is the reply's
+ * clock, or ours when it sent none. *out is NULL when out of memory or
+ * when the reply does not decode. */
+size_t cli_jobs_from_reply(json_t *reply, struct cli_job **out, int64_t *now);
 
 /* The fields a listing (squeue, scancel) asks ctld for, plus extra (a comma
  * list, or NULL), as a new array. */

@@ -40,33 +40,28 @@ static bool has_state(const json_t *states, const char *name)
  * Names, accounts and partitions match in any case there, as in Slurm's
  * database. */
 static json_t *query_body(const struct sacct_opts *o, const struct sacct_window *w,
-			  const json_t *uids)
+			  json_t *uids)
 {
-	json_t *body = json_object();
-	json_t *ids = sacct_sel_job_ids(o);
+	const struct drv_shape *s = &drv_shape_acct_query;
+	struct drv_acct_query q = {.duplicates =
+				       o->duplicates}; /* requeued jobs' earlier runs */
+	json_t *ids = sacct_sel_job_ids(o), *body;
 	bool states = w->states;
-	if (ids)
-		json_object_set_new(body, "job_ids", ids);
-	if (uids)
-		json_object_set(body, "uids", (json_t *)uids);
-	if (o->names)
-		json_object_set(body, "names", o->names);
-	if (o->accounts)
-		json_object_set(body, "accounts", o->accounts);
-	if (o->partitions)
-		json_object_set(body, "partitions", o->partitions);
-	if (o->duplicates) /* the earlier runs of requeued jobs too */
-		json_object_set_new(body, "duplicates", json_true());
-	if (states && !has_state(o->states, "RUNNING"))
-		json_object_set(body, "states", o->states);
+
 	if (!states || !has_state(o->states, "CANCELLED")) {
 		/* before 1970 (-S 1970-01-01 east of UTC) is ctld's "no bound" */
-		if (w->start > 0)
-			json_object_set_new(body, "start", json_integer(w->start));
-		if (w->end)
-			json_object_set_new(body, "end",
-					    json_integer(w->end > 0 ? w->end : 1));
+		q.start = w->start > 0 ? w->start : 0;
+		q.end = w->end ? (w->end > 0 ? w->end : 1) : 0;
 	}
+	body = drv_acct_query_encode(&q);
+	cli_body_set(body, s, DRV_ACCT_QUERY__JOB_IDS, ids);
+	json_decref(ids);
+	cli_body_set(body, s, DRV_ACCT_QUERY__UIDS, uids);
+	cli_body_set(body, s, DRV_ACCT_QUERY__NAMES, o->names);
+	cli_body_set(body, s, DRV_ACCT_QUERY__ACCOUNTS, o->accounts);
+	cli_body_set(body, s, DRV_ACCT_QUERY__PARTITIONS, o->partitions);
+	if (states && !has_state(o->states, "RUNNING"))
+		cli_body_set(body, s, DRV_ACCT_QUERY__STATES, o->states);
 	return body;
 }
 
@@ -152,9 +147,8 @@ static int list(const struct sacct_opts *o, const struct sacct_window *w, int ar
 
 	if (cli_conf_load(&conf) < 0 || fetch(conf, query_body(o, w, uids), &reply) < 0)
 		goto out;
-	struct sacct_ctx c = {cli_json_int(reply, "now", (int64_t)time(NULL)),
-			      conf->cluster_name, getenv("SLURM_TIME_FORMAT")};
-	size_t n = cli_jobs_from_reply(reply, &jobs);
+	struct sacct_ctx c = {0, conf->cluster_name, getenv("SLURM_TIME_FORMAT")};
+	size_t n = cli_jobs_from_reply(reply, &jobs, &c.now);
 	keep = calloc(n + 1, sizeof(*keep));
 	if (!jobs || !keep)
 		goto out;

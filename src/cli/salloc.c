@@ -80,11 +80,11 @@ static int run(int argc, char **argv)
 		return rc;
 	}
 	if (o.no_shell) {
-		json_decref(a.job);
+		srun_job_fini(&a.job);
 		drv_conf_free(conf);
 		return 0;
 	}
-	srun_alloc_setenv(conf, a.job);
+	srun_alloc_setenv(conf, a.job.rec);
 	char *shell[] = {(char *)user_shell(), NULL};
 	rc = run_command(idx < argc ? argv + idx : shell);
 	fprintf(stderr, "salloc: Relinquishing job allocation %u\n", a.job_id);

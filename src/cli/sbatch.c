@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/common.h"
+#include "common/proto_gen.h"
 #include "cli/job_body.h"
 #include "cli/sacct_time.h"
 #include "cli/sbatch_env.h"
@@ -219,7 +220,9 @@ static int submit(const struct sbatch_opts *o, json_t *body)
 		drv_conf_free(conf);
 		return 1;
 	}
-	id = (long long)cli_json_int(reply, "job_id", 0);
+	struct drv_job_submit_reply r = {0};
+	(void)drv_job_submit_reply_decode(reply, &r, &err); /* checked by cli_call */
+	id = (long long)r.job_id;
 	json_decref(reply);
 	/* With -M Slurm names the cluster that took the job. */
 	if (o->parsable && o->clusters)

@@ -14,6 +14,7 @@
 #include "cli/sbatch_res.h"
 #include "cli/signame.h"
 #include "common/hostlist.h"
+#include "common/proto_gen.h"
 #include "common/timefmt.h"
 
 #define WARN_TIME_MAX 65535 /* Slurm keeps it in 16 bits */
@@ -66,14 +67,22 @@ int sbatch_signal_parse(const char *s, int *sig, int *secs, bool *batch)
 	return 0;
 }
 
-static int set_str(json_t *body, const char *key, const char *v)
+/* Sets job.submit's field i in body. 0 or -ENOMEM. */
+static int set_json(json_t *body, size_t i, json_t *v)
 {
-	return json_object_set_new(body, key, json_string(v)) < 0 ? -ENOMEM : 0;
+	return json_object_set_new(body, drv_shape_job_submit.fields[i].name, v) < 0
+		   ? -ENOMEM
+		   : 0;
 }
 
-static int set_int(json_t *body, const char *key, json_int_t v)
+static int set_str(json_t *body, size_t i, const char *v)
 {
-	return json_object_set_new(body, key, json_integer(v)) < 0 ? -ENOMEM : 0;
+	return set_json(body, i, json_string(v));
+}
+
+static int set_int(json_t *body, size_t i, json_int_t v)
+{
+	return set_json(body, i, json_integer(v));
 }
 
 /* -w against -N and -n, as Slurm's sbatch: more listed nodes than -N
@@ -106,7 +115,7 @@ static int fit_count(const struct sbatch_opts *o, size_t n, struct drv_error *er
 
 /* A -w/-x hostlist, compressed as Slurm prints it; a bad expression is
  * left for ctld, which refuses it with "Invalid node name specified". */
-static int nodes_opt(const struct sbatch_opts *o, json_t *body, const char *key,
+static int nodes_opt(const struct sbatch_opts *o, json_t *body, size_t key,
 		     const char *arg, struct drv_error *err, struct drv_error *warn)
 {
 	char **v = NULL;
@@ -136,7 +145,8 @@ static int nodes_opt(const struct sbatch_opts *o, json_t *body, const char *key,
 		for (size_t i = (size_t)keep; i < k; i++)
 			free(v[i]);
 		n = (size_t)keep;
-		if (warn->text[0] && set_int(body, "nodes", keep) < 0) { /* -N keep */
+		if (warn->text[0] &&
+		    set_int(body, DRV_JOB_SUBMIT__NODES, keep) < 0) { /* -N keep */
 			drv_strv_free(v, n);
 			return -ENOMEM;
 		}
@@ -157,9 +167,9 @@ static int signal_opts(const struct sbatch_opts *o, json_t *body, struct drv_err
 			drv_error_set(err, EINVAL, "Invalid --signal specification");
 			return -EDOM;
 		}
-		rc |= set_int(body, "signal", sig);
-		rc |= set_int(body, "signal_time", secs);
-		rc |= json_object_set_new(body, "signal_batch", json_boolean(batch));
+		rc |= set_int(body, DRV_JOB_SUBMIT__SIGNAL, sig);
+		rc |= set_int(body, DRV_JOB_SUBMIT__SIGNAL_TIME, secs);
+		rc |= set_json(body, DRV_JOB_SUBMIT__SIGNAL_BATCH, json_boolean(batch));
 	}
 	if (o->time_min) {
 		int64_t t;
@@ -168,7 +178,7 @@ static int signal_opts(const struct sbatch_opts *o, json_t *body, struct drv_err
 			return -EDOM;
 		}
 		if (t > 0)
-			rc |= set_int(body, "time_min", t);
+			rc |= set_int(body, DRV_JOB_SUBMIT__TIME_MIN, t);
 	}
 	return rc ? -ENOMEM : 0;
 }
@@ -186,7 +196,7 @@ int sbatch_place_to_json(const struct sbatch_opts *o, json_t *body, struct drv_e
 			return drv_error_set(
 			    err, EINVAL, "Invalid numeric value \"%s\" for --mincpus.",
 			    o->mincpus);
-		if (set_int(body, "min_cpus", v) < 0)
+		if (set_int(body, DRV_JOB_SUBMIT__MIN_CPUS, v) < 0)
 			return -ENOMEM;
 	}
 	if (o->tmp) {
@@ -195,14 +205,14 @@ int sbatch_place_to_json(const struct sbatch_opts *o, json_t *body, struct drv_e
 			drv_error_set(err, EINVAL, "Invalid --tmp specification");
 			return -EDOM;
 		}
-		if (mb > 0 && set_int(body, "tmp", mb) < 0)
+		if (mb > 0 && set_int(body, DRV_JOB_SUBMIT__TMP, mb) < 0)
 			return -ENOMEM;
 	}
 	if (o->constraint && *o->constraint &&
-	    set_str(body, "features", o->constraint) < 0)
+	    set_str(body, DRV_JOB_SUBMIT__FEATURES, o->constraint) < 0)
 		return -ENOMEM;
-	rc = nodes_opt(o, body, "req_nodes", o->nodelist, err, warn);
+	rc = nodes_opt(o, body, DRV_JOB_SUBMIT__REQ_NODES, o->nodelist, err, warn);
 	if (rc == 0)
-		rc = nodes_opt(o, body, "exc_nodes", o->exclude, err, NULL);
+		rc = nodes_opt(o, body, DRV_JOB_SUBMIT__EXC_NODES, o->exclude, err, NULL);
 	return rc;
 }

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/proto_gen.h"
+
 #define NICE_MAX 2147483645LL /* Slurm's NICE_OFFSET - 3 */
 #define GRES_ERROR "submit: Invalid generic resource (gres) specification"
 
@@ -373,43 +375,46 @@ int sbatch_res_from_opts(const struct sbatch_opts *o, struct sbatch_res *r,
 	return policy_opts(o, r, err);
 }
 
-static int set_int(json_t *body, const char *key, int64_t v)
+/* Sets job.submit's field i in body. 0 or -ENOMEM. */
+static int set_json(json_t *body, size_t i, json_t *v)
 {
-	if (v == SBATCH_UNSET)
-		return 0;
-	return json_object_set_new(body, key, json_integer(v)) < 0 ? -ENOMEM : 0;
+	return json_object_set_new(body, drv_shape_job_submit.fields[i].name, v) < 0
+		   ? -ENOMEM
+		   : 0;
 }
 
-static int set_str(json_t *body, const char *key, const char *v)
+static int set_int(json_t *body, size_t i, int64_t v)
 {
-	if (!v)
-		return 0;
-	return json_object_set_new(body, key, json_string(v)) < 0 ? -ENOMEM : 0;
+	return v == SBATCH_UNSET ? 0 : set_json(body, i, json_integer(v));
+}
+
+static int set_str(json_t *body, size_t i, const char *v)
+{
+	return v ? set_json(body, i, json_string(v)) : 0;
 }
 
 int sbatch_res_to_json(const struct sbatch_res *r, json_t *body)
 {
 	int rc = 0;
 
-	rc |= set_int(body, "nodes", r->nodes);
-	rc |= set_int(body, "nodes_max", r->nodes_max);
-	rc |= set_int(body, "ntasks", r->ntasks);
-	rc |= set_int(body, "cpus_per_task", r->cpus_per_task);
-	rc |= set_int(body, "ntasks_per_node", r->ntasks_per_node);
-	rc |= set_int(body, "mem_per_node", r->mem_per_node);
-	rc |= set_int(body, "mem_per_cpu", r->mem_per_cpu);
-	rc |= set_int(body, "gpus", r->gpus);
-	rc |= set_int(body, "gpus_per_node", r->gpus_per_node);
-	rc |= set_int(body, "nice", r->nice);
-	rc |= set_str(body, "gpu_type", r->gpu_type);
-	rc |= set_str(body, "account", r->account);
-	rc |= set_str(body, "qos", r->qos);
-	rc |= set_str(body, "dependency", r->dependency);
-	rc |= set_str(body, "array", r->array);
-	rc |= set_str(body, "open_mode", r->open_mode);
-	rc |= set_str(body, "stdin", r->input);
+	rc |= set_int(body, DRV_JOB_SUBMIT__NODES, r->nodes);
+	rc |= set_int(body, DRV_JOB_SUBMIT__NODES_MAX, r->nodes_max);
+	rc |= set_int(body, DRV_JOB_SUBMIT__NTASKS, r->ntasks);
+	rc |= set_int(body, DRV_JOB_SUBMIT__CPUS_PER_TASK, r->cpus_per_task);
+	rc |= set_int(body, DRV_JOB_SUBMIT__NTASKS_PER_NODE, r->ntasks_per_node);
+	rc |= set_int(body, DRV_JOB_SUBMIT__MEM_PER_NODE, r->mem_per_node);
+	rc |= set_int(body, DRV_JOB_SUBMIT__MEM_PER_CPU, r->mem_per_cpu);
+	rc |= set_int(body, DRV_JOB_SUBMIT__GPUS, r->gpus);
+	rc |= set_int(body, DRV_JOB_SUBMIT__GPUS_PER_NODE, r->gpus_per_node);
+	rc |= set_int(body, DRV_JOB_SUBMIT__NICE, r->nice);
+	rc |= set_str(body, DRV_JOB_SUBMIT__GPU_TYPE, r->gpu_type);
+	rc |= set_str(body, DRV_JOB_SUBMIT__ACCOUNT, r->account);
+	rc |= set_str(body, DRV_JOB_SUBMIT__QOS, r->qos);
+	rc |= set_str(body, DRV_JOB_SUBMIT__DEPENDENCY, r->dependency);
+	rc |= set_str(body, DRV_JOB_SUBMIT__ARRAY, r->array);
+	rc |= set_str(body, DRV_JOB_SUBMIT__OPEN_MODE, r->open_mode);
+	rc |= set_str(body, DRV_JOB_SUBMIT__STDIN, r->input);
 	if (r->exclusive)
-		rc |=
-		    json_object_set_new(body, "exclusive", json_true()) < 0 ? -ENOMEM : 0;
+		rc |= set_json(body, DRV_JOB_SUBMIT__EXCLUSIVE, json_true());
 	return rc ? -ENOMEM : 0;
 }

@@ -2,6 +2,7 @@
  * job until it ends and turns its end into sbatch's exit status, as Slurm's
  * sbatch does (the job's exit code; 1 when a signal ended it). Only reads. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -37,24 +38,21 @@ int sbatch_wait_status(const char *state, int64_t exit_code, int64_t exit_signal
 static int look(const struct drv_conf *conf, int64_t id, int *status)
 {
 	struct drv_error err = {{0}};
-	json_t *body =
-	    json_pack("{s:b,s:[I]}", "all_states", 1, "job_ids", (json_int_t)id);
+	uint32_t one = (uint32_t)id; /* a job id sbatch was given */
+	struct drv_job_query q = {
+	    .all_states = true, .job_ids = &one, .n_job_ids = 1, .has_job_ids = true};
 	json_t *reply = NULL;
-	struct cli_job job;
-	int rc = cli_call(conf, "job.query", body, &reply, &err);
+	struct cli_job *job = NULL;
 
-	if (rc != 0)
+	if (cli_call(conf, "job.query", drv_job_query_encode(&q), &reply, &err) != 0)
 		return -1;
-	if (json_array_size(json_object_get(reply, "jobs")) != 1) {
-		json_decref(reply);
-		return -1;
-	}
-	cli_job_from_json(json_array_get(json_object_get(reply, "jobs"), 0), &job);
-	rc = 0;
-	if (!cli_state_is_active(job.state)) {
-		*status = sbatch_wait_status(job.state, job.exit_code, job.exit_signal);
+	int rc = cli_jobs_from_reply(reply, &job, NULL) == 1 ? 0 : -1;
+	if (rc == 0 && !cli_state_is_active(job->state)) {
+		*status =
+		    sbatch_wait_status(job->state, job->exit_code, job->exit_signal);
 		rc = 1;
 	}
+	free(job);
 	json_decref(reply);
 	return rc;
 }

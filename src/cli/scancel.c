@@ -240,24 +240,23 @@ static int parse_ids(int argc, char **argv, struct sc_opts *o)
 /* One result: prints Slurm's message; returns 1 when it fails the run. A
  * plain cancel of a job that is unknown or already over is no error (Slurm
  * passes over it silently); a signal to it is, with Slurm's text. */
-static int report(const struct sc_opts *o, const json_t *res)
+static int report(const struct sc_opts *o, const struct drv_rec_result *res)
 {
-	int rc = (int)cli_json_int(res, "rc", 0);
-	const char *text = cli_json_str(res, "error", NULL);
+	int rc = res->rc;
+	const char *text = res->error;
 	bool gone = rc == DRV_RC_ALREADY_DONE || rc == DRV_RC_INVALID_JOB_ID;
 
 	if (rc == 0 || (gone && plain(o) && !o->verbose))
 		return 0;
 	if (gone)
 		text = drv_rc_text(DRV_RC_INVALID_JOB_ID);
-	const char *id = cli_json_str(res, "id", NULL);
+	const char *id = res->id;
 	if (!o->quiet && id)
 		cli_error("Kill job error on job %sid %s: %s",
 			  strchr(id, '.') ? "step " : "", id,
 			  text && *text ? text : drv_rc_text(rc));
 	else if (!o->quiet)
-		cli_error("Kill job error on job id %lld: %s",
-			  (long long)cli_json_int(res, "job_id", 0),
+		cli_error("Kill job error on job id %lld: %s", (long long)res->job_id,
 			  text && *text ? text : drv_rc_text(rc));
 	return gone && plain(o) ? 0 : 1;
 }
@@ -357,20 +356,21 @@ static bool confirmed(const struct cli_job *j)
 static int select_jobs(const struct drv_conf *conf, struct sc_opts *o)
 {
 	struct drv_error err = {{0}};
-	json_t *body = json_object(), *reply = NULL, *ids = json_array();
+	const struct drv_shape *s = &drv_shape_job_query;
+	struct drv_job_query q = {0};
+	json_t *body, *reply = NULL, *ids = json_array(), *users = NULL;
 	size_t i;
 	int rc;
 
-	if (o->user) {
-		json_t *users = user_names(o->user);
-		if (!users) {
-			json_decref(body);
-			json_decref(ids);
-			return -1;
-		}
-		json_object_set_new(body, "users", users);
+	if (o->user && !(users = user_names(o->user))) {
+		json_decref(ids);
+		return -1;
 	}
-	json_object_set_new(body, "fields", cli_job_fields(NULL));
+	body = drv_job_query_encode(&q);
+	cli_body_set(body, s, DRV_JOB_QUERY__USERS, users);
+	json_decref(users);
+	json_object_set_new(body, s->fields[DRV_JOB_QUERY__FIELDS].name,
+			    cli_job_fields(NULL));
 	rc = cli_call(conf, "job.query", body, &reply, &err);
 	if (rc != 0) {
 		cli_error("slurm_load_jobs error: %s",
@@ -381,7 +381,7 @@ static int select_jobs(const struct drv_conf *conf, struct sc_opts *o)
 		return -1;
 	}
 	struct cli_job *jobs = NULL;
-	size_t n = cli_jobs_from_reply(reply, &jobs);
+	size_t n = cli_jobs_from_reply(reply, &jobs, NULL);
 	for (i = 0; i < n; i++)
 		if (selected(o, &jobs[i]) && (!o->interactive || confirmed(&jobs[i])))
 			json_array_append_new(ids, json_integer(jobs[i].job_id));
@@ -396,8 +396,9 @@ static int cancel(struct sc_opts *o)
 {
 	struct drv_conf *conf = NULL;
 	struct drv_error err = {{0}};
-	json_t *reply = NULL, *res, *body;
-	size_t i;
+	const struct drv_shape *s = &drv_shape_job_cancel;
+	struct drv_job_cancel_reply r = {0};
+	json_t *reply = NULL, *body;
 	int rc, failed = 0;
 
 	if (cli_conf_load(&conf) < 0)
@@ -412,19 +413,19 @@ static int cancel(struct sc_opts *o)
 		/* no job matched the filters: nothing to do, as Slurm */
 		return o->unknown ? 1 : 0;
 	}
-	body = json_pack("{s:O}", "job_ids", o->ids);
+	struct drv_job_cancel c = {
+	    .signal = o->signal,
+	    .records_only =
+		has_filter(o), /* the filters chose records, not whole arrays */
+	    .full = o->full,   /* -f: the batch shell and all its children */
+	    .batch_only = !o->full && o->batch,
+	};
+	body = drv_job_cancel_encode(&c);
+	cli_body_set(body, s, DRV_JOB_CANCEL__JOB_IDS, o->ids);
 	if (json_array_size(o->tasks))
-		json_object_set(body, "array_tasks", o->tasks);
+		cli_body_set(body, s, DRV_JOB_CANCEL__ARRAY_TASKS, o->tasks);
 	if (json_array_size(o->steps))
-		json_object_set(body, "steps", o->steps);
-	if (has_filter(o)) /* the filters chose records, not whole arrays */
-		json_object_set_new(body, "records_only", json_true());
-	if (o->signal)
-		json_object_set_new(body, "signal", json_integer(o->signal));
-	if (o->full) /* -f: the batch shell and all its children */
-		json_object_set_new(body, "full", json_true());
-	else if (o->batch)
-		json_object_set_new(body, "batch_only", json_true());
+		cli_body_set(body, s, DRV_JOB_CANCEL__STEPS, o->steps);
 	rc = cli_call(conf, "job.cancel", body, &reply, &err);
 	drv_conf_free(conf);
 	if (rc != 0) {
@@ -435,8 +436,11 @@ static int cancel(struct sc_opts *o)
 			    err.text[0] ? err.text : drv_rc_text(rc > 0 ? rc : 1));
 		return 1;
 	}
-	json_array_foreach(json_object_get(reply, "results"), i, res) failed |=
-	    report(o, res);
+	if (drv_job_cancel_reply_decode(reply, &r, &err) < 0)
+		failed = 1;
+	for (size_t i = 0; i < r.n_results; i++)
+		failed |= report(o, &r.results[i]);
+	drv_job_cancel_reply_free(&r);
 	json_decref(reply);
 	return failed || o->unknown ? 1 : 0;
 }

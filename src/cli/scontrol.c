@@ -153,17 +153,16 @@ static int parse_job_arg(const char *arg, int64_t *id, int64_t *task)
 	return 0;
 }
 
-/* Does the array record rec (borrowed) hold index task, as its own task or
- * in its pending rest? */
-static bool has_task(json_t *rec, int64_t task)
+/* Does the array record j hold index task, as its own task or in its
+ * pending rest? */
+static bool has_task(const struct cli_job *j, int64_t task)
 {
-	const char *rest = json_string_value(json_object_get(rec, "array_task_str"));
 	struct drv_array set;
 	bool in;
 
-	if (!rest)
-		return cli_json_int(rec, "array_task_id", -1) == task;
-	if (drv_array_parse(rest, 0, &set) < 0)
+	if (!j->array_task_str)
+		return j->array_task_id == task;
+	if (drv_array_parse(j->array_task_str, 0, &set) < 0)
 		return false;
 	in = task <= UINT32_MAX && drv_array_test(&set, (uint32_t)task);
 	drv_array_fini(&set);
@@ -172,131 +171,164 @@ static bool has_task(json_t *rec, int64_t task)
 
 /* The records `show job` prints, as Slurm orders them: for an array's id
  * the array's own record first, then its tasks newest first; for "N_T" only
- * the record that holds task T. Returns a new list of borrowed records. */
-static json_t *shown_jobs(json_t *all, int64_t id, int64_t task)
+ * the record that holds task T. Fills out (room for n) and returns how many. */
+static size_t shown_jobs(struct cli_job *all, size_t n, int64_t id, int64_t task,
+			 struct cli_job **out)
 {
-	json_t *out = json_array(), *v;
-	size_t i;
+	size_t k = 0;
 
-	json_array_foreach(all, i, v)
-	{
-		bool member = id > 0 && cli_json_int(v, "array_job_id", 0) == id;
+	for (size_t i = 0; i < n; i++) {
+		struct cli_job *j = &all[i];
+		bool member = id > 0 && j->array_job_id == id;
+		size_t at = k;
 
-		if (task >= 0 && !(member && has_task(v, task)))
+		if (task >= 0 && !(member && has_task(j, task)))
 			continue;
-		if (member && cli_json_int(v, "job_id", 0) == id)
-			json_array_insert(out, 0, v);
-		else if (member && json_array_size(out) > 0)
-			json_array_insert(out, 1, v);
-		else
-			json_array_append(out, v);
+		if (member && j->job_id == id)
+			at = 0;
+		else if (member && k > 0)
+			at = 1;
+		memmove(&out[at + 1], &out[at], (k - at) * sizeof(*out));
+		out[at] = j;
+		k++;
 	}
-	return out;
+	return k;
+}
+
+json_t *sctl_job_query_body(int64_t id)
+{
+	struct drv_job_query q = {.all_states = true};
+	json_t *body = drv_job_query_encode(&q);
+
+	if (id > 0) /* 0 means every job, as in Slurm */
+		json_object_set_new(
+		    body, drv_shape_job_query.fields[DRV_JOB_QUERY__JOB_IDS].name,
+		    json_pack("[I]", (json_int_t)id));
+	return body;
+}
+
+/* Prints the records of jobs[0..n) that id and task name. */
+static int print_jobs(struct sctl *s, struct cli_job *jobs, size_t n, int64_t now,
+		      const char *id_str, int64_t id, int64_t task)
+{
+	struct cli_job **shown = calloc(n + 1, sizeof(*shown));
+
+	if (!shown)
+		return 1;
+	n = shown_jobs(jobs, n, id, task, shown);
+	if (n == 0)
+		printf("Job %s not found\n", id_str);
+	for (size_t i = 0; i < n; i++) {
+		struct cli_job *job = shown[i];
+		struct rec r;
+
+		if (task >= 0 && job->array_task_str) {
+			job->array_task_id = task; /* one pending task of the rest */
+			job->array_task_str = NULL;
+		}
+		if (!rec_open(&r))
+			break;
+		scs_print_job(r.f, job, now, s->detail > 0);
+		rec_emit(s, &r);
+	}
+	free(shown);
+	return n == 0;
 }
 
 static int show_job(struct sctl *s, const char *id_str)
 {
 	struct drv_error err = {{0}};
-	json_t *body = json_pack("{s:b}", "all_states", 1), *reply = NULL, *v;
+	struct cli_job *jobs = NULL;
+	json_t *reply = NULL;
 	int64_t id = 0, task = -1, now;
-	size_t i;
+	size_t n;
 	int rc;
 
 	if (id_str && parse_job_arg(id_str, &id, &task) < 0) {
-		json_decref(body);
 		fprintf(stderr, "scontrol_print_job error: %s\n",
 			drv_rc_text(DRV_RC_INVALID_JOB_ID));
 		return 1;
 	}
-	if (id > 0) /* 0 means every job, as in Slurm */
-		json_object_set_new(body, "job_ids", json_pack("[I]", (json_int_t)id));
-	rc = sctl_call(s, "job.query", body, &reply, &err);
+	rc = sctl_call(s, "job.query", sctl_job_query_body(id), &reply, &err);
 	if (rc != 0) {
 		fprintf(stderr, "slurm_load_jobs error: %s\n",
 			sctl_failure_text(rc, &err));
 		return 1;
 	}
-	if (json_array_size(json_object_get(reply, "jobs")) == 0) {
-		json_decref(reply);
-		if (id > 0) {
-			fprintf(stderr, "slurm_load_jobs error: %s\n",
-				drv_rc_text(DRV_RC_INVALID_JOB_ID));
-			return 1;
-		}
-		printf("No jobs in the system\n");
-		return 0;
-	}
-	now = cli_json_int(reply, "now", (int64_t)time(NULL));
-	json_t *jobs = shown_jobs(json_object_get(reply, "jobs"), id, task);
-	if (json_array_size(jobs) == 0) {
-		json_decref(jobs);
-		json_decref(reply);
-		printf("Job %s not found\n", id_str);
-		return 1;
-	}
-	json_array_foreach(jobs, i, v)
-	{
-		struct cli_job job;
-		struct rec r;
-
-		cli_job_from_json(v, &job);
-		if (task >= 0 && job.array_task_str) {
-			job.array_task_id = task; /* one pending task of the rest */
-			job.array_task_str = NULL;
-		}
-		if (!rec_open(&r))
-			break;
-		scs_print_job(r.f, &job, now, s->detail > 0);
-		rec_emit(s, &r);
-	}
-	json_decref(jobs);
+	n = cli_jobs_from_reply(reply, &jobs, &now);
+	if (!jobs)
+		rc = 1;
+	else if (n == 0 && id > 0)
+		rc = fprintf(stderr, "slurm_load_jobs error: %s\n",
+			     drv_rc_text(DRV_RC_INVALID_JOB_ID)) > 0;
+	else if (n == 0)
+		rc = printf("No jobs in the system\n") < 0;
+	else
+		rc = print_jobs(s, jobs, n, now, id_str, id, task);
+	free(jobs);
 	json_decref(reply);
-	return 0;
+	return rc;
 }
 
 /* --- show node / partition ------------------------------------------------ */
 
-static int show_records(struct sctl *s, const char *type, const char *list_key,
-			const char *name, const char *what)
+/* Prints the nodes of nr or (nodes false) the partitions of pr; not found
+ * or none: says so. */
+static int print_records(struct sctl *s, bool nodes,
+			 const struct drv_node_query_reply *nr,
+			 const struct drv_part_query_reply *pr, const char *name)
 {
-	struct drv_error err = {{0}};
-	json_t *body = json_object(), *reply = NULL, *v;
-	size_t i;
-	int rc;
+	size_t n = nodes ? nr->n_nodes : pr->n_partitions;
 
-	if (name)
-		json_object_set_new(body, "names", json_pack("[s]", name));
-	rc = sctl_call(s, type, body, &reply, &err);
-	if (rc != 0) {
-		fprintf(stderr, "slurm_load_%s error: %s\n",
-			!strcmp(what, "Node") ? "node" : "partitions",
-			sctl_failure_text(rc, &err));
+	if (n == 0 && name) {
+		printf("%s %s not found\n", nodes ? "Node" : "Partition", name);
 		return 1;
 	}
-	if (json_array_size(json_object_get(reply, list_key)) == 0) {
-		json_decref(reply);
-		if (name) {
-			printf("%s %s not found\n", what, name);
-			return 1;
-		}
-		printf("No %s in the system\n",
-		       !strcmp(what, "Node") ? "nodes" : "partitions");
-		return 0;
-	}
-	json_array_foreach(json_object_get(reply, list_key), i, v)
-	{
+	if (n == 0)
+		printf("No %s in the system\n", nodes ? "nodes" : "partitions");
+	for (size_t i = 0; i < n; i++) {
 		struct rec r;
 
 		if (!rec_open(&r))
 			break;
-		if (!strcmp(what, "Node"))
-			scs_print_node(r.f, v);
+		if (nodes)
+			scs_print_node(r.f, &nr->nodes[i]);
 		else
-			scs_print_part(r.f, v);
+			scs_print_part(r.f, &pr->partitions[i]);
 		rec_emit(s, &r);
 	}
-	json_decref(reply);
 	return 0;
+}
+
+/* show node / show partition, of name or all. */
+static int show_records(struct sctl *s, bool nodes, const char *name)
+{
+	struct drv_error err = {{0}};
+	struct drv_node_query nq = {
+	    .names = &name, .n_names = 1, .has_names = name != NULL};
+	struct drv_part_query pq = {
+	    .names = &name, .n_names = 1, .has_names = name != NULL};
+	struct drv_node_query_reply nr = {0};
+	struct drv_part_query_reply pr = {0};
+	json_t *reply = NULL;
+	int rc =
+	    sctl_call(s, nodes ? "node.query" : "part.query",
+		      nodes ? drv_node_query_encode(&nq) : drv_part_query_encode(&pq),
+		      &reply, &err);
+
+	if (rc != 0) {
+		fprintf(stderr, "slurm_load_%s error: %s\n",
+			nodes ? "node" : "partitions", sctl_failure_text(rc, &err));
+		return 1;
+	}
+	rc = nodes ? drv_node_query_reply_decode(reply, &nr, &err)
+		   : drv_part_query_reply_decode(reply, &pr, &err);
+	if (rc == 0)
+		rc = print_records(s, nodes, &nr, &pr, name);
+	drv_node_query_reply_free(&nr);
+	drv_part_query_reply_free(&pr);
+	json_decref(reply);
+	return rc != 0;
 }
 
 /* --- show config ------------------------------------------------------------ */
@@ -316,7 +348,9 @@ static int show_config(struct sctl *s)
 	}
 	cli_fmt_time(time(NULL), when, sizeof(when));
 	printf("Configuration data as of %s\n", when);
-	json_array_foreach(json_object_get(reply, "config"), i, kv)
+	struct drv_conf_query_reply q = {0};
+	(void)drv_conf_query_reply_decode(reply, &q, &err); /* else q lists nothing */
+	json_array_foreach(q.config, i, kv)
 	{
 		printf("%-23s = %s\n", json_string_value(json_array_get(kv, 0)) ?: "",
 		       json_string_value(json_array_get(kv, 1)) ?: "(null)");
@@ -349,9 +383,9 @@ static int show(struct sctl *s, int argc, char **argv)
 	if (sctl_is_cmd(what, "steps", 2))
 		return sctl_show_step(s, id);
 	if (sctl_is_cmd(what, "nodes", 1))
-		return show_records(s, "node.query", "nodes", id, "Node");
+		return show_records(s, true, id);
 	if (sctl_is_cmd(what, "partitions", 1))
-		return show_records(s, "part.query", "partitions", id, "Partition");
+		return show_records(s, false, id);
 	if (sctl_is_cmd(what, "config", 1))
 		return show_config(s);
 	fprintf(stderr, "invalid entity:%s for keyword:show \n", what);

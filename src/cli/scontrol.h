@@ -24,6 +24,9 @@ int sctl_call(struct sctl *s, const char *type, json_t *body, json_t **reply,
 /* The text to print for a failed call (static or borrowed from err). */
 const char *sctl_failure_text(int rc, const struct drv_error *err);
 
+/* A job.query body for every state of job id (0: of every job). */
+json_t *sctl_job_query_body(int64_t id);
+
 /* Prints one record's text (consumed) to stdout; with -o on one line. */
 void sctl_emit(const struct sctl *s, char *text);
 

@@ -13,6 +13,7 @@
 #include "cli/sacct_time.h"
 #include "cli/scontrol.h"
 #include "common/proto.h"
+#include "common/proto_gen.h"
 #include "common/timefmt.h"
 
 /* Collects the ids of "ID[,ID...]" words (a JobId= prefix allowed). */
@@ -47,12 +48,28 @@ static int job_ids(int argc, char **argv, json_t *ids)
 /* Sends a job.* request whose reply lists one result per job; prints
  * Slurm's "<error> for job <id>" for each failure (hold and release also
  * "slurm_suspend error: <error>", as Slurm 22.05). 0, or 1 on any failure. */
+/* The results of a reply to type (job.hold, .release, .requeue, .update:
+ * each declares just "results"), decoded into *r. 0 or -errno. */
+static int results_decode(const char *type, json_t *reply, struct drv_job_update_reply *r)
+{
+	struct drv_error err = {{0}};
+	return drv_shape_decode(drv_msg_decl_find(type)->reply, reply, r, &err);
+}
+
+/* body with field i of s (its job_ids) set to ids (stolen). */
+static json_t *ids_body(const struct drv_shape *s, size_t i, json_t *body, json_t *ids)
+{
+	cli_body_set(body, s, i, ids);
+	json_decref(ids);
+	return body;
+}
+
 static int job_op(struct sctl *s, const char *type, json_t *body, const char *first,
 		  bool suspend_line)
 {
 	struct drv_error err = {{0}};
-	json_t *reply = NULL, *res;
-	size_t i;
+	struct drv_job_update_reply r = {0};
+	json_t *reply = NULL;
 	int failed = 0;
 	int rc = sctl_call(s, type, body, &reply, &err);
 	if (rc != 0) {
@@ -61,22 +78,23 @@ static int job_op(struct sctl *s, const char *type, json_t *body, const char *fi
 				first);
 		return 1;
 	}
-	json_array_foreach(json_object_get(reply, "results"), i, res)
-	{
-		int jrc = (int)cli_json_int(res, "rc", 0);
-		const char *text = cli_json_str(res, "error", NULL);
-		if (jrc == 0)
+	if (results_decode(type, reply, &r) < 0)
+		failed = 1;
+	for (size_t i = 0; i < r.n_results; i++) {
+		const char *text = r.results[i].error;
+		if (r.results[i].rc == 0)
 			continue;
 		failed = 1;
 		if (!text || !*text)
-			text = drv_rc_text(jrc);
+			text = drv_rc_text(r.results[i].rc);
 		if (s->quiet)
 			continue;
 		fprintf(stderr, "%s for job %lld\n", text,
-			(long long)cli_json_int(res, "job_id", 0));
+			(long long)r.results[i].job_id);
 		if (suspend_line)
 			fprintf(stderr, "slurm_suspend error: %s\n", text);
 	}
+	drv_job_update_reply_free(&r);
 	json_decref(reply);
 	return failed;
 }
@@ -85,6 +103,8 @@ int sctl_hold(struct sctl *s, int argc, char **argv)
 {
 	bool release = !strncasecmp(argv[0], "re", 2);
 	bool user = !strncasecmp(argv[0], "u", 1); /* else ctld decides, as Slurm */
+	struct drv_job_hold h = {.user = user};
+	struct drv_job_release rel = {0};
 	json_t *ids = json_array(), *body;
 
 	if (argc < 2) {
@@ -96,9 +116,10 @@ int sctl_hold(struct sctl *s, int argc, char **argv)
 		json_decref(ids);
 		return 1;
 	}
-	body = json_pack("{s:o}", "job_ids", ids);
-	if (!release)
-		json_object_set_new(body, "user", json_boolean(user));
+	body = release ? ids_body(&drv_shape_job_release, DRV_JOB_RELEASE__JOB_IDS,
+				  drv_job_release_encode(&rel), ids)
+		       : ids_body(&drv_shape_job_hold, DRV_JOB_HOLD__JOB_IDS,
+				  drv_job_hold_encode(&h), ids);
 	return job_op(s, release ? "job.release" : "job.hold", body, argv[1], true);
 }
 
@@ -122,9 +143,11 @@ int sctl_requeue(struct sctl *s, int argc, char **argv)
 		json_decref(ids);
 		return 1;
 	}
+	struct drv_job_requeue q = {.hold = hold};
 	return job_op(s, "job.requeue",
-		      json_pack("{s:o, s:b}", "job_ids", ids, "hold", hold), argv[1],
-		      false);
+		      ids_body(&drv_shape_job_requeue, DRV_JOB_REQUEUE__JOB_IDS,
+			       drv_job_requeue_encode(&q), ids),
+		      argv[1], false);
 }
 
 /* --- update NodeName=... State=... Reason=... ------------------------------- */
@@ -173,8 +196,8 @@ static const char *node_state(const char *v)
 
 /* --- update JobId=... TimeLimit=... Partition=... Nice=... --------------- */
 
-/* One "Key=Value" of a job update into body; -EINVAL after a message. */
-static int job_field(const char *word, json_t *ids, json_t *body)
+/* One "Key=Value" of a job update into u; -EINVAL after a message. */
+static int job_field(const char *word, json_t *ids, struct drv_job_update *u)
 {
 	const char *eq = strchr(word, '=');
 	size_t klen = eq ? (size_t)(eq - word) : strlen(word);
@@ -188,12 +211,18 @@ static int job_field(const char *word, json_t *ids, json_t *body)
 			fprintf(stderr, "Invalid TimeLimit value\n");
 			return -EINVAL;
 		}
-		return json_object_set_new(body, "time_limit", json_integer(v));
+		u->time_limit = v;
+		u->has_time_limit = true;
+		return 0;
 	}
-	if (klen >= 2 && !strncasecmp(word, "Partition", klen) && *val)
-		return json_object_set_new(body, "partition", json_string(val));
-	if (klen >= 3 && !strncasecmp(word, "Dependency", klen))
-		return json_object_set_new(body, "dependency", json_string(val));
+	if (klen >= 2 && !strncasecmp(word, "Partition", klen) && *val) {
+		u->partition = val;
+		return 0;
+	}
+	if (klen >= 3 && !strncasecmp(word, "Dependency", klen)) {
+		u->dependency = val;
+		return 0;
+	}
 	if ((klen >= 3 && !strncasecmp(word, "StartTime", klen)) ||
 	    (klen >= 5 && !strncasecmp(word, "BeginTime", klen))) {
 		time_t when = 0;
@@ -203,7 +232,9 @@ static int job_field(const char *word, json_t *ids, json_t *body)
 				val);
 			return -ENOENT; /* Slurm: the word is dropped */
 		}
-		return json_object_set_new(body, "begin", json_integer((int64_t)when));
+		u->begin = (int64_t)when;
+		u->has_begin = true;
+		return 0;
 	}
 	if (klen >= 2 && !strncasecmp(word, "Nice", klen)) {
 		if (cli_parse_int(*val ? val : "100", -2147483645LL, 2147483645LL, &v) <
@@ -211,7 +242,9 @@ static int job_field(const char *word, json_t *ids, json_t *body)
 			fprintf(stderr, "Invalid Nice value: %s\n", val);
 			return -EINVAL;
 		}
-		return json_object_set_new(body, "nice", json_integer(v));
+		u->nice = (int32_t)v;
+		u->has_nice = true;
+		return 0;
 	}
 	fprintf(stderr, "Update of this parameter is not supported: %s\n", word);
 	fprintf(stderr, "Request aborted\n");
@@ -221,25 +254,28 @@ static int job_field(const char *word, json_t *ids, json_t *body)
 static int update_job(struct sctl *s, int argc, char **argv)
 {
 	struct drv_error err = {{0}};
-	json_t *ids = json_array(), *body = json_object(), *reply = NULL, *res;
-	size_t i;
+	struct drv_job_update u = {0};
+	struct drv_job_update_reply r = {0};
+	json_t *ids = json_array(), *reply = NULL;
 	int rc = 0, failed = 0;
 
 	for (int k = 0; k < argc && rc <= 0 && rc != -EINVAL; k++)
-		rc = job_field(argv[k], ids, body);
+		rc = job_field(argv[k], ids, &u);
 	if (rc == -ENOENT)
 		rc = 0;
-	if (rc == 0 && json_object_size(body) == 0) {
+	if (rc == 0 && !u.has_time_limit && !u.partition && !u.dependency &&
+	    !u.has_begin && !u.has_nice) {
 		fprintf(stderr, "No changes specified\n");
 		rc = -EINVAL;
 	}
 	if (rc < 0) {
 		json_decref(ids);
-		json_decref(body);
 		return 1;
 	}
-	json_object_set_new(body, "job_ids", json_incref(ids));
-	rc = sctl_call(s, "job.update", body, &reply, &err);
+	rc = sctl_call(s, "job.update",
+		       ids_body(&drv_shape_job_update, DRV_JOB_UPDATE__JOB_IDS,
+				drv_job_update_encode(&u), json_incref(ids)),
+		       &reply, &err);
 	if (rc != 0) {
 		fprintf(stderr, "%s for job %lld\n", sctl_failure_text(rc, &err),
 			(long long)json_integer_value(json_array_get(ids, 0)));
@@ -247,19 +283,20 @@ static int update_job(struct sctl *s, int argc, char **argv)
 		return 1;
 	}
 	json_decref(ids);
-	json_array_foreach(json_object_get(reply, "results"), i, res)
-	{
-		int jrc = (int)cli_json_int(res, "rc", 0);
-		const char *text = cli_json_str(res, "error", NULL);
+	if (results_decode("job.update", reply, &r) < 0)
+		failed = 1;
+	for (size_t i = 0; i < r.n_results; i++) {
+		const char *text = r.results[i].error;
 
-		if (jrc == 0)
+		if (r.results[i].rc == 0)
 			continue;
 		failed = 1;
 		if (!s->quiet) /* Slurm 22.05: "TEXT for job N" */
 			fprintf(stderr, "%s for job %lld\n",
-				text && *text ? text : drv_rc_text(jrc),
-				(long long)cli_json_int(res, "job_id", 0));
+				text && *text ? text : drv_rc_text(r.results[i].rc),
+				(long long)r.results[i].job_id);
 	}
+	drv_job_update_reply_free(&r);
 	json_decref(reply);
 	return failed;
 }
@@ -277,7 +314,7 @@ int sctl_update(struct sctl *s, int argc, char **argv)
 {
 	struct node_update u = {0};
 	struct drv_error err = {{0}};
-	json_t *body, *reply = NULL;
+	json_t *reply = NULL;
 	const char *st;
 	int rc;
 
@@ -306,10 +343,8 @@ int sctl_update(struct sctl *s, int argc, char **argv)
 			"Request denied\n");
 		return 1;
 	}
-	body = json_pack("{s:s, s:s}", "nodes", u.nodes, "state", st);
-	if (u.reason)
-		json_object_set_new(body, "reason", json_string(u.reason));
-	rc = sctl_call(s, "node.update", body, &reply, &err);
+	struct drv_node_update nu = {.nodes = u.nodes, .state = st, .reason = u.reason};
+	rc = sctl_call(s, "node.update", drv_node_update_encode(&nu), &reply, &err);
 	json_decref(reply);
 	if (rc != 0) {
 		fprintf(stderr, "slurm_update error: %s\n", sctl_failure_text(rc, &err));

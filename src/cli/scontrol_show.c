@@ -217,43 +217,33 @@ void scs_print_job(FILE *out, const struct cli_job *job, int64_t now, bool detai
 	print_job_files(out, job);
 }
 
-void scs_node_state(const json_t *node, char *buf, size_t len)
+void scs_node_state(const struct drv_rec_node *n, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s%s", cli_json_str(node, "state", "UNKNOWN"),
-		 cli_json_bool(node, "drain", false) ? "+DRAIN" : "",
-		 cli_json_bool(node, "not_responding", false) ? "+NOT_RESPONDING" : "");
+	snprintf(buf, len, "%s%s%s", n->state, n->drain ? "+DRAIN" : "",
+		 n->not_responding ? "+NOT_RESPONDING" : "");
 }
 
-static void partitions_of(const json_t *node, char *buf, size_t len)
+static void partitions_of(const struct drv_rec_node *n, char *buf, size_t len)
 {
-	const json_t *parts = json_object_get(node, "partitions");
-	size_t i, used = 0;
-	const json_t *p;
+	size_t used = 0;
 
 	buf[0] = '\0';
-	json_array_foreach(parts, i, p)
-	{
-		if (!json_is_string(p) || used >= len)
-			continue;
+	for (size_t i = 0; i < n->n_partitions && used < len; i++)
 		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? "," : "",
-					 json_string_value(p));
-	}
+					 n->partitions[i]);
 }
 
 /* CfgTRES= and AllocTRES= (cpu, mem, gres/gpu as Slurm 22.05 lists them). */
-static void print_node_tres(FILE *out, const json_t *n)
+static void print_node_tres(FILE *out, const struct drv_rec_node *n)
 {
 	char mem[32];
-	int64_t gpus = cli_json_int(n, "gpus", 0);
-	int64_t acpu = cli_json_int(n, "alloc_cpus", 0);
-	int64_t amem = cli_json_int(n, "alloc_memory", 0);
-	int64_t agpu = cli_json_int(n, "alloc_gpus", 0);
+	int64_t acpu = n->alloc_cpus, amem = n->alloc_memory, agpu = n->alloc_gpus;
 
-	cli_mem_fmt(cli_json_int(n, "real_memory", 1), mem, sizeof(mem));
-	fprintf(out, "CfgTRES=cpu=%" PRId64 ",mem=%s,billing=%" PRId64,
-		cli_json_int(n, "cpus", 1), mem, cli_json_int(n, "cpus", 1));
-	if (gpus > 0)
-		fprintf(out, ",gres/gpu=%" PRId64, gpus);
+	cli_mem_fmt(n->real_memory, mem, sizeof(mem));
+	fprintf(out, "CfgTRES=cpu=%" PRIu32 ",mem=%s,billing=%" PRIu32, n->cpus, mem,
+		n->cpus);
+	if (n->gpus > 0)
+		fprintf(out, ",gres/gpu=%" PRIu32, n->gpus);
 	fprintf(out, NL "AllocTRES=");
 	if (acpu > 0)
 		fprintf(out, "cpu=%" PRId64, acpu);
@@ -266,68 +256,60 @@ static void print_node_tres(FILE *out, const json_t *n)
 	fprintf(out, NL);
 }
 
-static void print_node_tail(FILE *out, const json_t *n)
+static void print_node_tail(FILE *out, const struct drv_rec_node *n)
 {
 	char t1[64], t2[64];
-	const char *reason = cli_json_str(n, "reason", NULL);
 
-	iso(cli_json_int(n, "boot_time", 0), t1, sizeof(t1));
-	iso(cli_json_int(n, "boot_time", 0), t2, sizeof(t2));
-	if (!cli_json_int(n, "boot_time", 0))
+	iso(n->boot_time, t1, sizeof(t1));
+	iso(n->boot_time, t2, sizeof(t2));
+	if (!n->boot_time)
 		fprintf(out, "BootTime=None SlurmdStartTime=None" NL);
 	else
 		fprintf(out, "BootTime=%s SlurmdStartTime=%s" NL, t1, t2);
-	iso(cli_json_int(n, "last_seen", 0), t1, sizeof(t1));
+	iso(n->last_seen, t1, sizeof(t1));
 	fprintf(out, "LastBusyTime=%s" NL, t1);
 	print_node_tres(out, n);
 	fprintf(out, "CapWatts=n/a" NL "CurrentWatts=0 AveWatts=0" NL);
 	fprintf(out, "ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s");
-	if (reason && *reason) {
-		int64_t rt = cli_json_int(n, "reason_time", 0);
-
-		fprintf(out, NL "Reason=%s", reason);
-		if (rt > 0) {
-			iso(rt, t1, sizeof(t1));
-			fprintf(out, " [%s@%s]", cli_json_str(n, "reason_user", "root"),
+	if (n->reason && *n->reason) {
+		fprintf(out, NL "Reason=%s", n->reason);
+		if (n->reason_time > 0) {
+			iso(n->reason_time, t1, sizeof(t1));
+			fprintf(out, " [%s@%s]", n->reason_user ? n->reason_user : "root",
 				t1);
 		}
 	}
 	fprintf(out, "\n\n");
 }
 
-void scs_print_node(FILE *out, const json_t *n)
+void scs_print_node(FILE *out, const struct drv_rec_node *n)
 {
 	char state[96], parts[1024];
-	const char *name = cli_json_str(n, "name", "");
-	const char *host = cli_json_str(n, "hostname", name);
-
+	const char *host = n->hostname ? n->hostname : n->name;
 	struct utsname u;
 
 	if (uname(&u) != 0)
 		snprintf(u.machine, sizeof(u.machine), "x86_64");
 	scs_node_state(n, state, sizeof(state));
 	partitions_of(n, parts, sizeof(parts));
-	fprintf(out, "NodeName=%s Arch=%s CoresPerSocket=1 " NL, name, u.machine);
+	fprintf(out, "NodeName=%s Arch=%s CoresPerSocket=1 " NL, n->name, u.machine);
 	fprintf(out,
-		"CPUAlloc=%" PRId64 " CPUEfctv=%" PRId64 " CPUTot=%" PRId64
+		"CPUAlloc=%" PRIu32 " CPUEfctv=%" PRIu32 " CPUTot=%" PRIu32
 		" CPULoad=0.00" NL,
-		cli_json_int(n, "alloc_cpus", 0), cli_json_int(n, "cpus", 1),
-		cli_json_int(n, "cpus", 1));
-	fprintf(out, "AvailableFeatures=%s" NL,
-		or_null(cli_json_str(n, "features", NULL)));
-	fprintf(out, "ActiveFeatures=%s" NL, or_null(cli_json_str(n, "features", NULL)));
-	fprintf(out, "Gres=%s" NL, or_null(cli_json_str(n, "gres", NULL)));
+		n->alloc_cpus, n->cpus, n->cpus);
+	fprintf(out, "AvailableFeatures=%s" NL, or_null(n->features));
+	fprintf(out, "ActiveFeatures=%s" NL, or_null(n->features));
+	fprintf(out, "Gres=%s" NL, or_null(n->gres));
 	fprintf(out, "NodeAddr=%s NodeHostName=%s Version=22.05.8" NL,
-		cli_json_str(n, "addr", host), host);
+		n->addr ? n->addr : host, host);
 	fprintf(out,
-		"RealMemory=%" PRId64 " AllocMem=%" PRId64 " FreeMem=N/A Sockets=%" PRId64
+		"RealMemory=%" PRId64 " AllocMem=%" PRId64 " FreeMem=N/A Sockets=%" PRIu32
 		" Boards=1" NL,
-		cli_json_int(n, "real_memory", 1), cli_json_int(n, "alloc_memory", 0),
-		cli_json_int(n, "cpus", 1));
+		n->real_memory, n->alloc_memory, n->cpus);
 	fprintf(out,
 		"State=%s ThreadsPerCore=1 TmpDisk=%" PRId64
 		" Weight=1 Owner=N/A MCS_label=N/A" NL,
-		state, cli_json_int(n, "tmp_disk", 0));
+		state, n->tmp_disk);
 	if (parts[0])
 		fprintf(out, "Partitions=%s " NL, parts);
 	print_node_tail(out, n);
@@ -338,21 +320,37 @@ static void limit_str(int64_t secs, char *buf, size_t len)
 	drv_time_fmt_limit(secs, buf, len);
 }
 
-void scs_print_part(FILE *out, const json_t *p)
+/* DefMemPerCPU=, DefMemPerNode= and the TRES line. */
+static void print_part_tail(FILE *out, const struct drv_rec_partition *p)
 {
-	char maxt[64], deft[64];
-	int64_t cpus = cli_json_int(p, "total_cpus", 0);
-	int64_t nodes = cli_json_int(p, "total_nodes", 0);
-	int64_t mem = cli_json_int(p, "total_memory", 0);
-	int64_t gpus = cli_json_int(p, "total_gpus", 0);
+	int64_t cpus = p->total_cpus, mem = p->total_memory;
 	char mems[32];
 
-	limit_str(cli_json_int(p, "max_time", DRV_INFINITE), maxt, sizeof(maxt));
-	limit_str(cli_json_int(p, "default_time", DRV_NO_VAL), deft, sizeof(deft));
-	fprintf(out, "PartitionName=%s" NL, cli_json_str(p, "name", ""));
+	if (p->has_def_mem_per_cpu && p->def_mem_per_cpu > 0)
+		fprintf(out, "DefMemPerCPU=%" PRId64, p->def_mem_per_cpu);
+	else if (p->has_def_mem_per_node && p->def_mem_per_node > 0)
+		fprintf(out, "DefMemPerNode=%" PRId64, p->def_mem_per_node);
+	else
+		fprintf(out, "DefMemPerNode=UNLIMITED");
+	fprintf(out, " MaxMemPerNode=UNLIMITED" NL);
+	cli_mem_fmt(mem, mems, sizeof(mems));
+	fprintf(out, "TRES=cpu=%" PRId64 "%s%s,node=%" PRIu32 ",billing=%" PRId64, cpus,
+		mem > 0 ? ",mem=" : "", mem > 0 ? mems : "", p->total_nodes, cpus);
+	if (p->total_gpus > 0)
+		fprintf(out, ",gres/gpu=%" PRId64, p->total_gpus);
+	fprintf(out, "\n\n");
+}
+
+void scs_print_part(FILE *out, const struct drv_rec_partition *p)
+{
+	char maxt[64], deft[64];
+
+	limit_str(p->max_time, maxt, sizeof(maxt));
+	limit_str(p->default_time, deft, sizeof(deft));
+	fprintf(out, "PartitionName=%s" NL, p->name);
 	fprintf(out, "AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL" NL);
 	fprintf(out, "AllocNodes=ALL Default=%s QoS=N/A" NL,
-		cli_json_bool(p, "is_default", false) ? "YES" : "NO");
+		p->is_default ? "YES" : "NO");
 	fprintf(
 	    out,
 	    "DefaultTime=%s DisableRootJobs=NO ExclusiveUser=NO GraceTime=0 Hidden=NO" NL,
@@ -361,30 +359,16 @@ void scs_print_part(FILE *out, const json_t *p)
 	    out,
 	    "MaxNodes=UNLIMITED MaxTime=%s MinNodes=0 LLN=NO MaxCPUsPerNode=UNLIMITED" NL,
 	    maxt);
-	fprintf(out, "Nodes=%s" NL, or_null(cli_json_str(p, "nodes", NULL)));
+	fprintf(out, "Nodes=%s" NL, or_null(p->nodes));
 	fprintf(out, "PriorityJobFactor=1 PriorityTier=1 RootOnly=NO ReqResv=NO "
 		     "OverSubscribe=NO" NL);
 	fprintf(out, "OverTimeLimit=NONE PreemptMode=OFF" NL);
 	fprintf(out,
-		"State=%s TotalCPUs=%" PRId64 " TotalNodes=%" PRId64
+		"State=%s TotalCPUs=%" PRId64 " TotalNodes=%" PRIu32
 		" SelectTypeParameters=NONE" NL,
-		cli_json_str(p, "state", "UP"), cpus, nodes);
+		p->state ? p->state : "UP", p->total_cpus, p->total_nodes);
 	fprintf(out, "JobDefaults=(null)" NL);
-	if (cli_json_int(p, "def_mem_per_cpu", 0) > 0)
-		fprintf(out, "DefMemPerCPU=%" PRId64,
-			cli_json_int(p, "def_mem_per_cpu", 0));
-	else if (cli_json_int(p, "def_mem_per_node", 0) > 0)
-		fprintf(out, "DefMemPerNode=%" PRId64,
-			cli_json_int(p, "def_mem_per_node", 0));
-	else
-		fprintf(out, "DefMemPerNode=UNLIMITED");
-	fprintf(out, " MaxMemPerNode=UNLIMITED" NL);
-	cli_mem_fmt(mem, mems, sizeof(mems));
-	fprintf(out, "TRES=cpu=%" PRId64 "%s%s,node=%" PRId64 ",billing=%" PRId64, cpus,
-		mem > 0 ? ",mem=" : "", mem > 0 ? mems : "", nodes, cpus);
-	if (gpus > 0)
-		fprintf(out, ",gres/gpu=%" PRId64, gpus);
-	fprintf(out, "\n\n");
+	print_part_tail(out, p);
 }
 
 void scs_print_step(FILE *out, const struct cli_job *j, const struct cli_step *s)

@@ -20,11 +20,11 @@ void scs_print_job(FILE *out, const struct cli_job *job, int64_t now, bool detai
  * as `scontrol show step` prints it. */
 void scs_print_step(FILE *out, const struct cli_job *job, const struct cli_step *s);
 
-/* node and part are borrowed records from node.query / part.query. */
-void scs_print_node(FILE *out, const json_t *node);
-void scs_print_part(FILE *out, const json_t *part);
+/* node and part are decoded records from node.query / part.query. */
+void scs_print_node(FILE *out, const struct drv_rec_node *node);
+void scs_print_part(FILE *out, const struct drv_rec_partition *part);
 
 /* "IDLE", "IDLE+DRAIN", "DOWN+NOT_RESPONDING", ... into buf. */
-void scs_node_state(const json_t *node, char *buf, size_t len);
+void scs_node_state(const struct drv_rec_node *node, char *buf, size_t len);
 
 #endif

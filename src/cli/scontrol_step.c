@@ -78,21 +78,18 @@ int sctl_show_step(struct sctl *s, const char *id_str)
 {
 	struct drv_error err = {{0}};
 	struct step_arg a = parse_arg(id_str);
-	json_t *body = json_pack("{s:b}", "all_states", 1), *reply = NULL;
+	json_t *reply = NULL;
 	struct cli_job *jobs = NULL;
 	int rc, shown = 0;
 	bool known = false;
 
-	if (a.job_id > 0)
-		json_object_set_new(body, "job_ids",
-				    json_pack("[I]", (json_int_t)a.job_id));
-	rc = sctl_call(s, "job.query", body, &reply, &err);
+	rc = sctl_call(s, "job.query", sctl_job_query_body(a.job_id), &reply, &err);
 	if (rc != 0) {
 		fprintf(stderr, "slurm_get_job_steps error: %s\n",
 			sctl_failure_text(rc, &err));
 		return 1;
 	}
-	size_t n = cli_jobs_from_reply(reply, &jobs);
+	size_t n = cli_jobs_from_reply(reply, &jobs, NULL);
 	qsort(jobs, n, sizeof(*jobs), by_id_desc); /* ctld's newest first */
 	for (size_t i = 0; i < n; i++) {
 		if (!job_named(&a, &jobs[i]))

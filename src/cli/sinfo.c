@@ -359,37 +359,41 @@ static int output(const struct si_opts *o, const struct si_format *fmt,
 	return 0;
 }
 
-static int show(const struct si_opts *o, const json_t *nreply, const json_t *preply,
+static int show(const struct si_opts *o, json_t *nreply, json_t *preply,
 		const char *cluster)
 {
-	const json_t *nl = json_object_get(nreply, "nodes");
-	const json_t *pl = json_object_get(preply, "partitions"), *v;
-	struct si_node *nodes = calloc(json_array_size(nl) + 1, sizeof(*nodes));
-	struct si_part *parts = calloc(json_array_size(pl) + 1, sizeof(*parts));
+	struct drv_node_query_reply nr = {0};
+	struct drv_part_query_reply pr = {0};
+	struct drv_error err = {{0}};
+	struct si_node *nodes = NULL;
+	struct si_part *parts = NULL;
 	struct si_select sel = {o->partitions, o->states, o->node_mode, o->reason_mode};
 	struct si_format fmt = {0};
 	struct si_rows rows = {0};
-	size_t i, nn;
+	size_t nn;
 	int rc = 1;
 
+	if (drv_node_query_reply_decode(nreply, &nr, &err) < 0 ||
+	    drv_part_query_reply_decode(preply, &pr, &err) < 0)
+		goto out;
+	nodes = calloc(nr.n_nodes + 1, sizeof(*nodes));
+	parts = calloc(pr.n_partitions + 1, sizeof(*parts));
 	if (!nodes || !parts || parse_format(o, &fmt) < 0)
 		goto out;
-	json_array_foreach(nl, i, v)
-	{
-		si_node_from_json(v, &nodes[i]);
-	}
-	json_array_foreach(pl, i, v)
-	{
-		si_part_from_json(v, &parts[i]);
-	}
-	nn = filter_nodes(o, nodes, json_array_size(nl));
-	if (si_group(&fmt, &sel, parts, json_array_size(pl), nodes, nn, &rows) == 0)
+	for (size_t i = 0; i < nr.n_nodes; i++)
+		si_node_from_rec(&nr.nodes[i], &nodes[i]);
+	for (size_t i = 0; i < pr.n_partitions; i++)
+		si_part_from_rec(&pr.partitions[i], &parts[i]);
+	nn = filter_nodes(o, nodes, nr.n_nodes);
+	if (si_group(&fmt, &sel, parts, pr.n_partitions, nodes, nn, &rows) == 0)
 		rc = output(o, &fmt, &rows, cluster);
 out:
 	si_rows_fini(&rows);
 	si_format_fini(&fmt);
 	free(nodes);
 	free(parts);
+	drv_node_query_reply_free(&nr);
+	drv_part_query_reply_free(&pr);
 	return rc;
 }
 

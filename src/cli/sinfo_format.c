@@ -17,43 +17,44 @@
 #include "common/hostlist.h"
 #include "common/timefmt.h"
 
-void si_node_from_json(const json_t *o, struct si_node *n)
+void si_node_from_rec(const struct drv_rec_node *r, struct si_node *n)
 {
-	memset(n, 0, sizeof(*n));
-	n->name = cli_json_str(o, "name", "");
-	n->state = cli_json_str(o, "state", "UNKNOWN");
-	n->reason = cli_json_str(o, "reason", NULL);
-	if (n->reason && !*n->reason)
-		n->reason = NULL;
-	n->reason_user = cli_json_str(o, "reason_user", NULL);
-	n->gres = cli_json_str(o, "gres", NULL);
-	n->features = cli_json_str(o, "features", NULL);
-	n->addr = cli_json_str(o, "addr", n->name);
-	n->hostname = cli_json_str(o, "hostname", n->name);
-	n->partitions = json_object_get(o, "partitions");
-	n->drain = cli_json_bool(o, "drain", false);
-	n->not_responding = cli_json_bool(o, "not_responding", false);
-	n->cpus = cli_json_int(o, "cpus", 1);
-	n->alloc_cpus = cli_json_int(o, "alloc_cpus", 0);
-	n->real_memory = cli_json_int(o, "real_memory", 1);
-	n->tmp_disk = cli_json_int(o, "tmp_disk", 0);
-	n->alloc_memory = cli_json_int(o, "alloc_memory", 0);
-	n->reason_time = cli_json_int(o, "reason_time", 0);
-	n->port = cli_json_int(o, "port", 0);
-	n->gres_used = cli_json_str(o, "gres_used", NULL);
+	*n = (struct si_node){
+	    .name = r->name,
+	    .state = r->state,
+	    .reason = r->reason && *r->reason ? r->reason : NULL,
+	    .reason_user = r->reason_user,
+	    .gres = r->gres,
+	    .features = r->features,
+	    .addr = r->addr ? r->addr : r->name,
+	    .hostname = r->hostname ? r->hostname : r->name,
+	    .partitions = r->partitions,
+	    .n_partitions = r->n_partitions,
+	    .drain = r->drain,
+	    .not_responding = r->not_responding,
+	    .cpus = r->cpus,
+	    .alloc_cpus = r->alloc_cpus,
+	    .real_memory = r->real_memory,
+	    .tmp_disk = r->tmp_disk,
+	    .alloc_memory = r->alloc_memory,
+	    .reason_time = r->reason_time,
+	    .port = r->port,
+	    .gres_used = r->gres_used,
+	};
 }
 
-void si_part_from_json(const json_t *o, struct si_part *p)
+void si_part_from_rec(const struct drv_rec_partition *r, struct si_part *p)
 {
-	memset(p, 0, sizeof(*p));
-	p->name = cli_json_str(o, "name", "");
-	p->nodes = cli_json_str(o, "nodes", "");
-	p->state = cli_json_str(o, "state", "UP");
-	p->is_default = cli_json_bool(o, "is_default", false);
-	p->max_time = cli_json_int(o, "max_time", -1);
-	p->default_time = cli_json_int(o, "default_time", -2);
-	p->total_nodes = cli_json_int(o, "total_nodes", 0);
-	p->total_cpus = cli_json_int(o, "total_cpus", 0);
+	*p = (struct si_part){
+	    .name = r->name,
+	    .nodes = r->nodes ? r->nodes : "",
+	    .state = r->state ? r->state : "UP",
+	    .is_default = r->is_default,
+	    .max_time = r->max_time,
+	    .default_time = r->default_time,
+	    .total_nodes = r->total_nodes,
+	    .total_cpus = r->total_cpus,
+	};
 }
 
 /* 0 idle, 1 allocated, 2 mixed, 3 down, 4 unknown. */

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/proto_gen.h"
+
 #define SI_FMT_DEFAULT "%#P %.5a %.10l %.6D %.6t %N"
 #define SI_FMT_LONG "%#P %.5a %.10l %.10s %.4r %.8h %.10g %.6D %.11T %N"
 #define SI_FMT_NODE "%#N %.6D %.#P %6t"
@@ -19,12 +21,13 @@
 #define SI_FMT_REASON "%20E %9u %19H %N"
 #define SI_FMT_REASON_LONG "%20E %12U %19H %6t %N"
 
-/* A node record (docs/protocol.md). Strings are borrowed from the JSON it
- * was read from; absent ones are NULL except name and state. */
+/* A node record (docs/protocol.md). Strings are borrowed from the decoded
+ * record; absent ones are NULL except name and state. */
 struct si_node {
 	const char *name, *state, *reason, *reason_user, *gres, *features;
 	const char *addr, *hostname;
-	const json_t *partitions; /* [S] or NULL */
+	const char *const *partitions; /* the partitions it is in */
+	size_t n_partitions;
 	bool drain, not_responding;
 	int64_t cpus, alloc_cpus, real_memory, alloc_memory, reason_time, port;
 	int64_t tmp_disk;
@@ -39,8 +42,8 @@ struct si_part {
 	int64_t total_nodes, total_cpus;
 };
 
-void si_node_from_json(const json_t *obj, struct si_node *n);
-void si_part_from_json(const json_t *obj, struct si_part *p);
+void si_node_from_rec(const struct drv_rec_node *r, struct si_node *n);
+void si_part_from_rec(const struct drv_rec_partition *r, struct si_part *p);
 
 /* sinfo's node states: compact ("idle", "alloc", "mix", "drng", "drain",
  * "down", "unk") and long ("idle", "allocated", "mixed", "draining",

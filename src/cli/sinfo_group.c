@@ -62,14 +62,9 @@ static bool in_list(const char *list, const char *name)
 
 static bool node_in_part(const struct si_node *n, const struct si_part *p)
 {
-	const json_t *v;
-	size_t i;
-
-	json_array_foreach(n->partitions, i, v)
-	{
-		if (json_is_string(v) && !strcmp(json_string_value(v), p->name))
+	for (size_t i = 0; i < n->n_partitions; i++)
+		if (!strcmp(n->partitions[i], p->name))
 			return true;
-	}
 	return false;
 }
 

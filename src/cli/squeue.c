@@ -46,50 +46,60 @@ static int pick_format(const struct sq_opts *o, struct sq_format *fmt)
 }
 
 /* Sorting and filtering need these; the format adds what it prints. */
+/* Appends the names of the job record's fields idx[0..n) to a. */
+static void add_fields(json_t *a, const int *idx, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a,
+				      json_string(drv_shape_rec_job.fields[idx[i]].name));
+}
+
 static json_t *wire_fields(const struct sq_opts *o, const struct sq_format *fmt)
 {
 	json_t *a = json_array();
-	static const char *const base[] = {
-	    "job_id",	   "state",	 "partition", "name",	    "user",
-	    "uid",	   "priority",	 "account",   "start_time", "end_time",
-	    "submit_time", "time_limit", "hold"};
+	static const int base[] = {
+	    DRV_REC_JOB__JOB_ID,   DRV_REC_JOB__STATE,	     DRV_REC_JOB__PARTITION,
+	    DRV_REC_JOB__NAME,	   DRV_REC_JOB__USER,	     DRV_REC_JOB__UID,
+	    DRV_REC_JOB__PRIORITY, DRV_REC_JOB__ACCOUNT,     DRV_REC_JOB__START_TIME,
+	    DRV_REC_JOB__END_TIME, DRV_REC_JOB__SUBMIT_TIME, DRV_REC_JOB__TIME_LIMIT,
+	    DRV_REC_JOB__HOLD};
+	static const int qos[] = {DRV_REC_JOB__QOS}, nodes[] = {DRV_REC_JOB__NODELIST};
+	static const int steps[] = {DRV_REC_JOB__STEPS, DRV_REC_JOB__BATCH_HOST,
+				    DRV_REC_JOB__ARRAY_JOB_ID, DRV_REC_JOB__ARRAY_TASK_ID,
+				    DRV_REC_JOB__INTERACTIVE};
 
-	for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++)
-		json_array_append_new(a, json_string(base[i]));
+	add_fields(a, base, sizeof(base) / sizeof(base[0]));
 	if (o->qos) /* what the -q and -w filters read */
-		json_array_append_new(a, json_string("qos"));
+		add_fields(a, qos, 1);
 	if (o->nodelist)
-		json_array_append_new(a, json_string("nodelist"));
-	if (o->step_flag) {
-		static const char *const steps[] = {"steps", "batch_host", "array_job_id",
-						    "array_task_id", "interactive"};
-		for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
-			json_array_append_new(a, json_string(steps[i]));
-	}
+		add_fields(a, nodes, 1);
+	if (o->step_flag)
+		add_fields(a, steps, sizeof(steps) / sizeof(steps[0]));
 	sq_format_wire_fields(fmt, a);
 	return a;
 }
 
 static json_t *query_body(const struct sq_opts *o, const struct sq_format *fmt)
 {
-	json_t *body = json_object();
+	const struct drv_shape *s = &drv_shape_job_query;
+	struct drv_job_query q = {0};
+	json_t *body;
 
-	if (!o->json) /* --json wants whole records */
-		json_object_set_new(body, "fields", wire_fields(o, fmt));
 	/* Slurm loads the jobs of -j whatever the other filters say */
+	q.all_states = o->query_ids || o->all_states;
+	/* the default listing: finished jobs stay in ctld */
+	q.active = !o->query_ids && !o->all_states && !o->states;
+	body = drv_job_query_encode(&q);
+	if (!o->json) /* --json wants whole records */
+		json_object_set_new(body, s->fields[DRV_JOB_QUERY__FIELDS].name,
+				    wire_fields(o, fmt));
 	if (o->query_ids) {
-		json_object_set(body, "job_ids", o->query_ids);
-		json_object_set_new(body, "all_states", json_true());
+		cli_body_set(body, s, DRV_JOB_QUERY__JOB_IDS, o->query_ids);
 		return body;
 	}
-	if (o->users && json_array_size(o->users))
-		json_object_set(body, "users", o->users);
-	if (o->states)
-		json_object_set(body, "states", o->states);
-	if (o->all_states)
-		json_object_set_new(body, "all_states", json_true());
-	else if (!o->states) /* the default listing: finished jobs stay in ctld */
-		json_object_set_new(body, "active", json_true());
+	if (json_array_size(o->users))
+		cli_body_set(body, s, DRV_JOB_QUERY__USERS, o->users);
+	cli_body_set(body, s, DRV_JOB_QUERY__STATES, o->states);
 	return body;
 }
 
@@ -174,12 +184,12 @@ static int print_steps(const struct sq_opts *o, const struct cli_job *jobs, size
 			      bad_step_field, stdout) < 0;
 }
 
-static int show(const struct sq_opts *o, const struct sq_format *fmt, const json_t *reply,
+static int show(const struct sq_opts *o, const struct sq_format *fmt, json_t *reply,
 		const char *cluster, char *const *nodes, size_t n_nodes)
 {
 	struct cli_job *jobs = NULL;
-	size_t total = cli_jobs_from_reply(reply, &jobs), n;
-	int64_t now = cli_json_int(reply, "now", (int64_t)time(NULL));
+	int64_t now;
+	size_t total = cli_jobs_from_reply(reply, &jobs, &now), n;
 	int rc;
 
 	if (!jobs)
@@ -217,21 +227,19 @@ static int known_nodes(const struct drv_conf *conf, const char *list, char ***na
 	json_t *reply = NULL;
 	const char *bad = list;
 
+	struct drv_node_query_reply q = {0};
 	if (drv_hostlist_expand(list, names, n, NULL) == 0 &&
-	    cli_call(conf, "node.query", json_object(), &reply, &err) == 0) {
+	    cli_call(conf, "node.query", json_object(), &reply, &err) == 0 &&
+	    drv_node_query_reply_decode(reply, &q, &err) == 0) {
 		bad = NULL;
 		for (size_t i = 0; i < *n && !bad; i++) {
-			const json_t *node;
-			size_t k;
 			bool found = false;
-			json_array_foreach(json_object_get(reply, "nodes"), k, node)
-			{
-				found |=
-				    !strcmp(cli_json_str(node, "name", ""), (*names)[i]);
-			}
+			for (size_t k = 0; k < q.n_nodes; k++)
+				found |= !strcmp(q.nodes[k].name, (*names)[i]);
 			if (!found)
 				bad = (*names)[i];
 		}
+		drv_node_query_reply_free(&q);
 	}
 	if (bad)
 		cli_error("Invalid node name %s", bad);

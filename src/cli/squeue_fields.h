@@ -20,7 +20,8 @@ struct sq_field {
 	bool cut;	    /* false: a right-justified value is never cut */
 	bool head_cut;	    /* the same for the header */
 	sq_value_f value;
-	const char *wire; /* comma list of job record fields it reads */
+	const int
+	    *wire; /* the job record fields it reads (DRV_REC_JOB__X), -1 ends; or NULL */
 };
 
 /* The field of an -o letter, or NULL. Borrowed from a static table. */

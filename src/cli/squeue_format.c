@@ -147,12 +147,10 @@ void sq_format_fini(struct sq_format *f)
 void sq_format_wire_fields(const struct sq_format *f, json_t *a)
 {
 	for (size_t i = 0; i < f->n; i++) {
-		const char *p = f->items[i].field ? f->items[i].field->wire : "";
-		while (*p) {
-			size_t len = strcspn(p, ",");
-			json_array_append_new(a, json_stringn(p, len));
-			p += len + (p[len] == ',');
-		}
+		const int *w = f->items[i].field ? f->items[i].field->wire : NULL;
+		for (; w && *w >= 0; w++)
+			json_array_append_new(
+			    a, json_string(drv_shape_rec_job.fields[*w].name));
 	}
 }
 

@@ -26,6 +26,7 @@
 #include "cli/srun_io.h"
 #include "cli/srun_opts.h"
 #include "common/proto.h"
+#include "common/proto_gen.h"
 #include "drv_config.h"
 
 extern char **environ;
@@ -37,7 +38,8 @@ struct srun {
 	int ncmd;
 	bool own_alloc; /* the allocation is ours to give back */
 	uint32_t job_id, step_id;
-	json_t *created; /* step.create's reply */
+	json_t *created;		   /* step.create's reply */
+	struct drv_step_create_reply step; /* decoded from it */
 	struct srun_io io;
 };
 
@@ -119,7 +121,14 @@ static const char *dist_name(enum drv_dist d)
 /* Inside an allocation srun runs by default as many tasks as the
  * allocation was given (SLURM_NTASKS) on all its nodes (SLURM_NNODES), as
  * Slurm's srun reads them; -n below the nodes gets Slurm's warning. */
-static void step_counts(struct srun *s, json_t *b)
+/* An option's count as a u32 field: a value beyond it stays beyond the
+ * declared bound, so ctld still refuses it. */
+static uint32_t u32_of(int64_t v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+static void step_counts(struct srun *s, struct drv_step_create *q)
 {
 	const struct sbatch_opts *j = &s->o.job;
 	int64_t ntasks = num_opt(j->ntasks, 0), nodes = 0, nodes_max = 0;
@@ -146,87 +155,98 @@ static void step_counts(struct srun *s, json_t *b)
 				(long long)ntasks, (long long)nodes, (long long)ntasks);
 		nodes = ntasks;
 	}
-	if (ntasks)
-		json_object_set_new(b, "ntasks", json_integer(ntasks));
-	if (nodes)
-		json_object_set_new(b, "nodes", json_integer(nodes));
-	if (nodes_max)
-		json_object_set_new(b, "nodes_max", json_integer(nodes_max));
-	if (ntpn)
-		json_object_set_new(b, "ntasks_per_node", json_integer(ntpn));
+	q->ntasks = u32_of(ntasks);
+	q->has_ntasks = ntasks != 0;
+	q->nodes = u32_of(nodes);
+	q->has_nodes = nodes != 0;
+	q->nodes_max = u32_of(nodes_max);
+	q->has_nodes_max = nodes_max != 0;
+	q->ntasks_per_node = u32_of(ntpn);
+	q->has_ntasks_per_node = ntpn != 0;
 	int64_t cpt = num_opt(j->cpus_per_task, 0);
 	if (!cpt && !s->own_alloc)
 		cpt = num_opt(getenv("SLURM_CPUS_PER_TASK"), 0);
 	if (cpt) {
-		json_object_set_new(b, "cpus_per_task", json_integer(cpt));
-		json_object_set_new(b, "cpt_given", json_true());
+		q->cpus_per_task = u32_of(cpt);
+		q->cpt_given = true;
 	}
 }
 
-static json_t *step_body(struct srun *s, const char *addr)
+/* GPUs and memory: -G, --gpus-per-node and --mem inside an allocation are
+ * the step's (per node for the last two); bind is room for gpu_bind. */
+static void step_resources(struct srun *s, struct drv_step_create *q, char bind[32])
 {
-	char cwd[4096];
+	int64_t gpus = 0, mem = 0;
+	char type[64];
+
+	q->gpus_per_task = u32_of(s->o.gpus_per_task_n);
+	q->has_gpus_per_task = s->o.gpus_per_task_n > 0;
+	q->cpu_bind = s->o.cpu_bind;
+	if (s->o.ntasks_per_gpu > 0) { /* Slurm binds each task to one GPU then */
+		q->ntasks_per_gpu = u32_of(s->o.ntasks_per_gpu);
+		q->has_ntasks_per_gpu = true;
+		snprintf(bind, 32, "single:%lld", (long long)s->o.ntasks_per_gpu);
+		q->gpu_bind = bind;
+	}
+	if (s->o.gpu_bind)
+		q->gpu_bind = s->o.gpu_bind;
+	if (s->o.mpi && !strcmp(s->o.mpi, "pmix"))
+		q->mpi = "pmix";
+	if (!s->own_alloc && s->o.job.gpus &&
+	    sbatch_gpus_parse(s->o.job.gpus, &gpus, type, sizeof(type)) == 0 &&
+	    gpus > 0) {
+		q->gpus = u32_of(gpus);
+		q->has_gpus = true;
+	}
+	if (!s->own_alloc && s->o.job.gpus_per_node &&
+	    sbatch_gpus_parse(s->o.job.gpus_per_node, &gpus, type, sizeof(type)) == 0 &&
+	    gpus > 0) {
+		q->gpus_per_node = u32_of(gpus);
+		q->has_gpus_per_node = true;
+	}
+	if (!s->own_alloc && s->o.job.mem && sbatch_mem_parse(s->o.job.mem, &mem) == 0 &&
+	    mem > 0) {
+		q->mem = mem;
+		q->has_mem = true;
+	}
+}
+
+/* The step.create body; *ntasks is what it asks for (0: ctld decides). */
+static json_t *step_body(struct srun *s, const char *addr, int64_t *ntasks)
+{
+	struct drv_step_create q;
+	char cwd[4096], bind[32];
 	if (s->o.job.chdir)
 		snprintf(cwd, sizeof(cwd), "%s", s->o.job.chdir);
 	else if (!getcwd(cwd, sizeof(cwd)))
 		snprintf(cwd, sizeof(cwd), "/tmp");
-	json_t *argv = json_array();
-	for (int i = 0; i < s->ncmd; i++)
-		json_array_append_new(argv, json_string(s->cmd[i]));
 	char *copy = strdup(s->cmd[0]);
-	json_t *b =
-	    json_pack("{s:I,s:s,s:o,s:o,s:s,s:s,s:i,s:s,s:b,s:b,s:b,s:b,s:s,s:i}",
-		      "job_id", (json_int_t)s->job_id, "name",
-		      s->o.job.job_name ? s->o.job.job_name : basename(copy), "argv",
-		      argv, "env", env_array(), "cwd", cwd, "io_host", addr, "io_port",
-		      s->io.port, "io_key", s->io.key, "exact", s->o.exact, "overlap",
-		      s->o.overlap, "overcommit", s->o.overcommit, "unbuffered",
-		      s->o.unbuffered, "distribution", dist_name(s->o.dist), "plane_size",
-		      (int)(s->o.plane_size ? s->o.plane_size : 1));
+	drv_shape_init(&drv_shape_step_create, &q);
+	q.job_id = s->job_id;
+	q.name = s->o.job.job_name ? s->o.job.job_name : basename(copy);
+	q.argv = (const char **)s->cmd;
+	q.n_argv = (size_t)s->ncmd;
+	q.cwd = cwd;
+	q.io_host = addr;
+	q.io_port = (uint16_t)s->io.port;
+	q.io_key = s->io.key;
+	q.exact = s->o.exact;
+	q.overlap = s->o.overlap;
+	q.overcommit = s->o.overcommit;
+	q.unbuffered = s->o.unbuffered;
+	q.distribution = dist_name(s->o.dist);
+	q.plane_size = (uint32_t)(s->o.plane_size ? s->o.plane_size : 1);
+	q.nodelist = s->o.job.nodelist;
+	q.exclude = s->o.job.exclude;
+	q.stdin_all = s->o.input_mode == SRUN_IN_ALL || s->o.input_mode == SRUN_IN_FILE;
+	q.stdin_task = s->o.input_mode == SRUN_IN_TASK ? (int32_t)s->o.input_task : -1;
+	step_counts(s, &q);
+	step_resources(s, &q, bind);
+	*ntasks = q.has_ntasks ? q.ntasks : 0;
+	json_t *b = drv_step_create_encode(&q);
 	free(copy);
-	step_counts(s, b);
-	if (s->o.job.nodelist)
-		json_object_set_new(b, "nodelist", json_string(s->o.job.nodelist));
-	if (s->o.job.exclude)
-		json_object_set_new(b, "exclude", json_string(s->o.job.exclude));
-	if (s->o.gpus_per_task_n > 0)
-		json_object_set_new(b, "gpus_per_task",
-				    json_integer(s->o.gpus_per_task_n));
-	if (s->o.cpu_bind)
-		json_object_set_new(b, "cpu_bind", json_string(s->o.cpu_bind));
-	if (s->o.ntasks_per_gpu > 0) { /* Slurm binds each task to one GPU then */
-		json_object_set_new(b, "ntasks_per_gpu",
-				    json_integer(s->o.ntasks_per_gpu));
-		if (!s->o.gpu_bind) {
-			char bind[32];
-			snprintf(bind, sizeof(bind), "single:%lld",
-				 (long long)s->o.ntasks_per_gpu);
-			json_object_set_new(b, "gpu_bind", json_string(bind));
-		}
-	}
-	if (s->o.gpu_bind)
-		json_object_set_new(b, "gpu_bind", json_string(s->o.gpu_bind));
-	if (s->o.mpi && !strcmp(s->o.mpi, "pmix"))
-		json_object_set_new(b, "mpi", json_string("pmix"));
-	int64_t gpus = 0; /* -G/--gpus-per-node inside an allocation: the step's GPUs */
-	char type[64];
-	if (!s->own_alloc && s->o.job.gpus &&
-	    sbatch_gpus_parse(s->o.job.gpus, &gpus, type, sizeof(type)) == 0 && gpus > 0)
-		json_object_set_new(b, "gpus", json_integer(gpus));
-	if (!s->own_alloc && s->o.job.gpus_per_node &&
-	    sbatch_gpus_parse(s->o.job.gpus_per_node, &gpus, type, sizeof(type)) == 0 &&
-	    gpus > 0)
-		json_object_set_new(b, "gpus_per_node", json_integer(gpus));
-	int64_t mem = 0; /* --mem inside an allocation: the step's share per node */
-	if (!s->own_alloc && s->o.job.mem && sbatch_mem_parse(s->o.job.mem, &mem) == 0 &&
-	    mem > 0)
-		json_object_set_new(b, "mem", json_integer(mem));
-	json_object_set_new(b, "stdin_all",
-			    json_boolean(s->o.input_mode == SRUN_IN_ALL ||
-					 s->o.input_mode == SRUN_IN_FILE));
-	json_object_set_new(
-	    b, "stdin_task",
-	    json_integer(s->o.input_mode == SRUN_IN_TASK ? s->o.input_task : -1));
+	json_object_set_new(b, drv_shape_step_create.fields[DRV_STEP_CREATE__ENV].name,
+			    env_array());
 	return b;
 }
 
@@ -249,7 +269,9 @@ static int add_multi_prog(struct srun *s, json_t *b, uint32_t ntasks)
 	multi_prog_fini(&mp);
 	char *text = json_dumps(all, JSON_COMPACT);
 	json_decref(all);
-	json_object_set_new(b, "task_argv", json_string(text));
+	json_object_set_new(b,
+			    drv_shape_step_create.fields[DRV_STEP_CREATE__TASK_ARGV].name,
+			    json_string(text));
 	free(text);
 	return 0;
 }
@@ -271,9 +293,13 @@ static int create_step(struct srun *s, json_t *body)
 		json_t *reply = NULL;
 		int rc =
 		    cli_call(s->conf, "step.create", json_incref(body), &reply, &err);
+		if (rc == 0 && drv_step_create_reply_decode(reply, &s->step, &err) < 0) {
+			json_decref(reply);
+			rc = -EBADMSG;
+		}
 		if (rc == 0) {
 			s->created = reply;
-			s->step_id = (uint32_t)cli_json_int(reply, "step_id", 0);
+			s->step_id = s->step.step_id;
 			if (waited && !s->o.quiet)
 				fprintf(stderr, "srun: Step created for StepId=%u.%u\n",
 					s->job_id, s->step_id);
@@ -312,8 +338,7 @@ static char **expand_paths(struct srun *s, const char *pat, uint32_t ntasks)
 	if (!pat || !strcasecmp(pat, "none") || !strcmp(pat, "all"))
 		return NULL;
 	char **v = calloc(ntasks ? ntasks : 1, sizeof(*v));
-	json_t *names = json_object_get(s->created, "node_names");
-	json_t *ids = json_object_get(s->created, "node_task_ids");
+	json_t *ids = s->step.node_task_ids;
 	const char *user = getenv("USER");
 	for (size_t n = 0; v && n < json_array_size(ids); n++) {
 		size_t k;
@@ -328,7 +353,8 @@ static char **expand_paths(struct srun *s, const char *pat, uint32_t ntasks)
 			    .step_id = s->step_id,
 			    .task_id = task,
 			    .node_id = (uint32_t)n,
-			    .node_name = json_string_value(json_array_get(names, n)),
+			    .node_name =
+				n < s->step.n_node_names ? s->step.node_names[n] : NULL,
 			    .user = user,
 			    .job_name = getenv("SLURM_JOB_NAME"),
 			};
@@ -356,8 +382,10 @@ static bool step_over(void *arg, bool kill, int *code)
 	if (kill) {
 		char id[48];
 		snprintf(id, sizeof(id), "%u.%u", s->job_id, s->step_id);
-		if (cli_call(s->conf, "job.cancel",
-			     json_pack("{s:[],s:[s]}", "job_ids", "steps", id), &reply,
+		const char *steps[] = {id};
+		struct drv_job_cancel c = {
+		    .steps = steps, .n_steps = 1, .has_steps = true};
+		if (cli_call(s->conf, "job.cancel", drv_job_cancel_encode(&c), &reply,
 			     &err) == 0)
 			json_decref(reply);
 		if (!s->o.quiet)
@@ -367,23 +395,19 @@ static bool step_over(void *arg, bool kill, int *code)
 			    id);
 		return false;
 	}
-	json_t *job = NULL;
-	if (srun_job_fetch(s->conf, s->job_id, &job) < 0)
-		return false; /* ctld unreachable (restarting?): ask again later */
-	if (!job)
-		return true; /* ended long ago */
+	struct srun_job job;
 	bool over = true;
-	size_t i;
-	json_t *st;
-	json_array_foreach(json_object_get(job, "steps"), i, st)
-	{
-		if (cli_json_int(st, "step_id", -1) != s->step_id)
+	if (srun_job_fetch(s->conf, s->job_id, &job) < 0)
+		over = false; /* ctld unreachable (restarting?): ask again later */
+	for (size_t i = 0; job.rec && i < job.rec->n_steps; i++) {
+		const struct drv_rec_step *st = &job.rec->steps[i];
+		if (st->step_id != s->step_id)
 			continue;
-		over = strcmp(cli_json_str(st, "state", ""), "RUNNING") != 0;
-		*code = (int)cli_json_int(st, "exit_code", 0);
+		over = strcmp(st->state, "RUNNING") != 0;
+		*code = st->exit_code;
 	}
-	json_decref(job);
-	return over;
+	srun_job_fini(&job);
+	return over; /* no record: ended long ago */
 }
 
 /* The tasks are done; the step is over once every node said so to ctld.
@@ -409,8 +433,8 @@ static int run_step(struct srun *s)
 	}
 	s->io.job_id = s->job_id;
 	launch_env(s, addr);
-	json_t *body = step_body(s, addr);
-	int64_t want = cli_json_int(body, "ntasks", 0);
+	int64_t want;
+	json_t *body = step_body(s, addr, &want);
 	if (s->o.multi_prog &&
 	    (want <= 0 || add_multi_prog(s, body, (uint32_t)want) < 0)) {
 		if (want <= 0)
@@ -422,7 +446,7 @@ static int run_step(struct srun *s)
 	json_decref(body);
 	if (rc)
 		return rc;
-	uint32_t ntasks = (uint32_t)cli_json_int(s->created, "ntasks", 1);
+	uint32_t ntasks = s->step.ntasks;
 	s->io.step_id = s->step_id;
 	s->io.o = (struct srun_io_opts){
 	    .label = s->o.label,
@@ -521,11 +545,12 @@ static int run(int argc, char **argv)
 		}
 		s.own_alloc = true;
 		s.job_id = alloc.job_id;
-		srun_alloc_setenv(conf, alloc.job);
+		srun_alloc_setenv(conf, alloc.job.rec);
 	}
 	rc = run_step(&s);
 	if (s.own_alloc)
 		srun_alloc_release(conf, &alloc, rc);
+	drv_step_create_reply_free(&s.step);
 	json_decref(s.created);
 	drv_conf_free(conf);
 	return rc;

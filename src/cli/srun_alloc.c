@@ -18,26 +18,33 @@
 #include "cli/job_body.h"
 #include "common/proto.h"
 
-int srun_job_fetch(const struct drv_conf *conf, uint32_t job_id, json_t **job)
+int srun_job_fetch(const struct drv_conf *conf, uint32_t job_id, struct srun_job *job)
 {
 	struct drv_error err = {{0}};
-	json_t *reply = NULL;
-	json_t *body = json_pack("{s:[I]}", "job_ids", (json_int_t)job_id);
-	*job = NULL;
-	if (cli_call(conf, "job.query", body, &reply, &err) != 0)
+	struct drv_job_query q = {
+	    .job_ids = &job_id, .n_job_ids = 1, .has_job_ids = true};
+	*job = (struct srun_job){0};
+	if (cli_call(conf, "job.query", drv_job_query_encode(&q), &job->reply, &err) !=
+		0 ||
+	    drv_job_query_reply_decode(job->reply, &job->q, &err) < 0)
 		return -1;
-	*job = json_incref(json_array_get(json_object_get(reply, "jobs"), 0));
-	json_decref(reply);
+	job->rec = job->q.n_jobs ? &job->q.jobs[0] : NULL;
 	return 0;
+}
+
+void srun_job_fini(struct srun_job *job)
+{
+	drv_job_query_reply_free(&job->q);
+	json_decref(job->reply);
+	*job = (struct srun_job){0};
 }
 
 static void cancel_job(const struct drv_conf *conf, uint32_t job_id)
 {
 	struct drv_error err = {{0}};
+	struct drv_job_cancel c = {.job_ids = &job_id, .n_job_ids = 1};
 	json_t *reply = NULL;
-	if (cli_call(conf, "job.cancel",
-		     json_pack("{s:[I]}", "job_ids", (json_int_t)job_id), &reply,
-		     &err) == 0)
+	if (cli_call(conf, "job.cancel", drv_job_cancel_encode(&c), &reply, &err) == 0)
 		json_decref(reply);
 }
 
@@ -69,12 +76,13 @@ static int wait_running(const struct drv_conf *conf, struct srun_alloc *a, bool 
 	sigaction(SIGTERM, &sa, &old_term);
 	int rc = 1;
 	for (;;) {
-		json_t *job = NULL;
+		struct srun_job job;
 		if (srun_job_fetch(conf, a->job_id, &job) < 0) {
+			srun_job_fini(&job);
 			sleep_ms(500); /* ctld restarting: it still holds the job */
 			continue;
 		}
-		const char *state = json_string_value(json_object_get(job, "state"));
+		const char *state = job.rec ? job.rec->state : NULL;
 		if (state && !strcmp(state, "RUNNING")) {
 			a->job = job;
 			if (said_queued)
@@ -85,7 +93,7 @@ static int wait_running(const struct drv_conf *conf, struct srun_alloc *a, bool 
 			break;
 		}
 		bool pending = state && !strcmp(state, "PENDING");
-		json_decref(job);
+		srun_job_fini(&job);
 		if (!pending) {
 			fprintf(stderr,
 				"%s: error: Job allocation %u has been revoked.\n", prog,
@@ -151,7 +159,9 @@ int srun_alloc_create(const struct drv_conf *conf, const struct srun_opts *o,
 		cli_error("Unable to allocate resources: %s", why);
 		return 1;
 	}
-	a->job_id = (uint32_t)cli_json_int(reply, "job_id", 0);
+	struct drv_job_submit_reply r = {0};
+	(void)drv_job_submit_reply_decode(reply, &r, &err); /* checked by cli_call */
+	a->job_id = r.job_id;
 	json_decref(reply);
 	if (wait_running(conf, a, salloc, o->immediate) != 0)
 		return 1;
@@ -163,50 +173,47 @@ int srun_alloc_create(const struct drv_conf *conf, const struct srun_opts *o,
 void srun_alloc_release(const struct drv_conf *conf, struct srun_alloc *a, int exit_code)
 {
 	struct drv_error err = {{0}};
+	struct drv_alloc_complete c = {.job_id = a->job_id,
+				       .exit_code = exit_code & 0xff};
 	json_t *reply = NULL;
-	json_t *body = json_pack("{s:I,s:i}", "job_id", (json_int_t)a->job_id,
-				 "exit_code", exit_code & 0xff);
-	if (cli_call(conf, "alloc.complete", body, &reply, &err) == 0)
+	if (cli_call(conf, "alloc.complete", drv_alloc_complete_encode(&c), &reply,
+		     &err) == 0)
 		json_decref(reply);
-	json_decref(a->job);
-	a->job = NULL;
+	srun_job_fini(&a->job);
 }
 
-static void set_from(const json_t *job, const char *key, const char *name)
+static void set_str(const char *name, const char *v)
 {
-	json_t *v = json_object_get(job, key);
+	if (v)
+		setenv(name, v, 1);
+}
+
+static void set_num(const char *name, int64_t v)
+{
 	char buf[32];
-	if (json_is_string(v))
-		setenv(name, json_string_value(v), 1);
-	else if (json_is_integer(v)) {
-		snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(v));
-		setenv(name, buf, 1);
-	}
+	snprintf(buf, sizeof(buf), "%lld", (long long)v);
+	setenv(name, buf, 1);
 }
 
-void srun_alloc_setenv(const struct drv_conf *conf, const json_t *job)
+void srun_alloc_setenv(const struct drv_conf *conf, const struct drv_rec_job *job)
 {
-	static const char *const pairs[][2] = {
-	    {"job_id", "SLURM_JOB_ID"},
-	    {"job_id", "SLURM_JOBID"},
-	    {"name", "SLURM_JOB_NAME"},
-	    {"partition", "SLURM_JOB_PARTITION"},
-	    {"nodelist", "SLURM_JOB_NODELIST"},
-	    {"nodelist", "SLURM_NODELIST"},
-	    {"num_nodes", "SLURM_JOB_NUM_NODES"},
-	    {"num_nodes", "SLURM_NNODES"},
-	    {"cpus_per_node", "SLURM_JOB_CPUS_PER_NODE"},
-	    {"tasks_per_node", "SLURM_TASKS_PER_NODE"},
-	    {"submit_host", "SLURM_SUBMIT_HOST"},
-	    {"account", "SLURM_JOB_ACCOUNT"},
-	    {"qos", "SLURM_JOB_QOS"},
-	};
-	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
-		set_from(job, pairs[i][0], pairs[i][1]);
-	if (!json_is_null(json_object_get(job, "cpus_per_task")))
-		set_from(job, "cpus_per_task", "SLURM_CPUS_PER_TASK");
-	if (!json_is_null(json_object_get(job, "ntasks_per_node")))
-		set_from(job, "ntasks_per_node", "SLURM_NTASKS_PER_NODE");
+	set_num("SLURM_JOB_ID", job->job_id);
+	set_num("SLURM_JOBID", job->job_id);
+	set_str("SLURM_JOB_NAME", job->name);
+	set_str("SLURM_JOB_PARTITION", job->partition);
+	set_str("SLURM_JOB_NODELIST", job->nodelist);
+	set_str("SLURM_NODELIST", job->nodelist);
+	set_num("SLURM_JOB_NUM_NODES", job->num_nodes);
+	set_num("SLURM_NNODES", job->num_nodes);
+	set_str("SLURM_JOB_CPUS_PER_NODE", job->cpus_per_node);
+	set_str("SLURM_TASKS_PER_NODE", job->tasks_per_node);
+	set_str("SLURM_SUBMIT_HOST", job->submit_host);
+	set_str("SLURM_JOB_ACCOUNT", job->account);
+	set_str("SLURM_JOB_QOS", job->qos);
+	if (job->has_cpus_per_task)
+		set_num("SLURM_CPUS_PER_TASK", job->cpus_per_task);
+	if (job->has_ntasks_per_node)
+		set_num("SLURM_NTASKS_PER_NODE", job->ntasks_per_node);
 	setenv("SLURM_CLUSTER_NAME", conf->cluster_name, 1);
 	char cwd[4096];
 	if (getcwd(cwd, sizeof(cwd)))

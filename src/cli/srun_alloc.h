@@ -10,10 +10,19 @@
 
 #include "cli/srun_opts.h"
 #include "common/conf.h"
+#include "common/proto_gen.h"
+
+/* A job's record as ctld returned it: rec points into q, which borrows
+ * from reply. */
+struct srun_job {
+	json_t *reply;
+	struct drv_job_query_reply q;
+	const struct drv_rec_job *rec; /* NULL when ctld does not hold the job */
+};
 
 struct srun_alloc {
 	uint32_t job_id;
-	json_t *job; /* the job record once it runs (owned) */
+	struct srun_job job; /* the job record once it runs */
 };
 
 /* Submits the allocation o asks for (name: the default job name) and waits
@@ -26,12 +35,13 @@ int srun_alloc_create(const struct drv_conf *conf, const struct srun_opts *o,
 /* Gives the allocation back (alloc.complete with srun's exit status). */
 void srun_alloc_release(const struct drv_conf *conf, struct srun_alloc *a, int exit_code);
 
-/* The job's record into *job (new reference; NULL when ctld does not hold
- * the job). 0, or -1 when ctld could not be asked. */
-int srun_job_fetch(const struct drv_conf *conf, uint32_t job_id, json_t **job);
+/* The job's record into *job (release with srun_job_fini, also after a
+ * failure). 0, or -1 when ctld could not be asked. */
+int srun_job_fetch(const struct drv_conf *conf, uint32_t job_id, struct srun_job *job);
+void srun_job_fini(struct srun_job *job);
 
 /* Sets the SLURM_* variables of an allocation in our own environment, as
  * salloc gives them to its command and srun to its step. */
-void srun_alloc_setenv(const struct drv_conf *conf, const json_t *job);
+void srun_alloc_setenv(const struct drv_conf *conf, const struct drv_rec_job *job);
 
 #endif

@@ -26,6 +26,7 @@
 
 #include "common/auth.h"
 #include "common/proto.h"
+#include "common/proto_gen.h"
 
 #define CONNECT_TIMEOUT_MS 5000
 #define REPLY_TIMEOUT_MS 30000
@@ -102,10 +103,9 @@ static int recv_all(int fd, void *buf, size_t len, int64_t deadline)
  * duplicate keys, so the prefix is the whole reply but the credential.
  * hex is "" otherwise (the canonical dump then decides; it also decides
  * when the fast digest is not the one the credential names). */
-static void raw_reply_digest(const char *text, size_t len, json_t *env, char hex[65])
+static void raw_reply_digest(const char *text, size_t len, json_t *cred, char hex[65])
 {
 	static const char key[] = ",\"cred\":";
-	json_t *cred = json_object_get(env, "cred");
 	char *c = cred ? json_dumps(cred, JSON_COMPACT) : NULL;
 	size_t klen = sizeof(key) - 1, clen = c ? strlen(c) : 0, slen = klen + clen + 1;
 
@@ -124,10 +124,12 @@ static void raw_reply_digest(const char *text, size_t len, json_t *env, char hex
 	free(c);
 }
 
-/* Reads one unsigned frame and parses its envelope (new reference);
- * raw_digest as raw_reply_digest() finds it. */
+/* Reads one unsigned frame and parses its envelope (new reference) into
+ * *env and *e (borrowing from *env); raw_digest as raw_reply_digest() finds
+ * it. */
 static int read_reply(int fd, uint64_t max, int64_t deadline, json_t **env,
-		      char raw_digest[65], struct drv_error *err)
+		      struct drv_rec_envelope *e, char raw_digest[65],
+		      struct drv_error *err)
 {
 	unsigned char hdr[4];
 	size_t len;
@@ -151,15 +153,21 @@ static int read_reply(int fd, uint64_t max, int64_t deadline, json_t **env,
 		return drv_error_set(err, -rc, "truncated reply: %s", strerror(-rc));
 	}
 	rc = drv_envelope_parse(json, len, env, err);
+	if (rc == 0 && drv_rec_envelope_decode(*env, e, err) < 0) {
+		json_decref(*env);
+		rc = -EPROTO;
+	}
 	if (rc == 0)
-		raw_reply_digest(json, len, *env, raw_digest);
+		raw_reply_digest(json, len, e->cred, raw_digest);
 	free(json);
 	return rc;
 }
 
-/* Sends request and reads the reply with the same id. 0 or -errno. */
-static int exchange(int fd, json_t *req, uint64_t max, int timeout_ms, json_t **reply,
-		    char raw_digest[65], struct drv_error *err)
+/* Sends request (its id is id) and reads the reply with the same id, as
+ * read_reply() does. 0 or -errno. */
+static int exchange(int fd, json_t *req, int64_t id, uint64_t max, int timeout_ms,
+		    json_t **reply, struct drv_rec_envelope *e, char raw_digest[65],
+		    struct drv_error *err)
 {
 	char *frame;
 	size_t len;
@@ -174,14 +182,11 @@ static int exchange(int fd, json_t *req, uint64_t max, int timeout_ms, json_t **
 		return drv_error_set(err, -rc, "cannot send request: %s", strerror(-rc));
 	json_t *env;
 	/* Listings may be larger than any request: allow replies a generous bound. */
-	rc = read_reply(fd, max > DRV_MAX_REPLY ? max : DRV_MAX_REPLY, deadline, &env,
+	rc = read_reply(fd, max > DRV_MAX_REPLY ? max : DRV_MAX_REPLY, deadline, &env, e,
 			raw_digest, err);
 	if (rc < 0)
 		return rc;
-	const char *type = json_string_value(json_object_get(env, "type"));
-	if (strcmp(type, "reply") != 0 ||
-	    json_integer_value(json_object_get(env, "id")) !=
-		json_integer_value(json_object_get(req, "id"))) {
+	if (strcmp(e->type, "reply") != 0 || e->id != id) {
 		json_decref(env);
 		return drv_error_set(err, EPROTO,
 				     "unexpected message instead of a reply");
@@ -217,23 +222,28 @@ static int authd_connect(const char *path, struct drv_error *err)
 	return fd;
 }
 
-/* One request to authd; returns the reply envelope or NULL with *rc. */
-static json_t *authd_call(const char *path, const char *type, json_t *body, int *rc,
-			  struct drv_error *err)
+/* One request to authd (body stolen); returns the reply envelope, read
+ * into *e, or NULL with *rc. */
+static json_t *authd_call(const char *path, const char *type, json_t *body,
+			  struct drv_rec_envelope *e, int *rc, struct drv_error *err)
 {
 	if (sodium_init() < 0) {
+		json_decref(body);
 		*rc = drv_error_set(err, EIO, "libsodium failed to initialise");
 		return NULL;
 	}
 	int fd = authd_connect(path, err);
 	if (fd < 0) {
+		json_decref(body);
 		*rc = fd;
 		return NULL;
 	}
-	json_t *req = drv_request_new(type, new_id(), json_incref(body));
+	int64_t id = new_id();
+	json_t *req = drv_request_new(type, id, body);
 	json_t *reply = NULL;
 	char unused[65];
-	*rc = exchange(fd, req, AUTHD_MAX_MSG, AUTHD_TIMEOUT_MS, &reply, unused, err);
+	*rc = exchange(fd, req, id, AUTHD_MAX_MSG, AUTHD_TIMEOUT_MS, &reply, e, unused,
+		       err);
 	if (*rc < 0) {
 		char why[sizeof(err->text)];
 		snprintf(why, sizeof(why), "%s", err ? err->text : "");
@@ -244,36 +254,34 @@ static json_t *authd_call(const char *path, const char *type, json_t *body, int 
 	return reply;
 }
 
-static const char *reply_error(json_t *reply)
+static const char *reply_error(const struct drv_rec_envelope *e)
 {
-	const char *e = json_string_value(json_object_get(reply, "error"));
-	return e ? e : drv_rc_text((int)json_integer_value(json_object_get(reply, "rc")));
+	return e->error ? e->error : drv_rc_text(e->rc);
 }
 
 json_t *drv_authd_sign(const char *socket_path, const char *digest, struct drv_error *err)
 {
 	int rc;
-	json_t *body = json_pack("{s:s}", "digest", digest);
-	json_t *reply = authd_call(socket_path, "auth.sign", body, &rc, err);
-	json_decref(body);
+	struct drv_rec_envelope e;
+	struct drv_auth_sign req = {.digest = digest};
+	struct drv_auth_sign_reply r;
+	struct drv_error derr = {{0}};
+	json_t *reply = authd_call(socket_path, "auth.sign", drv_auth_sign_encode(&req),
+				   &e, &rc, err);
 	if (!reply) {
 		errno = -rc;
 		return NULL;
 	}
 	json_t *cred = NULL;
-	if (json_integer_value(json_object_get(reply, "rc")) != 0) {
-		drv_error_set(err, EPERM, "authd refused to sign: %s",
-			      reply_error(reply));
+	if (e.rc != 0) {
+		drv_error_set(err, EPERM, "authd refused to sign: %s", reply_error(&e));
 		errno = EPERM;
+	} else if (drv_auth_sign_reply_decode(e.body, &r, &derr) == 0 &&
+		   json_is_object(r.cred)) {
+		cred = json_incref(r.cred);
 	} else {
-		cred = json_object_get(json_object_get(reply, "body"), "cred");
-		if (json_is_object(cred)) {
-			json_incref(cred);
-		} else {
-			cred = NULL;
-			drv_error_set(err, EPROTO, "authd replied without a credential");
-			errno = EPROTO;
-		}
+		drv_error_set(err, EPROTO, "authd replied without a credential");
+		errno = EPROTO;
 	}
 	json_decref(reply);
 	return cred;
@@ -283,25 +291,25 @@ int drv_authd_verify(const char *socket_path, json_t *cred, const char *digest,
 		     uid_t *issued_to, struct drv_error *err)
 {
 	int rc;
-	json_t *body = json_pack("{s:O, s:s}", "cred", cred, "digest", digest);
+	struct drv_rec_envelope e;
+	struct drv_auth_verify req = {.cred = cred, .digest = digest};
+	struct drv_auth_verify_reply r;
+	struct drv_error derr = {{0}};
+	json_t *body = cred ? drv_auth_verify_encode(&req) : NULL;
 	if (!body)
 		return drv_error_set(err, EINVAL, "malformed credential");
-	json_t *reply = authd_call(socket_path, "auth.verify", body, &rc, err);
-	json_decref(body);
+	json_t *reply = authd_call(socket_path, "auth.verify", body, &e, &rc, err);
 	if (!reply)
 		return rc;
-	int64_t r = json_integer_value(json_object_get(reply, "rc"));
-	json_t *uid = json_object_get(json_object_get(reply, "body"), "uid");
 	rc = 0;
-	if (r == DRV_RC_AUTH)
-		rc = drv_error_set(err, EPERM, "%s", reply_error(reply));
-	else if (r != 0)
-		rc = drv_error_set(err, EPROTO, "authd: %s", reply_error(reply));
-	else if (!json_is_integer(uid) || json_integer_value(uid) < 0 ||
-		 json_integer_value(uid) > UINT32_MAX)
+	if (e.rc == DRV_RC_AUTH)
+		rc = drv_error_set(err, EPERM, "%s", reply_error(&e));
+	else if (e.rc != 0)
+		rc = drv_error_set(err, EPROTO, "authd: %s", reply_error(&e));
+	else if (drv_auth_verify_reply_decode(e.body, &r, &derr) < 0)
 		rc = drv_error_set(err, EPROTO, "authd vouched without naming a uid");
 	else if (issued_to)
-		*issued_to = (uid_t)json_integer_value(uid);
+		*issued_to = (uid_t)r.uid;
 	json_decref(reply);
 	return rc;
 }
@@ -360,11 +368,12 @@ static int ctld_connect(const struct drv_conf *conf, struct drv_error *err)
  * error reply without a credential (a malformed-message answer from the
  * framing layer) is believed only as far as "it failed". */
 static int check_reply_cred(const struct drv_conf *conf, json_t *reply,
-			    const char *raw_digest, struct drv_error *err)
+			    const struct drv_rec_envelope *e, const char *raw_digest,
+			    struct drv_error *err)
 {
-	json_t *cred = json_object_get(reply, "cred");
+	json_t *cred = e->cred;
 	if (!cred) {
-		if (json_integer_value(json_object_get(reply, "rc")) != 0)
+		if (e->rc != 0)
 			return 0;
 		return drv_error_set(err, EPERM,
 				     "reply from controller carries no credential");
@@ -394,7 +403,8 @@ int drv_client_call(const struct drv_conf *conf, const char *type, json_t *body,
 		    json_t **reply, struct drv_error *err)
 {
 	char digest[65];
-	json_t *req = drv_request_new(type, new_id(), json_incref(body));
+	int64_t id = new_id();
+	json_t *req = drv_request_new(type, id, json_incref(body));
 	if (!req)
 		return drv_error_set(err, EINVAL, "cannot build a %s request", type);
 	drv_envelope_digest(req, digest);
@@ -404,27 +414,29 @@ int drv_client_call(const struct drv_conf *conf, const char *type, json_t *body,
 		json_decref(req);
 		return -e;
 	}
-	json_object_set_new(req, "cred", cred);
+	json_object_set_new(
+	    req, drv_shape_rec_envelope.fields[DRV_REC_ENVELOPE__CRED].name, cred);
 	int fd = ctld_connect(conf, err);
 	if (fd < 0) {
 		json_decref(req);
 		return fd;
 	}
 	json_t *env = NULL;
+	struct drv_rec_envelope e;
 	char raw_digest[65] = "";
-	int rc = exchange(fd, req, conf->max_message_size, REPLY_TIMEOUT_MS, &env,
+	int rc = exchange(fd, req, id, conf->max_message_size, REPLY_TIMEOUT_MS, &env, &e,
 			  raw_digest, err);
 	close(fd);
 	json_decref(req);
 	if (rc < 0)
 		return rc;
-	rc = check_reply_cred(conf, env, raw_digest, err);
+	rc = check_reply_cred(conf, env, &e, raw_digest, err);
 	if (rc == 0) {
-		rc = (int)json_integer_value(json_object_get(env, "rc"));
-		json_t *rbody = json_object_get(env, "body");
+		rc = e.rc;
+		json_t *rbody = e.body;
 		struct drv_error verr = {{0}};
 		if (rc != 0)
-			drv_error_set(err, rc, "%s", reply_error(env));
+			drv_error_set(err, rc, "%s", reply_error(&e));
 		else if (drv_reply_validate(type, rbody, &verr) < 0)
 			rc = drv_error_set(err, EBADMSG,
 					   "malformed reply from controller: %s",

@@ -377,6 +377,34 @@ int drv_shape_decode(const struct drv_shape *s, json_t *obj, void *out,
 	return rc;
 }
 
+void drv_shape_init(const struct drv_shape *s, void *out)
+{
+	memset(out, 0, s->size);
+	for (size_t i = 0; i < s->n_fields; i++)
+		drv_field_default(&s->fields[i], out);
+}
+
+int drv_shape_decode_field(const struct drv_shape *s, size_t i, json_t *x, void *out,
+			   struct drv_error *err)
+{
+	const struct drv_field *f = &s->fields[i];
+	char what[80];
+	drv_shape_what(s, what, sizeof(what));
+	struct vctx v = {.what = what, .err = err};
+	if (!x || json_is_null(x))
+		return 0;
+	int rc = check_field(&v, f, x, f->name);
+	if (rc < 0)
+		return rc;
+	rc =
+	    f->array ? decode_array(f, x, out) : decode_value(f, x, (char *)out + f->off);
+	if (rc < 0)
+		return drv_error_set(err, ENOMEM, "%s: out of memory", s->name);
+	if (f->has_off)
+		*(bool *)((char *)out + f->has_off - 1) = true;
+	return 0;
+}
+
 void drv_shape_free(const struct drv_shape *s, void *p)
 {
 	char *base = p;

@@ -116,6 +116,17 @@ json_t *drv_shape_encode(const struct drv_shape *s, const void *in, unsigned fla
  * objects: a stored record's private fields, before users get it. */
 void drv_shape_strip(const struct drv_shape *s, json_t *obj, unsigned flags);
 
+/* Sets out (s->size bytes) to every field's declared default, zero where
+ * none: what drv_shape_decode gives an object without fields. */
+void drv_shape_init(const struct drv_shape *s, void *out);
+
+/* Validates x as field i of s and decodes it into out, leaving the other
+ * fields as they are (x NULL or null: the field too). For values that come
+ * without their names, like a compact row's. Returns 0, -EBADMSG or -ENOMEM;
+ * free out with drv_shape_free. */
+int drv_shape_decode_field(const struct drv_shape *s, size_t i, json_t *x, void *out,
+			   struct drv_error *err);
+
 /* Releases what drv_shape_decode allocated in p (not p itself). */
 void drv_shape_free(const struct drv_shape *s, void *p);
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/client.h"
+#include "common/proto_gen.h"
 #include "drover/demo.h"
 
 #define WATCH_INTERVAL_MS 200
@@ -27,108 +28,76 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static const char *str_field(json_t *obj, const char *key)
+static const char *str_or_empty(const char *s)
 {
-	const char *s = json_string_value(json_object_get(obj, key));
 	return s ? s : "";
 }
 
-static long int_field(json_t *obj, const char *key)
+/* "2 (0,1)" from the GPU indices the job holds (alloc_gpus, "0,1": the
+ * batch node's), else its GPU count, else "". */
+static void gpus_text(const struct drv_rec_job *rec, char *out, size_t len)
 {
-	return (long)json_integer_value(json_object_get(obj, key));
-}
-
-/* Appends the indices of list (a JSON array) to idx as "a,b"; counts them. */
-static void add_indices(json_t *list, char *idx, size_t len, size_t *count)
-{
-	size_t i;
-	json_t *v;
-	json_array_foreach(list, i, v)
-	{
-		size_t used = strlen(idx);
-		snprintf(idx + used, len - used, "%s%lld", *count ? "," : "",
-			 (long long)json_integer_value(v));
-		(*count)++;
-	}
-}
-
-/* "2 (0,1)" from the GPU indices the job holds, else its GPU count, else "".
- * alloc_gpus is read as ctld may send it: "0,1" (the batch node's), [0,1],
- * or {"n1":[0,1]}. */
-static void gpus_text(json_t *rec, char *out, size_t len)
-{
-	json_t *alloc = json_object_get(rec, "alloc_gpus");
 	char idx[48] = "";
 	size_t count = 0;
-	if (json_is_string(alloc)) {
-		snprintf(idx, sizeof(idx), "%s", json_string_value(alloc));
-		for (const char *p = idx; *p; p++)
-			count += *p == ',';
-		count += idx[0] != '\0';
-	} else if (json_is_array(alloc)) {
-		add_indices(alloc, idx, sizeof(idx), &count);
-	} else {
-		const char *node;
-		json_t *list;
-		json_object_foreach(alloc, node, list)
-		{
-			add_indices(list, idx, sizeof(idx), &count);
-		}
-	}
+	snprintf(idx, sizeof(idx), "%s", str_or_empty(rec->alloc_gpus));
+	for (const char *p = idx; *p; p++)
+		count += *p == ',';
+	count += idx[0] != '\0';
 	if (count)
 		snprintf(out, len, "%zu (%s)", count, idx);
-	else if (int_field(rec, "gpus") > 0)
-		snprintf(out, len, "%ld", int_field(rec, "gpus"));
+	else if (rec->gpus > 0)
+		snprintf(out, len, "%ld", (long)rec->gpus);
 	else
 		out[0] = '\0';
 }
 
 /* Copies what the demo shows of one job record into j. A GPU allocation,
  * once seen, is kept: an ended job's record may no longer carry it. */
-static void job_update(struct demo_job *j, json_t *rec, long now)
+static void job_update(struct demo_job *j, const struct drv_rec_job *rec, long now)
 {
-	snprintf(j->state, sizeof(j->state), "%s", str_field(rec, "state"));
-	snprintf(j->reason, sizeof(j->reason), "%s", str_field(rec, "reason"));
-	const char *host = str_field(rec, "batch_host");
+	snprintf(j->state, sizeof(j->state), "%s", rec->state);
+	snprintf(j->reason, sizeof(j->reason), "%s", str_or_empty(rec->reason));
+	const char *host = str_or_empty(rec->batch_host);
 	snprintf(j->node, sizeof(j->node), "%s",
-		 host[0] ? host : str_field(rec, "nodelist"));
+		 host[0] ? host : str_or_empty(rec->nodelist));
 	char gpus[sizeof(j->gpus)];
 	gpus_text(rec, gpus, sizeof(gpus));
 	if (gpus[0])
 		snprintf(j->gpus, sizeof(j->gpus), "%s", gpus);
-	long start = int_field(rec, "start_time"), end = int_field(rec, "end_time");
+	long start = (long)rec->start_time, end = (long)rec->end_time;
 	j->elapsed = start > 0 ? (end >= start ? end : now) - start : 0;
 	if (j->elapsed < 0)
 		j->elapsed = 0;
-	j->exit_code = (int)int_field(rec, "exit_code");
-	j->exit_signal = (int)int_field(rec, "exit_signal");
+	j->exit_code = rec->exit_code;
+	j->exit_signal = rec->exit_signal;
 }
 
 /* One job.query for the pipeline's jobs. */
 static int query(struct demo_ctx *ctx, const struct drv_conf *conf, struct drv_error *err)
 {
-	json_t *ids = json_array();
+	uint32_t ids[DEMO_N_JOBS];
 	for (size_t i = 0; i < DEMO_N_JOBS; i++)
-		json_array_append_new(ids, json_integer(ctx->jobs[i].id));
-	json_t *body = json_pack("{s:o, s:b}", "job_ids", ids, "all_states", 1);
+		ids[i] = (uint32_t)ctx->jobs[i].id;
+	struct drv_job_query q = {.job_ids = ids,
+				  .n_job_ids = DEMO_N_JOBS,
+				  .has_job_ids = true,
+				  .all_states = true};
+	struct drv_job_query_reply r = {0};
+	json_t *body = drv_job_query_encode(&q);
 	json_t *reply = NULL;
 	int rc = drv_client_call(conf, "job.query", body, &reply, err);
 	json_decref(body);
 	if (rc != 0)
 		return rc < 0 ? rc : -EPROTO;
-	long now = int_field(reply, "now");
-	if (now <= 0)
-		now = (long)time(NULL);
-	size_t k;
-	json_t *rec;
-	json_array_foreach(json_object_get(reply, "jobs"), k, rec)
-	{
+	rc = drv_job_query_reply_decode(reply, &r, err);
+	long now = r.now > 0 ? (long)r.now : (long)time(NULL);
+	for (size_t k = 0; k < r.n_jobs; k++)
 		for (size_t i = 0; i < DEMO_N_JOBS; i++)
-			if (ctx->jobs[i].id == int_field(rec, "job_id"))
-				job_update(&ctx->jobs[i], rec, now);
-	}
+			if (ctx->jobs[i].id == (long)r.jobs[k].job_id)
+				job_update(&ctx->jobs[i], &r.jobs[k], now);
+	drv_job_query_reply_free(&r);
 	json_decref(reply);
-	return 0;
+	return rc;
 }
 
 static bool is_terminal(const char *state)

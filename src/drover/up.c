@@ -19,6 +19,7 @@
 #include "common/auth.h"
 #include "common/client.h"
 #include "common/daemon.h"
+#include "common/proto_gen.h"
 #include "drover/drover.h"
 
 #define UP_ATTEMPTS 5	       /* config rewrites when a port was taken */
@@ -219,23 +220,14 @@ static int start_missing(struct cluster_daemon *d, size_t n, const char *conf_pa
 }
 
 /* Is node `name` registered and responding in ctld's node.query reply? */
-static const char *str_field(json_t *obj, const char *key)
+static bool node_ready(const struct drv_node_query_reply *q, const char *name)
 {
-	const char *s = json_string_value(json_object_get(obj, key));
-	return s ? s : "";
-}
-
-static bool node_ready(json_t *nodes, const char *name)
-{
-	size_t i;
-	json_t *rec;
-	json_array_foreach(nodes, i, rec)
-	{
-		if (strcmp(str_field(rec, "name"), name))
+	for (size_t i = 0; i < q->n_nodes; i++) {
+		const struct drv_rec_node *n = &q->nodes[i];
+		if (strcmp(n->name, name))
 			continue;
-		const char *state = str_field(rec, "state");
-		return strcmp(state, "UNKNOWN") && strncmp(state, "DOWN", 4) &&
-		       !json_is_true(json_object_get(rec, "not_responding"));
+		return strcmp(n->state, "UNKNOWN") && strncmp(n->state, "DOWN", 4) &&
+		       !n->not_responding;
 	}
 	return false;
 }
@@ -245,20 +237,22 @@ static bool node_ready(json_t *nodes, const char *name)
 static int nodes_registered(const struct drv_conf *conf, char *missing, size_t len,
 			    struct drv_error *err)
 {
-	json_t *body = json_object();
+	struct drv_node_query nq = {0};
+	struct drv_node_query_reply q = {0};
+	json_t *body = drv_node_query_encode(&nq);
 	json_t *reply = NULL;
 	int rc = drv_client_call(conf, "node.query", body, &reply, err);
 	json_decref(body);
 	if (rc != 0)
 		return rc < 0 ? rc : -EPROTO;
-	json_t *nodes = json_object_get(reply, "nodes");
-	rc = 0;
+	rc = drv_node_query_reply_decode(reply, &q, err);
 	for (size_t i = 0; i < conf->n_nodes && rc == 0; i++) {
-		if (!node_ready(nodes, conf->nodes[i].name)) {
+		if (!node_ready(&q, conf->nodes[i].name)) {
 			snprintf(missing, len, "%s", conf->nodes[i].name);
 			rc = -EAGAIN;
 		}
 	}
+	drv_node_query_reply_free(&q);
 	json_decref(reply);
 	return rc;
 }

@@ -92,7 +92,7 @@ static int setup(void **state)
 {
 	reply = json_loads(reply_text, 0, NULL);
 	assert_non_null(reply);
-	assert_int_equal(cli_jobs_from_reply(reply, &jobs), 2);
+	assert_int_equal(cli_jobs_from_reply(reply, &jobs, NULL), 2);
 	return 0;
 }
 
@@ -116,18 +116,44 @@ static void test_steps_read(void **state)
 
 static void test_compact_rows_steps(void **state)
 {
-	json_t *r = json_loads("{\"fields\":[\"job_id\",\"steps\"],\"rows\":"
-			       "[[7,[{\"step_id\":0,\"name\":\"a\"},{\"step_id\":3,"
-			       "\"name\":\"b\"}]],[8,null]]}",
-			       0, NULL);
+	json_t *r =
+	    json_loads("{\"fields\":[\"job_id\",\"steps\"],\"rows\":"
+		       "[[7,[{\"step_id\":0,\"name\":\"a\",\"state\":\"RUNNING\"},"
+		       "{\"step_id\":3,\"name\":\"b\",\"state\":\"RUNNING\"}]],"
+		       "[8,null]]}",
+		       0, NULL);
 	struct cli_job *j = NULL;
-	assert_int_equal(cli_jobs_from_reply(r, &j), 2);
+	assert_int_equal(cli_jobs_from_reply(r, &j, NULL), 2);
 	assert_int_equal(j[0].n_steps, 2);
 	assert_int_equal(j[0].steps[1].step_id, 3);
 	assert_string_equal(j[0].steps[1].name, "b");
-	assert_string_equal(j[0].steps[1].state, "");
+	assert_string_equal(j[0].steps[1].state, "RUNNING");
 	assert_int_equal(j[0].steps[1].cancel_uid, -1);
 	assert_int_equal(j[1].n_steps, 0);
+	free(j);
+	json_decref(r);
+}
+
+/* A compact row decodes field by field onto the record's defaults: a
+ * column it does not know is skipped, a value that breaks its declaration
+ * keeps the default, and what the row leaves out reads as for a record. */
+static void test_compact_rows_defaults(void **state)
+{
+	json_t *r = json_loads("{\"fields\":[\"job_id\",\"bogus\",\"state\",\"cpus\"],"
+			       "\"now\":77,\"rows\":[[9,1,\"RUNNING\",\"x\"]]}",
+			       0, NULL);
+	struct cli_job *j = NULL;
+	int64_t now = 0;
+	assert_int_equal(cli_jobs_from_reply(r, &j, &now), 1);
+	assert_int_equal(now, 77);
+	assert_int_equal(j[0].job_id, 9);
+	assert_string_equal(j[0].state, "RUNNING");
+	assert_int_equal(j[0].cpus, 0);
+	assert_string_equal(j[0].reason, "None");
+	assert_string_equal(j[0].qos, "normal");
+	assert_int_equal(j[0].time_limit, -1);
+	assert_int_equal(j[0].cpus_per_task, -1);
+	assert_null(j[0].account);
 	free(j);
 	json_decref(r);
 }
@@ -360,7 +386,7 @@ static void test_usage_fields(void **state)
 {
 	json_t *r = json_loads(usage_text, 0, NULL);
 	struct cli_job *j = NULL;
-	assert_int_equal(cli_jobs_from_reply(r, &j), 2);
+	assert_int_equal(cli_jobs_from_reply(r, &j, NULL), 2);
 	assert_true(j[0].batch_usage.has);
 	assert_true(j[0].steps[1].usage.has);
 	char *out = sacct_out(&j[0], "-j", "23391", "-P", "--format=" USAGE, NULL);
@@ -414,7 +440,7 @@ static void test_usage_json(void **state)
 {
 	json_t *r = json_loads(usage_text, 0, NULL);
 	struct cli_job *j = NULL;
-	assert_int_equal(cli_jobs_from_reply(r, &j), 2);
+	assert_int_equal(cli_jobs_from_reply(r, &j, NULL), 2);
 	struct sacct_opts o;
 	char *argv[] = {"sacct", "--json", "-j", "23393", NULL};
 	assert_int_equal(sacct_opts_parse(4, argv, NOW, &o), 0);
@@ -471,6 +497,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_steps_read),
 	    cmocka_unit_test(test_compact_rows_steps),
+	    cmocka_unit_test(test_compact_rows_defaults),
 	    cmocka_unit_test(test_default_rows),
 	    cmocka_unit_test(test_many_fields),
 	    cmocka_unit_test(test_step_only_fields),

@@ -126,12 +126,17 @@ static void test_node_and_partition(void **state)
 		      600, "state", "UP", "total_nodes", 2, "total_cpus", 8);
 	char *out = NULL, state_s[64];
 	size_t len = 0;
+	struct drv_rec_node nr;
+	struct drv_rec_partition pr;
+	struct drv_error err = {{0}};
+	assert_int_equal(drv_rec_node_decode(n, &nr, &err), 0);
+	assert_int_equal(drv_rec_partition_decode(p, &pr, &err), 0);
 	FILE *m = open_memstream(&out, &len);
 
-	scs_node_state(n, state_s, sizeof(state_s));
+	scs_node_state(&nr, state_s, sizeof(state_s));
 	assert_string_equal(state_s, "IDLE+DRAIN");
-	scs_print_node(m, n);
-	scs_print_part(m, p);
+	scs_print_node(m, &nr);
+	scs_print_part(m, &pr);
 	fclose(m);
 	assert_non_null(strstr(out, "NodeName=n1 Arch="));
 	assert_non_null(strstr(out, "   State=IDLE+DRAIN ThreadsPerCore=1"));
@@ -142,6 +147,8 @@ static void test_node_and_partition(void **state)
 	assert_non_null(strstr(out, "MaxTime=UNLIMITED "));
 	assert_non_null(strstr(out, "   State=UP TotalCPUs=8 TotalNodes=2 "));
 	free(out);
+	drv_rec_node_free(&nr);
+	drv_rec_partition_free(&pr);
 	json_decref(n);
 	json_decref(p);
 }

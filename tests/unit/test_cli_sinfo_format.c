@@ -14,7 +14,7 @@
 
 #include "cli/sinfo_format.h"
 
-static json_t *parts_of_debug;
+static const char *const parts_of_debug[] = {"debug"};
 
 static struct si_node node(const char *name, const char *state)
 {
@@ -27,6 +27,7 @@ static struct si_node node(const char *name, const char *state)
 	n.cpus = 4;
 	n.real_memory = 1000;
 	n.partitions = parts_of_debug;
+	n.n_partitions = 1;
 	return n;
 }
 
@@ -216,8 +217,6 @@ int main(void)
 	};
 	int rc;
 
-	parts_of_debug = json_pack("[s]", "debug");
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
-	json_decref(parts_of_debug);
 	return rc;
 }

@@ -26,6 +26,7 @@
 #include <sodium.h>
 
 #include "cli/common.h"
+#include "common/proto_gen.h"
 #include "common/stepio.h"
 
 struct linebuf {
@@ -330,22 +331,23 @@ static void hang_up_when_done(struct srun_io *io, struct srun_io_conn *c)
 static bool hello(struct srun_io *io, struct srun_io_conn *c, const char *p, size_t n)
 {
 	json_t *h = json_loadb(p, n, 0, NULL);
-	const char *key = json_string_value(json_object_get(h, "io_key"));
-	bool ok = key && sodium_memcmp(key, io->key, 64) == 0 && strlen(key) == 64;
-	json_t *tasks = json_object_get(h, "tasks");
-	size_t nt = json_array_size(tasks);
-	c->tasks = ok ? calloc(nt ? nt : 1, sizeof(*c->tasks)) : NULL;
-	for (size_t k = 0; c->tasks && k < nt; k++) {
-		json_int_t id = json_integer_value(json_array_get(tasks, k));
-		if (id < 0 || (uint64_t)id >= io->ntasks) {
+	struct drv_rec_stdio_hello m;
+	struct drv_error err;
+	bool decoded = h && drv_rec_stdio_hello_decode(h, &m, &err) == 0;
+	bool ok = decoded && sodium_memcmp(m.io_key, io->key, 64) == 0;
+	c->tasks = ok ? calloc(m.n_tasks ? m.n_tasks : 1, sizeof(*c->tasks)) : NULL;
+	for (size_t k = 0; c->tasks && k < m.n_tasks; k++) {
+		uint32_t id = m.tasks[k];
+		if (id >= io->ntasks) {
 			ok = false;
 			break;
 		}
-		c->tasks[c->n_tasks++] = (uint32_t)id;
+		c->tasks[c->n_tasks++] = id;
 		io->tasks[id].node = (int)(c - io->conns);
 	}
-	snprintf(c->node, sizeof(c->node), "%s",
-		 json_string_value(json_object_get(h, "node")) ?: "?");
+	snprintf(c->node, sizeof(c->node), "%s", ok ? m.node : "?");
+	if (decoded)
+		drv_rec_stdio_hello_free(&m);
 	json_decref(h);
 	c->hello = ok && c->tasks;
 	return c->hello;

@@ -371,9 +371,16 @@ static int dial(const char *host, int port)
 
 static int say_hello(struct step *st)
 {
-	json_t *h = json_pack("{s:s,s:I,s:s,s:O}", "io_key", str(st->spec, "io_key"),
-			      "node_id", (json_int_t)num(st->spec, "node_id", 0), "node",
-			      st->node, "tasks", json_object_get(st->spec, "tasks"));
+	json_t *tasks = json_object_get(st->spec, "tasks");
+	struct drv_rec_stdio_hello m = {.io_key = str(st->spec, "io_key"),
+					.node_id = (uint32_t)num(st->spec, "node_id", 0),
+					.node = st->node,
+					.n_tasks = json_array_size(tasks)};
+	m.tasks = calloc(m.n_tasks ? m.n_tasks : 1, sizeof(*m.tasks));
+	for (size_t k = 0; m.tasks && k < m.n_tasks; k++)
+		m.tasks[k] = (uint32_t)json_integer_value(json_array_get(tasks, k));
+	json_t *h = m.tasks ? drv_rec_stdio_hello_encode(&m) : NULL;
+	free(m.tasks);
 	char *text = h ? json_dumps(h, JSON_COMPACT) : NULL;
 	json_decref(h);
 	if (!text)

@@ -221,6 +221,24 @@ void rpc_reply_text(const struct rpc_req *r, const char *body, size_t len)
 	drv_jw_fini(&w);
 }
 
+void rpc_jw_key(struct drv_jw *w, const char *sep, const struct drv_field *f)
+{
+	drv_jw_raw(w, sep, strlen(sep));
+	drv_jw_str(w, f->name);
+	drv_jw_lit(w, ":");
+}
+
+void rpc_jw_strs(struct drv_jw *w, const char *const *v, size_t n)
+{
+	drv_jw_lit(w, "[");
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			drv_jw_lit(w, ",");
+		drv_jw_str(w, v[i]);
+	}
+	drv_jw_lit(w, "]");
+}
+
 struct late_reply {
 	uint64_t peer_id;
 	json_t *env;

@@ -32,14 +32,16 @@ void rpc_node_query(struct rpc_req *r)
 	json_t *out = json_array();
 	for (size_t i = 0; i < r->c->nodes.n; i++) {
 		const struct node *n = &r->c->nodes.nodes[i];
-		if (name_wanted(m->has_names ? m->names : NULL, m->n_names, n->conf->name))
+		if (name_wanted(m->has_names ? m->names : NULL, m->n_names,
+				n->conf->name))
 			json_array_append_new(out, node_to_record(n, r->c->conf));
 	}
 	/* the records are trees already: they go in by the declared name */
 	struct drv_node_query_reply reply = {.now = time(NULL)};
 	json_t *body = drv_node_query_reply_encode(&reply);
 	json_object_set_new(
-	    body, drv_shape_node_query_reply.fields[DRV_NODE_QUERY_REPLY__NODES].name, out);
+	    body, drv_shape_node_query_reply.fields[DRV_NODE_QUERY_REPLY__NODES].name,
+	    out);
 	rpc_reply(r, 0, NULL, body);
 }
 
@@ -123,13 +125,14 @@ void rpc_part_query(struct rpc_req *r)
 {
 	const struct drv_part_query *m = r->msg;
 	struct drv_part_query_reply reply = {0};
-	reply.partitions = calloc(r->c->n_parts ? r->c->n_parts : 1,
-				  sizeof(*reply.partitions));
+	reply.partitions =
+	    calloc(r->c->n_parts ? r->c->n_parts : 1, sizeof(*reply.partitions));
 	if (!reply.partitions)
 		abort();
 	for (size_t i = 0; i < r->c->n_parts; i++) {
 		const struct part *p = &r->c->parts[i];
-		if (name_wanted(m->has_names ? m->names : NULL, m->n_names, p->conf->name))
+		if (name_wanted(m->has_names ? m->names : NULL, m->n_names,
+				p->conf->name))
 			reply.partitions[reply.n_partitions++] = part_record(r->c, p);
 	}
 	json_t *body = drv_part_query_reply_encode(&reply);

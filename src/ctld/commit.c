@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "common/proto_gen.h"
 #include "ctld/ctld.h"
 #include "ctld/job_fields.h"
 
@@ -84,10 +85,12 @@ void commit_payload(struct ctld *c, uint32_t id, const char *script, const char 
 
 void commit_run(struct ctld *c, const struct job *j, const char *state, int64_t now)
 {
+	const struct drv_field *f = drv_shape_rec_job.fields;
 	json_t *rec = job_to_record(j);
-	json_object_set_new(rec, "run_state", json_string(job_state_name(j->state)));
-	json_object_set_new(rec, "state", json_string(state));
-	json_object_set_new(rec, "end_time", json_integer(now));
+	json_object_set_new(rec, f[DRV_REC_JOB__RUN_STATE].name,
+			    json_string(job_state_name(j->state)));
+	json_object_set_new(rec, f[DRV_REC_JOB__STATE].name, json_string(state));
+	json_object_set_new(rec, f[DRV_REC_JOB__END_TIME].name, json_integer(now));
 	char *text = json_dumps(rec, JSON_COMPACT);
 	json_decref(rec);
 	if (!text)

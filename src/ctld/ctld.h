@@ -110,8 +110,9 @@ void commit_drain(struct ctld *c); /* at shutdown: waits for the last commit */
 
 /* --- identity.c: who a job runs as (from the credential, never the body) - */
 char *identity_user_name(uid_t uid); /* the name, or the number; caller frees */
-/* The user's groups with gid first, as a new JSON array ([gid] when unknown). */
-json_t *identity_groups(const char *user, gid_t gid);
+/* The user's groups with gid first, *n of them ([gid] when unknown); caller
+ * frees. */
+uint32_t *identity_groups(const char *user, gid_t gid, size_t *n);
 
 /* --- peer.c: connections ------------------------------------------------- */
 void peer_accept(int fd, const char *addr, void *arg);
@@ -247,8 +248,9 @@ char *job_array_to_store(const struct job *j, struct drv_rec_job *r);
 int job_array_from_store(struct job *j, const struct drv_rec_job *r); /* 0 or -EINVAL */
 
 /* --- node_state.c: every node transition ---------------------------------- */
-int node_register(struct ctld *c, struct node *n, struct peer *p, json_t *body,
-		  int64_t now);
+struct drv_node_register;
+int node_register(struct ctld *c, struct node *n, struct peer *p,
+		  const struct drv_node_register *m, int64_t now);
 void node_lost_conn(struct ctld *c, struct node *n);
 /* DRAIN with a reason set by Drover itself ("Prolog error", ...). */
 void node_drain(struct ctld *c, struct node *n, const char *reason, int64_t now);

@@ -30,18 +30,19 @@ char *identity_user_name(uid_t uid)
 	return strdup(buf);
 }
 
-json_t *identity_groups(const char *user, gid_t gid)
+uint32_t *identity_groups(const char *user, gid_t gid, size_t *n_out)
 {
 	gid_t groups[MAX_GROUPS];
 	int n = MAX_GROUPS;
-	json_t *a = json_array();
-	if (!a)
-		return NULL;
 	if (!user || !*user || getgrouplist(user, gid, groups, &n) < 0 || n < 1) {
 		groups[0] = gid;
 		n = 1;
 	}
+	uint32_t *out = calloc((size_t)n, sizeof(*out));
+	if (!out)
+		abort();
 	for (int i = 0; i < n; i++)
-		json_array_append_new(a, json_integer(groups[i]));
-	return a;
+		out[i] = groups[i];
+	*n_out = (size_t)n;
+	return out;
 }

@@ -11,29 +11,16 @@
 #include "common/proto.h"
 #include "ctld/dep_parse.h"
 
-static int64_t get_int(json_t *o, const char *key, int64_t def)
-{
-	json_t *v = json_object_get(o, key);
-	return json_is_integer(v) ? json_integer_value(v) : def;
-}
-
-static char *get_str(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? strdup(s) : NULL;
-}
-
-static void apply_memory(struct job_req *req, json_t *body, const struct drv_conf *conf)
+static void apply_memory(struct job_req *req, const struct drv_job_submit *m,
+			 const struct drv_conf *conf)
 {
 	struct sched_req *r = &req->sched;
-	json_t *per_node = json_object_get(body, "mem_per_node");
-	json_t *per_cpu = json_object_get(body, "mem_per_cpu");
-	req->mem_given = per_node || per_cpu;
-	if (per_node) {
-		req->mem = (uint64_t)json_integer_value(per_node);
+	req->mem_given = m->has_mem_per_node || m->has_mem_per_cpu;
+	if (m->has_mem_per_node) {
+		req->mem = (uint64_t)m->mem_per_node;
 		r->mem_per_node = req->mem ? req->mem : SCHED_MEM_WHOLE;
-	} else if (per_cpu) {
-		req->mem = (uint64_t)json_integer_value(per_cpu);
+	} else if (m->has_mem_per_cpu) {
+		req->mem = (uint64_t)m->mem_per_cpu;
 		req->mem_is_per_cpu = true;
 		r->mem_per_cpu = req->mem;
 	} else if (conf->def_mem_per_cpu) {
@@ -76,20 +63,24 @@ static int set_features(struct job_req *req, char *text)
 	return 0;
 }
 
-/* The placement and --signal fields: the same keys in a job.submit body
- * and in the stored request. */
-static int placement_from(struct job_req *req, json_t *o)
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* The placement and --signal fields of a job.submit body. */
+static int placement_from_submit(struct job_req *req, const struct drv_job_submit *m)
 {
 	struct sched_req *r = &req->sched;
-	r->min_cpus = (uint32_t)get_int(o, "min_cpus", 0);
-	r->min_tmp = (uint64_t)get_int(o, "tmp", 0);
-	req->req_nodes = get_str(o, "req_nodes");
-	req->exc_nodes = get_str(o, "exc_nodes");
-	req->warn_signal = (int32_t)get_int(o, "signal", 0);
-	req->warn_time = (int32_t)get_int(o, "signal_time", 60);
-	req->warn_batch = json_is_true(json_object_get(o, "signal_batch"));
-	req->time_min = get_int(o, "time_min", 0);
-	return set_features(req, get_str(o, "features"));
+	r->min_cpus = m->min_cpus;
+	r->min_tmp = (uint64_t)m->tmp;
+	req->req_nodes = dup_or_null(m->req_nodes);
+	req->exc_nodes = dup_or_null(m->exc_nodes);
+	req->warn_signal = m->signal;
+	req->warn_time = m->has_signal_time ? m->signal_time : 60;
+	req->warn_batch = m->signal_batch;
+	req->time_min = m->time_min;
+	return set_features(req, dup_or_null(m->features));
 }
 
 /* The totals the fields make together, which the schema cannot bound one
@@ -112,45 +103,42 @@ static int check_totals(const struct sched_req *r, struct drv_error *err)
 	return rc;
 }
 
-int job_req_from_submit(struct job_req *req, json_t *body, const struct drv_conf *conf,
-			struct drv_error *err)
+int job_req_from_submit(struct job_req *req, const struct drv_job_submit *m,
+			const struct drv_conf *conf, struct drv_error *err)
 {
 	struct sched_req *r = &req->sched;
 	memset(req, 0, sizeof(*req));
 	/* -N N means exactly N nodes, -N MIN-MAX a range, no -N as many as the
 	 * tasks need (at least one). */
-	r->min_nodes = (uint32_t)get_int(body, "nodes", 1);
-	r->max_nodes = (uint32_t)get_int(
-	    body, "nodes_max", json_object_get(body, "nodes") ? r->min_nodes : 0);
-	req->ntasks_given = json_object_get(body, "ntasks") != NULL;
-	r->ntasks = (uint32_t)get_int(body, "ntasks", 0);
-	req->cpt_given = json_object_get(body, "cpus_per_task") != NULL;
-	r->cpus_per_task = (uint32_t)get_int(body, "cpus_per_task", 1);
-	r->ntasks_per_node = (uint32_t)get_int(body, "ntasks_per_node", 0);
-	r->gpus_per_node = (uint32_t)get_int(body, "gpus_per_node", 0);
-	r->gpus_total = (uint32_t)get_int(body, "gpus", 0);
-	r->exclusive = json_is_true(json_object_get(body, "exclusive"));
-	req->gpu_type = get_str(body, "gpu_type");
+	r->min_nodes = m->has_nodes ? m->nodes : 1;
+	r->max_nodes = m->has_nodes_max ? m->nodes_max : m->has_nodes ? r->min_nodes : 0;
+	req->ntasks_given = m->has_ntasks;
+	r->ntasks = m->ntasks;
+	req->cpt_given = m->has_cpus_per_task;
+	r->cpus_per_task = m->has_cpus_per_task ? m->cpus_per_task : 1;
+	r->ntasks_per_node = m->ntasks_per_node;
+	r->gpus_per_node = m->gpus_per_node;
+	r->gpus_total = m->gpus;
+	r->exclusive = m->exclusive;
+	req->gpu_type = dup_or_null(m->gpu_type);
 	r->gpu_type = req->gpu_type;
-	apply_memory(req, body, conf);
-	req->account = get_str(body, "account");
-	req->qos = get_str(body, "qos");
-	req->nice = (int32_t)get_int(body, "nice", 0);
-	req->open_mode = get_str(body, "open_mode");
-	req->stdin_pat = get_str(body, "stdin");
-	req->dependency = get_str(body, "dependency");
-	json_t *rq = json_object_get(body, "requeue");
-	req->requeue = rq ? json_is_true(rq) : conf->job_requeue != 0;
-	int rc = placement_from(req, body);
+	apply_memory(req, m, conf);
+	req->account = dup_or_null(m->account);
+	req->qos = dup_or_null(m->qos);
+	req->nice = m->nice;
+	req->open_mode = dup_or_null(m->open_mode);
+	req->stdin_pat = dup_or_null(m->stdin);
+	req->dependency = dup_or_null(m->dependency);
+	req->requeue = m->has_requeue ? m->requeue : conf->job_requeue != 0;
+	int rc = placement_from_submit(req, m);
 	if (rc < 0) {
 		drv_error_set(err, -rc, "%s", drv_rc_text(DRV_RC_INVALID_FEATURE));
 		job_req_free(req);
 		return rc == -ENOMEM ? DRV_RC_ERROR : DRV_RC_INVALID_FEATURE;
 	}
-	json_t *kill = json_object_get(body, "kill_invalid_dep");
-	req->kill_invalid_dep = kill ? json_is_true(kill) : -1;
-	req->begin_time = get_int(body, "begin", 0);
-	req->deadline = get_int(body, "deadline", 0);
+	req->kill_invalid_dep = m->has_kill_invalid_dep ? m->kill_invalid_dep : -1;
+	req->begin_time = m->begin;
+	req->deadline = m->deadline;
 	rc = 0;
 	if (r->max_nodes && r->max_nodes < r->min_nodes)
 		rc = drv_error_set(err, EINVAL, "%s",

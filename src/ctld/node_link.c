@@ -40,16 +40,17 @@ void link_fini(struct ctld *c)
 	}
 }
 
-static bool reported(json_t *jobs, uint32_t id, uint32_t restart)
+/* The jobs a node says it runs (node.register's and node.ping's list). */
+struct job_refs {
+	const struct drv_rec_job_ref *v;
+	size_t n;
+};
+
+static bool reported(struct job_refs jobs, uint32_t id, uint32_t restart)
 {
-	size_t i;
-	json_t *x;
-	json_array_foreach(jobs, i, x)
-	{
-		if (json_integer_value(json_object_get(x, "job_id")) == id &&
-		    json_integer_value(json_object_get(x, "restart")) == restart)
+	for (size_t i = 0; i < jobs.n; i++)
+		if (jobs.v[i].job_id == id && jobs.v[i].restart == restart)
 			return true;
-	}
 	return false;
 }
 
@@ -59,7 +60,7 @@ static bool batch_here(const struct job *j, const struct node *n)
 	return j->n_alloc && j->alloc[0].node == n->idx;
 }
 
-static struct job *batch_job_on(struct node *n, json_int_t id)
+static struct job *batch_job_on(struct node *n, uint32_t id)
 {
 	for (uint32_t i = 0; i < n->n_jobs; i++)
 		if (n->jobs[i]->id == id && batch_here(n->jobs[i], n))
@@ -79,20 +80,22 @@ static void send_to_node(struct ctld *c, struct node *n, const char *type, json_
 		*msg_id = id;
 }
 
-static void kill_stray(struct ctld *c, struct node *n, json_int_t job_id)
+static void kill_stray(struct ctld *c, struct node *n, uint32_t job_id)
 {
-	log_info("node=%s reports job=%lld that should not run there: killing it",
-		 n->conf->name, (long long)job_id);
-	send_to_node(c, n, "job.signal",
-		     json_pack("{s:I,s:i,s:b,s:i}", "job_id", job_id, "signal", SIGKILL,
-			       "kill", 1, "kill_wait", c->conf->kill_wait),
-		     NULL);
+	log_info("node=%s reports job=%u that should not run there: killing it",
+		 n->conf->name, job_id);
+	struct drv_job_signal m = {.job_id = job_id,
+				   .signal = SIGKILL,
+				   .kill = true,
+				   .kill_wait = c->conf->kill_wait,
+				   .has_kill_wait = true};
+	send_to_node(c, n, "job.signal", drv_job_signal_encode(&m), NULL);
 }
 
 /* One job ctld expects on n: acknowledged, launched again, or counted as
  * missing (and ended after a few pings). Returns true when it ended. */
-static bool reconcile_one(struct ctld *c, struct node *n, struct job *j, json_t *jobs,
-			  bool at_register, int64_t now)
+static bool reconcile_one(struct ctld *c, struct node *n, struct job *j,
+			  struct job_refs jobs, bool at_register, int64_t now)
 {
 	if (reported(jobs, j->id, job_run_restart(j))) {
 		j->missing_pings = 0;
@@ -120,17 +123,12 @@ static bool reconcile_one(struct ctld *c, struct node *n, struct job *j, json_t 
 
 /* Jobs noded runs that ctld does not expect there are stopped; each job ctld
  * expects there is checked by reconcile_one. */
-static void reconcile(struct ctld *c, struct node *n, json_t *jobs, bool at_register,
-		      int64_t now)
+static void reconcile(struct ctld *c, struct node *n, struct job_refs jobs,
+		      bool at_register, int64_t now)
 {
-	size_t i;
-	json_t *x;
-	json_array_foreach(jobs, i, x)
-	{
-		json_int_t id = json_integer_value(json_object_get(x, "job_id"));
-		if (!batch_job_on(n, id))
-			kill_stray(c, n, id);
-	}
+	for (size_t i = 0; i < jobs.n; i++)
+		if (!batch_job_on(n, jobs.v[i].job_id))
+			kill_stray(c, n, jobs.v[i].job_id);
 	for (uint32_t k = 0; k < n->n_jobs;) {
 		struct job *j = n->jobs[k];
 		/* an srun/salloc allocation has no batch script to report */
@@ -144,25 +142,26 @@ static void reconcile(struct ctld *c, struct node *n, json_t *jobs, bool at_regi
 void link_node_register(struct rpc_req *r)
 {
 	struct ctld *c = r->c;
-	const char *name = json_string_value(json_object_get(r->body, "name"));
-	struct node *n = name ? node_find(&c->nodes, name) : NULL;
+	const struct drv_node_register *m = r->msg;
+	struct node *n = node_find(&c->nodes, m->name);
 	struct peer *p = peer_find(c, r->peer_id);
 	if (!n || !p) {
-		log_warn("refused registration of unknown node %s", name ? name : "?");
+		log_warn("refused registration of unknown node %s", m->name);
 		rpc_reply(r, DRV_RC_INVALID_NODE_NAME,
 			  drv_rc_text(DRV_RC_INVALID_NODE_NAME), NULL);
 		return;
 	}
 	int64_t now = time(NULL);
-	node_register(c, n, p, r->body, now);
-	reconcile(c, n, json_object_get(r->body, "jobs"), true, now);
-	rpc_reply(r, 0, NULL, json_pack("{s:s}", "cluster", c->conf->cluster_name));
+	node_register(c, n, p, m, now);
+	reconcile(c, n, (struct job_refs){m->jobs, m->n_jobs}, true, now);
+	struct drv_node_register_reply reply = {.cluster = c->conf->cluster_name};
+	rpc_reply(r, 0, NULL, drv_node_register_reply_encode(&reply));
 }
 
 static struct node *node_of(struct rpc_req *r)
 {
-	const char *name = json_string_value(json_object_get(r->body, "name"));
-	struct node *n = name ? node_find(&r->c->nodes, name) : NULL;
+	const struct drv_node_ping *m = r->msg;
+	struct node *n = node_find(&r->c->nodes, m->name);
 	if (n)
 		n->last_seen = time(NULL);
 	return n;
@@ -177,45 +176,50 @@ void link_node_ping(struct rpc_req *r)
 		rpc_reply(r, DRV_RC_INVALID_NODE_NAME, "node not registered", NULL);
 		return;
 	}
-	reconcile(r->c, n, json_object_get(r->body, "jobs"), false, time(NULL));
+	const struct drv_node_ping *m = r->msg;
+	reconcile(r->c, n, (struct job_refs){m->jobs, m->n_jobs}, false, time(NULL));
 	rpc_reply(r, 0, NULL, NULL);
+}
+
+/* The batch job ended on p's node: its usage, then its end (or the
+ * Prolog's failure). */
+static void batch_ended(struct ctld *c, struct job *j, struct peer *p,
+			const struct drv_job_complete *m)
+{
+	int code = m->exit_code;
+	if (m->launch_failed) {
+		log_error("job=%u launch failed: %s", j->id,
+			  m->message ? m->message : "?");
+		code = code ? code : 1;
+	}
+	memset(&j->batch_usage, 0, sizeof(j->batch_usage));
+	if (m->has_usage) {
+		json_t *usage = drv_rec_usage_encode(&m->usage);
+		usage_add_report(&j->batch_usage, usage, p->node->conf->name);
+		json_decref(usage);
+	}
+	if (m->prolog_failed) {
+		node_drain(c, p->node, "Prolog error", time(NULL));
+		job_prolog_failed(c, j, time(NULL));
+	} else {
+		(m->oom ? job_end_oom : job_end)(c, j, code, m->signal, m->timeout,
+						 time(NULL));
+	}
 }
 
 void link_job_complete(struct rpc_req *r)
 {
 	struct ctld *c = r->c;
-	json_int_t id = json_integer_value(json_object_get(r->body, "job_id"));
-	json_int_t restart = json_integer_value(json_object_get(r->body, "restart"));
-	struct job *j =
-	    id > 0 && id <= UINT32_MAX ? job_table_find(&c->jobs, (uint32_t)id) : NULL;
+	const struct drv_job_complete *m = r->msg;
+	struct job *j = job_table_find(&c->jobs, m->job_id);
 	struct peer *p = peer_find(c, r->peer_id);
 	if (p && p->node)
 		p->node->last_seen = time(NULL);
-	bool ours =
-	    j && job_run_restart(j) == restart && p && p->node && batch_here(j, p->node);
-	if (ours && (j->state == JOB_RUNNING || j->completing)) {
-		int code = (int)json_integer_value(json_object_get(r->body, "exit_code"));
-		int sig = (int)json_integer_value(json_object_get(r->body, "signal"));
-		if (json_is_true(json_object_get(r->body, "launch_failed"))) {
-			const char *msg =
-			    json_string_value(json_object_get(r->body, "message"));
-			log_error("job=%u launch failed: %s", j->id, msg ? msg : "?");
-			code = code ? code : 1;
-		}
-		bool timeout = json_is_true(json_object_get(r->body, "timeout"));
-		memset(&j->batch_usage, 0, sizeof(j->batch_usage));
-		usage_add_report(&j->batch_usage, json_object_get(r->body, "usage"),
-				 p->node->conf->name);
-		if (json_is_true(json_object_get(r->body, "prolog_failed"))) {
-			node_drain(c, p->node, "Prolog error", time(NULL));
-			job_prolog_failed(c, j, time(NULL));
-		} else {
-			bool oom = json_is_true(json_object_get(r->body, "oom"));
-			(oom ? job_end_oom : job_end)(c, j, code, sig, timeout,
-						      time(NULL));
-		}
-	}
-	if (ours && json_is_true(json_object_get(r->body, "epilog_failed")))
+	bool ours = j && job_run_restart(j) == m->restart && p && p->node &&
+		    batch_here(j, p->node);
+	if (ours && (j->state == JOB_RUNNING || j->completing))
+		batch_ended(c, j, p, m);
+	if (ours && m->epilog_failed)
 		node_drain(c, p->node, "Epilog error", time(NULL));
 	/* Acknowledged once durable: noded re-sends until it hears this. */
 	rpc_reply_durable(r, 0, NULL, NULL);

@@ -9,111 +9,125 @@
 #include "ctld/ctld.h"
 #include "ctld/rpc_handlers.h"
 
-static json_t *load_json(const char *text)
+/* The strings of a stored JSON array (borrowed from it; the array itself
+ * is the caller's to free). */
+static const char **load_strs(json_t *a, size_t *n)
 {
-	json_t *v = json_loads(text ? text : "[]", 0, NULL);
-	return v ? v : json_array();
+	const char **v = calloc(json_array_size(a) + 1, sizeof(*v));
+	if (!v)
+		abort();
+	*n = 0;
+	size_t i;
+	json_t *x;
+	json_array_foreach(a, i, x) if (json_is_string(x)) v[(*n)++] =
+	    json_string_value(x);
+	return v;
 }
 
-static void set_opt_int(json_t *b, const char *key, bool given, json_int_t v)
-{
-	if (given)
-		json_object_set_new(b, key, json_integer(v));
-}
-
-static void set_opt_str(json_t *b, const char *key, const char *v)
-{
-	if (v)
-		json_object_set_new(b, key, json_string(v));
-}
-
-/* What the batch environment needs to say about the allocation. */
-static void add_resources(json_t *b, const struct job *j)
+/* What the batch environment needs to say about the allocation; gpus is
+ * room for SCHED_MAX_GPUS indices. */
+static void add_resources(struct drv_job_launch *b, const struct job *j, uint32_t *gpus)
 {
 	const struct job_req *q = &j->req;
-	uint32_t ntasks = 0;
+	b->has_ntasks = true;
 	for (uint32_t i = 0; i < j->n_alloc; i++)
-		ntasks += j->alloc[i].tasks;
-	json_object_set_new(b, "ntasks", json_integer(ntasks));
+		b->ntasks += j->alloc[i].tasks;
 	/* Slurm sets SLURM_NTASKS with -n, and with --ntasks-per-node (count x nodes). */
-	json_object_set_new(b, "ntasks_given",
-			    json_boolean(q->ntasks_given || q->sched.ntasks_per_node));
-	set_opt_int(b, "cpus_per_task", q->cpt_given, q->sched.cpus_per_task);
-	set_opt_int(b, "ntasks_per_node", q->sched.ntasks_per_node,
-		    q->sched.ntasks_per_node);
-	set_opt_str(b, "tasks_per_node", j->tasks_per_node);
-	set_opt_str(b, "job_cpus_per_node", j->cpus_per_node);
-	json_object_set_new(b, "cpus_on_node", json_integer(j->alloc[0].cpus));
-	set_opt_int(b, q->mem_is_per_cpu ? "mem_per_cpu" : "mem_per_node", q->mem > 0,
-		    (json_int_t)q->mem);
-	json_t *gpus = json_array();
+	b->ntasks_given = q->ntasks_given || q->sched.ntasks_per_node;
+	b->has_cpus_per_task = q->cpt_given;
+	b->cpus_per_task = q->sched.cpus_per_task;
+	b->has_ntasks_per_node = q->sched.ntasks_per_node != 0;
+	b->ntasks_per_node = q->sched.ntasks_per_node;
+	b->tasks_per_node = j->tasks_per_node;
+	b->job_cpus_per_node = j->cpus_per_node;
+	b->has_cpus_on_node = true;
+	b->cpus_on_node = j->alloc[0].cpus;
+	if (q->mem_is_per_cpu) {
+		b->has_mem_per_cpu = q->mem > 0;
+		b->mem_per_cpu = (int64_t)q->mem;
+	} else {
+		b->has_mem_per_node = q->mem > 0;
+		b->mem_per_node = (int64_t)q->mem;
+	}
 	for (uint32_t g = 0; g < SCHED_MAX_GPUS; g++)
 		if (j->alloc[0].gpus >> g & 1)
-			json_array_append_new(gpus, json_integer(g));
-	json_object_set_new(b, "gpus", gpus);
-	set_opt_int(b, "gpus_total", q->sched.gpus_total, q->sched.gpus_total);
-	set_opt_int(b, "gpus_per_node", q->sched.gpus_per_node, q->sched.gpus_per_node);
-	set_opt_str(b, "account", q->account);
-	json_object_set_new(b, "qos", json_string(q->qos ? q->qos : "normal"));
-	json_object_set_new(b, "open_mode",
-			    json_string(q->open_mode ? q->open_mode : "truncate"));
-	set_opt_str(b, "stdin", q->stdin_pat);
-	set_opt_str(b, "dependency", q->dependency);
+			gpus[b->n_gpus++] = g;
+	b->gpus = gpus;
+	b->has_gpus_total = q->sched.gpus_total != 0;
+	b->gpus_total = q->sched.gpus_total;
+	b->has_gpus_per_node = q->sched.gpus_per_node != 0;
+	b->gpus_per_node = q->sched.gpus_per_node;
+	b->account = q->account;
+	b->qos = q->qos ? q->qos : "normal";
+	b->open_mode = q->open_mode ? q->open_mode : "truncate";
+	b->stdin = q->stdin_pat;
+	b->dependency = q->dependency;
 }
 
 /* SLURM_ARRAY_*: the task's own index and the whole array's shape. */
-static void add_array(json_t *b, const struct job *j)
+static void add_array(struct drv_job_launch *b, const struct job *j)
 {
 	if (!j->array_job_id || j->array_task_id < 0)
 		return;
-	json_object_set_new(b, "array_job_id", json_integer(j->array_job_id));
-	json_object_set_new(b, "array_task_id", json_integer(j->array_task_id));
-	json_object_set_new(b, "array_task_count", json_integer(j->array_count));
-	json_object_set_new(b, "array_task_min", json_integer(j->array_min));
-	json_object_set_new(b, "array_task_max", json_integer(j->array_max));
-	json_object_set_new(b, "array_task_step", json_integer(j->array_step));
+	b->has_array_job_id = b->has_array_task_id = b->has_array_task_count = true;
+	b->has_array_task_min = b->has_array_task_max = b->has_array_task_step = true;
+	b->array_job_id = j->array_job_id;
+	b->array_task_id = (uint32_t)j->array_task_id;
+	b->array_task_count = j->array_count;
+	b->array_task_min = j->array_min;
+	b->array_task_max = j->array_max;
+	b->array_task_step = j->array_step;
 }
 
-static json_t *launch_body(struct ctld *c, struct job *j, const char *script, json_t *env,
-			   json_t *argv)
+/* The job's own fields; script, env and argv are set by the caller. */
+static void launch_fields(struct ctld *c, const struct job *j, struct drv_job_launch *b)
 {
-	json_t *b = json_object();
-	json_object_set_new(b, "job_id", json_integer(j->id));
-	json_object_set_new(b, "restart", json_integer(j->restart_count));
-	json_object_set_new(b, "name", json_string(j->name ? j->name : ""));
-	json_object_set_new(b, "user", json_string(j->user ? j->user : ""));
-	json_object_set_new(b, "uid", json_integer(j->uid));
-	json_object_set_new(b, "gid", json_integer(j->gid));
-	json_object_set_new(b, "gids", identity_groups(j->user, j->gid));
-	json_object_set_new(b, "partition", json_string(j->partition));
-	json_object_set_new(b, "nodelist", json_string(j->nodelist));
-	json_object_set_new(b, "num_nodes", json_integer(j->n_alloc));
-	json_object_set_new(b, "workdir", json_string(j->workdir ? j->workdir : "/"));
-	json_object_set_new(b, "submit_dir",
-			    json_string(j->submit_dir ? j->submit_dir
-					: j->workdir  ? j->workdir
-						      : "/"));
-	json_object_set_new(b, "stdout",
-			    json_string(j->stdout_pat ? j->stdout_pat : "slurm-%j.out"));
-	if (j->stderr_pat)
-		json_object_set_new(b, "stderr", json_string(j->stderr_pat));
-	json_object_set_new(b, "script", json_string(script));
-	json_object_set_new(b, "env", env);
-	json_object_set_new(b, "argv", argv);
-	json_object_set_new(b, "submit_host",
-			    json_string(j->submit_host ? j->submit_host : ""));
-	json_object_set_new(b, "cluster", json_string(c->conf->cluster_name));
-	json_object_set_new(b, "time_limit", json_integer(j->time_limit));
-	json_object_set_new(b, "kill_wait", json_integer(c->conf->kill_wait));
-	json_object_set_new(b, "start_time", json_integer(j->start_time));
-	if (j->req.warn_signal) {
-		json_object_set_new(b, "signal", json_integer(j->req.warn_signal));
-		json_object_set_new(b, "signal_time", json_integer(j->req.warn_time));
-		json_object_set_new(b, "signal_batch", json_boolean(j->req.warn_batch));
-	}
-	add_resources(b, j);
-	add_array(b, j);
-	return b;
+	b->job_id = j->id;
+	b->restart = j->restart_count;
+	b->name = j->name ? j->name : "";
+	b->user = j->user ? j->user : "";
+	b->uid = j->uid;
+	b->gid = j->gid;
+	b->has_gids = true;
+	b->gids = identity_groups(j->user, j->gid, &b->n_gids);
+	b->partition = j->partition;
+	b->nodelist = j->nodelist;
+	b->num_nodes = j->n_alloc;
+	b->workdir = j->workdir ? j->workdir : "/";
+	b->submit_dir = j->submit_dir ? j->submit_dir : b->workdir;
+	b->stdout = j->stdout_pat ? j->stdout_pat : "slurm-%j.out";
+	b->stderr = j->stderr_pat;
+	b->submit_host = j->submit_host ? j->submit_host : "";
+	b->cluster = c->conf->cluster_name;
+	b->has_time_limit = b->has_kill_wait = b->has_start_time = true;
+	b->time_limit = j->time_limit;
+	b->kill_wait = c->conf->kill_wait;
+	b->start_time = j->start_time;
+	b->has_signal = b->has_signal_time = j->req.warn_signal != 0;
+	b->signal = j->req.warn_signal;
+	b->signal_time = j->req.warn_time;
+	b->signal_batch = j->req.warn_batch;
+}
+
+static json_t *launch_body(struct ctld *c, struct job *j, const char *script,
+			   const char *env_text, const char *argv_text)
+{
+	json_t *env = json_loads(env_text ? env_text : "[]", 0, NULL);
+	json_t *argv = json_loads(argv_text ? argv_text : "[]", 0, NULL);
+	uint32_t gpus[SCHED_MAX_GPUS];
+	struct drv_job_launch b = {.script = script};
+	launch_fields(c, j, &b);
+	b.env = load_strs(env, &b.n_env);
+	b.argv = load_strs(argv, &b.n_argv);
+	add_resources(&b, j, gpus);
+	add_array(&b, j);
+	json_t *body = drv_job_launch_encode(&b);
+	free(b.gids);
+	free(b.env);
+	free(b.argv);
+	json_decref(env);
+	json_decref(argv);
+	return body;
 }
 
 void link_send_launch(struct ctld *c, struct job *j)
@@ -132,7 +146,7 @@ void link_send_launch(struct ctld *c, struct job *j)
 		job_end(c, j, 1, 0, false, time(NULL));
 		return;
 	}
-	json_t *body = launch_body(c, j, script, load_json(env), load_json(argv));
+	json_t *body = launch_body(c, j, script, env, argv);
 	free(script);
 	free(env);
 	free(argv);
@@ -149,12 +163,14 @@ void link_send_signal(struct ctld *c, struct job *j, int sig, bool batch_only, b
 	struct node *n = &c->nodes.nodes[j->alloc[0].node];
 	if (!n->peer)
 		return; /* reconciled when noded registers again */
-	json_t *body = job_id_body(j->id);
-	json_object_set_new(body, "signal", json_integer(sig));
-	json_object_set_new(body, "batch_only", json_boolean(batch_only));
-	json_object_set_new(body, "kill", json_boolean(kill));
-	json_object_set_new(body, "kill_wait", json_integer(c->conf->kill_wait));
-	json_t *req = drv_request_new("job.signal", ctld_next_msg_id(c), body);
+	struct drv_job_signal m = {.job_id = j->id,
+				   .signal = sig,
+				   .batch_only = batch_only,
+				   .kill = kill,
+				   .kill_wait = c->conf->kill_wait,
+				   .has_kill_wait = true};
+	json_t *req =
+	    drv_request_new("job.signal", ctld_next_msg_id(c), drv_job_signal_encode(&m));
 	peer_send(c, n->peer, req);
 	json_decref(req);
 }

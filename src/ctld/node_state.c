@@ -34,10 +34,10 @@ void node_release_job(struct ctld *c, struct job *j)
 }
 
 /* Slurm drains a node that reports less than its config declares. */
-static void check_resources(struct ctld *c, struct node *n, json_t *body, int64_t now)
+static void check_resources(struct ctld *c, struct node *n,
+			    const struct drv_node_register *m, int64_t now)
 {
-	int cpus = (int)json_integer_value(json_object_get(body, "cpus"));
-	json_int_t mem = json_integer_value(json_object_get(body, "real_memory"));
+	int64_t cpus = m->cpus, mem = m->real_memory;
 	char why[200] = "";
 	if (cpus < n->conf->cpus)
 		snprintf(why, sizeof(why), "Low socket*core*thread count, Low CPUs");
@@ -53,8 +53,8 @@ static void check_resources(struct ctld *c, struct node *n, json_t *body, int64_
 	log_warn("node=%s drained: %s", n->conf->name, why);
 }
 
-int node_register(struct ctld *c, struct node *n, struct peer *p, json_t *body,
-		  int64_t now)
+int node_register(struct ctld *c, struct node *n, struct peer *p,
+		  const struct drv_node_register *m, int64_t now)
 {
 	if (n->peer && n->peer != p)
 		n->peer->node = NULL; /* a newer connection replaces a stale one */
@@ -63,7 +63,7 @@ int node_register(struct ctld *c, struct node *n, struct peer *p, json_t *body,
 	n->registered = true;
 	n->registered_time = now;
 	n->last_seen = now;
-	n->boot_time = json_integer_value(json_object_get(body, "boot_time"));
+	n->boot_time = m->boot_time;
 	if (n->down && !n->down_by_admin) {
 		/* ReturnToService=1: a node DOWN for not responding comes back. */
 		n->down = false;
@@ -71,7 +71,7 @@ int node_register(struct ctld *c, struct node *n, struct peer *p, json_t *body,
 		commit_node(c, n);
 		log_info("node=%s returned to service", n->conf->name);
 	}
-	check_resources(c, n, body, now);
+	check_resources(c, n, m, now);
 	sched_request(c);
 	log_info("node=%s registered from %s", n->conf->name, drv_conn_peer(p->conn));
 	return 0;

@@ -163,9 +163,10 @@ static void send_reply(struct ctld *c, uint64_t peer_id, json_t *env)
 	if (!p->daemon) {
 		char digest[65];
 		drv_envelope_digest(env, digest);
-		json_object_set_new(env, "cred",
-				    drv_cred_issue(&c->key, c->owner_uid, c->owner_gid,
-						   c->host, digest, time(NULL)));
+		json_object_set_new(
+		    env, drv_shape_rec_envelope.fields[DRV_REC_ENVELOPE__CRED].name,
+		    drv_cred_issue(&c->key, c->owner_uid, c->owner_gid, c->host, digest,
+				   time(NULL)));
 	}
 	peer_send(c, p, env);
 }
@@ -191,13 +192,20 @@ void rpc_reply_text(const struct rpc_req *r, const char *body, size_t len)
 			  NULL);
 		return;
 	}
+	const struct drv_field *f = drv_shape_rec_envelope.fields;
 	struct drv_jw w;
 	drv_jw_init(&w);
-	drv_jw_lit(&w, "{\"body\":");
+	rpc_jw_key(&w, "{", &f[DRV_REC_ENVELOPE__BODY]);
 	drv_jw_raw(&w, body, len);
-	drv_jw_lit(&w, ",\"id\":");
+	rpc_jw_key(&w, ",", &f[DRV_REC_ENVELOPE__ID]);
 	drv_jw_int(&w, r->id);
-	drv_jw_lit(&w, ",\"rc\":0,\"type\":\"reply\",\"v\":1}");
+	rpc_jw_key(&w, ",", &f[DRV_REC_ENVELOPE__RC]);
+	drv_jw_lit(&w, "0");
+	rpc_jw_key(&w, ",", &f[DRV_REC_ENVELOPE__TYPE]);
+	drv_jw_str(&w, "reply");
+	rpc_jw_key(&w, ",", &f[DRV_REC_ENVELOPE__V]);
+	drv_jw_int(&w, DRV_PROTO_VERSION);
+	drv_jw_lit(&w, "}");
 	if (w.oom) {
 		drv_jw_fini(&w);
 		rpc_reply(r, DRV_RC_ERROR, "out of memory", NULL);
@@ -211,7 +219,7 @@ void rpc_reply_text(const struct rpc_req *r, const char *body, size_t len)
 				      digest, time(NULL));
 	char *ctext = json_dumps(cred, JSON_COMPACT);
 	w.len--; /* reopen the envelope for the credential */
-	drv_jw_lit(&w, ",\"cred\":");
+	rpc_jw_key(&w, ",", &f[DRV_REC_ENVELOPE__CRED]);
 	drv_jw_raw(&w, ctext ? ctext : "null", ctext ? strlen(ctext) : 4);
 	drv_jw_lit(&w, "}");
 	if (!w.oom)
@@ -219,6 +227,24 @@ void rpc_reply_text(const struct rpc_req *r, const char *body, size_t len)
 	free(ctext);
 	json_decref(cred);
 	drv_jw_fini(&w);
+}
+
+void rpc_jw_key(struct drv_jw *w, const char *sep, const struct drv_field *f)
+{
+	drv_jw_raw(w, sep, strlen(sep));
+	drv_jw_str(w, f->name);
+	drv_jw_lit(w, ":");
+}
+
+void rpc_jw_strs(struct drv_jw *w, const char *const *v, size_t n)
+{
+	drv_jw_lit(w, "[");
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			drv_jw_lit(w, ",");
+		drv_jw_str(w, v[i]);
+	}
+	drv_jw_lit(w, "]");
 }
 
 struct late_reply {

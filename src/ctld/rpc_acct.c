@@ -36,46 +36,43 @@ struct acct_query {
 	struct store_rows hist, runs; /* their rows */
 };
 
-/* The request's list under key, if it has one. The schema (f_acct_query)
- * has checked that it holds integers in uint32_t's range. */
-static void ids_from(json_t *body, const char *key, struct store_ids *out)
+/* A copy of one of the request's id lists, if it has one (the decoded
+ * request goes with the handler; the query outlives it). */
+static void ids_from(const uint32_t *ids, size_t n, bool given, struct store_ids *out)
 {
-	json_t *list = json_object_get(body, key), *x;
-	size_t i;
-	if (!list)
+	if (!given)
 		return;
-	uint32_t *v = calloc(json_array_size(list) + 1, sizeof(*v));
+	uint32_t *v = calloc(n + 1, sizeof(*v));
 	if (!v)
 		abort(); /* out of memory in the daemon: nothing sane to do */
-	json_array_foreach(list, i, x) v[i] = (uint32_t)json_integer_value(x);
-	*out = (struct store_ids){.given = true, .n = json_array_size(list), .v = v};
+	memcpy(v, ids, n * sizeof(*v));
+	*out = (struct store_ids){.given = true, .n = n, .v = v};
 }
 
-/* The same for a list of strings, borrowed from body. */
-static void strs_from(json_t *body, const char *key, struct store_strs *out)
+/* The same for a list of strings, borrowed from the body q holds. */
+static void strs_from(const char *const *strs, size_t n, bool given,
+		      struct store_strs *out)
 {
-	json_t *list = json_object_get(body, key), *x;
-	size_t i;
-	if (!list)
+	if (!given)
 		return;
-	const char **v = calloc(json_array_size(list) + 1, sizeof(*v));
+	const char **v = calloc(n + 1, sizeof(*v));
 	if (!v)
 		abort();
-	json_array_foreach(list, i, x) v[i] = json_string_value(x);
-	*out = (struct store_strs){.given = true, .n = json_array_size(list), .v = v};
+	memcpy(v, strs, n * sizeof(*v));
+	*out = (struct store_strs){.given = true, .n = n, .v = v};
 }
 
 /* The request's filters, typed: what both memory and the store are asked. */
-static void filter_from(json_t *body, struct store_job_filter *f)
+static void filter_from(const struct drv_acct_query *m, struct store_job_filter *f)
 {
-	ids_from(body, "job_ids", &f->job_ids);
-	ids_from(body, "uids", &f->uids);
-	strs_from(body, "names", &f->names);
-	strs_from(body, "accounts", &f->accounts);
-	strs_from(body, "partitions", &f->partitions);
-	strs_from(body, "states", &f->states);
-	f->start = json_integer_value(json_object_get(body, "start"));
-	f->end = json_integer_value(json_object_get(body, "end"));
+	ids_from(m->job_ids, m->n_job_ids, m->has_job_ids, &f->job_ids);
+	ids_from(m->uids, m->n_uids, m->has_uids, &f->uids);
+	strs_from(m->names, m->n_names, m->has_names, &f->names);
+	strs_from(m->accounts, m->n_accounts, m->has_accounts, &f->accounts);
+	strs_from(m->partitions, m->n_partitions, m->has_partitions, &f->partitions);
+	strs_from(m->states, m->n_states, m->has_states, &f->states);
+	f->start = m->start;
+	f->end = m->end;
 	f->window = f->start > 0 || f->end > 0;
 	if (f->window && f->end == 0)
 		f->end = time(NULL);
@@ -211,7 +208,9 @@ static void reply(struct acct_query *q)
 	const struct store_rows *rows = &q->hist, *runs = &q->runs;
 	struct drv_jw w;
 	drv_jw_init(&w);
-	drv_jw_lit(&w, "{\"jobs\":[");
+	const struct drv_field *keys = drv_shape_acct_query_reply.fields;
+	rpc_jw_key(&w, "{", &keys[DRV_ACCT_QUERY_REPLY__JOBS]);
+	drv_jw_lit(&w, "[");
 	bool first = true;
 	size_t h = 0, r = 0, n_mem;
 	struct job **mem = matching_jobs(q, &n_mem);
@@ -237,7 +236,8 @@ static void reply(struct acct_query *q)
 		}
 	write_runs(&w, runs, &r, -1, &first);
 	free(mem);
-	drv_jw_lit(&w, "],\"now\":");
+	drv_jw_lit(&w, "]");
+	rpc_jw_key(&w, ",", &keys[DRV_ACCT_QUERY_REPLY__NOW]);
 	drv_jw_int(&w, (int64_t)time(NULL));
 	drv_jw_lit(&w, "}");
 	struct rpc_req req = {.c = c, .peer_id = q->peer_id, .id = q->msg_id};
@@ -329,9 +329,10 @@ void rpc_acct_query(struct rpc_req *r)
 	q->peer_id = r->peer_id;
 	q->msg_id = r->id;
 	q->body = json_incref(r->body);
-	filter_from(q->body, &q->f);
+	const struct drv_acct_query *m = r->msg;
+	filter_from(m, &q->f);
 	q->pending = 1; /* until both queries are queued */
-	if (json_is_true(json_object_get(r->body, "duplicates")))
+	if (m->duplicates)
 		ask_store(q, STORE_HISTORY_RUNS, runs_done);
 	if (!all_in_memory(q))
 		ask_store(q, STORE_HISTORY_JOBS, history_done);

@@ -5,6 +5,12 @@
 #include "common/proto_gen.h"
 #include "ctld/ctld.h"
 
+/* rpc.c: bulk text replies name their keys by the declaration */
+struct drv_jw;
+/* Writes sep (e.g. "{" or ",") and f's name as a key: `"name":`. */
+void rpc_jw_key(struct drv_jw *w, const char *sep, const struct drv_field *f);
+/* A JSON array of the strings v[0..n), as jansson's compact dump writes it. */
+void rpc_jw_strs(struct drv_jw *w, const char *const *v, size_t n);
 /* rpc_job.c */
 void rpc_job_submit(struct rpc_req *r);
 void rpc_job_query(struct rpc_req *r);

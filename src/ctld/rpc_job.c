@@ -15,53 +15,40 @@
 #include "ctld/rpc_handlers.h"
 #include "ctld/step.h"
 
-static bool in_int_list(json_t *list, json_int_t v)
+static bool in_ids(const uint32_t *ids, size_t n, uint32_t v)
 {
-	size_t i;
-	json_t *x;
-	json_array_foreach(list, i, x) if (json_integer_value(x) == v) return true;
-	return false;
-}
-
-static bool in_str_list(json_t *list, const char *v)
-{
-	size_t i;
-	json_t *x;
-	json_array_foreach(list, i, x)
-	{
-		const char *s = json_string_value(x);
-		if (s && v && (!strcmp(s, v) || job_state_parse(s) == job_state_parse(v)))
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == v)
 			return true;
-	}
 	return false;
 }
 
-static bool state_wanted(json_t *states, const struct job *j)
+static bool in_str_list(const char *const *list, size_t n, const char *v)
 {
-	size_t i;
-	json_t *x;
-	json_array_foreach(states, i, x)
-	{
-		const char *s = json_string_value(x);
-		if (s && job_state_parse(s) == (int)j->state)
+	for (size_t i = 0; i < n; i++)
+		if (v && (!strcmp(list[i], v) ||
+			  job_state_parse(list[i]) == job_state_parse(v)))
 			return true;
-	}
 	return false;
 }
 
-static bool job_wanted(const struct rpc_req *r, const struct job *j)
+static bool state_wanted(const char *const *states, size_t n, const struct job *j)
 {
-	json_t *ids = json_object_get(r->body, "job_ids");
-	json_t *users = json_object_get(r->body, "users");
-	json_t *states = json_object_get(r->body, "states");
-	if (json_is_true(json_object_get(r->body, "active")) &&
-	    job_state_final(j->state) && !j->completing)
+	for (size_t i = 0; i < n; i++)
+		if (job_state_parse(states[i]) == (int)j->state)
+			return true;
+	return false;
+}
+
+static bool job_wanted(const struct drv_job_query *m, const struct job *j)
+{
+	if (m->active && job_state_final(j->state) && !j->completing)
 		return false; /* squeue's default listing: ended jobs stay here */
 	/* an array's id names all its tasks, as in Slurm */
-	return (!ids || in_int_list(ids, j->id) ||
-		(j->array_job_id && in_int_list(ids, j->array_job_id))) &&
-	       (!users || in_str_list(users, j->user)) &&
-	       (!states || state_wanted(states, j));
+	return (!m->has_job_ids || in_ids(m->job_ids, m->n_job_ids, j->id) ||
+		(j->array_job_id && in_ids(m->job_ids, m->n_job_ids, j->array_job_id))) &&
+	       (!m->has_users || in_str_list(m->users, m->n_users, j->user)) &&
+	       (!m->has_states || state_wanted(m->states, m->n_states, j));
 }
 
 /* Whole records, for scontrol show job. */
@@ -69,38 +56,42 @@ static void query_records(struct rpc_req *r)
 {
 	json_t *out = json_array();
 	for (struct job *j = r->c->jobs.head; j; j = j->next)
-		if (job_wanted(r, j))
+		if (job_wanted(r->msg, j))
 			json_array_append_new(out, job_to_record(j));
-	rpc_reply(r, 0, NULL,
-		  json_pack("{s:o,s:I}", "jobs", out, "now", (json_int_t)time(NULL)));
+	/* the records are trees already: they go in by the declared name */
+	struct drv_job_query_reply reply = {.now = time(NULL)};
+	json_t *body = drv_job_query_reply_encode(&reply);
+	json_object_set_new(
+	    body, drv_shape_job_query_reply.fields[DRV_JOB_QUERY_REPLY__JOBS].name, out);
+	rpc_reply(r, 0, NULL, body);
 }
 
 /* Compact rows of just the fields asked for (what squeue and scancel poll),
- * written as text: {"fields":[...],"now":N,"rows":[[...],...]}. */
-static void query_rows(struct rpc_req *r, json_t *names)
+ * written as text: {"fields":[...],"now":N,"rows":[[...],...]}, the keys
+ * in sorted order as the text is its own digest's input. */
+static void query_rows(struct rpc_req *r)
 {
-	size_t n = json_array_size(names);
+	const struct drv_job_query *m = r->msg;
+	const struct drv_field *f = drv_shape_job_query_reply.fields;
+	size_t n = m->n_fields;
 	const struct job_field **want = calloc(n ? n : 1, sizeof(*want));
-	char *names_text = json_dumps(names, JSON_COMPACT);
-	struct drv_jw w;
-	drv_jw_init(&w);
-	if (!want || !names_text) {
-		free(want);
-		free(names_text);
+	if (!want) {
 		rpc_reply(r, DRV_RC_ERROR, "out of memory", NULL);
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
-		want[i] =
-		    job_field_find(json_string_value(json_array_get(names, i)) ?: "");
-	drv_jw_lit(&w, "{\"fields\":");
-	drv_jw_raw(&w, names_text, strlen(names_text));
-	drv_jw_lit(&w, ",\"now\":");
+		want[i] = job_field_find(m->fields[i]);
+	struct drv_jw w;
+	drv_jw_init(&w);
+	rpc_jw_key(&w, "{", &f[DRV_JOB_QUERY_REPLY__FIELDS]);
+	rpc_jw_strs(&w, m->fields, n);
+	rpc_jw_key(&w, ",", &f[DRV_JOB_QUERY_REPLY__NOW]);
 	drv_jw_int(&w, (int64_t)time(NULL));
-	drv_jw_lit(&w, ",\"rows\":[");
+	rpc_jw_key(&w, ",", &f[DRV_JOB_QUERY_REPLY__ROWS]);
+	drv_jw_lit(&w, "[");
 	bool first = true;
 	for (struct job *j = r->c->jobs.head; j; j = j->next) {
-		if (!job_wanted(r, j))
+		if (!job_wanted(m, j))
 			continue;
 		if (!first)
 			drv_jw_lit(&w, ",");
@@ -114,54 +105,72 @@ static void query_rows(struct rpc_req *r, json_t *names)
 		rpc_reply_text(r, w.buf, w.len);
 	drv_jw_fini(&w);
 	free(want);
-	free(names_text);
 }
 
 void rpc_job_query(struct rpc_req *r)
 {
-	json_t *names = json_object_get(r->body, "fields");
-	if (names)
-		query_rows(r, names);
+	const struct drv_job_query *m = r->msg;
+	if (m->has_fields)
+		query_rows(r);
 	else
 		query_records(r);
+}
+
+/* One request's results, one entry per id, as its reply declares them. */
+struct results {
+	struct drv_rec_result *v;
+	size_t n, cap;
+};
+
+/* id: the array_tasks or steps entry as given (borrowed), or NULL. */
+static void result_add(struct results *res, uint32_t job_id, const char *id, int rc)
+{
+	if (res->n == res->cap) {
+		res->cap = res->cap ? 2 * res->cap : 8;
+		res->v = realloc(res->v, res->cap * sizeof(*res->v));
+		if (!res->v)
+			abort();
+	}
+	res->v[res->n++] = (struct drv_rec_result){
+	    .job_id = job_id, .rc = rc, .error = rc ? drv_rc_text(rc) : "", .id = id};
+}
+
+/* Every request answered with results has a reply of that one field. */
+static void results_reply(struct rpc_req *r, struct results *res)
+{
+	struct drv_job_cancel_reply reply = {.results = res->v, .n_results = res->n};
+	json_t *body = drv_shape_encode(drv_msg_decl_find(r->type)->reply, &reply, 0);
+	free(res->v);
+	rpc_reply_durable(r, 0, NULL, body);
 }
 
 typedef int (*job_op_f)(struct rpc_req *r, struct job *j, int64_t now);
 
 /* Applies op to every id of the request; one result per id. */
-static void for_each_job(struct rpc_req *r, job_op_f op)
+static void for_each_job(struct rpc_req *r, const uint32_t *ids, size_t n, job_op_f op)
 {
-	json_t *ids = json_object_get(r->body, "job_ids");
-	json_t *results = json_array();
+	struct results res = {0};
 	int64_t now = time(NULL);
-	size_t i;
-	json_t *x;
-	json_array_foreach(ids, i, x)
-	{
-		json_int_t id = json_integer_value(x);
-		struct job *j = id > 0 && id <= UINT32_MAX
-				    ? job_table_find(&r->c->jobs, (uint32_t)id)
-				    : NULL;
+	for (size_t i = 0; i < n; i++) {
+		struct job *j = job_table_find(&r->c->jobs, ids[i]);
 		int rc = !j ? DRV_RC_INVALID_JOB_ID
 			 : (j->uid != r->cred.uid && !rpc_is_admin(r))
 			     ? DRV_RC_ACCESS_DENIED
 			     : op(r, j, now);
-		json_array_append_new(results,
-				      json_pack("{s:I,s:i,s:s}", "job_id", id, "rc", rc,
-						"error", rc ? drv_rc_text(rc) : ""));
+		result_add(&res, ids[i], NULL, rc);
 	}
-	rpc_reply_durable(r, 0, NULL, json_pack("{s:o}", "results", results));
+	results_reply(r, &res);
 }
 
 static int cancel_record(struct rpc_req *r, struct job *j, int64_t now)
 {
-	int sig = (int)json_integer_value(json_object_get(r->body, "signal"));
+	const struct drv_job_cancel *m = r->msg;
+	int sig = m->signal;
 	if (job_state_final(j->state))
 		return DRV_RC_ALREADY_DONE;
 	if (sig == 0)
 		return job_cancel(r->c, j, r->cred.uid, now);
-	bool batch = json_is_true(json_object_get(r->body, "batch_only"));
-	bool full = json_is_true(json_object_get(r->body, "full"));
+	bool batch = m->batch_only, full = m->full;
 	/* Without -b or -f Slurm signals the job's steps but not the batch
 	 * step. */
 	if (!batch && !full && sig != SIGKILL && j->state == JOB_RUNNING) {
@@ -177,9 +186,9 @@ static int cancel_record(struct rpc_req *r, struct job *j, int64_t now)
  * filters chose the records) only the record itself. */
 static int cancel_one(struct rpc_req *r, struct job *j, int64_t now)
 {
+	const struct drv_job_cancel *m = r->msg;
 	int rc = cancel_record(r, j, now);
-	if (j->array_job_id != j->id ||
-	    json_is_true(json_object_get(r->body, "records_only")))
+	if (j->array_job_id != j->id || m->records_only)
 		return rc;
 	for (struct job *t = j->next; t; t = t->next)
 		if (t->array_job_id == j->id && cancel_record(r, t, now) == 0 && rc)
@@ -244,7 +253,7 @@ static int cancel_tasks(struct rpc_req *r, const char *arg, int64_t now)
 		return DRV_RC_INVALID_JOB_ID;
 	struct job *meta = job_table_find(&r->c->jobs, array_id);
 	int rc = DRV_RC_INVALID_JOB_ID;
-	bool sig = json_integer_value(json_object_get(r->body, "signal")) != 0;
+	bool sig = ((const struct drv_job_cancel *)r->msg)->signal != 0;
 	if (meta && !may_touch(r, meta))
 		rc = DRV_RC_ACCESS_DENIED;
 	else if (!meta || meta->array_job_id == array_id) {
@@ -257,17 +266,15 @@ static int cancel_tasks(struct rpc_req *r, const char *arg, int64_t now)
 	return rc;
 }
 
-static int cancel_id(struct rpc_req *r, json_int_t id, int64_t now)
+static int cancel_id(struct rpc_req *r, uint32_t id, int64_t now)
 {
-	struct job *j =
-	    id > 0 && id <= UINT32_MAX ? job_table_find(&r->c->jobs, (uint32_t)id) : NULL;
+	const struct drv_job_cancel *m = r->msg;
+	struct job *j = job_table_find(&r->c->jobs, id);
 	if (j)
 		return may_touch(r, j) ? cancel_one(r, j, now) : DRV_RC_ACCESS_DENIED;
-	if (id <= 0 || id > UINT32_MAX ||
-	    json_is_true(json_object_get(r->body, "records_only")))
+	if (m->records_only)
 		return DRV_RC_INVALID_JOB_ID;
-	return cancel_members(r, r->c->jobs.head, (uint32_t)id, NULL,
-			      DRV_RC_INVALID_JOB_ID, now);
+	return cancel_members(r, r->c->jobs.head, id, NULL, DRV_RC_INVALID_JOB_ID, now);
 }
 
 /* "N.S": cancels (or signals) step S of job N. */
@@ -288,45 +295,36 @@ static int cancel_step(struct rpc_req *r, const char *arg)
 		return DRV_RC_ACCESS_DENIED;
 	if (job_state_final(j->state))
 		return DRV_RC_ALREADY_DONE;
-	int sig = (int)json_integer_value(json_object_get(r->body, "signal"));
+	int sig = ((const struct drv_job_cancel *)r->msg)->signal;
 	return step_cancel(r->c, j, (uint32_t)sid, sig, r->cred.uid);
+}
+
+/* The job id an "N_T" or "N.S" argument starts with; 0 when it names none
+ * a job may have. */
+static uint32_t arg_job_id(const char *arg)
+{
+	unsigned long id = strtoul(arg, NULL, 10);
+	return id <= UINT32_MAX - 1 ? (uint32_t)id : 0;
 }
 
 /* Job ids first, then the task arguments, then the steps (each answered
  * with its text). */
 void rpc_job_cancel(struct rpc_req *r)
 {
-	json_t *results = json_array();
+	const struct drv_job_cancel *m = r->msg;
+	struct results res = {0};
 	int64_t now = time(NULL);
-	size_t i;
-	json_t *x;
-	json_array_foreach(json_object_get(r->body, "job_ids"), i, x)
-	{
-		json_int_t id = json_integer_value(x);
-		int rc = cancel_id(r, id, now);
-		json_array_append_new(results,
-				      json_pack("{s:I,s:i,s:s}", "job_id", id, "rc", rc,
-						"error", rc ? drv_rc_text(rc) : ""));
+	for (size_t i = 0; i < m->n_job_ids; i++)
+		result_add(&res, m->job_ids[i], NULL, cancel_id(r, m->job_ids[i], now));
+	for (size_t i = 0; i < m->n_array_tasks; i++) {
+		const char *arg = m->array_tasks[i];
+		result_add(&res, arg_job_id(arg), arg, cancel_tasks(r, arg, now));
 	}
-	json_array_foreach(json_object_get(r->body, "array_tasks"), i, x)
-	{
-		const char *arg = json_string_value(x);
-		int rc = cancel_tasks(r, arg, now);
-		json_array_append_new(
-		    results, json_pack("{s:I,s:s,s:i,s:s}", "job_id",
-				       (json_int_t)strtoul(arg, NULL, 10), "id", arg,
-				       "rc", rc, "error", rc ? drv_rc_text(rc) : ""));
+	for (size_t i = 0; i < m->n_steps; i++) {
+		const char *arg = m->steps[i];
+		result_add(&res, arg_job_id(arg), arg, cancel_step(r, arg));
 	}
-	json_array_foreach(json_object_get(r->body, "steps"), i, x)
-	{
-		const char *arg = json_string_value(x);
-		int rc = cancel_step(r, arg);
-		json_array_append_new(
-		    results, json_pack("{s:I,s:s,s:i,s:s}", "job_id",
-				       (json_int_t)strtoul(arg, NULL, 10), "id", arg,
-				       "rc", rc, "error", rc ? drv_rc_text(rc) : ""));
-	}
-	rpc_reply_durable(r, 0, NULL, json_pack("{s:o}", "results", results));
+	results_reply(r, &res);
 }
 
 /* Slurm 22.05: holding or releasing a running job is accepted and changes
@@ -344,7 +342,8 @@ static int release_one(struct rpc_req *r, struct job *j, int64_t now)
 
 void rpc_job_release(struct rpc_req *r)
 {
-	for_each_job(r, release_one);
+	const struct drv_job_release *m = r->msg;
+	for_each_job(r, m->job_ids, m->n_job_ids, release_one);
 }
 
 static int hold_one(struct rpc_req *r, struct job *j, int64_t now)
@@ -356,13 +355,14 @@ static int hold_one(struct rpc_req *r, struct job *j, int64_t now)
 	/* a user may not turn an admin hold into one of their own to lift */
 	if (j->hold == HOLD_ADMIN && !rpc_is_admin(r))
 		return DRV_RC_ACCESS_DENIED;
-	bool user = json_is_true(json_object_get(r->body, "user")) || !rpc_is_admin(r);
+	bool user = ((const struct drv_job_hold *)r->msg)->user || !rpc_is_admin(r);
 	return job_set_hold(r->c, j, user ? HOLD_USER : HOLD_ADMIN);
 }
 
 void rpc_job_hold(struct rpc_req *r)
 {
-	for_each_job(r, hold_one);
+	const struct drv_job_hold *m = r->msg;
+	for_each_job(r, m->job_ids, m->n_job_ids, hold_one);
 }
 
 /* Dependency=: a new list replaces the old one, "" clears it. A list that
@@ -413,47 +413,43 @@ static void update_begin(struct job *j, int64_t begin, int64_t now)
 
 static int requeue_one(struct rpc_req *r, struct job *j, int64_t now)
 {
-	bool hold = json_is_true(json_object_get(r->body, "hold"));
-	return job_requeue(r->c, j, hold, now);
+	const struct drv_job_requeue *m = r->msg;
+	return job_requeue(r->c, j, m->hold, now);
 }
 
 void rpc_job_requeue(struct rpc_req *r)
 {
-	for_each_job(r, requeue_one);
+	const struct drv_job_requeue *m = r->msg;
+	for_each_job(r, m->job_ids, m->n_job_ids, requeue_one);
 }
 
 static int update_one(struct rpc_req *r, struct job *j, int64_t now)
 {
-	json_t *dep = json_object_get(r->body, "dependency");
-	json_t *begin = json_object_get(r->body, "begin");
-	json_t *limit = json_object_get(r->body, "time_limit");
-	json_t *part = json_object_get(r->body, "partition");
-	json_t *nice = json_object_get(r->body, "nice");
+	const struct drv_job_update *m = r->msg;
 	if (job_state_final(j->state))
 		return DRV_RC_JOB_FINISHED;
 	if (j->state != JOB_PENDING)
 		return DRV_RC_JOB_NOT_PENDING;
-	if (nice && json_integer_value(nice) < 0 && !rpc_is_admin(r))
+	if (m->has_nice && m->nice < 0 && !rpc_is_admin(r))
 		return DRV_RC_ACCESS_DENIED;
-	if (part && ctld_part_index(r->c, json_string_value(part)) < 0)
+	if (m->partition && ctld_part_index(r->c, m->partition) < 0)
 		return DRV_RC_INVALID_PARTITION;
-	if (dep) {
-		int rc = update_dependency(r->c, j, json_string_value(dep), now);
+	if (m->dependency) {
+		int rc = update_dependency(r->c, j, m->dependency, now);
 		if (rc)
 			return rc;
 	}
-	if (begin)
-		update_begin(j, json_integer_value(begin), now);
-	if (limit)
-		j->time_limit =
-		    json_integer_value(limit) ? json_integer_value(limit) : DRV_INFINITE;
-	if (part) {
+	if (m->has_begin)
+		update_begin(j, m->begin, now);
+	if (m->has_time_limit)
+		j->time_limit = m->time_limit ? m->time_limit : DRV_INFINITE;
+	if (m->partition) {
 		free(j->partition);
-		j->partition = strdup(json_string_value(part));
+		j->partition = strdup(m->partition);
 	}
-	if (nice) {
+	if (m->has_nice) {
 		j->priority += (uint64_t)j->req.nice;
-		j->req.nice = (int32_t)json_integer_value(nice);
+		j->req.nice = m->nice;
 		j->priority -= (uint64_t)j->req.nice;
 	}
 	commit_job(r->c, j);
@@ -464,5 +460,6 @@ static int update_one(struct rpc_req *r, struct job *j, int64_t now)
 
 void rpc_job_update(struct rpc_req *r)
 {
-	for_each_job(r, update_one);
+	const struct drv_job_update *m = r->msg;
+	for_each_job(r, m->job_ids, m->n_job_ids, update_one);
 }

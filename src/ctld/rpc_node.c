@@ -15,28 +15,34 @@
 #include "ctld/ctld.h"
 #include "ctld/rpc_handlers.h"
 
-static bool name_wanted(json_t *names, const char *name)
+/* names: the request's list, or NULL for all. */
+static bool name_wanted(const char *const *names, size_t n, const char *name)
 {
 	if (!names)
 		return true;
-	size_t i;
-	json_t *x;
-	json_array_foreach(names, i,
-			   x) if (!strcmp(json_string_value(x) ?: "", name)) return true;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return true;
 	return false;
 }
 
 void rpc_node_query(struct rpc_req *r)
 {
-	json_t *names = json_object_get(r->body, "names");
+	const struct drv_node_query *m = r->msg;
 	json_t *out = json_array();
 	for (size_t i = 0; i < r->c->nodes.n; i++) {
 		const struct node *n = &r->c->nodes.nodes[i];
-		if (name_wanted(names, n->conf->name))
+		if (name_wanted(m->has_names ? m->names : NULL, m->n_names,
+				n->conf->name))
 			json_array_append_new(out, node_to_record(n, r->c->conf));
 	}
-	rpc_reply(r, 0, NULL,
-		  json_pack("{s:o,s:I}", "nodes", out, "now", (json_int_t)time(NULL)));
+	/* the records are trees already: they go in by the declared name */
+	struct drv_node_query_reply reply = {.now = time(NULL)};
+	json_t *body = drv_node_query_reply_encode(&reply);
+	json_object_set_new(
+	    body, drv_shape_node_query_reply.fields[DRV_NODE_QUERY_REPLY__NODES].name,
+	    out);
+	rpc_reply(r, 0, NULL, body);
 }
 
 static bool valid_state(const char *s)
@@ -51,9 +57,8 @@ static bool valid_state(const char *s)
 void rpc_node_update(struct rpc_req *r)
 {
 	struct ctld *c = r->c;
-	const char *expr = json_string_value(json_object_get(r->body, "nodes"));
-	const char *state = json_string_value(json_object_get(r->body, "state"));
-	const char *reason = json_string_value(json_object_get(r->body, "reason"));
+	const struct drv_node_update *m = r->msg;
+	const char *expr = m->nodes, *state = m->state, *reason = m->reason;
 	char **names = NULL;
 	size_t n = 0;
 	struct drv_error err = {{0}};
@@ -87,48 +92,59 @@ void rpc_node_update(struct rpc_req *r)
 	rpc_reply_durable(r, 0, NULL, NULL);
 }
 
+static struct drv_rec_partition part_record(const struct ctld *c, const struct part *p)
+{
+	const struct drv_conf *cf = c->conf;
+	struct drv_rec_partition o = {
+	    .name = p->conf->name,
+	    .nodes = p->conf->nodes,
+	    .is_default = p->conf->is_default,
+	    .max_time = p->conf->max_time,
+	    .default_time = p->conf->default_time,
+	    .state = p->conf->state,
+	    .total_nodes = p->n_nodes,
+	};
+	for (uint32_t k = 0; k < p->n_nodes; k++) {
+		const struct node *n = &c->nodes.nodes[p->node_idx[k]];
+		o.total_cpus += n->conf->cpus;
+		o.total_memory += (int64_t)n->conf->real_memory;
+		o.total_gpus += n->n_gpus;
+	}
+	/* scontrol's DefMemPerCPU= / DefMemPerNode= (0: UNLIMITED) */
+	if (cf->def_mem_per_cpu) {
+		o.has_def_mem_per_cpu = true;
+		o.def_mem_per_cpu = (int64_t)cf->def_mem_per_cpu;
+	} else {
+		o.has_def_mem_per_node = true;
+		o.def_mem_per_node = (int64_t)cf->def_mem_per_node;
+	}
+	return o;
+}
+
 void rpc_part_query(struct rpc_req *r)
 {
-	const struct drv_conf *cf = r->c->conf;
-	json_t *names = json_object_get(r->body, "names");
-	json_t *out = json_array();
+	const struct drv_part_query *m = r->msg;
+	struct drv_part_query_reply reply = {0};
+	reply.partitions =
+	    calloc(r->c->n_parts ? r->c->n_parts : 1, sizeof(*reply.partitions));
+	if (!reply.partitions)
+		abort();
 	for (size_t i = 0; i < r->c->n_parts; i++) {
 		const struct part *p = &r->c->parts[i];
-		if (!name_wanted(names, p->conf->name))
-			continue;
-		json_int_t cpus = 0, mem = 0, gpus = 0;
-		for (uint32_t k = 0; k < p->n_nodes; k++) {
-			const struct node *n = &r->c->nodes.nodes[p->node_idx[k]];
-			cpus += n->conf->cpus;
-			mem += (json_int_t)n->conf->real_memory;
-			gpus += n->n_gpus;
-		}
-		json_t *rec = json_pack(
-		    "{s:s,s:s,s:b,s:I,s:I,s:s,s:i,s:I,s:I,s:I}", "name", p->conf->name,
-		    "nodes", p->conf->nodes, "is_default", p->conf->is_default,
-		    "max_time", (json_int_t)p->conf->max_time, "default_time",
-		    (json_int_t)p->conf->default_time, "state", p->conf->state,
-		    "total_nodes", (int)p->n_nodes, "total_cpus", cpus, "total_memory",
-		    mem, "total_gpus", gpus);
-		/* scontrol's DefMemPerCPU= / DefMemPerNode= (0: UNLIMITED) */
-		if (cf->def_mem_per_cpu)
-			json_object_set_new(
-			    rec, "def_mem_per_cpu",
-			    json_integer((json_int_t)cf->def_mem_per_cpu));
-		else
-			json_object_set_new(
-			    rec, "def_mem_per_node",
-			    json_integer((json_int_t)cf->def_mem_per_node));
-		json_array_append_new(out, rec);
+		if (name_wanted(m->has_names ? m->names : NULL, m->n_names,
+				p->conf->name))
+			reply.partitions[reply.n_partitions++] = part_record(r->c, p);
 	}
-	rpc_reply(r, 0, NULL, json_pack("{s:o}", "partitions", out));
+	json_t *body = drv_part_query_reply_encode(&reply);
+	free(reply.partitions);
+	rpc_reply(r, 0, NULL, body);
 }
 
 void rpc_ctld_ping(struct rpc_req *r)
 {
-	rpc_reply(r, 0, NULL,
-		  json_pack("{s:s,s:s}", "host", r->c->conf->ctld_hosts[0].name,
-			    "cluster", r->c->conf->cluster_name));
+	struct drv_ctld_ping_reply reply = {.host = r->c->conf->ctld_hosts[0].name,
+					    .cluster = r->c->conf->cluster_name};
+	rpc_reply(r, 0, NULL, drv_ctld_ping_reply_encode(&reply));
 }
 
 static void add_line(const char *key, const char *value, void *arg)
@@ -151,5 +167,8 @@ void rpc_conf_query(struct rpc_req *r)
 	    .user = user,
 	};
 	drv_conf_show(r->c->conf, &live, add_line, a);
-	rpc_reply(r, 0, NULL, json_pack("{s:o}", "config", a));
+	struct drv_conf_query_reply reply = {.config = a};
+	json_t *body = drv_conf_query_reply_encode(&reply);
+	json_decref(a);
+	rpc_reply(r, 0, NULL, body);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/jsonw.h"
 #include "common/log.h"
 #include "common/proto.h"
 #include "ctld/ctld.h"
@@ -15,15 +16,21 @@
 #include "ctld/job_req.h"
 #include "ctld/rpc_handlers.h"
 
-static char *body_str(json_t *body, const char *key)
+static char *dup_or_null(const char *s)
 {
-	const char *s = json_string_value(json_object_get(body, key));
 	return s ? strdup(s) : NULL;
 }
 
-static char *dump_or_empty(json_t *v, const char *empty)
+/* env and argv as the store keeps them: a JSON array's text. */
+static char *strs_text(const char *const *v, size_t n)
 {
-	return v ? json_dumps(v, JSON_COMPACT) : strdup(empty);
+	struct drv_jw w;
+	drv_jw_init(&w);
+	rpc_jw_strs(&w, v, n);
+	if (!w.oom)
+		return w.buf; /* the buffer is ours now */
+	drv_jw_fini(&w);
+	return NULL;
 }
 
 static const struct part *find_part(const struct ctld *c, const char *name)
@@ -51,18 +58,18 @@ static int check_submitter(const struct rpc_req *r, char *msg, size_t len)
 
 static void fill_job(struct job *j, const struct rpc_req *r, const struct part *p)
 {
-	json_t *b = r->body;
-	j->name = body_str(b, "name");
+	const struct drv_job_submit *m = r->msg;
+	j->name = dup_or_null(m->name);
 	j->user = identity_user_name(r->cred.uid);
 	j->partition = strdup(p->conf->name);
-	j->workdir = body_str(b, "workdir");
-	j->submit_dir = body_str(b, "submit_dir");
-	j->stdout_pat = body_str(b, "stdout");
-	j->stderr_pat = body_str(b, "stderr");
-	j->comment = body_str(b, "comment");
-	j->submit_host = body_str(b, "submit_host");
-	j->command = body_str(b, "command");
-	j->export_env = body_str(b, "export");
+	j->workdir = dup_or_null(m->workdir);
+	j->submit_dir = dup_or_null(m->submit_dir);
+	j->stdout_pat = dup_or_null(m->stdout);
+	j->stderr_pat = dup_or_null(m->stderr);
+	j->comment = dup_or_null(m->comment);
+	j->submit_host = dup_or_null(m->submit_host);
+	j->command = dup_or_null(m->command);
+	j->export_env = dup_or_null(m->export);
 	/* A pending job should cost well under 1 KiB: the common values are not
 	 * stored twice (NULL stands for "same as workdir" and "ALL"). */
 	if (j->submit_dir && j->workdir && !strcmp(j->submit_dir, j->workdir)) {
@@ -76,15 +83,13 @@ static void fill_job(struct job *j, const struct rpc_req *r, const struct part *
 	j->uid = r->cred.uid;
 	j->gid = r->cred.gid;
 	j->num_nodes = j->req.sched.min_nodes;
-	json_t *t = json_object_get(b, "time_limit");
-	if (t) /* -t 0: no limit, as in Slurm */
-		j->time_limit =
-		    json_integer_value(t) ? json_integer_value(t) : DRV_INFINITE;
+	if (m->has_time_limit) /* -t 0: no limit, as in Slurm */
+		j->time_limit = m->time_limit ? m->time_limit : DRV_INFINITE;
 	else if (p->conf->default_time != DRV_NO_VAL)
 		j->time_limit = p->conf->default_time;
 	else
 		j->time_limit = p->conf->max_time;
-	j->hold = json_is_true(json_object_get(b, "hold")) ? HOLD_USER : HOLD_NONE;
+	j->hold = m->hold ? HOLD_USER : HOLD_NONE;
 	if (j->req.deadline && j->time_limit == DRV_INFINITE && !j->req.time_min)
 		j->req.time_min = 60; /* Slurm shows TimeMin=00:01:00 then */
 }
@@ -181,9 +186,8 @@ static int check_request(struct ctld *c, const struct part *p, struct job *j,
 
 /* --array: Slurm refuses a malformed spec, or an index at or above
  * MaxArraySize, with ESLURM_INVALID_ARRAY. */
-static int check_array(const struct ctld *c, struct job *j, json_t *body)
+static int check_array(const struct ctld *c, struct job *j, const char *spec)
 {
-	const char *spec = json_string_value(json_object_get(body, "array"));
 	if (!spec)
 		return 0;
 	if (c->conf->max_array_size <= 0) /* MaxArraySize=0: no arrays */
@@ -213,14 +217,15 @@ static struct job *build_job(struct rpc_req *r, const struct part *p, int *rc,
 		*rc = DRV_RC_ERROR;
 		return NULL;
 	}
-	*rc = job_req_from_submit(&j->req, r->body, r->c->conf, msg);
-	j->interactive = json_is_true(json_object_get(r->body, "interactive"));
-	if (*rc == 0 && !j->interactive && !json_object_get(r->body, "script")) {
+	const struct drv_job_submit *m = r->msg;
+	*rc = job_req_from_submit(&j->req, m, r->c->conf, msg);
+	j->interactive = m->interactive;
+	if (*rc == 0 && !j->interactive && !m->script) {
 		*rc = DRV_RC_PROTOCOL;
 		snprintf(msg->text, sizeof(msg->text),
 			 "job.submit: field 'script': required");
 	}
-	if (*rc == 0 && j->interactive && json_object_get(r->body, "array")) {
+	if (*rc == 0 && j->interactive && m->array) {
 		*rc = DRV_RC_INVALID_ARRAY;
 		snprintf(msg->text, sizeof(msg->text), "%s", drv_rc_text(*rc));
 	}
@@ -231,7 +236,7 @@ static struct job *build_job(struct rpc_req *r, const struct part *p, int *rc,
 		fill_job(j, r, p);
 		*rc = check_request(r->c, p, j, msg);
 		if (*rc == 0)
-			*rc = check_array(r->c, j, r->body);
+			*rc = check_array(r->c, j, m->array);
 		if (*rc == 0)
 			*rc = check_dependency_targets(r->c, j);
 		if (*rc && !msg->text[0])
@@ -282,6 +287,7 @@ int ctld_job_id_new(struct ctld *c, uint32_t *id)
 void rpc_job_submit(struct rpc_req *r)
 {
 	struct ctld *c = r->c;
+	const struct drv_job_submit *m = r->msg;
 	char denied[256];
 	if (check_submitter(r, denied, sizeof(denied)) < 0) {
 		log_warn("refused job.submit from uid %u: not the cluster's user",
@@ -289,8 +295,7 @@ void rpc_job_submit(struct rpc_req *r)
 		rpc_reply(r, DRV_RC_ACCESS_DENIED, denied, NULL);
 		return;
 	}
-	const struct part *p =
-	    find_part(c, json_string_value(json_object_get(r->body, "partition")));
+	const struct part *p = find_part(c, m->partition);
 	if (!p) {
 		rpc_reply(r, DRV_RC_INVALID_PARTITION,
 			  drv_rc_text(DRV_RC_INVALID_PARTITION), NULL);
@@ -319,12 +324,12 @@ void rpc_job_submit(struct rpc_req *r)
 	if (j->array)
 		j->array_job_id = j->id;
 	commit_meta(c);
-	char *env = dump_or_empty(json_object_get(r->body, "env"), "[]");
-	char *argv = dump_or_empty(json_object_get(r->body, "argv"), "[]");
-	const char *script = json_string_value(json_object_get(r->body, "script"));
-	commit_payload(c, j->id, script ? script : "", env, argv);
+	char *env = strs_text(m->env, m->n_env);
+	char *argv = strs_text(m->argv, m->n_argv);
+	commit_payload(c, j->id, m->script ? m->script : "", env, argv);
 	free(env);
 	free(argv);
 	job_accept(c, j, time(NULL));
-	rpc_reply_durable(r, 0, NULL, job_id_body(j->id));
+	struct drv_job_submit_reply reply = {.job_id = j->id};
+	rpc_reply_durable(r, 0, NULL, drv_job_submit_reply_encode(&reply));
 }

@@ -25,10 +25,10 @@ static void send_step_signal(struct ctld *c, const struct job *j,
 		struct node *n = &c->nodes.nodes[s->node_idx[k]];
 		if (!n->peer)
 			continue;
-		json_t *body =
-		    json_pack("{s:I,s:I,s:i,s:b}", "job_id", (json_int_t)j->id, "step_id",
-			      (json_int_t)s->id, "signal", sig, "kill", kill);
-		json_t *req = drv_request_new("step.signal", ctld_next_msg_id(c), body);
+		struct drv_step_signal m = {
+		    .job_id = j->id, .step_id = s->id, .signal = sig, .kill = kill};
+		json_t *req = drv_request_new("step.signal", ctld_next_msg_id(c),
+					      drv_step_signal_encode(&m));
 		peer_send(c, n->peer, req);
 		json_decref(req);
 	}
@@ -127,8 +127,8 @@ void steps_signal(struct ctld *c, struct job *j, int sig)
 
 /* Marks p's node of s done; its usage is counted the first time only (noded
  * re-sends until it hears back). False when the node had reported. */
-static bool node_reported(struct job *j, struct job_step *s, struct peer *p, json_t *body,
-			  bool *left)
+static bool node_reported(struct job *j, struct job_step *s, struct peer *p,
+			  const struct drv_step_complete *m, bool *left)
 {
 	bool first = false;
 	*left = false;
@@ -137,9 +137,11 @@ static bool node_reported(struct job *j, struct job_step *s, struct peer *p, jso
 			first = s->node_done[k] = true;
 		*left |= !s->node_done[k];
 	}
-	if (first)
-		usage_add_report(&s->usage, json_object_get(body, "usage"),
-				 p->node->conf->name);
+	if (first && m->has_usage) {
+		json_t *usage = drv_rec_usage_encode(&m->usage);
+		usage_add_report(&s->usage, usage, p->node->conf->name);
+		json_decref(usage);
+	}
 	return first;
 }
 
@@ -148,20 +150,17 @@ static bool node_reported(struct job *j, struct job_step *s, struct peer *p, jso
 void link_step_complete(struct rpc_req *r)
 {
 	struct ctld *c = r->c;
-	json_int_t id = json_integer_value(json_object_get(r->body, "job_id"));
-	uint32_t step_id =
-	    (uint32_t)json_integer_value(json_object_get(r->body, "step_id"));
-	struct job *j =
-	    id > 0 && id <= UINT32_MAX ? job_table_find(&c->jobs, (uint32_t)id) : NULL;
+	const struct drv_step_complete *m = r->msg;
+	struct job *j = job_table_find(&c->jobs, m->job_id);
 	struct peer *p = peer_find(c, r->peer_id);
-	struct job_step *s = j ? step_find(j, step_id) : NULL;
+	struct job_step *s = j ? step_find(j, m->step_id) : NULL;
 	bool left;
 	if (!s || !p || !p->node) {
 		rpc_reply(r, 0, NULL, NULL);
 		return;
 	}
 	if (s->state != JOB_RUNNING) {
-		if (node_reported(j, s, p, r->body, &left)) {
+		if (node_reported(j, s, p, m, &left)) {
 			commit_job(c, j);
 			rpc_reply_durable(r, 0, NULL, NULL);
 		} else {
@@ -169,23 +168,21 @@ void link_step_complete(struct rpc_req *r)
 		}
 		return;
 	}
-	int code = (int)json_integer_value(json_object_get(r->body, "exit_code"));
-	int sig = (int)json_integer_value(json_object_get(r->body, "signal"));
-	if (json_is_true(json_object_get(r->body, "launch_failed"))) {
-		const char *msg = json_string_value(json_object_get(r->body, "message"));
+	int code = m->exit_code, sig = m->signal;
+	if (m->launch_failed) {
 		log_error("step=%u.%u launch failed on node=%s: %s", j->id, s->id,
-			  p->node->conf->name, msg ? msg : "?");
+			  p->node->conf->name, m->message ? m->message : "?");
 		code = code ? code : 1;
 	}
-	node_reported(j, s, p, r->body, &left);
+	node_reported(j, s, p, m, &left);
 	if (code > s->exit_code)
 		s->exit_code = code;
 	if (sig && !s->exit_signal)
 		s->exit_signal = sig;
-	if (json_is_true(json_object_get(r->body, "oom")))
+	if (m->oom)
 		s->oom = true;
 	/* its shepherd ended the tasks: a cancel, or srun gone (Slurm: CANCELLED) */
-	if (json_is_true(json_object_get(r->body, "cancelled")) && s->exit_signal)
+	if (m->cancelled && s->exit_signal)
 		s->cancelled = true;
 	if (!left) {
 		step_finish(c, j, s, time(NULL));
@@ -200,9 +197,8 @@ void link_step_complete(struct rpc_req *r)
 void rpc_alloc_complete(struct rpc_req *r)
 {
 	struct ctld *c = r->c;
-	json_int_t id = json_integer_value(json_object_get(r->body, "job_id"));
-	struct job *j =
-	    id > 0 && id <= UINT32_MAX ? job_table_find(&c->jobs, (uint32_t)id) : NULL;
+	const struct drv_alloc_complete *m = r->msg;
+	struct job *j = job_table_find(&c->jobs, m->job_id);
 	if (!j) {
 		rpc_reply(r, DRV_RC_INVALID_JOB_ID, drv_rc_text(DRV_RC_INVALID_JOB_ID),
 			  NULL);
@@ -217,8 +213,6 @@ void rpc_alloc_complete(struct rpc_req *r)
 		rpc_reply(r, 0, NULL, NULL); /* already over: nothing to do */
 		return;
 	}
-	int code = (int)json_integer_value(json_object_get(r->body, "exit_code"));
-	int sig = (int)json_integer_value(json_object_get(r->body, "signal"));
-	job_end(c, j, code, sig, false, time(NULL));
+	job_end(c, j, m->exit_code, m->signal, false, time(NULL));
 	rpc_reply_durable(r, 0, NULL, NULL);
 }

@@ -50,12 +50,6 @@ static void layout_free(struct layout *l)
 	free(l->gpus);
 }
 
-static int64_t opt_int(json_t *b, const char *key, int64_t def)
-{
-	json_t *v = json_object_get(b, key);
-	return json_is_integer(v) ? json_integer_value(v) : def;
-}
-
 static bool name_in(char **names, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
@@ -65,14 +59,13 @@ static bool name_in(char **names, size_t n, const char *name)
 }
 
 /* The job's alloc slots the step may use, in allocation order. */
-static int candidate_slots(struct ctld *c, const struct job *j, json_t *b,
-			   uint32_t *slots, uint32_t *n, bool *listed,
-			   struct drv_error *err)
+static int candidate_slots(struct ctld *c, const struct job *j,
+			   const struct drv_step_create *m, uint32_t *slots, uint32_t *n,
+			   bool *listed, struct drv_error *err)
 {
 	char **want = NULL, **skip = NULL;
 	size_t n_want = 0, n_skip = 0;
-	const char *w = json_string_value(json_object_get(b, "nodelist"));
-	const char *x = json_string_value(json_object_get(b, "exclude"));
+	const char *w = m->nodelist, *x = m->exclude;
 	if ((w && drv_hostlist_expand(w, &want, &n_want, err) < 0) ||
 	    (x && drv_hostlist_expand(x, &skip, &n_skip, err) < 0)) {
 		drv_strv_free(want, n_want);
@@ -116,9 +109,10 @@ static uint64_t first_gpus(uint64_t mask, uint32_t n)
  * or --gpus-per-node N: that many of the job's GPUs on each node, ones no
  * other such step holds. Without either a step sees every GPU the job has
  * on its nodes and holds none, as CPUs are what keep default steps apart. */
-static int carve_gpus(const struct job *j, json_t *b, struct layout *l, bool overlap)
+static int carve_gpus(const struct job *j, const struct drv_step_create *m,
+		      struct layout *l, bool overlap)
 {
-	int64_t total = opt_int(b, "gpus", 0), per_node = opt_int(b, "gpus_per_node", 0);
+	int64_t total = m->gpus, per_node = m->gpus_per_node;
 	l->gpus = calloc(l->n, sizeof(*l->gpus));
 	if (!l->gpus)
 		abort();
@@ -144,25 +138,24 @@ static int carve_gpus(const struct job *j, json_t *b, struct layout *l, bool ove
 	return 0;
 }
 
-static int lay_out(struct ctld *c, const struct job *j, json_t *b, struct layout *l,
-		   struct drv_error *err)
+static int lay_out(struct ctld *c, const struct job *j, const struct drv_step_create *m,
+		   struct layout *l, struct drv_error *err)
 {
 	uint32_t *slots = calloc(j->n_alloc, sizeof(*slots)), n_cand = 0;
 	if (!slots)
 		abort();
 	bool listed = false;
-	int rc = candidate_slots(c, j, b, slots, &n_cand, &listed, err);
-	int64_t nodes = opt_int(b, "nodes", 0), ntasks = opt_int(b, "ntasks", 0);
-	int64_t ntpn = opt_int(b, "ntasks_per_node", 0);
+	int rc = candidate_slots(c, j, m, slots, &n_cand, &listed, err);
+	int64_t nodes = m->nodes, ntasks = m->ntasks, ntpn = m->ntasks_per_node;
 	if (!rc && (n_cand == 0 || nodes > n_cand))
 		rc = DRV_RC_NODE_CONFIG_UNAVAIL;
 	if (rc) {
 		free(slots);
 		return rc;
 	}
-	int64_t per_gpu = opt_int(b, "ntasks_per_gpu", 0);
+	int64_t per_gpu = m->ntasks_per_gpu;
 	if (per_gpu && !ntasks) { /* --ntasks-per-gpu: that many for each GPU */
-		int64_t gpus = opt_int(b, "gpus", 0);
+		int64_t gpus = m->gpus;
 		for (uint32_t k = 0; !gpus && k < n_cand; k++)
 			gpus += popcount64(j->alloc[slots[k]].gpus);
 		ntasks = per_gpu * (gpus ? gpus : 1);
@@ -180,12 +173,12 @@ static int lay_out(struct ctld *c, const struct job *j, json_t *b, struct layout
 		nodes = ntasks; /* Slurm: -n below -N runs on -n nodes */
 	l->n = (uint32_t)nodes;
 	l->ntasks = (uint32_t)ntasks;
-	l->cpt = (uint32_t)opt_int(b, "cpus_per_task", 1);
-	const char *dist = json_string_value(json_object_get(b, "distribution"));
-	l->dist = !dist || !strcmp(dist, "block") ? STEP_DIST_BLOCK
-		  : !strcmp(dist, "cyclic")	  ? STEP_DIST_CYCLIC
-		  : !strcmp(dist, "plane")	  ? STEP_DIST_PLANE
-						  : STEP_DIST_ARBITRARY;
+	l->cpt = m->cpus_per_task;
+	const char *dist = m->distribution;
+	l->dist = !strcmp(dist, "block")    ? STEP_DIST_BLOCK
+		  : !strcmp(dist, "cyclic") ? STEP_DIST_CYCLIC
+		  : !strcmp(dist, "plane")  ? STEP_DIST_PLANE
+					    : STEP_DIST_ARBITRARY;
 	l->slot = calloc(l->n, sizeof(*l->slot));
 	l->cpus = calloc(l->n, sizeof(*l->cpus));
 	if (!l->slot || !l->cpus)
@@ -204,7 +197,7 @@ static int lay_out(struct ctld *c, const struct job *j, json_t *b, struct layout
 	    .cpus = l->cpus,
 	    .cpus_per_task = l->cpt,
 	    .dist = dists[l->dist == STEP_DIST_ARBITRARY ? STEP_DIST_BLOCK : l->dist],
-	    .plane_size = (uint32_t)opt_int(b, "plane_size", 1),
+	    .plane_size = m->plane_size,
 	};
 	struct step_layout out;
 	rc = step_layout_compute(&req, &out, err);
@@ -212,46 +205,51 @@ static int lay_out(struct ctld *c, const struct job *j, json_t *b, struct layout
 		return rc == -ENOSPC ? DRV_RC_BAD_TASK_COUNT : DRV_RC_ERROR;
 	l->tasks = out.tasks; /* the layout's arrays are ours now */
 	l->task_ids = out.tids;
-	bool exact = json_is_true(json_object_get(b, "exact"));
-	bool overlap = json_is_true(json_object_get(b, "overlap"));
-	bool overcommit = json_is_true(json_object_get(b, "overcommit"));
 	for (uint32_t k = 0; k < l->n; k++) {
 		uint32_t have = j->alloc[l->slot[k]].cpus;
 		uint64_t need = (uint64_t)l->tasks[k] * l->cpt;
-		if (need > have && !overcommit)
+		if (need > have && !m->overcommit)
 			return DRV_RC_TOO_MANY_CPUS;
-		l->cpus[k] = exact ? (uint32_t)(need < have ? need : have) : have;
-		if (!overlap && step_cpus_busy(j, l->slot[k]) + l->cpus[k] > have)
+		l->cpus[k] = m->exact ? (uint32_t)(need < have ? need : have) : have;
+		if (!m->overlap && step_cpus_busy(j, l->slot[k]) + l->cpus[k] > have)
 			return DRV_RC_NODES_BUSY;
-		if (overlap)
+		if (m->overlap)
 			l->cpus[k] = 0;
 	}
-	return carve_gpus(j, b, l, overlap);
+	return carve_gpus(j, m, l, m->overlap);
 }
 
 /* --- the step's environment, the same on every node ------------------------ */
 
-static void env_add(json_t *env, const char *name, const char *fmt, ...)
+struct env {
+	char **v;
+	size_t n, cap;
+};
+
+static void env_add(struct env *env, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-static void env_add(json_t *env, const char *name, const char *fmt, ...)
+static void env_add(struct env *env, const char *name, const char *fmt, ...)
 {
 	char value[4096];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(value, sizeof(value), fmt, ap);
 	va_end(ap);
-	char *entry;
-	if (asprintf(&entry, "%s=%s", name, value) < 0)
+	if (env->n == env->cap) {
+		env->cap = env->cap ? 2 * env->cap : 32;
+		env->v = realloc(env->v, env->cap * sizeof(*env->v));
+		if (!env->v)
+			abort();
+	}
+	if (asprintf(&env->v[env->n++], "%s=%s", name, value) < 0)
 		abort();
-	json_array_append_new(env, json_string(entry));
-	free(entry);
 }
 
-static json_t *step_env(struct ctld *c, const struct job *j, const struct job_step *s,
-			const struct layout *l, json_t *b)
+static void step_env(struct ctld *c, const struct job *j, const struct job_step *s,
+		     const struct layout *l, const struct drv_step_create *m,
+		     struct env *e)
 {
-	json_t *e = json_array();
 	env_add(e, "SLURM_JOB_ID", "%u", j->id);
 	env_add(e, "SLURM_JOBID", "%u", j->id);
 	env_add(e, "SLURM_JOB_NAME", "%s", j->name ? j->name : "");
@@ -290,13 +288,12 @@ static json_t *step_env(struct ctld *c, const struct job *j, const struct job_st
 	env_add(e, "SLURM_TASKS_PER_NODE", "%s", s->tasks_per_node);
 	static const char *const dist[] = {"block", "cyclic", "plane", "arbitrary"};
 	env_add(e, "SLURM_DISTRIBUTION", "%s", dist[l->dist]);
-	if (json_is_true(json_object_get(b, "cpt_given")) || j->req.cpt_given)
+	if (m->cpt_given || j->req.cpt_given)
 		env_add(e, "SLURM_CPUS_PER_TASK", "%u", l->cpt);
-	if (j->req.sched.ntasks_per_node || json_object_get(b, "ntasks_per_node"))
-		env_add(e, "SLURM_NTASKS_PER_NODE", "%lld",
-			(long long)opt_int(b, "ntasks_per_node",
-					   j->req.sched.ntasks_per_node));
-	return e;
+	if (j->req.sched.ntasks_per_node || m->has_ntasks_per_node)
+		env_add(e, "SLURM_NTASKS_PER_NODE", "%u",
+			m->has_ntasks_per_node ? m->ntasks_per_node
+					       : j->req.sched.ntasks_per_node);
 }
 
 /* --- launch ------------------------------------------------------------------ */
@@ -329,88 +326,107 @@ static void fanout_after_commit(struct ctld *c, void *arg)
 	free(f);
 }
 
-static json_t *node_body(struct ctld *c, const struct job *j, const struct job_step *s,
-			 const struct layout *l, uint32_t k, json_t *b, json_t *env)
+/* What every node's step.launch has in common: the request's fields, the
+ * step's environment, the user's groups, the layout for PMIx. */
+static void launch_common(struct ctld *c, const struct job *j, const struct job_step *s,
+			  const struct drv_step_create *m, struct drv_step_launch *o)
 {
-	const struct job_alloc *a = &j->alloc[l->slot[k]];
-	json_t *tasks = json_array(), *gpus = json_array();
-	for (uint32_t t = 0; t < l->tasks[k]; t++)
-		json_array_append_new(tasks, json_integer(l->task_ids[k][t]));
-	for (uint32_t g = 0; g < SCHED_MAX_GPUS; g++)
-		if (l->gpus[k] >> g & 1)
-			json_array_append_new(gpus, json_integer(g));
-	json_t *o = json_pack(
-	    "{s:I,s:I,s:s,s:I,s:I,s:O,s:O,s:O,s:O,s:O,s:O,s:o,s:i,s:i,s:o,s:i,s:O,s:O,s:"
-	    "O}",
-	    "job_id", (json_int_t)j->id, "step_id", (json_int_t)s->id, "user",
-	    j->user ? j->user : "", "uid", (json_int_t)j->uid, "gid", (json_int_t)j->gid,
-	    "argv", json_object_get(b, "argv"), "env", json_object_get(b, "env"), "cwd",
-	    json_object_get(b, "cwd"), "io_host", json_object_get(b, "io_host"),
-	    "io_port", json_object_get(b, "io_port"), "io_key",
-	    json_object_get(b, "io_key"), "tasks", tasks, "node_id", (int)k,
-	    "cpus_on_node", (int)a->cpus, "gpus", gpus, "kill_wait", c->conf->kill_wait,
-	    "stdin_all", json_object_get(b, "stdin_all"), "stdin_task",
-	    json_object_get(b, "stdin_task"), "unbuffered",
-	    json_object_get(b, "unbuffered"));
-	json_object_set(o, "step_env", env);
-	json_t *v;
-	if ((v = json_object_get(b, "gpus_per_task")))
-		json_object_set(o, "gpus_per_task", v);
-	if ((v = json_object_get(b, "gpu_bind")))
-		json_object_set(o, "gpu_bind", v);
-	if ((v = json_object_get(b, "task_argv")))
-		json_object_set(o, "task_argv", v);
-	/* the job's memory on this node bounds this node's share of the step
-	 * (the shepherd's cgroup limit); only when the job asked for memory */
-	json_int_t want = opt_int(b, "mem", 0); /* srun --mem: MiB per node */
-	if (j->req.mem && a->mem)
-		json_object_set_new(o, "mem",
-				    json_integer(want && (uint64_t)want < a->mem
-						     ? want
-						     : (json_int_t)a->mem));
-	else if (want)
-		json_object_set_new(o, "mem", json_integer(want));
-	return o;
+	*o = (struct drv_step_launch){
+	    .job_id = j->id,
+	    .step_id = s->id,
+	    .user = j->user ? j->user : "",
+	    .uid = j->uid,
+	    .gid = j->gid,
+	    .has_gids = true,
+	    .argv = m->argv,
+	    .n_argv = m->n_argv,
+	    .env = m->env,
+	    .n_env = m->n_env,
+	    .cwd = m->cwd,
+	    .io_host = m->io_host,
+	    .io_port = m->io_port,
+	    .io_key = m->io_key,
+	    .has_cpus_on_node = true,
+	    .has_gpus = true,
+	    .gpus_per_task = m->gpus_per_task,
+	    .has_gpus_per_task = m->has_gpus_per_task,
+	    .gpu_bind = m->gpu_bind,
+	    .task_argv = m->task_argv,
+	    .stdin_all = m->stdin_all,
+	    .stdin_task = m->stdin_task,
+	    .unbuffered = m->unbuffered,
+	    .kill_wait = c->conf->kill_wait,
+	    .has_kill_wait = true,
+	};
+	/* one group lookup for the step, shared by every node's body */
+	o->gids = identity_groups(j->user, j->gid, &o->n_gids);
 }
 
-/* The step's nodes and which tasks each runs (new references). */
-static void step_shape(const struct ctld *c, const struct job *j, const struct layout *l,
-		       json_t **names, json_t **ids)
+/* Node k's share: its tasks, CPUs, GPUs and memory. */
+static json_t *node_body(const struct job *j, const struct layout *l, uint32_t k,
+			 const struct drv_step_create *m, struct drv_step_launch *o)
 {
-	*names = json_array();
+	const struct job_alloc *a = &j->alloc[l->slot[k]];
+	uint32_t gpus[SCHED_MAX_GPUS];
+	o->n_gpus = 0;
+	for (uint32_t g = 0; g < SCHED_MAX_GPUS; g++)
+		if (l->gpus[k] >> g & 1)
+			gpus[o->n_gpus++] = g;
+	o->gpus = gpus;
+	o->tasks = l->task_ids[k];
+	o->n_tasks = l->tasks[k];
+	o->node_id = k;
+	o->cpus_on_node = a->cpus;
+	/* the job's memory on this node bounds this node's share of the step
+	 * (the shepherd's cgroup limit); only when the job asked for memory */
+	int64_t want = m->has_mem ? m->mem : 0; /* srun --mem: MiB per node */
+	o->mem = want;
+	if (j->req.mem && a->mem && !(want && (uint64_t)want < a->mem))
+		o->mem = (int64_t)a->mem;
+	o->has_mem = o->mem != 0;
+	return drv_step_launch_encode(o);
+}
+
+/* The step's nodes (borrowed names, freed by the caller) and which tasks
+ * each runs (a new reference). */
+static const char **step_shape(const struct ctld *c, const struct job *j,
+			       const struct layout *l, json_t **ids)
+{
+	const char **names = calloc(l->n ? l->n : 1, sizeof(*names));
+	if (!names)
+		abort();
 	*ids = json_array();
 	for (uint32_t k = 0; k < l->n; k++) {
-		json_array_append_new(
-		    *names, json_string(c->nodes.names[j->alloc[l->slot[k]].node]));
+		names[k] = c->nodes.names[j->alloc[l->slot[k]].node];
 		json_t *mine = json_array();
 		for (uint32_t t = 0; t < l->tasks[k]; t++)
 			json_array_append_new(mine, json_integer(l->task_ids[k][t]));
 		json_array_append_new(*ids, mine);
 	}
+	return names;
 }
 
 /* --mpi=pmix: every shepherd's PMIx server describes the whole step, so each
- * node gets "mpi" and the step's shape as JSON text ("mpi_layout"). */
-static void add_mpi(const struct ctld *c, const struct job *j, const struct layout *l,
-		    json_t *b, json_t **bodies)
+ * node gets "mpi" and the step's shape as JSON text ("mpi_layout"). Returns
+ * that text (caller frees), or NULL without pmix. */
+static char *mpi_layout(const struct ctld *c, const struct job *j, const struct layout *l,
+			const struct drv_step_create *m)
 {
-	const char *mpi = json_string_value(json_object_get(b, "mpi"));
-	if (!mpi || strcmp(mpi, "pmix"))
-		return;
-	json_t *names, *ids;
-	step_shape(c, j, l, &names, &ids);
-	json_t *o = json_pack("{s:o,s:o}", "nodes", names, "tasks", ids);
+	if (!m->mpi || strcmp(m->mpi, "pmix"))
+		return NULL;
+	struct drv_rec_mpi_layout shape;
+	shape.nodes = step_shape(c, j, l, &shape.tasks);
+	shape.n_nodes = l->n;
+	json_t *o = drv_rec_mpi_layout_encode(&shape);
 	char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
 	json_decref(o);
-	for (uint32_t k = 0; text && k < l->n; k++) {
-		json_object_set_new(bodies[k], "mpi", json_string(mpi));
-		json_object_set_new(bodies[k], "mpi_layout", json_string(text));
-	}
-	free(text);
+	json_decref(shape.tasks);
+	free(shape.nodes);
+	return text;
 }
 
 static void queue_launch(struct ctld *c, const struct job *j, const struct job_step *s,
-			 const struct layout *l, json_t *b)
+			 const struct layout *l, const struct drv_step_create *m)
 {
 	struct launch_fanout *f = calloc(1, sizeof(*f));
 	if (!f)
@@ -422,17 +438,24 @@ static void queue_launch(struct ctld *c, const struct job *j, const struct job_s
 	f->nodes = calloc(l->n, sizeof(*f->nodes));
 	if (!f->bodies || !f->nodes)
 		abort();
-	json_t *env = step_env(c, j, s, l, b);
-	/* one group lookup for the step, shared by every node's body */
-	json_t *gids = identity_groups(j->user, j->gid);
+	struct env env = {0};
+	step_env(c, j, s, l, m, &env);
+	struct drv_step_launch o;
+	launch_common(c, j, s, m, &o);
+	o.step_env = (const char **)env.v;
+	o.n_step_env = env.n;
+	char *layout = mpi_layout(c, j, l, m);
+	if (layout) {
+		o.mpi = m->mpi;
+		o.mpi_layout = layout;
+	}
 	for (uint32_t k = 0; k < l->n; k++) {
-		f->bodies[k] = node_body(c, j, s, l, k, b, env);
-		json_object_set(f->bodies[k], "gids", gids);
+		f->bodies[k] = node_body(j, l, k, m, &o);
 		f->nodes[k] = j->alloc[l->slot[k]].node;
 	}
-	add_mpi(c, j, l, b, f->bodies);
-	json_decref(gids);
-	json_decref(env);
+	free(layout);
+	free(o.gids);
+	drv_strv_free(env.v, env.n);
 	commit_defer(c, fanout_after_commit, f);
 }
 
@@ -454,18 +477,17 @@ static char *step_tres(const struct job *j, const struct layout *l, uint32_t cpu
 }
 
 static struct job_step *record_step(struct ctld *c, struct job *j, const struct layout *l,
-				    json_t *b)
+				    const struct drv_step_create *m)
 {
 	struct job_step *s = step_append(j);
 	s->id = j->next_step_id++;
 	s->state = JOB_RUNNING;
 	s->start_time = time(NULL);
-	const char *name = json_string_value(json_object_get(b, "name"));
-	s->name = strdup(name && *name ? name : "srun");
+	s->name = strdup(*m->name ? m->name : "srun");
 	s->ntasks = l->ntasks;
 	s->num_nodes = l->n;
 	s->dist = l->dist;
-	s->overlap = json_is_true(json_object_get(b, "overlap"));
+	s->overlap = m->overlap;
 	s->node_idx = calloc(l->n, sizeof(uint32_t));
 	s->alloc_idx = calloc(l->n, sizeof(uint32_t));
 	s->node_cpus = calloc(l->n, sizeof(uint32_t));
@@ -497,21 +519,27 @@ static struct job_step *record_step(struct ctld *c, struct job *j, const struct 
 static json_t *create_reply(const struct ctld *c, const struct job *j,
 			    const struct job_step *s, const struct layout *l)
 {
-	json_t *names, *ids;
-	step_shape(c, j, l, &names, &ids);
-	return json_pack("{s:I,s:I,s:s,s:I,s:I,s:s,s:o,s:o}", "job_id", (json_int_t)j->id,
-			 "step_id", (json_int_t)s->id, "nodelist", s->nodelist,
-			 "num_nodes", (json_int_t)s->num_nodes, "ntasks",
-			 (json_int_t)s->ntasks, "tasks_per_node", s->tasks_per_node,
-			 "node_names", names, "node_task_ids", ids);
+	struct drv_step_create_reply o = {
+	    .job_id = j->id,
+	    .step_id = s->id,
+	    .nodelist = s->nodelist,
+	    .num_nodes = s->num_nodes,
+	    .ntasks = s->ntasks,
+	    .tasks_per_node = s->tasks_per_node,
+	    .n_node_names = l->n,
+	};
+	o.node_names = step_shape(c, j, l, &o.node_task_ids);
+	json_t *body = drv_step_create_reply_encode(&o);
+	json_decref(o.node_task_ids);
+	free(o.node_names);
+	return body;
 }
 
 void rpc_step_create(struct rpc_req *r)
 {
 	struct ctld *c = r->c;
-	json_int_t id = json_integer_value(json_object_get(r->body, "job_id"));
-	struct job *j =
-	    id > 0 && id <= UINT32_MAX ? job_table_find(&c->jobs, (uint32_t)id) : NULL;
+	const struct drv_step_create *m = r->msg;
+	struct job *j = job_table_find(&c->jobs, m->job_id);
 	int rc = !j					     ? DRV_RC_INVALID_JOB_ID
 		 : j->uid != r->cred.uid && !rpc_is_admin(r) ? DRV_RC_ACCESS_DENIED
 		 : j->state == JOB_PENDING		     ? DRV_RC_JOB_PENDING
@@ -521,15 +549,15 @@ void rpc_step_create(struct rpc_req *r)
 	struct layout l = {0};
 	struct drv_error err = {""};
 	if (!rc)
-		rc = lay_out(c, j, r->body, &l, &err);
+		rc = lay_out(c, j, m, &l, &err);
 	if (rc) {
 		layout_free(&l);
 		rpc_reply(r, rc, err.text[0] ? err.text : drv_rc_text(rc), NULL);
 		return;
 	}
-	struct job_step *s = record_step(c, j, &l, r->body);
+	struct job_step *s = record_step(c, j, &l, m);
 	commit_job(c, j);
-	queue_launch(c, j, s, &l, r->body);
+	queue_launch(c, j, s, &l, m);
 	log_info("step=%u.%u created on %s: %u tasks", j->id, s->id, s->nodelist,
 		 s->ntasks);
 	rpc_reply_durable(r, 0, NULL, create_reply(c, j, s, &l));

@@ -19,8 +19,14 @@ static int build(const char *body_json, const struct drv_conf *conf, struct job_
 {
 	json_t *body = json_loads(body_json, 0, NULL);
 	assert_non_null(body);
+	/* the fields job_req ignores but the declaration requires */
+	json_object_set_new(body, "name", json_string("t"));
+	json_object_set_new(body, "workdir", json_string("/"));
+	struct drv_job_submit m;
 	struct drv_error err = {{0}};
-	int rc = job_req_from_submit(q, body, conf, &err);
+	assert_int_equal(drv_job_submit_decode(body, &m, &err), 0);
+	int rc = job_req_from_submit(q, &m, conf, &err);
+	drv_job_submit_free(&m);
 	json_decref(body);
 	return rc;
 }

@@ -151,9 +151,6 @@ void job_table_remove(struct job_table *t, struct job *j); /* does not free */
 /* JSON encodings (new references). The store record is the protocol's job
  * record (job_fields.h) plus what recovery needs. */
 json_t *job_to_store(const struct job *j, char *const *node_names);
-/* {"job_id": id}: the submit reply and the start of job.signal. Job ids are
- * uint32, past what jansson's "i" (an int) holds. */
-json_t *job_id_body(uint32_t id);
 /* Rebuilds a job from its decoded store record; its allocation (by node
  * name, r->alloc) is the caller's to resolve. NULL if malformed. */
 struct job *job_from_store(const struct drv_rec_job *r);

@@ -111,12 +111,6 @@ static void decode_numbers(struct job *j, const struct drv_rec_job *r)
 	j->next_step_id = r->next_step_id;
 }
 
-json_t *job_id_body(uint32_t id)
-{
-	struct drv_job_submit_reply b = {.job_id = id};
-	return drv_job_submit_reply_encode(&b);
-}
-
 struct job *job_from_store(const struct drv_rec_job *r)
 {
 	int state = job_state_parse(r->state);

@@ -194,9 +194,7 @@ static void batch_ended(struct ctld *c, struct job *j, struct peer *p,
 	}
 	memset(&j->batch_usage, 0, sizeof(j->batch_usage));
 	if (m->has_usage) {
-		json_t *usage = drv_rec_usage_encode(&m->usage);
-		usage_add_report(&j->batch_usage, usage, p->node->conf->name);
-		json_decref(usage);
+		usage_add(&j->batch_usage, &m->usage, p->node->conf->name);
 	}
 	if (m->prolog_failed) {
 		node_drain(c, p->node, "Prolog error", time(NULL));

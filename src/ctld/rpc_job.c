@@ -26,8 +26,7 @@ static bool in_ids(const uint32_t *ids, size_t n, uint32_t v)
 static bool in_str_list(const char *const *list, size_t n, const char *v)
 {
 	for (size_t i = 0; i < n; i++)
-		if (v && (!strcmp(list[i], v) ||
-			  job_state_parse(list[i]) == job_state_parse(v)))
+		if (v && !strcmp(list[i], v))
 			return true;
 	return false;
 }

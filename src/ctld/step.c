@@ -138,9 +138,7 @@ static bool node_reported(struct job *j, struct job_step *s, struct peer *p,
 		*left |= !s->node_done[k];
 	}
 	if (first && m->has_usage) {
-		json_t *usage = drv_rec_usage_encode(&m->usage);
-		usage_add_report(&s->usage, usage, p->node->conf->name);
-		json_decref(usage);
+		usage_add(&s->usage, &m->usage, p->node->conf->name);
 	}
 	return first;
 }

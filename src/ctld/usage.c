@@ -24,18 +24,6 @@ void usage_add(struct step_usage *u, const struct drv_rec_usage *r, const char *
 	u->has = true;
 }
 
-void usage_add_report(struct step_usage *u, const json_t *report, const char *node)
-{
-	struct drv_rec_usage r;
-	struct drv_error err;
-	/* the request carrying it was checked already: this only reads it */
-	if (!json_is_object(report) ||
-	    drv_rec_usage_decode((json_t *)report, &r, &err) < 0)
-		return;
-	usage_add(u, &r, node);
-	drv_rec_usage_free(&r);
-}
-
 void usage_to_step(const struct step_usage *u, struct drv_rec_step *s)
 {
 	if (!u->has)

@@ -23,9 +23,6 @@ struct step_usage {
 
 /* Adds one node's report from node (borrowed). */
 void usage_add(struct step_usage *u, const struct drv_rec_usage *r, const char *node);
-/* The same from the report's JSON (a "usage" object, borrowed; ignored when
- * not one). */
-void usage_add_report(struct step_usage *u, const json_t *report, const char *node);
 /* Sets the usage fields of a step record when u has usage (borrowing u's
  * node name); the store's usage_ntasks keeps the averaging right. */
 void usage_to_step(const struct step_usage *u, struct drv_rec_step *s);

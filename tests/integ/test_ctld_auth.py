@@ -104,6 +104,19 @@ def test_listing_rows_carry_only_what_was_asked(cluster):
     (c.work / "go").touch()
 
 
+def test_a_users_filter_is_applied_by_ctld(cluster):
+    """job.query's "users" selects in ctld itself (a user name that is no
+    state name once matched every job, leaving the filtering to squeue)."""
+    c = cluster
+    jid = c.sbatch("-H", "--wrap", "true")
+    owner = c.show_job(jid)["UserId"].split("(")[0]
+    rows = lambda users: send(c, signed(c, {"v": 1, "type": "job.query", "id": 7, "body": {
+        "fields": ["job_id"], "users": users}}))["body"]["rows"]
+    assert rows([owner]) == [[jid]]
+    assert rows(["nosuchuser"]) == []
+    c.ok("scancel", str(jid))
+
+
 def test_a_replayed_write_is_refused_after_a_restart(cluster):
     """The nonces of state-changing requests are stored with the turn's
     commit, so a captured hold replayed after a kill -9 and restart of ctld

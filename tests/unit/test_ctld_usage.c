@@ -11,19 +11,20 @@
 
 #include "ctld/usage.h"
 
-static json_t *report(int64_t user, int64_t sys, int64_t max, int64_t ave, int64_t task,
-		      int64_t ntasks)
+static struct drv_rec_usage report(int64_t user, int64_t sys, int64_t max, int64_t ave,
+				   uint32_t task, uint32_t ntasks)
 {
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "user_usec", (json_int_t)user,
-			 "sys_usec", (json_int_t)sys, "max_rss_kib", (json_int_t)max,
-			 "ave_rss_kib", (json_int_t)ave, "max_rss_task", (json_int_t)task,
-			 "ntasks", (json_int_t)ntasks);
+	return (struct drv_rec_usage){.user_usec = user,
+				      .sys_usec = sys,
+				      .max_rss_kib = max,
+				      .ave_rss_kib = ave,
+				      .max_rss_task = task,
+				      .ntasks = ntasks};
 }
 
-static void add(struct step_usage *u, json_t *r, const char *node)
+static void add(struct step_usage *u, struct drv_rec_usage r, const char *node)
 {
-	usage_add_report(u, r, node);
-	json_decref(r);
+	usage_add(u, &r, node);
 }
 
 /* Two nodes of a 3-task step: CPU summed, the highest peak with its node
@@ -56,13 +57,10 @@ static json_t *step_entry(const struct step_usage *u, unsigned flags)
 	return drv_shape_encode(&drv_shape_rec_step, &s, flags);
 }
 
-/* A report without usage (an older noded, a shepherd that died) adds
- * nothing, and a step without any has no fields. */
+/* A step no node reported usage for has no usage fields. */
 static void test_absent(void **state)
 {
 	struct step_usage u = {0};
-	usage_add_report(&u, NULL, "n1");
-	usage_add_report(&u, json_null(), "n1");
 	assert_false(u.has);
 	json_t *o = step_entry(&u, 0);
 	assert_null(json_object_get(o, "user_usec"));

@@ -29,13 +29,37 @@ const struct drv_field *drv_shape_field(const struct drv_shape *s, const char *n
 /* --- validation ----------------------------------------------------------- */
 
 struct vctx {
-	const char *what;
+	const struct drv_shape *shape; /* errors name it */
 	struct drv_error *err;
 };
 
-static int fail(struct vctx *v, const char *path, const char *rule)
+/* Where a value is: "jobs[1].restart" as a chain from the field back to the
+ * top, written out only when an error names it (checking a big reply must
+ * not print a path for every value). */
+struct vpath {
+	const struct vpath *up;
+	const char *name; /* a field, or NULL: element index of up */
+	size_t index;
+};
+
+static size_t path_write(const struct vpath *p, char *buf, size_t len)
 {
-	return drv_error_set(v->err, EBADMSG, "%s: field '%s': %s", v->what, path, rule);
+	size_t n = p->up ? path_write(p->up, buf, len) : 0;
+	if (n >= len)
+		return n;
+	if (p->name)
+		n += (size_t)snprintf(buf + n, len - n, "%s%.24s", n ? "." : "", p->name);
+	else
+		n += (size_t)snprintf(buf + n, len - n, "[%zu]", p->index);
+	return n;
+}
+
+static int fail(struct vctx *v, const struct vpath *path, const char *rule)
+{
+	char what[80], where[128] = "";
+	drv_shape_what(v->shape, what, sizeof(what));
+	path_write(path, where, sizeof(where));
+	return drv_error_set(v->err, EBADMSG, "%s: field '%s': %s", what, where, rule);
 }
 
 static bool is_hex64(const char *s)
@@ -95,11 +119,11 @@ void drv_shape_what(const struct drv_shape *s, char *buf, size_t len)
 }
 
 static int check_object(struct vctx *v, const struct drv_shape *s, json_t *obj,
-			const char *prefix);
+			const struct vpath *at);
 
 /* Checks one scalar value, or one element of an array, against f. */
 static int check_value(struct vctx *v, const struct drv_field *f, json_t *x,
-		       const char *path)
+		       const struct vpath *path)
 {
 	char rule[96];
 	switch (f->type) {
@@ -134,7 +158,7 @@ static int check_value(struct vctx *v, const struct drv_field *f, json_t *x,
 }
 
 static int check_field(struct vctx *v, const struct drv_field *f, json_t *x,
-		       const char *path)
+		       const struct vpath *path)
 {
 	if (!f->array)
 		return check_value(v, f, x, path);
@@ -144,37 +168,27 @@ static int check_field(struct vctx *v, const struct drv_field *f, json_t *x,
 	json_t *e;
 	json_array_foreach(x, i, e)
 	{
-		char epath[128];
-		snprintf(epath, sizeof(epath), "%.96s[%zu]", path, i);
-		int rc = check_value(v, f, e, epath);
+		struct vpath elem = {.up = path, .index = i};
+		int rc = check_value(v, f, e, &elem);
 		if (rc < 0)
 			return rc;
 	}
 	return 0;
 }
 
-static void field_path(char *out, size_t len, const char *prefix, const char *name)
-{
-	if (prefix)
-		snprintf(out, len, "%.96s.%.24s", prefix, name);
-	else
-		snprintf(out, len, "%.24s", name);
-}
-
 static int check_object(struct vctx *v, const struct drv_shape *s, json_t *obj,
-			const char *prefix)
+			const struct vpath *at)
 {
 	for (size_t i = 0; i < s->n_fields; i++) {
 		const struct drv_field *f = &s->fields[i];
-		char path[128];
-		field_path(path, sizeof(path), prefix, f->name);
+		struct vpath path = {.up = at, .name = f->name};
 		json_t *x = json_object_get(obj, f->name);
 		if (!x || json_is_null(x)) {
 			if (f->req)
-				return fail(v, path, "required");
+				return fail(v, &path, "required");
 			continue;
 		}
-		int rc = check_field(v, f, x, path);
+		int rc = check_field(v, f, x, &path);
 		if (rc < 0)
 			return rc;
 	}
@@ -183,12 +197,11 @@ static int check_object(struct vctx *v, const struct drv_shape *s, json_t *obj,
 
 int drv_shape_validate(const struct drv_shape *s, json_t *obj, struct drv_error *err)
 {
-	char what[80];
-	drv_shape_what(s, what, sizeof(what));
-	struct vctx v = {.what = what, .err = err};
-	if (!json_is_object(obj))
-		return drv_error_set(err, EBADMSG, "%s: field 'body': must be an object",
-				     what);
+	struct vctx v = {.shape = s, .err = err};
+	if (!json_is_object(obj)) {
+		struct vpath body = {.name = "body"};
+		return fail(&v, &body, "must be an object");
+	}
 	return check_object(&v, s, obj, NULL);
 }
 
@@ -388,12 +401,11 @@ int drv_shape_decode_field(const struct drv_shape *s, size_t i, json_t *x, void 
 			   struct drv_error *err)
 {
 	const struct drv_field *f = &s->fields[i];
-	char what[80];
-	drv_shape_what(s, what, sizeof(what));
-	struct vctx v = {.what = what, .err = err};
+	struct vctx v = {.shape = s, .err = err};
+	struct vpath path = {.name = f->name};
 	if (!x || json_is_null(x))
 		return 0;
-	int rc = check_field(&v, f, x, f->name);
+	int rc = check_field(&v, f, x, &path);
 	if (rc < 0)
 		return rc;
 	rc =

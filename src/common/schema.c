@@ -526,6 +526,24 @@ void drv_shape_strip(const struct drv_shape *s, json_t *obj, unsigned flags)
 	}
 }
 
+size_t drv_shape_salvage(const struct drv_shape *s, json_t *obj)
+{
+	size_t dropped = 0;
+	struct drv_error err;
+	struct vctx v = {.shape = s, .err = &err};
+	for (size_t i = 0; json_is_object(obj) && i < s->n_fields; i++) {
+		const struct drv_field *f = &s->fields[i];
+		struct vpath path = {.name = f->name};
+		json_t *x = json_object_get(obj, f->name);
+		if (x && !json_is_null(x) && !f->req &&
+		    check_field(&v, f, x, &path) < 0) {
+			json_object_del(obj, f->name);
+			dropped++;
+		}
+	}
+	return dropped;
+}
+
 /* --- defaults and examples ----------------------------------------------- */
 
 void drv_shape_fill_defaults(const struct drv_shape *s, json_t *obj)

@@ -127,6 +127,12 @@ void drv_shape_init(const struct drv_shape *s, void *out);
 int drv_shape_decode_field(const struct drv_shape *s, size_t i, json_t *x, void *out,
 			   struct drv_error *err);
 
+/* Deletes from obj each optional top-level field that breaks its
+ * declaration, so that the rest decodes with those fields at their
+ * defaults: for records read back from the store, where keeping a job
+ * beats refusing it. Returns how many fields it dropped. */
+size_t drv_shape_salvage(const struct drv_shape *s, json_t *obj);
+
 /* Releases what drv_shape_decode allocated in p (not p itself). */
 void drv_shape_free(const struct drv_shape *s, void *p);
 

@@ -2,6 +2,7 @@
  * of docs/state-machines.md: every acknowledged job comes back, ids continue,
  * RUNNING jobs keep their nodes while the nodes have SlurmdTimeout to
  * re-register, and admin node states win over the config. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -32,7 +33,14 @@ static void on_job(const char *key, const char *text, void *arg)
 	struct drv_rec_job r;
 	struct drv_error err = {""};
 	struct job *j = NULL;
-	if (rec && drv_rec_job_decode(rec, &r, &err) == 0) {
+	int rc = rec ? drv_rec_job_decode(rec, &r, &err) : -EBADMSG;
+	if (rc == -EBADMSG && rec && drv_shape_salvage(&drv_shape_rec_job, rec)) {
+		/* a field written by another version: the job matters more */
+		log_error("store: job %s: %s: kept with that field's default", key,
+			  err.text);
+		rc = drv_rec_job_decode(rec, &r, &err);
+	}
+	if (rc == 0) {
 		j = job_from_store(&r);
 		if (!j)
 			drv_rec_job_free(&r);

@@ -2,7 +2,9 @@
 survive their noded, a node that stays away goes DOWN, admin state sticks,
 and `drover up` / `drover status` / `drover down` handle half-dead clusters."""
 
+import json
 import re
+import sqlite3
 
 from conftest import pid_alive, wait_for
 
@@ -161,3 +163,23 @@ def test_down_works_when_the_config_no_longer_loads(cluster):
     for sp in shepherds:
         pid = int(sp.read_text().split()[0])
         wait_for(lambda: not pid_alive(pid), 5, what=f"shepherd {pid} gone")
+
+
+def test_a_stored_job_with_a_field_another_version_wrote_is_kept(make_cluster):
+    """A payload field that breaks its declaration (say, a comment a newer
+    version stored as a number) costs that field, not the job."""
+    c = make_cluster(nodes=1)
+    jid = c.sbatch("-H", "--comment", "kept", "--wrap", "true")
+    c.kill9("ctld")
+    db = sqlite3.connect(next(c.dir.rglob("drover.db")))
+    rec = json.loads(db.execute("SELECT rec FROM jobs WHERE id=?", (jid,)).fetchone()[0])
+    rec["comment"] = 5
+    db.execute("UPDATE jobs SET rec=? WHERE id=?", (json.dumps(rec), jid))
+    db.commit()
+    db.close()
+    c.up()
+    job = c.show_job(jid)
+    assert job["JobState"] == "PENDING" and job["Reason"] == "JobHeldUser", job
+    assert "Comment" not in job or job["Comment"] in ("(null)", ""), job
+    assert re.search(rf"job {jid}: job: field 'comment': must be a string: kept", c.log()), \
+        c.log()[-2000:]

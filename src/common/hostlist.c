@@ -406,3 +406,8 @@ char *drv_hostlist_compress(char *const *names, size_t n)
 	}
 	return b.s;
 }
+
+char *drv_strdup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}

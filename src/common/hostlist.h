@@ -17,5 +17,7 @@ int drv_hostlist_expand(const char *expr, char ***names, size_t *n,
 char *drv_hostlist_compress(char *const *names, size_t n);
 
 void drv_strv_free(char **v, size_t n);
+/* A copy of s, or NULL for NULL (or out of memory). */
+char *drv_strdup_or_null(const char *s);
 
 #endif

@@ -382,9 +382,13 @@ int drv_shape_decode(const struct drv_shape *s, json_t *obj, void *out,
 {
 	memset(out, 0, s->size);
 	int rc = drv_shape_validate(s, obj, err);
-	if (rc < 0)
-		return rc;
-	rc = decode_object(s, obj, out);
+	return rc < 0 ? rc : drv_shape_decode_valid(s, obj, out, err);
+}
+
+int drv_shape_decode_valid(const struct drv_shape *s, json_t *obj, void *out,
+			   struct drv_error *err)
+{
+	int rc = decode_object(s, obj, out);
 	if (rc < 0)
 		drv_error_set(err, ENOMEM, "%s: out of memory", s->name);
 	return rc;

@@ -105,6 +105,12 @@ int drv_shape_validate(const struct drv_shape *s, json_t *obj, struct drv_error 
 int drv_shape_decode(const struct drv_shape *s, json_t *obj, void *out,
 		     struct drv_error *err);
 
+/* The same for obj that passed drv_shape_validate(s) already (as every
+ * received body did in drv_envelope_parse): decodes without checking it
+ * twice. Returns 0 or -ENOMEM. */
+int drv_shape_decode_valid(const struct drv_shape *s, json_t *obj, void *out,
+			   struct drv_error *err);
+
 /* A new object from in: every field that is present (required ones always,
  * optional ones when set: non-NULL, has_ true, or carrying a default).
  * With flags, only the fields that carry one of them (0: all), or with

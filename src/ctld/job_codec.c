@@ -63,31 +63,26 @@ json_t *job_to_store(const struct job *j, char *const *node_names)
 	return r;
 }
 
-static char *dup_str(const char *s)
-{
-	return s ? strdup(s) : NULL;
-}
-
 static void decode_strings(struct job *j, const struct drv_rec_job *r)
 {
-	j->name = dup_str(r->name);
-	j->user = dup_str(r->user);
-	j->partition = dup_str(r->partition);
-	j->workdir = dup_str(r->workdir);
-	j->submit_dir = dup_str(r->submit_dir);
-	j->stdout_pat = dup_str(r->stdout);
-	j->stderr_pat = dup_str(r->stderr);
-	j->comment = dup_str(r->comment);
-	j->submit_host = dup_str(r->submit_host);
-	j->command = dup_str(r->command);
-	j->export_env = dup_str(r->export);
-	j->nodelist = dup_str(r->nodelist);
-	j->batch_host = dup_str(r->batch_host);
-	j->tasks_per_node = dup_str(r->tasks_per_node);
-	j->cpus_per_node = dup_str(r->cpus_per_node);
-	j->alloc_gpus = dup_str(r->alloc_gpus);
-	j->req_tres = dup_str(r->req_tres);
-	j->alloc_tres = dup_str(r->alloc_tres);
+	j->name = drv_strdup_or_null(r->name);
+	j->user = drv_strdup_or_null(r->user);
+	j->partition = drv_strdup_or_null(r->partition);
+	j->workdir = drv_strdup_or_null(r->workdir);
+	j->submit_dir = drv_strdup_or_null(r->submit_dir);
+	j->stdout_pat = drv_strdup_or_null(r->stdout);
+	j->stderr_pat = drv_strdup_or_null(r->stderr);
+	j->comment = drv_strdup_or_null(r->comment);
+	j->submit_host = drv_strdup_or_null(r->submit_host);
+	j->command = drv_strdup_or_null(r->command);
+	j->export_env = drv_strdup_or_null(r->export);
+	j->nodelist = drv_strdup_or_null(r->nodelist);
+	j->batch_host = drv_strdup_or_null(r->batch_host);
+	j->tasks_per_node = drv_strdup_or_null(r->tasks_per_node);
+	j->cpus_per_node = drv_strdup_or_null(r->cpus_per_node);
+	j->alloc_gpus = drv_strdup_or_null(r->alloc_gpus);
+	j->req_tres = drv_strdup_or_null(r->req_tres);
+	j->alloc_tres = drv_strdup_or_null(r->alloc_tres);
 }
 
 static void decode_numbers(struct job *j, const struct drv_rec_job *r)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hostlist.h"
 #include "common/proto.h"
 #include "ctld/dep_parse.h"
 
@@ -63,24 +64,19 @@ static int set_features(struct job_req *req, char *text)
 	return 0;
 }
 
-static char *dup_or_null(const char *s)
-{
-	return s ? strdup(s) : NULL;
-}
-
 /* The placement and --signal fields of a job.submit body. */
 static int placement_from_submit(struct job_req *req, const struct drv_job_submit *m)
 {
 	struct sched_req *r = &req->sched;
 	r->min_cpus = m->min_cpus;
 	r->min_tmp = (uint64_t)m->tmp;
-	req->req_nodes = dup_or_null(m->req_nodes);
-	req->exc_nodes = dup_or_null(m->exc_nodes);
+	req->req_nodes = drv_strdup_or_null(m->req_nodes);
+	req->exc_nodes = drv_strdup_or_null(m->exc_nodes);
 	req->warn_signal = m->signal;
 	req->warn_time = m->has_signal_time ? m->signal_time : 60;
 	req->warn_batch = m->signal_batch;
 	req->time_min = m->time_min;
-	return set_features(req, dup_or_null(m->features));
+	return set_features(req, drv_strdup_or_null(m->features));
 }
 
 /* The totals the fields make together, which the schema cannot bound one
@@ -120,15 +116,15 @@ int job_req_from_submit(struct job_req *req, const struct drv_job_submit *m,
 	r->gpus_per_node = m->gpus_per_node;
 	r->gpus_total = m->gpus;
 	r->exclusive = m->exclusive;
-	req->gpu_type = dup_or_null(m->gpu_type);
+	req->gpu_type = drv_strdup_or_null(m->gpu_type);
 	r->gpu_type = req->gpu_type;
 	apply_memory(req, m, conf);
-	req->account = dup_or_null(m->account);
-	req->qos = dup_or_null(m->qos);
+	req->account = drv_strdup_or_null(m->account);
+	req->qos = drv_strdup_or_null(m->qos);
 	req->nice = m->nice;
-	req->open_mode = dup_or_null(m->open_mode);
-	req->stdin_pat = dup_or_null(m->stdin);
-	req->dependency = dup_or_null(m->dependency);
+	req->open_mode = drv_strdup_or_null(m->open_mode);
+	req->stdin_pat = drv_strdup_or_null(m->stdin);
+	req->dependency = drv_strdup_or_null(m->dependency);
 	req->requeue = m->has_requeue ? m->requeue : conf->job_requeue != 0;
 	int rc = placement_from_submit(req, m);
 	if (rc < 0) {
@@ -234,11 +230,6 @@ json_t *job_req_to_json(const struct job_req *req)
 	return out;
 }
 
-static char *dup_str(const char *s)
-{
-	return s ? strdup(s) : NULL;
-}
-
 int job_req_from_rec(struct job_req *req, const struct drv_rec_job_req *o)
 {
 	struct sched_req *r = &req->sched;
@@ -259,29 +250,30 @@ int job_req_from_rec(struct job_req *req, const struct drv_rec_job_req *o)
 	req->mem_given = o->mem_given;
 	req->mem_is_per_cpu = o->mem_is_per_cpu;
 	req->mem = o->mem;
-	req->gpu_type = dup_str(o->gpu_type);
+	req->gpu_type = drv_strdup_or_null(o->gpu_type);
 	r->gpu_type = req->gpu_type;
-	req->account = dup_str(o->account);
-	req->qos = dup_str(o->qos);
-	req->dependency = dup_str(o->dependency);
+	req->account = drv_strdup_or_null(o->account);
+	req->qos = drv_strdup_or_null(o->qos);
+	req->dependency = drv_strdup_or_null(o->dependency);
 	if (dep_from_json(&req->deps, o->deps, o->deps_any, o->dep_failed) < 0)
 		return -ENOMEM;
 	req->kill_invalid_dep = o->kill_invalid_dep;
 	req->begin_time = o->begin_time;
 	req->deadline = o->deadline;
 	req->nice = o->nice;
-	req->open_mode = dup_str(o->open_mode);
-	req->stdin_pat = dup_str(o->stdin);
+	req->open_mode = drv_strdup_or_null(o->open_mode);
+	req->stdin_pat = drv_strdup_or_null(o->stdin);
 	req->requeue = o->requeue;
 	r->min_cpus = o->min_cpus;
 	r->min_tmp = o->tmp;
-	req->req_nodes = dup_str(o->req_nodes);
-	req->exc_nodes = dup_str(o->exc_nodes);
+	req->req_nodes = drv_strdup_or_null(o->req_nodes);
+	req->exc_nodes = drv_strdup_or_null(o->exc_nodes);
 	req->warn_signal = o->signal;
 	req->warn_time = o->signal_time;
 	req->warn_batch = o->signal_batch;
 	req->time_min = o->time_min;
-	set_features(req, dup_str(o->features)); /* a stored -C parsed once already */
+	set_features(
+	    req, drv_strdup_or_null(o->features)); /* a stored -C parsed once already */
 	return 0;
 }
 

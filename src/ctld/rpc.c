@@ -91,7 +91,7 @@ static void run_handler(const struct handler *h, struct rpc_req *r)
 	const struct drv_msg_decl *d = drv_msg_decl_find(r->type);
 	struct drv_error err = {{0}};
 	void *msg = d ? calloc(1, d->body->size) : NULL;
-	if (!msg || drv_shape_decode(d->body, r->body, msg, &err) < 0) {
+	if (!msg || drv_shape_decode_valid(d->body, r->body, msg, &err) < 0) {
 		free(msg);
 		rpc_reply(r, DRV_RC_PROTOCOL, msg ? err.text : "out of memory", NULL);
 		return;
@@ -150,8 +150,8 @@ void rpc_dispatch(struct ctld *c, struct peer *p, json_t *env_json, bool mac_ok)
 	}
 	if (!mac_ok && h->writes)
 		commit_nonce(c, r.cred.nonce, r.cred.uid, r.cred.expires);
-	/* Defaults only now: the credential's digest covers the body as sent. */
-	drv_msg_fill_defaults(r.type, r.body);
+	/* decoding fills the defaults in, after the digest covered the body
+	 * as sent */
 	run_handler(h, &r);
 }
 

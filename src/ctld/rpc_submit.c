@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/hostlist.h"
 #include "common/jsonw.h"
 #include "common/log.h"
 #include "common/proto.h"
@@ -15,11 +16,6 @@
 #include "ctld/job_id.h"
 #include "ctld/job_req.h"
 #include "ctld/rpc_handlers.h"
-
-static char *dup_or_null(const char *s)
-{
-	return s ? strdup(s) : NULL;
-}
 
 /* env and argv as the store keeps them: a JSON array's text. */
 static char *strs_text(const char *const *v, size_t n)
@@ -59,17 +55,17 @@ static int check_submitter(const struct rpc_req *r, char *msg, size_t len)
 static void fill_job(struct job *j, const struct rpc_req *r, const struct part *p)
 {
 	const struct drv_job_submit *m = r->msg;
-	j->name = dup_or_null(m->name);
+	j->name = drv_strdup_or_null(m->name);
 	j->user = identity_user_name(r->cred.uid);
 	j->partition = strdup(p->conf->name);
-	j->workdir = dup_or_null(m->workdir);
-	j->submit_dir = dup_or_null(m->submit_dir);
-	j->stdout_pat = dup_or_null(m->stdout);
-	j->stderr_pat = dup_or_null(m->stderr);
-	j->comment = dup_or_null(m->comment);
-	j->submit_host = dup_or_null(m->submit_host);
-	j->command = dup_or_null(m->command);
-	j->export_env = dup_or_null(m->export);
+	j->workdir = drv_strdup_or_null(m->workdir);
+	j->submit_dir = drv_strdup_or_null(m->submit_dir);
+	j->stdout_pat = drv_strdup_or_null(m->stdout);
+	j->stderr_pat = drv_strdup_or_null(m->stderr);
+	j->comment = drv_strdup_or_null(m->comment);
+	j->submit_host = drv_strdup_or_null(m->submit_host);
+	j->command = drv_strdup_or_null(m->command);
+	j->export_env = drv_strdup_or_null(m->export);
 	/* A pending job should cost well under 1 KiB: the common values are not
 	 * stored twice (NULL stands for "same as workdir" and "ALL"). */
 	if (j->submit_dir && j->workdir && !strcmp(j->submit_dir, j->workdir)) {

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hostlist.h"
 #include "ctld/step_internal.h"
 
 static const char *const dist_names[] = {"Block", "Cyclic", "Plane", "Arbitrary"};
@@ -137,11 +138,6 @@ json_t *steps_to_json(const struct job *j, bool store)
 	return a;
 }
 
-static char *dup_str(const char *s)
-{
-	return s ? strdup(s) : NULL;
-}
-
 /* n values from v (nv of them; the rest 0). */
 static void *copy_of(const void *v, size_t nv, size_t n, size_t size)
 {
@@ -171,10 +167,10 @@ static void step_from_store(struct job_step *s, const struct drv_rec_step *r,
 {
 	s->id = r->step_id;
 	s->state = state;
-	s->name = dup_str(r->name);
-	s->nodelist = dup_str(r->nodelist);
-	s->tasks_per_node = dup_str(r->tasks_per_node);
-	s->alloc_tres = dup_str(r->alloc_tres);
+	s->name = drv_strdup_or_null(r->name);
+	s->nodelist = drv_strdup_or_null(r->nodelist);
+	s->tasks_per_node = drv_strdup_or_null(r->tasks_per_node);
+	s->alloc_tres = drv_strdup_or_null(r->alloc_tres);
 	s->start_time = r->start_time;
 	s->end_time = r->end_time;
 	s->exit_code = r->exit_code;

@@ -225,7 +225,7 @@ static void handle_request(struct noded *nd, struct drv_conn *c, const char *typ
 	const struct drv_msg_decl *d = drv_msg_decl_find(type);
 	void *msg = d ? calloc(1, d->body->size) : NULL;
 	int rc;
-	if (!msg || drv_shape_decode(d->body, body, msg, &err) < 0) {
+	if (!msg || drv_shape_decode_valid(d->body, body, msg, &err) < 0) {
 		rc = DRV_RC_PROTOCOL;
 		if (!msg)
 			drv_error_set(&err, ENOMEM, "out of memory");

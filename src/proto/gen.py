@@ -399,13 +399,6 @@ def gen_header(shapes):
         out.append("static inline void drv_%s_free(struct drv_%s *m)" % (n, n))
         out.append("{\n\tdrv_shape_free(&drv_shape_%s, m);\n}" % n)
         out.append("")
-    msgs = [s for s in shapes if s.kind in ("request", "push")]
-    out.append("/* Every declared message type, in declaration order. */")
-    out.append("enum drv_msg_id {")
-    for s in msgs:
-        out.append("\tDRV_MSG_%s," % s.cname.upper())
-    out.append("\tDRV_MSG_COUNT_,\n};")
-    out.append("")
     out.append("#endif")
     return "\n".join(out) + "\n"
 

@@ -70,6 +70,13 @@ void commit_nonce(struct ctld *c, const char *nonce, uid_t uid, int64_t expires)
 	request_flush(c);
 }
 
+void commit_object(struct ctld *c, enum store_obj_kind kind, const char *name,
+		   const char *rec_json)
+{
+	store_batch_put_object(c->extra, kind, name, rec_json);
+	request_flush(c);
+}
+
 void commit_nonce_prune(struct ctld *c, int64_t now)
 {
 	store_batch_put_nonce_prune(c->extra, now);

@@ -99,6 +99,10 @@ void commit_run(struct ctld *c, const struct job *j, const char *state, int64_t 
  * the removal of those expired by now. */
 void commit_nonce(struct ctld *c, const char *nonce, uid_t uid, int64_t expires);
 void commit_nonce_prune(struct ctld *c, int64_t now);
+/* Object kind/name (store.h) as rec_json (copied), or its deletion (NULL),
+ * in this turn's transaction. */
+void commit_object(struct ctld *c, enum store_obj_kind kind, const char *name,
+		   const char *rec_json);
 void commit_payload(struct ctld *c, uint32_t id, const char *script, const char *env_json,
 		    const char *argv_json);
 typedef void (*effect_f)(struct ctld *c, void *arg);

@@ -30,6 +30,12 @@ int store_job_payload(struct store *s, uint32_t id, char **script, char **env_js
 	return s->engine->job_payload(s, id, script, env_json, argv_json);
 }
 
+int store_load_objects(struct store *s, store_object_f on_object, void *arg,
+		       struct drv_error *err)
+{
+	return s->engine->load_objects(s, on_object, arg, err);
+}
+
 int store_load_nonces(struct store *s, int64_t now, store_nonce_f on_nonce, void *arg)
 {
 	return s->engine->load_nonces(s, now, on_nonce, arg);

@@ -119,6 +119,31 @@ int store_query_history(struct store *s, enum store_history from,
 			const struct store_job_filter *f, store_map_f map, void *map_arg,
 			store_rows_f done, void *arg);
 
+/* --- objects: the policy's tables ------------------------------------------
+ *
+ * Accounts, users, associations, QOS, partitions made live, usage: each a
+ * record (JSON text, declared in store.schema) under a kind and a name that
+ * is unique within the kind. The numbers are stored: never renumber one. */
+enum store_obj_kind {
+	STORE_OBJ_CLUSTER = 1,
+	STORE_OBJ_ACCOUNT = 2,
+	STORE_OBJ_USER = 3,
+	STORE_OBJ_ASSOC = 4,
+	STORE_OBJ_QOS = 5,
+	STORE_OBJ_PARTITION = 6,
+	STORE_OBJ_USAGE = 7,
+	STORE_OBJ_LICENSE = 8,
+	STORE_OBJ_RESERVATION = 9,
+	STORE_OBJ_TIMER = 10,
+};
+
+/* Calls on_object for every stored object, ordered by kind, then name, on
+ * the loop thread before it returns. 0 or -errno with err. */
+typedef void (*store_object_f)(enum store_obj_kind kind, const char *name,
+			       const char *rec_json, void *arg);
+int store_load_objects(struct store *s, store_object_f on_object, void *arg,
+		       struct drv_error *err);
+
 /* --- writes ------------------------------------------------------------ */
 struct store_batch *store_batch_new(void);
 void store_batch_free(struct store_batch *b); /* accepts NULL */
@@ -133,6 +158,10 @@ void store_batch_put_run(struct store_batch *b, uint32_t id, uint32_t restart,
 			 int64_t end_time, const char *rec_json);
 void store_batch_put_node(struct store_batch *b, const char *name, const char *rec_json);
 void store_batch_put_next_id(struct store_batch *b, uint32_t next_job_id);
+/* Writes object kind/name (replacing it), or deletes it when rec_json is
+ * NULL. */
+void store_batch_put_object(struct store_batch *b, enum store_obj_kind kind,
+			    const char *name, const char *rec_json);
 /* Deletes up to max_jobs jobs, the earliest ended first, that ended before
  * ended_before, with their payloads and earlier runs: accounting history
  * past its retention. */

@@ -98,6 +98,15 @@ void store_batch_put_next_id(struct store_batch *b, uint32_t next_job_id)
 	op->n = next_job_id;
 }
 
+void store_batch_put_object(struct store_batch *b, enum store_obj_kind kind,
+			    const char *name, const char *rec_json)
+{
+	struct store_op *op = batch_add(b, STORE_OP_OBJECT);
+	op->n = (uint32_t)kind;
+	op->name = dup_or_die(name);
+	op->rec = rec_json ? dup_or_die(rec_json) : NULL;
+}
+
 void store_batch_put_nonce(struct store_batch *b, const char *nonce, uint32_t uid,
 			   int64_t expires)
 {

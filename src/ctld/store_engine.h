@@ -34,6 +34,8 @@ struct store_engine {
 	int (*first_unused_id)(struct store *s, uint32_t lo, uint32_t hi, uint32_t *id);
 	int (*load_nonces)(struct store *s, int64_t now, store_nonce_f on_nonce,
 			   void *arg);
+	int (*load_objects)(struct store *s, store_object_f on_object, void *arg,
+			    struct drv_error *err);
 	int (*commit)(struct store *s, struct store_batch *b, store_done_f done,
 		      void *arg);
 	int (*query_history)(struct store *s, enum store_history from,
@@ -60,6 +62,7 @@ enum store_op_kind {
 	STORE_OP_PURGE,	      /* n (most jobs), time (ended before) */
 	STORE_OP_NONCE,	      /* name (the nonce), id (its uid), time (it expires) */
 	STORE_OP_NONCE_PRUNE, /* time (nonces that expire by then go) */
+	STORE_OP_OBJECT,      /* n (the kind), name, rec (NULL: delete it) */
 };
 
 /* One typed write. The strings belong to the batch. */

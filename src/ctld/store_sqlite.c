@@ -38,7 +38,9 @@ const char *store_sqlite_schema_sql =
     "CREATE INDEX IF NOT EXISTS job_runs_end ON job_runs(end_time);"
     "CREATE TABLE IF NOT EXISTS nonces(nonce TEXT PRIMARY KEY, uid INTEGER NOT NULL,"
     " expires INTEGER NOT NULL);"
-    "CREATE INDEX IF NOT EXISTS nonces_expires ON nonces(expires);";
+    "CREATE INDEX IF NOT EXISTS nonces_expires ON nonces(expires);"
+    "CREATE TABLE IF NOT EXISTS objects(kind INTEGER NOT NULL, name TEXT NOT NULL,"
+    " rec TEXT NOT NULL, PRIMARY KEY(kind, name));";
 
 /* --- the writer thread --------------------------------------------------- */
 
@@ -56,6 +58,8 @@ enum stmt {
 	ST_PURGE_JOB,
 	ST_NONCE,
 	ST_NONCE_PRUNE,
+	ST_OBJECT,
+	ST_OBJECT_DEL,
 	ST_COUNT,
 };
 
@@ -69,6 +73,8 @@ static const char *stmt_sql[ST_COUNT] = {
     [ST_NEXT_ID] = "INSERT OR REPLACE INTO meta(key,value) VALUES('next_job_id',?7)",
     [ST_NONCE] = "INSERT OR REPLACE INTO nonces(nonce,uid,expires) VALUES(?4,?1,?2)",
     [ST_NONCE_PRUNE] = "DELETE FROM nonces WHERE expires <= ?2",
+    [ST_OBJECT] = "INSERT OR REPLACE INTO objects(kind,name,rec) VALUES(?7,?4,?3)",
+    [ST_OBJECT_DEL] = "DELETE FROM objects WHERE kind = ?7 AND name = ?4",
     /* ?7 is the most rows one purge deletes, so that it never holds the
      * writer long; the payloads and runs go first, while their jobs still
      * say which */
@@ -118,6 +124,8 @@ static int run_op(struct store_sqlite *s, const struct store_op *op)
 	    [STORE_OP_NONCE] = ST_NONCE,
 	    [STORE_OP_NONCE_PRUNE] = ST_NONCE_PRUNE,
 	};
+	if (op->kind == STORE_OP_OBJECT)
+		return run_stmt(s, op->rec ? ST_OBJECT : ST_OBJECT_DEL, op);
 	if (op->kind != STORE_OP_PURGE)
 		return run_stmt(s, one[op->kind], op);
 	int rc = run_stmt(s, ST_PURGE_PAYLOAD, op);

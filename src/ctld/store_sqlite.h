@@ -27,7 +27,7 @@ struct store_sqlite {
 	void *done_arg;
 	int pipe_rd, pipe_wr; /* the writer wakes the loop through this pipe */
 	struct event *done_ev;
-	sqlite3_stmt *stmts[10];     /* the writer's statements, prepared once */
+	sqlite3_stmt *stmts[16];     /* the writer's statements, prepared once */
 	struct store_reader *reader; /* history queries (store_sqlite_read.c) */
 };
 

@@ -184,6 +184,26 @@ static int sqlite_load_nonces(struct store *store, int64_t now, store_nonce_f on
 	return rc == SQLITE_DONE ? 0 : -EIO;
 }
 
+static int sqlite_load_objects(struct store *store, store_object_f on_object, void *arg,
+			       struct drv_error *err)
+{
+	struct store_sqlite *s = store_sqlite_of(store);
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->rdb,
+			       "SELECT kind, name, rec FROM objects ORDER BY kind, name",
+			       -1, &st, NULL) != SQLITE_OK)
+		return drv_error_set(err, EIO, "store: %s", sqlite3_errmsg(s->rdb));
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		on_object((enum store_obj_kind)sqlite3_column_int(st, 0),
+			  (const char *)sqlite3_column_text(st, 1),
+			  (const char *)sqlite3_column_text(st, 2), arg);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return drv_error_set(err, EIO, "store: %s", sqlite3_errmsg(s->rdb));
+	return 0;
+}
+
 static int sqlite_first_unused_id(struct store *store, uint32_t lo, uint32_t hi,
 				  uint32_t *id)
 {
@@ -244,6 +264,7 @@ const struct store_engine store_sqlite_engine = {
     .job_payload = sqlite_job_payload,
     .first_unused_id = sqlite_first_unused_id,
     .load_nonces = sqlite_load_nonces,
+    .load_objects = sqlite_load_objects,
     .commit = store_sqlite_commit,
     .query_history = store_sqlite_query_history,
 };

@@ -2,8 +2,9 @@
  * reopen, recovery filters finished jobs by age, payloads read back, the
  * writer takes one batch at a time, history queries run on the reader thread
  * in order (test_store_filter.c checks what each filter selects), the purge
- * removes only old ended jobs and their earlier runs, and queries still
- * queued at close are cancelled. */
+ * removes only old ended jobs and their earlier runs, queries still
+ * queued at close are cancelled, and objects (the policy's tables) are
+ * written, replaced, deleted and read back by kind and name. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -93,6 +94,57 @@ static void committed_batch_survives_reopen(void **state)
 	free(env);
 	free(argv);
 	assert_int_equal(store_job_payload(s, 2, &script, &env, &argv), -ENOENT);
+	store_close(s);
+	event_base_free(base);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+struct objects_seen {
+	char rows[8][96];
+	int n;
+};
+
+static void on_object(enum store_obj_kind kind, const char *name, const char *rec,
+		      void *arg)
+{
+	struct objects_seen *s = arg;
+	snprintf(s->rows[s->n++], 96, "%d/%s=%s", (int)kind, name, rec);
+}
+
+static void objects_by_kind_and_name(void **state)
+{
+	char dir[] = "/tmp/drv-store-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	struct event_base *base = event_base_new();
+	struct drv_error err = {{0}};
+	struct store *s = store_open(base, dir, &err);
+	assert_non_null(s);
+	struct store_batch *b = store_batch_new();
+	store_batch_put_object(b, STORE_OBJ_QOS, "normal", "{\"priority\":0}");
+	store_batch_put_object(b, STORE_OBJ_ACCOUNT, "physics", "{\"parent\":\"root\"}");
+	store_batch_put_object(b, STORE_OBJ_ACCOUNT, "chem", "{}");
+	store_batch_put_object(b, STORE_OBJ_QOS, "high", "{\"priority\":9}");
+	commit_and_wait(base, s, b);
+	/* the same name under another kind is another object; a put replaces,
+	 * a NULL record deletes */
+	b = store_batch_new();
+	store_batch_put_object(b, STORE_OBJ_QOS, "normal", "{\"priority\":1}");
+	store_batch_put_object(b, STORE_OBJ_USER, "chem", "{}");
+	store_batch_put_object(b, STORE_OBJ_QOS, "high", NULL);
+	commit_and_wait(base, s, b);
+	store_close(s);
+
+	s = store_open(base, dir, &err);
+	assert_non_null(s);
+	struct objects_seen seen = {0};
+	assert_int_equal(store_load_objects(s, on_object, &seen, &err), 0);
+	assert_int_equal(seen.n, 4);
+	assert_string_equal(seen.rows[0], "2/chem={}");
+	assert_string_equal(seen.rows[1], "2/physics={\"parent\":\"root\"}");
+	assert_string_equal(seen.rows[2], "3/chem={}");
+	assert_string_equal(seen.rows[3], "5/normal={\"priority\":1}");
 	store_close(s);
 	event_base_free(base);
 	char cmd[128];
@@ -317,6 +369,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(committed_batch_survives_reopen),
 	    cmocka_unit_test(one_batch_at_a_time),
+	    cmocka_unit_test(objects_by_kind_and_name),
 	    cmocka_unit_test(unusable_dir_is_an_error),
 	    cmocka_unit_test(history_queries_answer_in_order),
 	    cmocka_unit_test(purge_takes_only_old_ended_jobs),

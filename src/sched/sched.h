@@ -1,15 +1,39 @@
 /* sched.h — the scheduler: a pure function from a snapshot to decisions.
  *
- * No I/O, no clock, no globals: ctld, the simulator and the unit tests call
- * the same code. The caller builds the snapshot (nodes with what is in use,
- * partitions, eligible pending jobs with their requests), calls sched_run()
- * and applies the verdicts.
+ * No I/O, no clock, no globals: ctld, the trace-replay simulator and the
+ * unit tests call the same code. Time is an input (snapshot.now); the only
+ * way out to the caller during a pass is params.stop, asked now and then
+ * whether the pass has used up its time (bf_max_time), which the caller
+ * answers from its own clock (ctld) or from virtual time (the simulator).
  *
- * Policy (Slurm's built-in scheduler with select/cons_tres): jobs are tried
- * in priority order (ties: lower job id first) and share nodes by CPUs,
- * memory and GPUs; a job that cannot start blocks every lower-priority job of
- * its partition, which then wait with reason PRIORITY while the blocked one
- * waits with RESOURCES. */
+ * The caller builds a snapshot (docs/scheduler.md, "Snapshot"):
+ *   - nodes with their specific CPUs (ids 0..n_cpus-1), memory and GPUs as
+ *     per-device unit counts (a whole GPU is one unit of a device of
+ *     capacity 1; shards, MPS and MIG later are more units or more devices);
+ *   - partitions, several of which may share nodes;
+ *   - cluster-wide licenses;
+ *   - running jobs with what they hold and when they are expected to end
+ *     (what everything in use now is derived from);
+ *   - pending jobs that may start as far as ctld's own rules go (holds,
+ *     dependencies, begin times are ctld's), with their priority, user,
+ *     association, QOS, candidate partitions, time limit and --time-min;
+ *   - the policy: QOS and the association tree with their limits;
+ *   - the plans of the last backfill pass (used by a quick pass).
+ * sched_run() returns a decision per pending job: start now (with the
+ * specific CPUs and GPU units), or wait with a precise reason and, where the
+ * backfill pass planned it, the time and nodes it is expected to start on.
+ *
+ * Policy (Slurm's sched/backfill with select/cons_tres): jobs are tried in
+ * order of partition PriorityTier, then priority, then job id. A pass of
+ * kind SCHED_PASS_QUICK is Slurm's main scheduler: it tries the first
+ * default_queue_depth jobs, starts those that fit now without touching any
+ * plan of a job above them, and never plans. A pass of kind
+ * SCHED_PASS_BACKFILL considers up to bf_max_job_test jobs: each starts now
+ * if it fits over its whole time limit without delaying any job planned
+ * before it, else it is planned at the earliest time it fits within
+ * bf_window (times on a bf_resolution grid) and its plan is kept in the
+ * resource-time profile for the jobs after it. A job started by backfill
+ * therefore never delays the planned start of a job it planned for. */
 #ifndef DRV_SCHED_H
 #define DRV_SCHED_H
 
@@ -17,34 +41,75 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define SCHED_NEVER INT64_MAX	   /* a time that never comes: no end, no limit */
+#define SCHED_NONE UINT32_MAX	   /* no index (no QOS, no parent, ...) */
+#define SCHED_UNLIMITED UINT64_MAX /* a limit that is not set */
 #define SCHED_MEM_WHOLE UINT64_MAX /* --mem=0: all of each node's memory */
-#define SCHED_MAX_GPUS 64	   /* per node: allocations are bit masks */
+#define SCHED_WORDS(bits) (((bits) + 63) / 64) /* uint64_t words of a bitmap */
 
-enum sched_verdict {
-	SCHED_WAIT_PRIORITY,	/* a higher-priority job of its partition waits */
-	SCHED_WAIT_RESOURCES,	/* not enough free resources now */
-	SCHED_WAIT_PART_DOWN,	/* its partition is not UP */
-	SCHED_WAIT_NODE_CONFIG, /* the partition can never hold it */
-	SCHED_WAIT_REQ_NODE,	/* a -w node is not up (does not block others) */
-	SCHED_START,		/* start on alloc[alloc_off .. alloc_off+alloc_n) */
+/* Trackable resources, as Slurm's TRES names them ("cpu", "mem", "node",
+ * "gres/gpu", "billing"): the unit of every limit and of fair-share usage. */
+enum sched_tres {
+	SCHED_TRES_CPU,
+	SCHED_TRES_MEM, /* MiB */
+	SCHED_TRES_NODE,
+	SCHED_TRES_GPU,
+	SCHED_TRES_BILLING,
+	SCHED_TRES_COUNT,
+};
+
+struct sched_tres_vec {
+	uint64_t v[SCHED_TRES_COUNT]; /* SCHED_UNLIMITED: no limit (in limits) */
+};
+
+/* --- the machine --------------------------------------------------------- */
+
+/* One GPU device of a node. */
+struct sched_gpu {
+	const char *type;  /* "a100", or NULL when untyped */
+	uint32_t capacity; /* units it holds: 1 for a whole GPU */
 };
 
 struct sched_node {
-	bool up; /* registered, responding, not drained */
-	uint32_t cpus_total, cpus_used;
-	uint64_t mem_total, mem_used; /* MiB; mem_total 0: memory not tracked */
-	uint32_t n_gpus;	      /* <= SCHED_MAX_GPUS */
-	uint64_t gpus_used;	      /* bit i: GPU i is allocated */
-	const char *const *gpu_type;  /* n_gpus entries (NULL: untyped), or NULL */
+	bool up;	 /* registered, responding, not drained: takes new work */
+	uint32_t weight; /* Weight=: lower weights are filled first */
+	uint32_t n_cpus; /* CPU ids 0..n_cpus-1 */
+	uint64_t mem;	 /* MiB; 0: memory is not tracked */
+	uint32_t n_gpus;
+	const struct sched_gpu *gpus; /* n_gpus devices, or NULL when none */
 	uint64_t tmp_disk;	      /* MB, TmpDisk= */
 	const char *features;	      /* Features= "a,b", or NULL */
+};
+
+/* OverSubscribe= of a partition. */
+enum sched_oversubscribe {
+	SCHED_OS_NO,	    /* jobs share nodes by CPUs, never a CPU (the default) */
+	SCHED_OS_EXCLUSIVE, /* every job gets whole nodes */
+	SCHED_OS_YES,	    /* up to oversubscribe_max jobs on each CPU */
 };
 
 struct sched_part {
 	const uint32_t *nodes; /* indices into the node array, in config order */
 	uint32_t n_nodes;
-	bool up;
+	bool up;		    /* State=UP or DRAIN: its pending jobs may start */
+	uint32_t priority_tier;	    /* PriorityTier: higher tiers go first */
+	int64_t max_time;	    /* MaxTime, seconds; SCHED_NEVER: none */
+	uint32_t max_nodes;	    /* MaxNodes; 0: none */
+	uint32_t min_nodes;	    /* MinNodes; 0: none */
+	uint32_t max_cpus_per_node; /* MaxCPUsPerNode; 0: none */
+	uint64_t max_mem_per_node;  /* MaxMemPerNode, MiB; 0: none */
+	enum sched_oversubscribe oversubscribe;
+	uint32_t oversubscribe_max; /* YES:N's N */
+	uint32_t qos;		    /* the partition's QOS=, or SCHED_NONE */
 };
+
+/* A cluster-wide consumable count (Licenses=name:N). */
+struct sched_license {
+	const char *name;
+	uint32_t total;
+};
+
+/* --- requests and allocations --------------------------------------------- */
 
 #define SCHED_MAX_TERMS 16
 
@@ -96,51 +161,295 @@ struct sched_req {
 	const struct sched_constraint *constraint; /* -C, or NULL */
 };
 
-/* What a started job holds on one node. */
+/* -L name:count, by index into the snapshot's licenses. */
+struct sched_lic_req {
+	uint32_t lic;
+	uint32_t count;
+};
+
+/* What a job holds (or is given, or is planned to get) on one node. */
 struct sched_alloc {
-	uint32_t node, cpus, tasks;
-	uint64_t mem;  /* MiB */
-	uint64_t gpus; /* bit mask of GPU indices */
+	uint32_t node, cpus, tasks; /* cpus: the number of bits set in cpu_ids */
+	uint64_t mem;		    /* MiB */
+	const uint64_t *cpu_ids;    /* SCHED_WORDS(node's n_cpus) words: bit i is CPU i */
+	const uint32_t *gpu_units;  /* units per device of the node (n_gpus), or NULL */
 };
 
-struct sched_job {
-	/* in */
+/* --- the policy ------------------------------------------------------------ */
+
+enum sched_qos_flag {
+	SCHED_QOS_DENY_ON_LIMIT = 1 << 0, /* refused at submit, not held (ctld's) */
+};
+
+struct sched_qos {
+	const char *name;
+	uint32_t priority;   /* Priority= (the QOS factor's raw value) */
+	double usage_factor; /* UsageFactor=, 1.0 by default */
+	int64_t max_wall;    /* MaxWall, seconds; SCHED_NEVER: none */
+	uint32_t max_jobs_per_user; /* MaxJobsPerUser; SCHED_NONE: none */
+	uint32_t grp_jobs;	    /* GrpJobs; SCHED_NONE: none */
+	struct sched_tres_vec max_tres_per_user, max_tres_per_job, grp_tres;
+	uint32_t flags; /* enum sched_qos_flag */
+};
+
+/* An association: the cluster's root, an account, or a user in an account.
+ * Limits are the effective ones: ctld resolves Slurm's inheritance of Max*
+ * limits from parents before it builds the snapshot; a Grp* limit applies
+ * to the sum over the association's whole subtree. */
+struct sched_assoc {
+	uint32_t parent; /* index, or SCHED_NONE for the root */
+	uint32_t uid;	 /* a user association's uid; SCHED_NONE for accounts */
+	uint32_t shares; /* Fairshare= (raw shares); 1 by default */
+	double usage;	 /* its own decayed, billed usage (billing-seconds); the
+			  * subtree's sum is sched_fairshare's to make */
+	uint32_t grp_jobs, max_jobs; /* SCHED_NONE: none */
+	struct sched_tres_vec grp_tres, max_tres_per_job;
+	int64_t max_wall; /* seconds; SCHED_NEVER: none */
+};
+
+struct sched_policy {
+	const struct sched_qos *qos;
+	uint32_t n_qos;
+	const struct sched_assoc *assocs; /* parents before children */
+	uint32_t n_assocs;
+	bool enforce_limits; /* AccountingStorageEnforce=limits */
+	bool enforce_qos;    /* AccountingStorageEnforce=qos */
+};
+
+/* --- jobs ------------------------------------------------------------------- */
+
+struct sched_running {
 	uint32_t job_id;
-	uint64_t priority; /* higher runs first */
-	uint32_t part;	   /* index into the partition array */
+	int64_t end;	   /* expected end (start + limit); SCHED_NEVER: unlimited */
+	uint64_t priority; /* for the preemption work */
+	uint32_t part, qos, assoc, uid; /* SCHED_NONE where none */
+	const struct sched_alloc *alloc;
+	uint32_t n_alloc;
+	const struct sched_lic_req *lics;
+	uint32_t n_lics;
+};
+
+/* A job the last backfill pass planned: kept out of lower jobs' way by a
+ * quick pass. Its job must be among the pending ones to be honoured. */
+struct sched_plan {
+	uint32_t job_id;
+	int64_t start, end;
+	const struct sched_alloc *alloc; /* the nodes (and amounts) it was planned on */
+	uint32_t n_alloc;
+	const struct sched_lic_req *lics;
+	uint32_t n_lics;
+};
+
+struct sched_pending {
+	uint32_t job_id;
+	uint64_t priority; /* higher goes first (within a PriorityTier) */
+	uint32_t uid, assoc, qos; /* SCHED_NONE where none */
+	const uint32_t *parts;	  /* candidate partitions, in the order given */
+	uint32_t n_parts;
+	int64_t time_limit; /* seconds; SCHED_NEVER: unlimited */
+	int64_t time_min;   /* --time-min, seconds; 0: not given */
 	const struct sched_req *req;
-	/* out */
-	enum sched_verdict verdict;
-	uint32_t alloc_off, alloc_n; /* with SCHED_START */
+	const struct sched_lic_req *lics;
+	uint32_t n_lics;
+	uint32_t count; /* array tasks that may start now; 1 for a plain job */
 };
 
-struct sched_input {
-	struct sched_node *nodes; /* borrowed; sched_run adds what it starts */
-	size_t n_nodes;
+/* --- running a pass ---------------------------------------------------------- */
+
+enum sched_pass_kind {
+	SCHED_PASS_QUICK,    /* Slurm's main scheduler: start only, honour plans */
+	SCHED_PASS_BACKFILL, /* start what fits, plan the rest */
+};
+
+struct sched_params {
+	enum sched_pass_kind kind;
+	uint32_t default_queue_depth; /* QUICK: jobs tried (Slurm: 100) */
+	uint32_t bf_max_job_test;     /* BACKFILL: jobs tried (Slurm: 500) */
+	uint32_t bf_max_job_user;     /* BACKFILL: per user; 0: no limit */
+	int64_t bf_window;	      /* seconds planned ahead (Slurm: 1 day) */
+	int64_t bf_resolution;	      /* seconds between planned times (60) */
+	/* bf_continue: start after this (tier, priority, job id) position of
+	 * the order, as left by the previous pass (result.resume); zero: from
+	 * the top */
+	struct sched_resume {
+		bool valid;
+		uint32_t tier;
+		uint64_t priority;
+		uint32_t job_id;
+	} resume;
+	/* Asked every few jobs; true ends the pass there (bf_max_time). NULL:
+	 * never stops early. */
+	bool (*stop)(void *arg);
+	void *stop_arg;
+};
+
+struct sched_snapshot {
+	int64_t now;
+	const struct sched_node *nodes;
+	uint32_t n_nodes;
 	const struct sched_part *parts;
-	size_t n_parts;
-	struct sched_job *jobs; /* borrowed; reordered by priority, verdicts set */
-	size_t n_jobs;
+	uint32_t n_parts;
+	const struct sched_license *lics;
+	uint32_t n_lics;
+	const struct sched_running *running;
+	uint32_t n_running;
+	const struct sched_pending *pending;
+	uint32_t n_pending;
+	const struct sched_plan *plans; /* QUICK only; ignored by BACKFILL */
+	uint32_t n_plans;
+	const struct sched_policy *policy; /* NULL: no limits */
 };
 
-/* Decides every job. alloc needs room for one entry per node each started
- * job gets (n_nodes * n_jobs is always enough; the function stops starting
- * jobs when alloc is full). Returns the number of jobs to start, or -EINVAL
- * on a malformed snapshot (nothing decided). */
-int sched_run(struct sched_input *in, struct sched_alloc *alloc, size_t alloc_cap);
+enum sched_verdict {
+	SCHED_WAIT,  /* not now: see reason, and start when planned */
+	SCHED_START, /* start now on alloc[alloc_off .. alloc_off+alloc_n) */
+};
 
-/* Places one request on part's nodes as they are now; on success marks the
- * resources used, fills out[0..*n_out) and returns 0; else -ENOSPC and
- * changes nothing. */
-int sched_place(struct sched_node *nodes, const struct sched_part *part,
-		const struct sched_req *req, struct sched_alloc *out, size_t cap,
-		uint32_t *n_out);
+/* Why a job waits: Slurm's reason names (sched_reason_name). */
+enum sched_reason {
+	SCHED_R_NONE,
+	SCHED_R_PRIORITY,	   /* a job before it waits for what it needs */
+	SCHED_R_RESOURCES,	   /* not enough free resources now */
+	SCHED_R_PART_DOWN,	   /* no candidate partition is up */
+	SCHED_R_PART_NODE_LIMIT,   /* no candidate partition can ever hold it */
+	SCHED_R_PART_TIME_LIMIT,   /* its limit is over every partition's MaxTime */
+	SCHED_R_REQ_NODE_NOT_AVAIL, /* a -w node is not up (does not block others) */
+	SCHED_R_LICENSES,	   /* not enough licenses now */
+	SCHED_R_QOS_MAX_JOBS_PER_USER,
+	SCHED_R_QOS_GRP_JOBS,
+	SCHED_R_QOS_GRP_CPU,
+	SCHED_R_QOS_GRP_MEM,
+	SCHED_R_QOS_GRP_GRES,
+	SCHED_R_QOS_GRP_NODE,
+	SCHED_R_QOS_MAX_CPU_PER_USER,
+	SCHED_R_QOS_MAX_GRES_PER_USER,
+	SCHED_R_QOS_MAX_NODE_PER_USER,
+	SCHED_R_QOS_MAX_CPU_PER_JOB,
+	SCHED_R_QOS_MAX_GRES_PER_JOB,
+	SCHED_R_QOS_MAX_WALL,
+	SCHED_R_ASSOC_GRP_JOBS,
+	SCHED_R_ASSOC_GRP_CPU,
+	SCHED_R_ASSOC_GRP_MEM,
+	SCHED_R_ASSOC_GRP_GRES,
+	SCHED_R_ASSOC_GRP_NODE,
+	SCHED_R_ASSOC_MAX_JOBS,
+	SCHED_R_ASSOC_MAX_CPU_PER_JOB,
+	SCHED_R_ASSOC_MAX_GRES_PER_JOB,
+	SCHED_R_ASSOC_MAX_WALL,
+	/* room for the reservation and preemption work */
+	SCHED_R_RESERVATION,
+	SCHED_R_COUNT,
+};
 
-/* Could req ever run in part, were all its nodes up and idle? 0 or -ENOSPC.
- * nodes is borrowed and left unchanged. */
-int sched_fits_config(const struct sched_node *nodes, size_t n_nodes,
+struct sched_decision {
+	uint32_t index; /* into snapshot.pending */
+	uint32_t job_id;
+	enum sched_verdict verdict;
+	enum sched_reason reason; /* SCHED_R_NONE with SCHED_START */
+	uint32_t part;		  /* the partition started or planned in */
+	/* START: now; WAIT: the planned start, or 0 when none was planned
+	 * (not tested, beyond bf_window, or held by a limit) */
+	int64_t start;
+	/* START: the limit it runs with (its own, or less down to its
+	 * --time-min when that let it start); WAIT: its own */
+	int64_t time_limit;
+	uint32_t alloc_off, alloc_n; /* START: what it gets; planned: where */
+	uint32_t lacks;		     /* RESOURCES: bit 1 << SCHED_TRES_* it lacks */
+	/* room for the preemption work: jobs to preempt for it to start */
+	uint32_t preempt_off, n_preempt;
+};
+
+struct sched_stats {
+	uint32_t tested, started, planned;
+	bool stopped; /* params.stop ended the pass, or bf_max_job_test did */
+};
+
+/* What a pass returns; every array is the result's own. An array job
+ * (count > 1) gets one decision per task it starts (all with the same
+ * index), then at most one for the tasks left waiting. */
+struct sched_result {
+	struct sched_decision *decisions;
+	uint32_t n_decisions;
+	struct sched_alloc *allocs; /* their cpu_ids/gpu_units point into the result */
+	uint32_t n_allocs;
+	uint32_t *preempt; /* job ids, for the preemption work */
+	struct sched_resume resume; /* where bf_continue goes on from */
+	struct sched_stats stats;
+	void *pool; /* the cpu_ids and gpu_units the allocations point to */
+};
+
+/* Decides the pending jobs of snap. 0 and *out filled (freed with
+ * sched_result_free), -EINVAL when the snapshot is malformed (an index out of
+ * range, more in use than a node has), -ENOMEM; *out untouched on failure.
+ * snap is only read. */
+int sched_run(const struct sched_snapshot *snap, const struct sched_params *params,
+	      struct sched_result *out);
+void sched_result_free(struct sched_result *r); /* accepts NULL and zeroed */
+
+/* Could req ever run in part, were all its nodes up and idle? 0 or -ENOSPC. */
+int sched_fits_config(const struct sched_node *nodes, uint32_t n_nodes,
 		      const struct sched_part *part, const struct sched_req *req);
 
-const char *sched_verdict_reason(enum sched_verdict v); /* Slurm's reason name */
+const char *sched_reason_name(enum sched_reason r); /* Slurm's reason name */
+
+/* --- priority (priority.c) and fair share (fairshare.c) --------------------- */
+
+/* PriorityWeight* and the settings of priority/multifactor. */
+struct sched_prio_weights {
+	uint32_t age, fairshare, job_size, partition, qos;
+	uint32_t tres[SCHED_TRES_COUNT]; /* PriorityWeightTRES */
+	int64_t max_age;		 /* PriorityMaxAge, seconds */
+	bool favor_small;		 /* PriorityFavorSmall */
+	bool small_relative_to_time;	 /* PriorityFlags=SMALL_RELATIVE_TO_TIME */
+	uint32_t cluster_cpus, cluster_nodes; /* what job size is relative to */
+	struct sched_tres_vec cluster_tres;   /* the TRES factors' denominators */
+	uint32_t max_part_job_factor;	      /* the highest PriorityJobFactor */
+	uint32_t max_qos_priority;	      /* the highest QOS Priority */
+};
+
+/* One job's factors, each 0..1 before its weight, as sprio shows them. */
+struct sched_prio_job {
+	int64_t eligible_time; /* when it became eligible (age counts from it) */
+	uint32_t cpus, nodes;
+	int64_t time_limit;	    /* seconds; SCHED_NEVER unlimited */
+	uint32_t part_job_factor;   /* PriorityJobFactor of its partition */
+	uint32_t qos_priority;	    /* its QOS's Priority */
+	double fairshare;	    /* its association's factor (sched_fairshare) */
+	struct sched_tres_vec tres; /* what it asks for */
+	int32_t nice;		    /* --nice, scontrol update Nice= */
+};
+
+struct sched_prio_factors {
+	double age, fairshare, job_size, partition, qos; /* 0..1 */
+	double tres[SCHED_TRES_COUNT];
+	uint64_t priority; /* sum of weighted factors - nice, at least 1 */
+};
+
+void sched_priority(const struct sched_prio_weights *w, const struct sched_prio_job *j,
+		    int64_t now, struct sched_prio_factors *out);
+
+enum sched_fs_algo {
+	SCHED_FS_FAIR_TREE, /* Slurm's default since 19.05 */
+	SCHED_FS_CLASSIC,
+};
+
+/* What sshare shows of one association. */
+struct sched_fs {
+	double norm_shares; /* its shares over its siblings', times its parent's */
+	double raw_usage;   /* its subtree's usage */
+	double norm_usage;  /* raw_usage over the whole tree's */
+	double eff_usage;   /* classic: with the parent's usage folded in */
+	double level_fs;    /* fair tree: shares over usage among its siblings */
+	double factor;	    /* the fair-share factor, 0..1 */
+};
+
+/* Fair-share figures of every association of the tree (parents before
+ * children), from shares and decayed usage; out has n entries. 0, or
+ * -EINVAL when the tree is malformed (a parent after its child). */
+int sched_fairshare(const struct sched_assoc *a, uint32_t n, enum sched_fs_algo algo,
+		    struct sched_fs *out);
+
+/* Usage decays with half-life half_life: what u is worth dt seconds on. */
+double sched_decay(double u, int64_t dt, int64_t half_life);
 
 #endif

@@ -158,6 +158,7 @@ static json_t *base_body(const struct sbatch_opts *o, const struct job_script *s
 	q.n_env = nenv;
 	q.export = o->export_spec ? o->export_spec : "ALL";
 	q.hold = o->hold;
+	q.test_only = o->test_only;
 	q.submit_host = org->host;
 	q.argv = (const char **)args;
 	q.n_argv = nargs;

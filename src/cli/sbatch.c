@@ -22,6 +22,7 @@
 #include "cli/sbatch_res.h"
 #include "cli/sbatch_script.h"
 #include "cli/sbatch_wait.h"
+#include "cli/timeshow.h"
 #include "common/proto.h"
 #include "common/timefmt.h"
 
@@ -197,6 +198,18 @@ static void report_refusal(const struct sbatch_opts *o, int rc,
 	cli_error("Batch job submission failed: %s", why);
 }
 
+/* --test-only's answer, as Slurm's sbatch prints it (to stderr). */
+static void print_will_run(const struct drv_job_submit_reply *r)
+{
+	char when[64];
+	cli_fmt_time((time_t)r->start_time, when, sizeof(when));
+	fprintf(stderr,
+		"sbatch: Job %u to start at %s using %u processors on nodes %s in "
+		"partition %s\n",
+		r->job_id, when, r->procs, r->nodes ? r->nodes : "",
+		r->partition ? r->partition : "");
+}
+
 static int submit(const struct sbatch_opts *o, json_t *body)
 {
 	struct drv_conf *conf = NULL;
@@ -215,6 +228,12 @@ static int submit(const struct sbatch_opts *o, json_t *body)
 		return 1;
 	}
 	rc = cli_call(conf, "job.submit", body, &reply, &err);
+	if (rc != 0 && o->test_only && rc > 0) { /* slurm_perror's form */
+		fprintf(stderr, "allocation failure: %s\n",
+			err.text[0] ? err.text : drv_rc_text(rc));
+		drv_conf_free(conf);
+		return 1;
+	}
 	if (rc != 0) {
 		report_refusal(o, rc, &err);
 		drv_conf_free(conf);
@@ -223,6 +242,12 @@ static int submit(const struct sbatch_opts *o, json_t *body)
 	struct drv_job_submit_reply r = {0};
 	(void)drv_job_submit_reply_decode(reply, &r, &err); /* checked by cli_call */
 	id = (long long)r.job_id;
+	if (o->test_only) {
+		print_will_run(&r);
+		json_decref(reply);
+		drv_conf_free(conf);
+		return 0;
+	}
 	json_decref(reply);
 	/* With -M Slurm names the cluster that took the job. */
 	if (o->parsable && o->clusters)

@@ -27,6 +27,7 @@ static const struct option long_opts[] = {
     {"chdir", required_argument, 0, 'D'},
     {"hold", no_argument, 0, 'H'},
     {"parsable", no_argument, 0, SBATCH_OPT_PARSABLE},
+    {"test-only", no_argument, 0, SBATCH_OPT_TEST_ONLY},
     {"comment", required_argument, 0, SBATCH_OPT_COMMENT},
     {"wrap", required_argument, 0, SBATCH_OPT_WRAP},
     {"export", required_argument, 0, SBATCH_OPT_EXPORT},
@@ -261,6 +262,9 @@ int sbatch_opts_store(struct sbatch_opts *o, int c, const char *arg)
 		break;
 	case SBATCH_OPT_PARSABLE:
 		o->parsable = true;
+		break;
+	case SBATCH_OPT_TEST_ONLY:
+		o->test_only = true;
 		break;
 	case SBATCH_OPT_COMMENT:
 		o->comment = arg;

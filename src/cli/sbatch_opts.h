@@ -23,6 +23,7 @@ struct sbatch_opts {
 	const char *nodelist, *nodefile, *exclude, *constraint, *mincpus, *tmp;
 	const char *signal, *time_min;
 	bool parsable, hold, wait;
+	bool test_only; /* --test-only: ask when and where it would start */
 	bool requeue, no_requeue; /* the last of --requeue/--no-requeue given */
 	bool help, version;
 };
@@ -56,6 +57,7 @@ enum sbatch_opt_code {
 	SBATCH_OPT_TIME_MIN,
 	SBATCH_OPT_DEADLINE,
 	SBATCH_OPT_KILL_DEP,
+	SBATCH_OPT_TEST_ONLY,
 };
 
 /* Stores option c (a letter or an sbatch_opt_code) with its argument

@@ -72,8 +72,11 @@ static void print_job_head(FILE *out, const struct cli_job *j, bool detail)
 	for (char *p = reason; *p; p++)
 		if (*p == ' ')
 			*p = '_';
-	fprintf(out, "JobState=%s Reason=%s Dependency=%s" NL, j->state, reason,
+	fprintf(out, "JobState=%s Reason=%s Dependency=%s", j->state, reason,
 		or_null(j->dependency));
+	if (j->lacks) /* Drover's: what a job waiting for Resources is short of */
+		fprintf(out, " Lacks=%s", j->lacks);
+	fprintf(out, NL);
 	fprintf(out,
 		"Requeue=%d Restarts=%" PRId64 " BatchFlag=%d Reboot=0 ExitCode=%" PRId64
 		":%" PRId64 NL,
@@ -154,7 +157,10 @@ static void print_job_alloc(FILE *out, const struct cli_job *j)
 	fprintf(out, "Partition=%s AllocNode:Sid=%s:0" NL, j->partition, j->submit_host);
 	fprintf(out, "ReqNodeList=%s ExcNodeList=%s" NL, or_null(j->req_nodes),
 		or_null(j->exc_nodes));
-	fprintf(out, "NodeList=%s" NL, j->nodelist); /* empty until it runs */
+	fprintf(out, "NodeList=%s", j->nodelist); /* empty until it runs */
+	if (j->sched_nodes) /* where backfill plans to start it */
+		fprintf(out, " SchedNodeList=%s", j->sched_nodes);
+	fprintf(out, NL);
 	if (*j->batch_host)
 		fprintf(out, "BatchHost=%s" NL, j->batch_host);
 	/* Pending with -N, Slurm shows the range it asked for: "1-2", "2-2". */

@@ -168,6 +168,11 @@ V(f_nodelist)
 	str(j->nodelist, "", b, l);
 }
 
+V(f_schednodes) /* where backfill plans to start it, "(null)" when nowhere */
+{
+	str(j->sched_nodes, "(null)", b, l);
+}
+
 V(f_reason)
 {
 	str(j->reason, "None", b, l);
@@ -479,7 +484,8 @@ static const struct sq_field fields[] = {
     {'x', "excnodes", "EXC_NODES", true, true, f_exc_nodes, W(DRV_REC_JOB__EXC_NODES)},
     {'X', "corespec", "CORE_SPEC", true, true, f_na, NULL},
     {'y', "nice", "NICE", true, true, f_nice, W(DRV_REC_JOB__NICE)},
-    {'Y', "schednodes", "SCHEDNODES", true, true, f_null, NULL},
+    {'Y', "schednodes", "SCHEDNODES", true, true, f_schednodes,
+     W(DRV_REC_JOB__SCHED_NODES)},
     {'z', "sct", "S:C:T", true, true, f_sct, NULL},
     {'Z', "workdir", "WORK_DIR", true, true, f_workdir, W(DRV_REC_JOB__WORKDIR)},
     {0, "cpus-per-task", "CPUS_PER_TASK", true, true, f_min_cpus,

@@ -17,7 +17,7 @@
 #include "cli/common.h"
 #include "cli/state.h"
 
-enum { OPT_HELP = 0x100, OPT_USAGE, OPT_ME, OPT_JSON, OPT_IGNORE };
+enum { OPT_HELP = 0x100, OPT_USAGE, OPT_ME, OPT_JSON, OPT_IGNORE, OPT_START };
 
 static const struct option long_opts[] = {
     {"noheader", no_argument, 0, 'h'},
@@ -36,6 +36,7 @@ static const struct option long_opts[] = {
     {"all", no_argument, 0, 'a'},
     {"array", no_argument, 0, 'r'},
     {"me", no_argument, 0, OPT_ME},
+    {"start", no_argument, 0, OPT_START},
     {"json", no_argument, 0, OPT_JSON},
     {"help", no_argument, 0, OPT_HELP},
     {"usage", no_argument, 0, OPT_USAGE},
@@ -291,6 +292,9 @@ static int one_opt(int c, const char *arg, struct sq_opts *o)
 	case OPT_JSON:
 		o->json = true;
 		return 0;
+	case OPT_START:
+		o->start_flag = true;
+		return 0;
 	case OPT_HELP:
 	case OPT_USAGE:
 		usage();
@@ -351,6 +355,19 @@ static void env_format(struct sq_opts *o)
 		set_str(&o->format_long, v);
 }
 
+/* --start: Slurm's expected-start listing of pending jobs, earliest first
+ * (what -o, -S and -t give still wins). */
+static int start_defaults(struct sq_opts *o)
+{
+	if (!o->format && !o->format_long && !o->long_list)
+		set_str(&o->format, "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R");
+	if (!o->sort)
+		set_str(&o->sort, "S");
+	if (!o->states && !o->all_states)
+		return parse_states("PD", o);
+	return 0;
+}
+
 int sq_opts_parse(int argc, char **argv, struct sq_opts *o)
 {
 	int c, rc;
@@ -371,6 +388,8 @@ int sq_opts_parse(int argc, char **argv, struct sq_opts *o)
 		return -EINVAL;
 	}
 	env_format(o);
+	if (o->start_flag && !o->step_flag && (rc = start_defaults(o)) != 0)
+		return rc;
 	if (optind < argc && o->job_flag && (rc = parse_jobs(argv[optind++], o)) != 0)
 		return rc;
 	if (optind < argc && o->step_flag && !o->steps &&

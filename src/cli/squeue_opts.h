@@ -22,6 +22,7 @@ struct sq_opts {
 	json_t *qos;	    /* [S] or NULL */
 	char *nodelist;	    /* -w as given, or NULL */
 	bool step_flag;	    /* -s/--steps: list steps, not jobs */
+	bool start_flag;    /* --start: pending jobs' expected starts */
 	json_t *steps;	    /* [[ID, TASK, STEP]] given to -s, or NULL */
 	bool match_none;    /* -R or -L: no Drover job has a reservation or licenses */
 	char **argv;	    /* borrowed: the command line, for --json's meta */

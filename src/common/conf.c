@@ -681,6 +681,8 @@ int drv_conf_load(const char *path, drv_conf_warn_f warn, void *warn_arg,
 	int rc = c ? set_path(c, path) : -ENOMEM;
 
 	L.p.conf = c;
+	if (c)
+		conf_sched_defaults(&c->sched);
 	if (rc == 0) {
 		L.p.file = c->path;
 		rc = conf_keys_defaults(&L.p, conf_global_keys, c, err);

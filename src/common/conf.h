@@ -43,6 +43,21 @@ struct drv_part_conf {
 	char *state;	      /* "UP" (default), "DOWN", "DRAIN", "INACTIVE" */
 };
 
+/* SchedulerType and SchedulerParameters: how ctld drives the scheduler
+ * (docs/scheduler.md). Times in seconds. */
+struct drv_sched_conf {
+	bool backfill;		      /* SchedulerType=sched/backfill (the default) */
+	int bf_interval;	      /* seconds between backfill passes, 30 */
+	int64_t bf_window;	      /* seconds planned ahead: bf_window minutes, 1 day */
+	int bf_resolution;	      /* seconds, 60 */
+	uint32_t bf_max_job_test;     /* 500 */
+	uint32_t bf_max_job_user;     /* 0: none */
+	int bf_max_time;	      /* seconds a backfill pass may run; bf_interval */
+	bool bf_continue;	      /* the next pass goes on where one stopped */
+	uint32_t default_queue_depth; /* jobs a quick pass tries, 100 */
+	bool kill_invalid_depend;
+};
+
 struct drv_ctld_host {
 	char *name;
 	char *addr; /* from name(addr); default: name */
@@ -99,6 +114,7 @@ struct drv_conf {
 	 * cgroup/v2 or disabled; where they are mounted; whether a job's memory
 	 * request becomes its steps' memory limit */
 	char *cgroup_plugin, *cgroup_mountpoint;
+	struct drv_sched_conf sched;
 	bool constrain_ram_space;
 	/* Bounds on what anyone who reaches a daemon can hold (docs/protocol.md,
 	 * "Limits"): seconds to complete a first authenticated request, seconds

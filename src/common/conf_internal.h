@@ -69,6 +69,9 @@ struct conf_part_line {
 	char *state;
 };
 
+/* Slurm's defaults of SchedulerParameters (conf_keys.c). */
+void conf_sched_defaults(struct drv_sched_conf *s);
+
 /* The parser's state while one drv_conf_load runs; never outlives it. */
 struct conf_parser {
 	struct drv_conf *conf; /* being built; freed on failure */

@@ -362,6 +362,123 @@ static int apply_slurmd_params(struct conf_parser *p, const struct conf_key *k,
 	return rc;
 }
 
+/* SchedulerType: sched/backfill plans and backfills; sched/builtin starts
+ * strictly in priority order. */
+static int apply_sched_type(struct conf_parser *p, const struct conf_key *k, void *target,
+			    const char *value, struct drv_error *err)
+{
+	struct drv_conf *c = target;
+	bool backfill = !strcasecmp(value, "sched/backfill");
+	if (!backfill && strcasecmp(value, "sched/builtin"))
+		return drv_error_set(err, EINVAL,
+				     "SchedulerType: '%.60s' is not sched/backfill or "
+				     "sched/builtin",
+				     value);
+	int rc = conf_other_set(c, k->name, value);
+	if (rc == 0)
+		c->sched.backfill = backfill;
+	return rc;
+}
+
+/* One SchedulerParameters option that takes a number: name=N within
+ * [min, max] into *out. */
+struct sched_num_opt {
+	const char *name;
+	int64_t min, max, scale; /* scale: bf_window is given in minutes */
+	size_t off;		 /* into struct drv_sched_conf */
+	int width;		 /* sizeof the field: 4 or 8 */
+};
+
+#define SOPT(name, min, max, scale, field)                                               \
+	{name, min, max, scale, offsetof(struct drv_sched_conf, field),                   \
+	 (int)sizeof(((struct drv_sched_conf *)0)->field)}
+
+static const struct sched_num_opt sched_num_opts[] = {
+    SOPT("bf_interval", 1, 10800, 1, bf_interval),
+    SOPT("bf_window", 1, 43200, 60, bf_window),
+    SOPT("bf_resolution", 1, 3600, 1, bf_resolution),
+    SOPT("bf_max_job_test", 1, 1000000, 1, bf_max_job_test),
+    SOPT("bf_max_job_user", 0, 1000000, 1, bf_max_job_user),
+    SOPT("bf_max_time", 1, 3600, 1, bf_max_time),
+    SOPT("default_queue_depth", 1, 1000000, 1, default_queue_depth),
+};
+
+static int sched_opt(struct drv_sched_conf *s, const char *opt, size_t len,
+		     bool *max_time_set, struct drv_error *err)
+{
+	if (len == strlen("bf_continue") && !strncasecmp(opt, "bf_continue", len)) {
+		s->bf_continue = true;
+		return 0;
+	}
+	if (len == strlen("kill_invalid_depend") &&
+	    !strncasecmp(opt, "kill_invalid_depend", len)) {
+		s->kill_invalid_depend = true;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(sched_num_opts) / sizeof(sched_num_opts[0]); i++) {
+		const struct sched_num_opt *o = &sched_num_opts[i];
+		size_t n = strlen(o->name);
+		if (len <= n || opt[n] != '=' || strncasecmp(opt, o->name, n))
+			continue;
+		char num[24] = "";
+		char *end;
+		if (len - n - 1 >= sizeof(num))
+			return drv_error_set(err, EINVAL,
+					     "SchedulerParameters: %s= is out of range",
+					     o->name);
+		memcpy(num, opt + n + 1, len - n - 1);
+		long long v = strtoll(num, &end, 10);
+		if (!*num || *end || v < o->min || v > o->max)
+			return drv_error_set(err, EINVAL,
+					     "SchedulerParameters: %s='%s' is not a number "
+					     "in %lld..%lld",
+					     o->name, num, (long long)o->min, (long long)o->max);
+		v *= o->scale;
+		if (o->width == 8)
+			*(int64_t *)((char *)s + o->off) = v;
+		else
+			*(int32_t *)((char *)s + o->off) = (int32_t)v;
+		*max_time_set |= !strcmp(o->name, "bf_max_time");
+		return 0;
+	}
+	return 0; /* Slurm's other options (and misspellings) are ignored, as it does */
+}
+
+void conf_sched_defaults(struct drv_sched_conf *s)
+{
+	*s = (struct drv_sched_conf){
+	    .backfill = true,
+	    .bf_interval = 30,
+	    .bf_window = 24 * 3600,
+	    .bf_resolution = 60,
+	    .bf_max_job_test = 500,
+	    .bf_max_time = 30,
+	    .default_queue_depth = 100,
+	};
+}
+
+/* SchedulerParameters: the backfill settings Drover acts on; the rest is
+ * kept as text for `scontrol show config`. */
+static int apply_sched_params(struct conf_parser *p, const struct conf_key *k,
+			      void *target, const char *value, struct drv_error *err)
+{
+	struct drv_conf *c = target;
+	struct drv_sched_conf s = c->sched;
+	bool max_time_set = false;
+	for (const char *o = value; *o;) {
+		size_t len = strcspn(o, ",");
+		if (sched_opt(&s, o, len, &max_time_set, err) < 0)
+			return -EINVAL;
+		o += len + (o[len] == ',');
+	}
+	if (!max_time_set)
+		s.bf_max_time = s.bf_interval; /* Slurm's default */
+	int rc = conf_other_set(c, k->name, value);
+	if (rc == 0)
+		c->sched = s;
+	return rc;
+}
+
 /* SelectTypeParameters: memory is a consumable resource with any of the
  * CR_*_Memory values (Slurm's default is CR_Core_Memory). */
 static int apply_select_params(struct conf_parser *p, const struct conf_key *k,
@@ -469,6 +586,8 @@ const struct conf_key conf_global_keys[] = {
 	{"SlurmdParameters", CONF_CUSTOM, 0, NULL, 0, 0, NULL, true, apply_slurmd_params},
 	{"DefMemPerCPU", CONF_U64, FIELD(drv_conf, def_mem_per_cpu), "0", 0, 1LL << 40, NULL, true, NULL},
 	{"DefMemPerNode", CONF_U64, FIELD(drv_conf, def_mem_per_node), "0", 0, 1LL << 40, NULL, true, NULL},
+	{"SchedulerType", CONF_CUSTOM, 0, "sched/backfill", 0, 0, NULL, false, apply_sched_type},
+	{"SchedulerParameters", CONF_CUSTOM, 0, NULL, 0, 0, NULL, true, apply_sched_params},
 	{"SelectTypeParameters", CONF_CUSTOM, 0, "CR_Core_Memory", 0, 0, NULL, false, apply_select_params},
 	{"EnforcePartLimits", CONF_CUSTOM, 0, "NO", 0, 0, NULL, true, apply_enforce_part},
 	{"Prolog", CONF_PATH, FIELD(drv_conf, prolog), NULL, 0, 0, NULL, true, NULL},
@@ -547,8 +666,8 @@ const struct conf_key conf_global_keys[] = {
 	OTHER("RequeueExitHold"), OTHER("ResumeFailProgram"), OTHER("ResumeProgram"),
 	OTHER("ResumeRate"), OTHER("ResumeTimeout"), OTHER("ResvEpilog"),
 	OTHER("ResvOverRun"), OTHER("ResvProlog"), OTHER("ReturnToService"),
-	OTHER("RoutePlugin"), OTHER("SchedulerParameters"), OTHER("SchedulerTimeSlice"),
-	OTHER("SchedulerType"), OTHER("ScronParameters"), OTHER("SelectType"),
+	OTHER("RoutePlugin"), OTHER("SchedulerTimeSlice"),
+	OTHER("ScronParameters"), OTHER("SelectType"),
 	 OTHER("SlurmctldAddr"), OTHER("SlurmctldDebug"),
 	OTHER("SlurmctldParameters"), OTHER("SlurmctldPrimaryOffProg"),
 	OTHER("SlurmctldPrimaryOnProg"), OTHER("SlurmctldSyslogDebug"),

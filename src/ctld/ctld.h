@@ -45,6 +45,8 @@ struct peer {
 struct deferred;
 struct pending_launch;
 struct hook;
+struct sched_plans;
+struct snap;
 
 struct ctld {
 	struct event_base *base;
@@ -76,11 +78,17 @@ struct ctld {
 	bool commit_in_flight;
 	struct deferred *inflight_effects;
 	struct pending_launch *pending_launches; /* node_link.c */
-	/* schedule.c: a full pass after anything that frees resources; after a
-	 * submit, only the new jobs are tried. */
+	/* schedule.c: a quick pass over every pending job after anything that
+	 * frees resources; after a submit, only the new jobs are tried. A
+	 * backfill pass every bf_interval while bf_dirty, whose plans the
+	 * quick passes honour. */
 	bool sched_full;
 	uint32_t *sched_new;
 	size_t n_sched_new, cap_sched_new;
+	struct event *bf_ev;
+	bool bf_dirty;
+	struct sched_plans *plans;
+	struct sched_resume bf_resume; /* bf_continue: where the last pass stopped */
 	bool stopping;
 	/* hook.c: PrologSlurmctld / EpilogSlurmctld children */
 	struct hook *hooks;
@@ -166,23 +174,30 @@ bool depend_kill_invalid(const struct ctld *c, const struct job *j);
 bool depend_circular(const struct ctld *c, uint32_t self, const struct dep_list *l);
 
 /* --- schedule.c ------------------------------------------------------------ */
-void sched_request(struct ctld *c); /* a full pass at the end of this turn */
+void sched_request(struct ctld *c); /* a quick pass at the end of this turn */
 void sched_request_new(struct ctld *c, const struct job *j); /* try j alone */
 void sched_fini(struct ctld *c);
 void sched_init(struct ctld *c);
 int ctld_part_index(const struct ctld *c, const char *name); /* -1 if unknown */
-/* The scheduler's view of the nodes and partitions (arrays of n entries). */
+
+/* --- sched_snap.c, sched_eligible.c: what the scheduler is asked -------- */
+/* The scheduler's view of the nodes (an array of c->nodes.n entries). */
 void ctld_sched_nodes(const struct ctld *c, struct sched_node *out);
 /* Resolves -w/-x names of q to node indices (once; sets q->sched's lists).
  * 0, DRV_RC_INVALID_NODE_NAME for a name no node has or one in both lists,
  * DRV_RC_ERROR on ENOMEM. */
 int ctld_resolve_nodes(const struct ctld *c, struct job_req *q);
-void ctld_sched_parts(const struct ctld *c, struct sched_part *out);
+/* Adds to s the pending jobs ctld's own rules let start (all, or only the
+ * turn's new ones), giving the others their reasons. 0. */
+int sched_collect(struct ctld *c, struct snap *s, bool only_new, int64_t now);
 
 /* --- job_state.c: every job transition ----------------------------------- */
 void job_accept(struct ctld *c, struct job *j, int64_t now);
+uint64_t job_submit_priority(const struct job *j); /* a new job's priority */
+/* Starts j on what the scheduler gave it: n allocations (CPU sets copied),
+ * to run for time_limit seconds (its own, or less down to its --time-min). */
 void job_start(struct ctld *c, struct job *j, const struct sched_alloc *a, uint32_t n,
-	       int64_t now);
+	       int64_t time_limit, int64_t now);
 void job_hold_nodes(struct ctld *c, struct job *j); /* at start and at recovery */
 /* As job_end, for a batch step the kernel OOM-killed in: OUT_OF_MEMORY with
  * ExitCode 0:125 (DRV_SIG_OOM), as Slurm records it, unless it timed out. */

@@ -8,7 +8,6 @@
  * included. Changes to the list are committed with the job. */
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "common/log.h"
 #include "ctld/ctld.h"
@@ -165,29 +164,11 @@ enum depend_verdict depend_check(struct ctld *c, struct job *j, int64_t now)
 	return (l->any ? failed == l->n : failed > 0) ? DEPEND_NEVER : DEPEND_WAIT;
 }
 
-/* SchedulerParameters=...,kill_invalid_depend,... */
-static bool conf_kill_invalid(const struct drv_conf *conf)
-{
-	for (size_t i = 0; i < conf->n_other; i++) {
-		if (strcasecmp(conf->other[i].key, "SchedulerParameters"))
-			continue;
-		const char *p = conf->other[i].value;
-		const size_t n = strlen("kill_invalid_depend");
-		while (p && *p) {
-			size_t len = strcspn(p, ",");
-			if (len == n && !strncasecmp(p, "kill_invalid_depend", n))
-				return true;
-			p += len + (p[len] == ',');
-		}
-	}
-	return false;
-}
-
 bool depend_kill_invalid(const struct ctld *c, const struct job *j)
 {
 	if (j->req.kill_invalid_dep >= 0)
 		return j->req.kill_invalid_dep == 1;
-	return conf_kill_invalid(c->conf);
+	return c->conf->sched.kill_invalid_depend; /* SchedulerParameters= */
 }
 
 /* Walks the jobs l waits for, and the jobs they wait for, looking for self;

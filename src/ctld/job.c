@@ -54,12 +54,13 @@ void job_free(struct job *j)
 {
 	if (!j)
 		return;
-	char **strs[] = {
-	    &j->name,	     &j->user,		 &j->partition,	    &j->workdir,
-	    &j->submit_dir,  &j->stdout_pat,	 &j->stderr_pat,    &j->comment,
-	    &j->submit_host, &j->command,	 &j->export_env,    &j->nodelist,
-	    &j->batch_host,  &j->tasks_per_node, &j->cpus_per_node, &j->alloc_gpus,
-	    &j->req_tres,    &j->alloc_tres,	 &j->reason_desc,   &j->array_task_str};
+	char **strs[] = {&j->name,	  &j->user,	      &j->partition,
+			 &j->workdir,	  &j->submit_dir,     &j->stdout_pat,
+			 &j->stderr_pat,  &j->comment,	      &j->submit_host,
+			 &j->command,	  &j->export_env,     &j->nodelist,
+			 &j->batch_host,  &j->tasks_per_node, &j->cpus_per_node,
+			 &j->alloc_gpus,  &j->req_tres,	      &j->alloc_tres,
+			 &j->reason_desc, &j->array_task_str, &j->plan_nodes};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		free(*strs[i]);
 	job_req_free(&j->req);
@@ -67,8 +68,17 @@ void job_free(struct job *j)
 	if (j->array)
 		drv_array_fini(j->array);
 	free(j->array);
-	free(j->alloc);
+	job_alloc_clear(j);
 	free(j);
+}
+
+void job_alloc_clear(struct job *j)
+{
+	for (uint32_t i = 0; i < j->n_alloc; i++)
+		free(j->alloc[i].cpu_ids);
+	free(j->alloc);
+	j->alloc = NULL;
+	j->n_alloc = 0;
 }
 
 /* --- the table ------------------------------------------------------------ */

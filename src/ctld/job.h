@@ -36,8 +36,10 @@ enum job_hold { HOLD_NONE, HOLD_USER, HOLD_ADMIN };
 /* What a running job holds on one node; alloc[0] is the batch host. */
 struct job_alloc {
 	uint32_t node, cpus, tasks;
-	uint64_t mem;  /* MiB */
-	uint64_t gpus; /* bit mask of GPU indices */
+	uint64_t mem;	   /* MiB */
+	uint64_t gpus;	   /* bit mask of GPU indices */
+	uint64_t *cpu_ids; /* owned; the node's CPU ids it holds (cpus bits set) */
+	uint32_t cpu_bits; /* the bits cpu_ids covers: the node's CPUs */
 };
 
 struct job_step;
@@ -102,6 +104,12 @@ struct job {
 	bool completing; /* ended (or requeued) in ctld's eyes, nodes still cleaning up */
 	uint32_t missing_pings; /* pings from the batch host that did not list it */
 	uid_t cancel_uid;
+	/* schedule.c: while pending, the last backfill pass's plan (when and
+	 * where it is expected to start: squeue --start), 0/NULL when none,
+	 * and what it lacked when it waited for Resources (1 << SCHED_TRES_*) */
+	int64_t plan_start;
+	char *plan_nodes;
+	uint32_t lacks;
 	/* job arrays (job_array.c); array_job_id is 0 outside arrays. The meta
 	 * record (id == array_job_id) holds the tasks not yet started in
 	 * array; a task gets its own record (and id) when it starts, and the
@@ -138,6 +146,8 @@ bool job_state_final(enum job_state s);
 int job_state_parse(const char *name); /* long or compact, -1 if unknown */
 
 struct job *job_new(void); /* zeroed, reason "None"; NULL on ENOMEM */
+/* Frees j's allocation entries (and their CPU sets); j holds no nodes after. */
+void job_alloc_clear(struct job *j);
 void job_free(struct job *j);
 
 int job_table_init(struct job_table *t);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/conf.h"
+#include "common/cpuset.h"
 #include "common/hostlist.h"
 #include "ctld/ctld.h"
 #include "ctld/job.h"
@@ -35,7 +36,15 @@ store_fields(const struct job *j, char *const *node_names, struct drv_rec_job *s
 	for (uint32_t i = 0; alloc && node_names && i < j->n_alloc; i++) {
 		const struct job_alloc *a = &j->alloc[i];
 		alloc[i] = (struct drv_rec_job_alloc){node_names[a->node], a->cpus,
-						      a->tasks, a->mem, (int64_t)a->gpus};
+						      a->tasks, a->mem, (int64_t)a->gpus, NULL};
+		if (a->cpu_ids) {
+			size_t len = drv_cpuset_format(a->cpu_ids, a->cpu_bits, NULL, 0);
+			char *text = malloc(len + 1);
+			if (!text)
+				abort();
+			drv_cpuset_format(a->cpu_ids, a->cpu_bits, text, len + 1);
+			alloc[i].cpu_ids = text; /* freed by free_alloc */
+		}
 		s->n_alloc++;
 	}
 	s->alloc = alloc;
@@ -45,6 +54,13 @@ store_fields(const struct job *j, char *const *node_names, struct drv_rec_job *s
 	s->has_base_priority = true;
 	s->next_step_id = j->next_step_id;
 	return alloc;
+}
+
+static void free_alloc(struct drv_rec_job_alloc *alloc, size_t n)
+{
+	for (size_t i = 0; alloc && i < n; i++)
+		free((char *)alloc[i].cpu_ids);
+	free(alloc);
 }
 
 json_t *job_to_store(const struct job *j, char *const *node_names)
@@ -57,7 +73,7 @@ json_t *job_to_store(const struct job *j, char *const *node_names)
 	json_object_update(r, extra);
 	json_decref(extra);
 	free(pending);
-	free(alloc);
+	free_alloc(alloc, s.n_alloc);
 	set_field(r, DRV_REC_JOB__REQ, job_req_to_json(&j->req));
 	set_field(r, DRV_REC_JOB__STEPS, steps_to_json(j, true));
 	return r;

@@ -52,6 +52,7 @@ enum special {
 	S_START,
 	S_STEPS,
 	S_BATCH_USAGE,
+	S_LACKS,
 };
 
 /* A field of the job record (records.schema); its name is the
@@ -108,6 +109,7 @@ static const struct job_field fields[] = {
 	F(ARRAY_TASK_STR, K_STR_NULL, array_task_str),
 	F(ARRAY_MAX_TASKS, K_U32, array_max_tasks),
 	F(INTERACTIVE, K_BOOL, interactive), SP(STEPS, S_STEPS),
+	F(SCHED_NODES, K_STR_NULL, plan_nodes), SP(LACKS, S_LACKS),
 	SP(BATCH_USAGE, S_BATCH_USAGE),
 };
 /* clang-format on */
@@ -169,10 +171,11 @@ static bool special_int(const struct job *j, enum special s, int64_t *out)
 	case S_CANCEL_UID: /* -1: ended by ctld itself, no user asked */
 		*out = j->cancel_uid == (uid_t)-1 ? -1 : (int64_t)j->cancel_uid;
 		return true;
-	case S_START: /* Slurm: a pending job's expected start is its begin time */
-		*out = j->state == JOB_PENDING && q->begin_time > j->start_time
-			   ? q->begin_time
-			   : j->start_time;
+	case S_START: /* a pending job's: its planned start, else its begin time */
+		if (j->state != JOB_PENDING)
+			*out = j->start_time;
+		else
+			*out = j->plan_start > q->begin_time ? j->plan_start : q->begin_time;
 		return true;
 	case S_PRIORITY: /* Slurm holds a job by its priority: 0 while held */
 		*out = j->hold ? 0 : (int64_t)j->priority;
@@ -198,6 +201,23 @@ static const char *special_str(const struct job *j, enum special s)
 	default:
 		return NULL;
 	}
+}
+
+/* The TRES a job waiting for Resources lacked, by Slurm's TRES names. */
+static json_t *lacks_string(uint32_t lacks)
+{
+	static const char *const names[SCHED_TRES_COUNT] = {
+	    [SCHED_TRES_CPU] = "cpu",	      [SCHED_TRES_MEM] = "mem",
+	    [SCHED_TRES_NODE] = "node",       [SCHED_TRES_GPU] = "gres/gpu",
+	    [SCHED_TRES_BILLING] = "billing",
+	};
+	char buf[64] = "";
+	size_t len = 0;
+	for (int t = 0; t < SCHED_TRES_COUNT; t++)
+		if (lacks >> t & 1)
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s",
+						len ? "," : "", names[t]);
+	return len ? json_string(buf) : json_null();
 }
 
 static json_t *special(const struct job *j, enum special s)
@@ -247,6 +267,8 @@ static json_t *special(const struct job *j, enum special s)
 		return steps_to_json(j, false);
 	case S_BATCH_USAGE:
 		return usage_to_object(&j->batch_usage);
+	case S_LACKS:
+		return lacks_string(j->state == JOB_PENDING ? j->lacks : 0);
 	default:
 		return json_null();
 	}

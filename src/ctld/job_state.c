@@ -25,6 +25,12 @@ void job_set_reason(struct job *j, const char *reason)
 	j->reason = reason;
 }
 
+uint64_t job_submit_priority(const struct job *j)
+{
+	int64_t prio = (int64_t)PRIORITY_BASE - (int64_t)j->id - j->req.nice;
+	return prio > 0 ? (uint64_t)prio : 1;
+}
+
 void job_accept(struct ctld *c, struct job *j, int64_t now)
 {
 	j->state = JOB_PENDING;
@@ -37,8 +43,7 @@ void job_accept(struct ctld *c, struct job *j, int64_t now)
 		j->eligible_time = j->req.begin_time;
 	else
 		j->eligible_time = j->hold ? 0 : now;
-	int64_t prio = (int64_t)PRIORITY_BASE - (int64_t)j->id - j->req.nice;
-	j->priority = prio > 0 ? (uint64_t)prio : 1;
+	j->priority = job_submit_priority(j);
 	j->reason = j->hold == HOLD_USER      ? "JobHeldUser"
 		    : j->req.begin_time > now ? "BeginTime"
 		    : j->req.deps.n	      ? "Dependency"
@@ -100,9 +105,9 @@ static void describe_alloc(struct ctld *c, struct job *j)
 	j->tasks_per_node = job_counts_string(tasks, j->n_alloc);
 	free(j->cpus_per_node);
 	j->cpus_per_node = job_counts_string(cpus, j->n_alloc);
-	char gpus[SCHED_MAX_GPUS * 4] = "";
+	char gpus[DRV_MAX_NODE_GPUS * 4] = "";
 	size_t len = 0;
-	for (uint32_t g = 0; g < SCHED_MAX_GPUS; g++)
+	for (uint32_t g = 0; g < DRV_MAX_NODE_GPUS; g++)
 		if (j->alloc[0].gpus >> g & 1)
 			len += (size_t)snprintf(gpus + len, sizeof(gpus) - len, "%s%u",
 						len ? "," : "", g);
@@ -168,16 +173,40 @@ void job_hold_nodes(struct ctld *c, struct job *j)
 	}
 }
 
+/* What the scheduler gave on one node, as ctld keeps it: the CPU set
+ * copied, the GPU units as a mask of devices. */
+static struct job_alloc alloc_from_sched(const struct ctld *c, const struct sched_alloc *a)
+{
+	const struct node *nd = &c->nodes.nodes[a->node];
+	size_t words = SCHED_WORDS((uint32_t)nd->conf->cpus);
+	struct job_alloc out = {a->node, a->cpus,	  a->tasks,
+				a->mem,	 0,	  NULL, (uint32_t)nd->conf->cpus};
+	out.cpu_ids = calloc(words ? words : 1, sizeof(uint64_t));
+	if (!out.cpu_ids)
+		abort();
+	if (a->cpu_ids)
+		memcpy(out.cpu_ids, a->cpu_ids, words * sizeof(uint64_t));
+	for (uint32_t g = 0; a->gpu_units && g < nd->n_gpus; g++)
+		if (a->gpu_units[g])
+			out.gpus |= 1ULL << g;
+	return out;
+}
+
 void job_start(struct ctld *c, struct job *j, const struct sched_alloc *a, uint32_t n,
-	       int64_t now)
+	       int64_t time_limit, int64_t now)
 {
 	j->alloc = calloc(n, sizeof(*j->alloc));
 	if (!j->alloc)
 		abort();
 	for (uint32_t i = 0; i < n; i++)
-		j->alloc[i] = (struct job_alloc){a[i].node, a[i].cpus, a[i].tasks,
-						 a[i].mem, a[i].gpus};
+		j->alloc[i] = alloc_from_sched(c, &a[i]);
 	j->n_alloc = n;
+	/* backfill may start a job with less than its limit, down to --time-min */
+	j->time_limit = time_limit;
+	j->plan_start = 0;
+	free(j->plan_nodes);
+	j->plan_nodes = NULL;
+	j->lacks = 0;
 	/* Slurm trims the limit of a job with a deadline to end by it. */
 	if (j->req.deadline &&
 	    (j->time_limit == DRV_INFINITE || now + j->time_limit > j->req.deadline))

@@ -25,18 +25,24 @@ static int node_gpus(struct node *n, struct drv_error *err)
 	for (size_t i = 0; i < k; i++)
 		if (!strcmp(g[i].name, "gpu"))
 			total += g[i].count;
-	if (total > SCHED_MAX_GPUS) {
+	if (total > DRV_MAX_NODE_GPUS) {
 		free(g);
 		return drv_error_set(err, EINVAL, "node %s: at most %d GPUs per node",
-				     n->conf->name, SCHED_MAX_GPUS);
+				     n->conf->name, DRV_MAX_NODE_GPUS);
 	}
 	n->gpu_type = calloc(total ? total : 1, sizeof(char *));
-	for (size_t i = 0; n->gpu_type && i < k; i++)
-		for (uint64_t c = 0; !strcmp(g[i].name, "gpu") && c < g[i].count; c++)
-			n->gpu_type[n->n_gpus++] =
-			    g[i].type[0] ? strdup(g[i].type) : NULL;
+	n->sched_gpus = calloc(total ? total : 1, sizeof(*n->sched_gpus));
+	for (size_t i = 0; n->gpu_type && n->sched_gpus && i < k; i++)
+		for (uint64_t c = 0; !strcmp(g[i].name, "gpu") && c < g[i].count; c++) {
+			n->gpu_type[n->n_gpus] = g[i].type[0] ? strdup(g[i].type) : NULL;
+			n->sched_gpus[n->n_gpus] =
+			    (struct sched_gpu){n->gpu_type[n->n_gpus], 1};
+			n->n_gpus++;
+		}
 	free(g);
-	return n->gpu_type ? 0 : drv_error_set(err, ENOMEM, "out of memory");
+	return n->gpu_type && n->sched_gpus
+		   ? 0
+		   : drv_error_set(err, ENOMEM, "out of memory");
 }
 
 static void node_init_state(struct node *n)
@@ -87,6 +93,7 @@ void node_table_fini(struct node_table *t)
 		for (uint32_t g = 0; g < t->nodes[i].n_gpus; g++)
 			free(t->nodes[i].gpu_type[g]);
 		free(t->nodes[i].gpu_type);
+		free(t->nodes[i].sched_gpus);
 		free(t->nodes[i].jobs);
 	}
 	free(t->nodes);

@@ -12,6 +12,10 @@
 
 struct peer;
 struct job;
+struct sched_gpu;
+
+/* ctld keeps a job's GPUs on a node as a 64-bit mask. */
+#define DRV_MAX_NODE_GPUS 64
 
 struct node {
 	const struct drv_node_conf *conf; /* borrowed from ctld's config */
@@ -32,6 +36,7 @@ struct node {
 	uint64_t gpus_alloc; /* bit mask */
 	uint32_t n_gpus;     /* from the node's Gres=gpu... */
 	char **gpu_type;     /* n_gpus entries (NULL: untyped); owned */
+	struct sched_gpu *sched_gpus; /* the same as the scheduler sees them; owned */
 	struct job **jobs;   /* jobs holding resources here */
 	uint32_t n_jobs, cap_jobs;
 	struct peer *peer; /* noded's connection, NULL when not connected */

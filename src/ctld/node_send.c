@@ -25,7 +25,7 @@ static const char **load_strs(json_t *a, size_t *n)
 }
 
 /* What the batch environment needs to say about the allocation; gpus is
- * room for SCHED_MAX_GPUS indices. */
+ * room for DRV_MAX_NODE_GPUS indices. */
 static void add_resources(struct drv_job_launch *b, const struct job *j, uint32_t *gpus)
 {
 	const struct job_req *q = &j->req;
@@ -49,7 +49,7 @@ static void add_resources(struct drv_job_launch *b, const struct job *j, uint32_
 		b->has_mem_per_node = q->mem > 0;
 		b->mem_per_node = (int64_t)q->mem;
 	}
-	for (uint32_t g = 0; g < SCHED_MAX_GPUS; g++)
+	for (uint32_t g = 0; g < DRV_MAX_NODE_GPUS; g++)
 		if (j->alloc[0].gpus >> g & 1)
 			gpus[b->n_gpus++] = g;
 	b->gpus = gpus;
@@ -114,7 +114,7 @@ static json_t *launch_body(struct ctld *c, struct job *j, const char *script,
 {
 	json_t *env = json_loads(env_text ? env_text : "[]", 0, NULL);
 	json_t *argv = json_loads(argv_text ? argv_text : "[]", 0, NULL);
-	uint32_t gpus[SCHED_MAX_GPUS];
+	uint32_t gpus[DRV_MAX_NODE_GPUS];
 	struct drv_job_launch b = {.script = script};
 	launch_fields(c, j, &b);
 	b.env = load_strs(env, &b.n_env);

@@ -28,9 +28,7 @@ void node_release_job(struct ctld *c, struct job *j)
 		n->gpus_alloc &= ~a->gpus;
 		node_remove_job(n, j);
 	}
-	free(j->alloc);
-	j->alloc = NULL;
-	j->n_alloc = 0;
+	job_alloc_clear(j);
 }
 
 /* Slurm drains a node that reports less than its config declares. */

@@ -7,23 +7,73 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/cpuset.h"
 #include "common/hostlist.h"
 #include "common/log.h"
 #include "ctld/ctld.h"
 
 /* A running (or still completing) job keeps its nodes: those the config
- * still has. */
+ * still has, with the CPU ids it held (NULL when the store is older than
+ * CPU ids, or the node has fewer CPUs now: assign_cpu_ids picks some). */
 static void hold_alloc(struct ctld *c, struct job *j, const struct drv_rec_job *r)
 {
 	j->alloc = calloc(r->n_alloc, sizeof(*j->alloc));
 	for (size_t i = 0; j->alloc && i < r->n_alloc; i++) {
 		const struct drv_rec_job_alloc *a = &r->alloc[i];
 		struct node *node = node_find(&c->nodes, a->node);
-		if (node)
-			j->alloc[j->n_alloc++] = (struct job_alloc){
-			    node->idx, a->cpus, a->tasks, a->mem, (uint64_t)a->gpus};
+		if (!node)
+			continue;
+		uint32_t bits = (uint32_t)node->conf->cpus;
+		uint64_t *ids = calloc(DRV_CPUSET_WORDS(bits) + 1, sizeof(*ids));
+		if (!ids)
+			abort();
+		if (!a->cpu_ids || drv_cpuset_parse(a->cpu_ids, ids, bits) < 0 ||
+		    drv_cpuset_count(ids, bits) != a->cpus) {
+			free(ids);
+			ids = NULL;
+		}
+		j->alloc[j->n_alloc++] = (struct job_alloc){
+		    node->idx, a->cpus, a->tasks, a->mem, (uint64_t)a->gpus, ids, bits};
 	}
 	job_hold_nodes(c, j);
+}
+
+/* Allocations recovered without CPU ids get the lowest ids no other
+ * recovered allocation on their node holds (as many as they count). */
+static void assign_cpu_ids(struct ctld *c)
+{
+	for (size_t n = 0; n < c->nodes.n; n++) {
+		struct node *nd = &c->nodes.nodes[n];
+		uint32_t bits = (uint32_t)nd->conf->cpus;
+		uint64_t *used = calloc(DRV_CPUSET_WORDS(bits) + 1, sizeof(*used));
+		if (!used)
+			abort();
+		for (uint32_t k = 0; k < nd->n_jobs; k++)
+			for (uint32_t i = 0; i < nd->jobs[k]->n_alloc; i++) {
+				const struct job_alloc *a = &nd->jobs[k]->alloc[i];
+				for (size_t w = 0; a->node == n && a->cpu_ids &&
+						   w < DRV_CPUSET_WORDS(bits);
+				     w++)
+					used[w] |= a->cpu_ids[w];
+			}
+		for (uint32_t k = 0; k < nd->n_jobs; k++)
+			for (uint32_t i = 0; i < nd->jobs[k]->n_alloc; i++) {
+				struct job_alloc *a = &nd->jobs[k]->alloc[i];
+				if (a->node != n || a->cpu_ids)
+					continue;
+				a->cpu_ids = calloc(DRV_CPUSET_WORDS(bits) + 1,
+						    sizeof(uint64_t));
+				if (!a->cpu_ids)
+					abort();
+				for (uint32_t b = 0, got = 0; b < bits && got < a->cpus; b++)
+					if (!(used[b / 64] >> (b % 64) & 1)) {
+						used[b / 64] |= 1ULL << (b % 64);
+						a->cpu_ids[b / 64] |= 1ULL << (b % 64);
+						got++;
+					}
+			}
+		free(used);
+	}
 }
 
 static void on_job(const char *key, const char *text, void *arg)
@@ -102,6 +152,7 @@ int ctld_recover(struct ctld *c, struct drv_error *err)
 	/* The stored next id goes with the jobs in each commit; ids still in
 	 * use past it are skipped when they come round (ctld_job_id_new). */
 	c->jobs.next_id = next_id;
+	assign_cpu_ids(c);
 	log_info("recovered %zu jobs; next job id %u", c->jobs.count, c->jobs.next_id);
 	/* The nonces of state-changing requests whose credentials are still
 	 * valid: a replay of one is refused as before the restart. */

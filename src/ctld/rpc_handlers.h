@@ -13,6 +13,10 @@ void rpc_jw_key(struct drv_jw *w, const char *sep, const struct drv_field *f);
 void rpc_jw_strs(struct drv_jw *w, const char *const *v, size_t n);
 /* rpc_job.c */
 void rpc_job_submit(struct rpc_req *r);
+/* sbatch --test-only (rpc_will_run.c): replies when and where j would start;
+ * consumes j. */
+struct job;
+void rpc_job_will_run(struct rpc_req *r, struct job *j);
 void rpc_job_query(struct rpc_req *r);
 void rpc_job_cancel(struct rpc_req *r);
 void rpc_job_release(struct rpc_req *r);

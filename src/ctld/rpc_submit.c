@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "common/proto.h"
 #include "ctld/ctld.h"
+#include "ctld/sched_snap.h"
 #include "ctld/job_id.h"
 #include "ctld/job_req.h"
 #include "ctld/rpc_handlers.h"
@@ -168,8 +169,9 @@ static int check_request(struct ctld *c, const struct part *p, struct job *j,
 	if (!nodes)
 		return DRV_RC_ERROR;
 	ctld_sched_nodes(c, nodes);
-	struct sched_part sp = {p->node_idx, p->n_nodes, true};
-	rc = sched_fits_config(nodes, c->nodes.n, &sp, &q->sched);
+	struct sched_part sp;
+	ctld_sched_part(c, (size_t)(p - c->parts), &sp);
+	rc = sched_fits_config(nodes, (uint32_t)c->nodes.n, &sp, &q->sched);
 	free(nodes);
 	if (rc < 0)
 		return DRV_RC_NODE_CONFIG_UNAVAIL;
@@ -302,6 +304,12 @@ void rpc_job_submit(struct rpc_req *r)
 	struct job *j = build_job(r, p, &rc, &msg);
 	if (!j) {
 		rpc_reply(r, rc, msg.text, NULL);
+		return;
+	}
+	if (m->test_only) { /* the id it would get; nothing is taken or stored */
+		j->id = c->jobs.next_id;
+		j->priority = job_submit_priority(j);
+		rpc_job_will_run(r, j);
 		return;
 	}
 	rc = ctld_job_id_new(c, &j->id);

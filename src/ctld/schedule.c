@@ -1,8 +1,15 @@
-/* schedule.c — glue between ctld's tables and the pure scheduler: decides
- * which pending jobs are eligible (holds, dependencies, partition limits),
- * builds the snapshot, calls sched_run(), applies the verdicts. Runs at the
- * end of any turn that asked for it (submit, end, node up, release, resume)
- * and on the periodic tick. */
+/* schedule.c — when ctld runs the pure scheduler, on what, and what it does
+ * with the decisions (docs/scheduler.md, "Events, not ticks").
+ *
+ * A turn that changed what could start (a submit, an end, a node or limit
+ * change) asks for a quick pass, run once at the end of the turn: Slurm's
+ * main scheduler, start-only, honouring the last backfill pass's plans.
+ * After a turn whose only change was new jobs, only those are tried, and
+ * not at all in a partition where a job waits unplanned (they wait with
+ * Priority until a pass tries them in order). A backfill pass runs every
+ * bf_interval, and only when something changed since the last one: it
+ * starts what fits without delaying anyone planned, and plans the rest
+ * (squeue --start). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,14 +20,26 @@
 #include "common/proto.h"
 #include "ctld/ctld.h"
 #include "ctld/job_req.h"
+#include "ctld/sched_snap.h"
 #include "sched/sched.h"
 
-static void run(evutil_socket_t fd, short what, void *arg);
+static void run_quick(evutil_socket_t fd, short what, void *arg);
+static void run_backfill(evutil_socket_t fd, short what, void *arg);
 
 void sched_init(struct ctld *c)
 {
-	c->sched_ev = event_new(c->base, -1, 0, run, c);
+	c->sched_ev = event_new(c->base, -1, 0, run_quick, c);
 	event_priority_set(c->sched_ev, PRIO_SCHED);
+	c->plans = calloc(1, sizeof(*c->plans));
+	if (!c->plans)
+		abort();
+	c->bf_dirty = true;
+	if (!c->conf->sched.backfill)
+		return;
+	struct timeval every = {c->conf->sched.bf_interval, 0};
+	c->bf_ev = event_new(c->base, -1, EV_PERSIST, run_backfill, c);
+	event_priority_set(c->bf_ev, PRIO_SCHED);
+	event_add(c->bf_ev, &every);
 }
 
 static void activate(struct ctld *c)
@@ -32,13 +51,13 @@ static void activate(struct ctld *c)
 void sched_request(struct ctld *c)
 {
 	c->sched_full = true;
+	c->bf_dirty = true;
 	activate(c);
 }
 
-/* A new job cannot change what older ones get: with strict priority it only
- * needs trying on its own, unless its partition is blocked already. */
 void sched_request_new(struct ctld *c, const struct job *j)
 {
+	c->bf_dirty = true;
 	if (c->n_sched_new == c->cap_sched_new) {
 		size_t cap = c->cap_sched_new ? c->cap_sched_new * 2 : 64;
 		uint32_t *v = realloc(c->sched_new, cap * sizeof(*v));
@@ -58,241 +77,29 @@ void sched_fini(struct ctld *c)
 	free(c->sched_new);
 	if (c->sched_ev)
 		event_free(c->sched_ev);
+	if (c->bf_ev)
+		event_free(c->bf_ev);
+	if (c->plans)
+		sched_plans_clear(c->plans);
+	free(c->plans);
 }
 
 int ctld_part_index(const struct ctld *c, const char *name)
 {
-	for (size_t i = 0; i < c->n_parts; i++)
+	for (size_t i = 0; name && i < c->n_parts; i++)
 		if (!strcmp(c->parts[i].conf->name, name))
 			return (int)i;
 	return -1;
 }
 
-/* Whether j's dependencies let it run now; else gives its reason, and
- * cancels it when they never can and it is to be killed for that. */
-static bool dependency_met(struct ctld *c, struct job *j, int64_t now)
-{
-	enum depend_verdict v = depend_check(c, j, now);
-	if (v == DEPEND_MET)
-		return true;
-	if (v == DEPEND_WAIT) {
-		j->reason = "Dependency";
-	} else if (depend_kill_invalid(c, j)) {
-		job_cancel_invalid_dep(c, j, now);
-	} else {
-		j->reason = "DependencyNeverSatisfied";
-	}
-	return false;
-}
-
-/* Slurm ends a pending job that could not finish by its deadline even
- * with its minimum time (job_req.c). */
-static bool past_deadline(const struct job *j, int64_t now)
-{
-	return job_req_past_deadline(&j->req, j->time_limit, now);
-}
-
-/* Time, dependency and deadline rules; true when j may be placed now. */
-static bool eligible(struct ctld *c, struct job *j, int64_t now)
-{
-	if (past_deadline(j, now)) {
-		job_deadline(c, j, now);
-		return false;
-	}
-	if (j->req.begin_time > now) {
-		j->reason = "BeginTime";
-		return false;
-	}
-	return !j->req.deps.n || dependency_met(c, j, now);
-}
-
-static bool over_part_time(const struct part *p, const struct job *j)
-{
-	int64_t max = p->conf->max_time;
-	return max != DRV_INFINITE &&
-	       (j->time_limit == DRV_INFINITE || j->time_limit > max);
-}
-
-/* names (a hostlist) as node indices: a new array in *out. */
-static int resolve_list(const struct ctld *c, const char *names, uint32_t **out,
-			uint32_t *n_out)
-{
-	char **v = NULL;
-	size_t n = 0;
-	struct drv_error err;
-	if (drv_hostlist_expand(names, &v, &n, &err) < 0)
-		return DRV_RC_INVALID_NODE_NAME;
-	uint32_t *idx = calloc(n ? n : 1, sizeof(*idx));
-	int rc = idx ? 0 : DRV_RC_ERROR;
-	uint32_t k = 0;
-	for (size_t i = 0; !rc && i < n; i++) {
-		const struct node *nd = node_find(&c->nodes, v[i]);
-		if (!nd)
-			rc = DRV_RC_INVALID_NODE_NAME;
-		else
-			idx[k++] = nd->idx; /* duplicates do no harm */
-	}
-	drv_strv_free(v, n);
-	if (rc) {
-		free(idx);
-		return rc;
-	}
-	*out = idx;
-	*n_out = k;
-	return 0;
-}
-
-int ctld_resolve_nodes(const struct ctld *c, struct job_req *q)
-{
-	if (q->nodes_resolved)
-		return 0;
-	struct sched_req *r = &q->sched;
-	uint32_t *req = NULL, *exc = NULL, n_req = 0, n_exc = 0;
-	int rc = 0;
-	if (q->req_nodes)
-		rc = resolve_list(c, q->req_nodes, &req, &n_req);
-	if (!rc && q->exc_nodes)
-		rc = resolve_list(c, q->exc_nodes, &exc, &n_exc);
-	for (uint32_t i = 0; !rc && i < n_req; i++)
-		for (uint32_t k = 0; k < n_exc; k++)
-			if (req[i] == exc[k]) /* Slurm refuses -w n1 -x n1 so */
-				rc = DRV_RC_INVALID_NODE_NAME;
-	if (rc) {
-		free(req);
-		free(exc);
-		return rc;
-	}
-	q->req_idx = req;
-	q->exc_idx = exc;
-	r->req_nodes = req;
-	r->n_req_nodes = n_req;
-	r->exc_nodes = exc;
-	r->n_exc_nodes = n_exc;
-	q->nodes_resolved = true;
-	return 0;
-}
-
-/* The snapshot being built: jobs (an array's meta record once per task it
- * may start now) and, at the same index, their records. */
-struct snap {
-	struct sched_job *jobs;
-	struct job **map;
-	size_t n, cap;
-	uint32_t max_tasks; /* no array needs more entries than CPUs exist */
-};
-
-static int snap_add(struct snap *s, const struct sched_job *sj, struct job *j)
-{
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		struct sched_job *jobs = realloc(s->jobs, cap * sizeof(*jobs));
-		if (jobs)
-			s->jobs = jobs;
-		struct job **map = realloc(s->map, cap * sizeof(*map));
-		if (map)
-			s->map = map;
-		if (!jobs || !map)
-			return -1;
-		s->cap = cap;
-	}
-	s->jobs[s->n] = *sj;
-	s->map[s->n++] = j;
-	return 0;
-}
-
-/* Adds j to the snapshot if it may be considered (an array once per task
- * its throttle lets start); else gives its reason. */
-static void consider(struct ctld *c, struct job *j, bool only_new, struct snap *s)
-{
-	if (j->state != JOB_PENDING || j->hold != HOLD_NONE || j->completing)
-		return; /* completing: a requeued run still being killed */
-	if (!eligible(c, j, time(NULL)))
-		return;
-	if (ctld_resolve_nodes(c, &j->req) != 0) {
-		j->reason = "ReqNodeNotAvail"; /* a -w node left the config */
-		return;
-	}
-	int p = ctld_part_index(c, j->partition);
-	if (p < 0) {
-		j->reason = "PartitionDown";
-		return;
-	}
-	if (over_part_time(&c->parts[p], j)) {
-		j->reason = "PartitionTimeLimit";
-		return;
-	}
-	if (only_new && c->parts[p].blocked) {
-		j->reason = "Priority";
-		return;
-	}
-	uint32_t n = 1;
-	if (j->array) {
-		n = job_array_room(c, j);
-		if (n == 0) {
-			j->reason = "JobArrayTaskLimit";
-			return;
-		}
-		n = n < s->max_tasks ? n : s->max_tasks;
-	}
-	struct sched_job sj = {.job_id = j->id,
-			       .priority = j->priority,
-			       .part = (uint32_t)p,
-			       .req = &j->req.sched};
-	for (uint32_t i = 0; i < n; i++)
-		if (snap_add(s, &sj, j) < 0)
-			return;
-}
-
-static int by_id(const void *a, const void *b)
-{
-	uint32_t x = (*(struct job *const *)a)->id, y = (*(struct job *const *)b)->id;
-	return x < y ? -1 : x > y;
-}
-
-/* The pending jobs the scheduler may consider: all of them, or only the
- * newly submitted ones. The table is in the order ids were issued, which
- * is not id order once ids went round past MaxJobId: map is sorted for
- * map_find (an array's entries, one job, stay side by side). */
-static void collect_jobs(struct ctld *c, bool only_new, struct snap *s)
-{
-	if (only_new) {
-		for (size_t i = 0; i < c->n_sched_new; i++) {
-			struct job *j = job_table_find(&c->jobs, c->sched_new[i]);
-			if (j)
-				consider(c, j, true, s);
-		}
-	} else {
-		for (struct job *j = c->jobs.head; j; j = j->next)
-			consider(c, j, false, s);
-	}
-	if (s->n)
-		qsort(s->map, s->n, sizeof(*s->map), by_id);
-}
-
-static struct job *map_find(struct job **map, size_t n, uint32_t id)
-{
-	size_t lo = 0, hi = n; /* map is in id order */
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (map[mid]->id == id)
-			return map[mid];
-		if (map[mid]->id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
 /* Slurm's "ReqNodeNotAvail, UnavailableNodes:n2": the -w nodes not up. */
-static void req_node_reason(const struct ctld *c, struct job *j,
-			    const struct sched_node *nodes)
+static void req_node_reason(const struct ctld *c, struct job *j)
 {
 	const struct sched_req *r = &j->req.sched;
 	char **down = calloc(r->n_req_nodes + 1, sizeof(*down));
 	size_t n = 0;
 	for (uint32_t i = 0; down && i < r->n_req_nodes; i++)
-		if (!nodes[r->req_nodes[i]].up)
+		if (!node_usable(&c->nodes.nodes[r->req_nodes[i]]))
 			down[n++] = c->nodes.names[r->req_nodes[i]];
 	char *list = down ? drv_hostlist_compress(down, n) : NULL;
 	free(down);
@@ -306,98 +113,167 @@ static void req_node_reason(const struct ctld *c, struct job *j,
 	job_set_reason(j, JOB_REASON_REQ_NODE);
 }
 
-static void apply(struct ctld *c, struct sched_input *in, const struct sched_alloc *alloc,
-		  struct job **map, size_t n)
+/* The nodes of a planned start, as squeue --start shows them. */
+static char *plan_nodes(const struct ctld *c, const struct sched_result *r,
+			const struct sched_decision *d)
 {
-	int64_t now = time(NULL);
-	for (size_t i = 0; i < in->n_jobs; i++) {
-		struct sched_job *sj = &in->jobs[i];
-		struct job *j = map_find(map, n, sj->job_id);
-		if (!j)
-			continue;
-		struct job *t;
-		if (sj->verdict == SCHED_START && j->array) {
-			if ((t = job_array_split(c, j)) != NULL)
-				job_start(c, t, &alloc[sj->alloc_off], sj->alloc_n, now);
-		} else if (sj->verdict == SCHED_START)
-			job_start(c, j, &alloc[sj->alloc_off], sj->alloc_n, now);
-		else if (sj->verdict == SCHED_WAIT_REQ_NODE)
-			req_node_reason(c, j, in->nodes);
+	uint32_t *idx = calloc(d->alloc_n + 1, sizeof(*idx));
+	if (!idx)
+		return NULL;
+	for (uint32_t k = 0; k < d->alloc_n; k++)
+		idx[k] = r->allocs[d->alloc_off + k].node;
+	char *s = ctld_alloc_hostlist(c, idx, d->alloc_n);
+	free(idx);
+	return s;
+}
+
+/* A waiting job's reason, and with a backfill pass its plan. */
+static void apply_wait(struct ctld *c, struct job *j, const struct sched_result *r,
+		       const struct sched_decision *d, bool backfill)
+{
+	if (d->reason == SCHED_R_REQ_NODE_NOT_AVAIL)
+		req_node_reason(c, j);
+	else
+		job_set_reason(j, sched_reason_name(d->reason));
+	j->lacks = d->reason == SCHED_R_RESOURCES ? d->lacks : 0;
+	if (!backfill)
+		return;
+	j->plan_start = d->start;
+	free(j->plan_nodes);
+	j->plan_nodes = d->start && d->alloc_n ? plan_nodes(c, r, d) : NULL;
+}
+
+static void apply_start(struct ctld *c, struct job *j, const struct sched_result *r,
+			const struct sched_decision *d, int64_t now)
+{
+	const char *part = c->parts[d->part].conf->name;
+	if (j->array && !(j = job_array_split(c, j)))
+		return; /* no job id free for the task: it stays pending */
+	if (strcmp(j->partition, part)) { /* -p a,b: where it starts */
+		free(j->partition);
+		j->partition = strdup(part);
+	}
+	job_start(c, j, &r->allocs[d->alloc_off], d->alloc_n, d->time_limit, now);
+}
+
+/* Whether a partition holds a job that waits with no planned start: a new
+ * job there is not tried on its own (it would jump the queue). */
+static void note_blocked(struct ctld *c, const struct snap *s, const struct sched_result *r)
+{
+	for (size_t p = 0; p < c->n_parts; p++)
+		c->parts[p].blocked = false;
+	for (uint32_t i = 0; i < r->n_decisions; i++) {
+		const struct sched_decision *d = &r->decisions[i];
+		const struct job *j = s->jobs[d->index];
+		bool waits = d->reason == SCHED_R_PRIORITY || d->reason == SCHED_R_RESOURCES ||
+			     d->reason == SCHED_R_LICENSES;
+		if (d->verdict == SCHED_WAIT && waits && !j->plan_start)
+			for (uint32_t k = 0; k < s->pending[d->index].n_parts; k++)
+				c->parts[s->pending[d->index].parts[k]].blocked = true;
+	}
+}
+
+static void apply(struct ctld *c, const struct snap *s, const struct sched_result *r,
+		  bool backfill, int64_t now)
+{
+	for (uint32_t i = 0; i < r->n_decisions; i++) {
+		const struct sched_decision *d = &r->decisions[i];
+		struct job *j = s->jobs[d->index];
+		if (d->verdict == SCHED_START)
+			apply_start(c, j, r, d, now);
 		else
-			job_set_reason(j, sched_verdict_reason(sj->verdict));
+			apply_wait(c, j, r, d, backfill);
 	}
 	/* an array that started all its throttle allows waits for its tasks */
-	for (size_t i = 0; i < n; i++)
-		if (map[i]->array && map[i]->state == JOB_PENDING &&
-		    (i + 1 == n || map[i + 1] != map[i]) && !job_array_room(c, map[i]))
-			job_set_reason(map[i], "JobArrayTaskLimit");
-}
-
-void ctld_sched_nodes(const struct ctld *c, struct sched_node *out)
-{
-	for (size_t i = 0; i < c->nodes.n; i++) {
-		const struct node *n = &c->nodes.nodes[i];
-		out[i] = (struct sched_node){
-		    .up = node_usable(n),
-		    .cpus_total = (uint32_t)n->conf->cpus,
-		    .cpus_used = n->cpus_alloc,
-		    .mem_total = c->conf->cr_memory ? n->conf->real_memory : 0,
-		    .mem_used = c->conf->cr_memory ? n->mem_alloc : 0,
-		    .n_gpus = n->n_gpus,
-		    .gpus_used = n->gpus_alloc,
-		    .gpu_type = (const char *const *)n->gpu_type,
-		    .tmp_disk = n->conf->tmp_disk,
-		    .features = n->conf->features,
-		};
+	for (size_t k = 0; k < s->n_pending; k++) {
+		struct job *j = s->jobs[k];
+		if (j->array && j->state == JOB_PENDING && !job_array_room(c, j))
+			job_set_reason(j, "JobArrayTaskLimit");
 	}
 }
 
-void ctld_sched_parts(const struct ctld *c, struct sched_part *out)
+/* bf_max_time: the pass's deadline on ctld's clock. */
+struct deadline {
+	struct timespec at;
+};
+
+static bool past_deadline(void *arg)
 {
-	for (size_t i = 0; i < c->n_parts; i++)
-		out[i] = (struct sched_part){c->parts[i].node_idx, c->parts[i].n_nodes,
-					     c->parts[i].up};
+	const struct deadline *d = arg;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > d->at.tv_sec ||
+	       (now.tv_sec == d->at.tv_sec && now.tv_nsec >= d->at.tv_nsec);
 }
 
-/* After a full pass, a partition is blocked when one of its jobs waits for
- * resources; a partial pass can only add blocks. */
-static void note_blocked(struct ctld *c, const struct sched_input *in, bool full)
+static void params_for(const struct ctld *c, bool backfill, struct deadline *dl,
+		       struct sched_params *p)
 {
-	for (size_t p = 0; full && p < c->n_parts; p++)
-		c->parts[p].blocked = false;
-	for (size_t i = 0; i < in->n_jobs; i++)
-		if (in->jobs[i].verdict == SCHED_WAIT_RESOURCES)
-			c->parts[in->jobs[i].part].blocked = true;
+	const struct drv_sched_conf *sc = &c->conf->sched;
+	*p = (struct sched_params){
+	    .kind = backfill ? SCHED_PASS_BACKFILL : SCHED_PASS_QUICK,
+	    .default_queue_depth = sc->default_queue_depth,
+	    .bf_max_job_test = sc->bf_max_job_test,
+	    .bf_max_job_user = sc->bf_max_job_user,
+	    .bf_window = sc->bf_window,
+	    .bf_resolution = sc->bf_resolution,
+	};
+	if (backfill) {
+		clock_gettime(CLOCK_MONOTONIC, &dl->at);
+		dl->at.tv_sec += sc->bf_max_time;
+		p->stop = past_deadline;
+		p->stop_arg = dl;
+		if (sc->bf_continue)
+			p->resume = c->bf_resume;
+	}
 }
 
-static void run(evutil_socket_t fd, short what, void *arg)
+/* Runs one pass over s and applies it. */
+static void decide(struct ctld *c, struct snap *s, bool backfill, bool full, int64_t now)
+{
+	struct deadline dl;
+	struct sched_params params;
+	struct sched_result r = {0};
+	snap_end(s, backfill ? NULL : c->plans);
+	params_for(c, backfill, &dl, &params);
+	int rc = sched_run(&s->s, &params, &r);
+	if (rc < 0) {
+		log_error("scheduler: pass refused the snapshot (%d)", rc);
+		return;
+	}
+	if (backfill) {
+		c->bf_resume = r.stats.stopped ? r.resume : (struct sched_resume){0};
+		if (sched_plans_set(c->plans, &s->s, &r) < 0)
+			log_error("scheduler: out of memory keeping the plans");
+	}
+	apply(c, s, &r, backfill, now);
+	if (full)
+		note_blocked(c, s, &r);
+	sched_result_free(&r);
+}
+
+static void run_quick(evutil_socket_t fd, short what, void *arg)
 {
 	struct ctld *c = arg;
+	int64_t now = time(NULL);
 	bool full = c->sched_full;
-	size_t nn = c->nodes.n ? c->nodes.n : 1, alloc_cap = 1;
-	for (size_t i = 0; i < c->nodes.n;
-	     i++) /* a started job takes >= 1 CPU per node */
-		alloc_cap += (size_t)c->nodes.nodes[i].conf->cpus;
-	struct snap s = {.max_tasks = (uint32_t)alloc_cap};
-	struct sched_node *nodes = calloc(nn, sizeof(*nodes));
-	struct sched_part *parts = calloc(c->n_parts ? c->n_parts : 1, sizeof(*parts));
-	struct sched_alloc *alloc = calloc(alloc_cap, sizeof(*alloc));
-	if (!nodes || !parts || !alloc)
-		goto out;
-	collect_jobs(c, !full, &s);
+	struct snap s;
+	if (snap_begin(c, &s, now) == 0 && sched_collect(c, &s, !full, now) == 0)
+		decide(c, &s, false, full, now);
+	snap_free(&s);
 	c->sched_full = false;
 	c->n_sched_new = 0;
-	ctld_sched_nodes(c, nodes);
-	ctld_sched_parts(c, parts);
-	struct sched_input in = {nodes, c->nodes.n, parts, c->n_parts, s.jobs, s.n};
-	if (!s.n || sched_run(&in, alloc, alloc_cap) >= 0) {
-		note_blocked(c, &in, full);
-		apply(c, &in, alloc, s.map, s.n);
-	}
-out:
-	free(s.jobs);
-	free(s.map);
-	free(nodes);
-	free(parts);
-	free(alloc);
+}
+
+static void run_backfill(evutil_socket_t fd, short what, void *arg)
+{
+	struct ctld *c = arg;
+	if (!c->bf_dirty)
+		return; /* nothing changed since the last pass */
+	c->bf_dirty = false;
+	int64_t now = time(NULL);
+	struct snap s;
+	if (snap_begin(c, &s, now) == 0 && sched_collect(c, &s, false, now) == 0)
+		decide(c, &s, true, true, now);
+	snap_free(&s);
 }

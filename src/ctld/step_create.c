@@ -367,9 +367,9 @@ static json_t *node_body(const struct job *j, const struct layout *l, uint32_t k
 			 const struct drv_step_create *m, struct drv_step_launch *o)
 {
 	const struct job_alloc *a = &j->alloc[l->slot[k]];
-	uint32_t gpus[SCHED_MAX_GPUS];
+	uint32_t gpus[DRV_MAX_NODE_GPUS];
 	o->n_gpus = 0;
-	for (uint32_t g = 0; g < SCHED_MAX_GPUS; g++)
+	for (uint32_t g = 0; g < DRV_MAX_NODE_GPUS; g++)
 		if (l->gpus[k] >> g & 1)
 			gpus[o->n_gpus++] = g;
 	o->gpus = gpus;

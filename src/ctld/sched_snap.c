@@ -1,0 +1,196 @@
+/* sched_snap.c — ctld's tables as the scheduler's snapshot (sched.h): the
+ * nodes, the partitions, the running jobs with what they hold and when they
+ * are expected to end, the pending jobs ctld's own rules (holds,
+ * dependencies, begin times, deadlines, array throttles) let start, and the
+ * last backfill pass's plans. A snapshot borrows from ctld's tables, which
+ * must not change until it is freed; it owns only its arrays. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctld/ctld.h"
+#include "ctld/job_req.h"
+#include "ctld/sched_snap.h"
+
+void ctld_sched_nodes(const struct ctld *c, struct sched_node *out)
+{
+	for (size_t i = 0; i < c->nodes.n; i++) {
+		const struct node *n = &c->nodes.nodes[i];
+		out[i] = (struct sched_node){
+		    .up = node_usable(n),
+		    .weight = 1,
+		    .n_cpus = (uint32_t)n->conf->cpus,
+		    .mem = c->conf->cr_memory ? n->conf->real_memory : 0,
+		    .n_gpus = n->n_gpus,
+		    .gpus = n->sched_gpus,
+		    .tmp_disk = n->conf->tmp_disk,
+		    .features = n->conf->features,
+		};
+	}
+}
+
+static int64_t limit_of(int64_t seconds)
+{
+	return seconds == DRV_INFINITE ? SCHED_NEVER : seconds;
+}
+
+void ctld_sched_part(const struct ctld *c, size_t i, struct sched_part *out)
+{
+	const struct part *p = &c->parts[i];
+	*out = (struct sched_part){
+	    .nodes = p->node_idx,
+	    .n_nodes = p->n_nodes,
+	    .up = p->up,
+	    .max_time = limit_of(p->conf->max_time),
+	    .qos = SCHED_NONE,
+	};
+}
+
+/* Grows the pending arrays to hold one more job. */
+static int pending_room(struct snap *s)
+{
+	if (s->n_pending < s->cap_pending)
+		return 0;
+	size_t cap = s->cap_pending ? s->cap_pending * 2 : 64;
+	struct sched_pending *p = realloc(s->pending, cap * sizeof(*p));
+	if (p)
+		s->pending = p;
+	struct job **jobs = realloc(s->jobs, cap * sizeof(*jobs));
+	if (jobs)
+		s->jobs = jobs;
+	uint32_t *cands = realloc(s->cands, cap * sizeof(*cands));
+	if (cands)
+		s->cands = cands;
+	if (!p || !jobs || !cands)
+		return -1;
+	s->cap_pending = cap;
+	return 0;
+}
+
+int snap_add_pending(struct ctld *c, struct snap *s, struct job *j, uint32_t count)
+{
+	int part = ctld_part_index(c, j->partition);
+	if (part < 0 || pending_room(s) < 0)
+		return -1;
+	size_t k = s->n_pending++;
+	s->cands[k] = (uint32_t)part;
+	s->jobs[k] = j;
+	s->pending[k] = (struct sched_pending){
+	    .job_id = j->id,
+	    .priority = j->priority,
+	    .uid = (uint32_t)j->uid,
+	    .assoc = SCHED_NONE,
+	    .qos = SCHED_NONE,
+	    .n_parts = 1,
+	    .time_limit = limit_of(j->time_limit),
+	    .time_min = j->req.time_min,
+	    .req = &j->req.sched,
+	    .count = count,
+	};
+	return 0;
+}
+
+/* The running jobs: every job that holds nodes (running, or still being
+ * cleaned up), each once, found through the nodes that hold it. */
+static int add_running(const struct ctld *c, struct snap *s, int64_t now)
+{
+	size_t n_jobs = 0, n_allocs = 0, n_units = 0;
+	for (size_t i = 0; i < c->nodes.n; i++) {
+		const struct node *nd = &c->nodes.nodes[i];
+		for (uint32_t k = 0; k < nd->n_jobs; k++)
+			n_jobs += nd->jobs[k]->alloc[0].node == i;
+		n_allocs += nd->n_jobs;
+		n_units += (size_t)nd->n_jobs * nd->n_gpus;
+	}
+	s->running = calloc(n_jobs + 1, sizeof(*s->running));
+	s->run_allocs = calloc(n_allocs + 1, sizeof(*s->run_allocs));
+	s->units = calloc(n_units + 1, sizeof(*s->units));
+	if (!s->running || !s->run_allocs || !s->units)
+		return -1;
+	size_t a = 0, u = 0;
+	for (size_t i = 0; i < c->nodes.n; i++) {
+		const struct node *nd = &c->nodes.nodes[i];
+		for (uint32_t k = 0; k < nd->n_jobs; k++) {
+			const struct job *j = nd->jobs[k];
+			if (j->alloc[0].node != i)
+				continue; /* once, from its first node */
+			int64_t end = j->time_limit == DRV_INFINITE
+					  ? SCHED_NEVER
+					  : j->start_time + j->time_limit;
+			if (end <= now || j->completing)
+				end = now + 1; /* over its limit: ending now */
+			struct sched_running *r = &s->running[s->s.n_running++];
+			*r = (struct sched_running){.job_id = j->id,
+						    .end = end,
+						    .priority = j->priority,
+						    .part = SCHED_NONE,
+						    .qos = SCHED_NONE,
+						    .assoc = SCHED_NONE,
+						    .uid = (uint32_t)j->uid,
+						    .alloc = &s->run_allocs[a],
+						    .n_alloc = j->n_alloc};
+			int p = ctld_part_index(c, j->partition);
+			if (p >= 0)
+				r->part = (uint32_t)p;
+			for (uint32_t m = 0; m < j->n_alloc; m++) {
+				const struct job_alloc *ja = &j->alloc[m];
+				const struct node *on = &c->nodes.nodes[ja->node];
+				uint32_t *units = &s->units[u];
+				for (uint32_t g = 0; g < on->n_gpus; g++)
+					units[g] = (uint32_t)(ja->gpus >> g & 1);
+				u += on->n_gpus;
+				s->run_allocs[a++] = (struct sched_alloc){
+				    .node = ja->node,
+				    .cpus = ja->cpus,
+				    .tasks = ja->tasks,
+				    .mem = ja->mem,
+				    .cpu_ids = ja->cpu_ids,
+				    .gpu_units = on->n_gpus ? units : NULL};
+			}
+		}
+	}
+	return 0;
+}
+
+int snap_begin(struct ctld *c, struct snap *s, int64_t now)
+{
+	memset(s, 0, sizeof(*s));
+	s->s.now = now;
+	s->s.n_nodes = (uint32_t)c->nodes.n;
+	s->s.n_parts = (uint32_t)c->n_parts;
+	s->nodes = calloc(c->nodes.n + 1, sizeof(*s->nodes));
+	s->parts = calloc(c->n_parts + 1, sizeof(*s->parts));
+	if (!s->nodes || !s->parts || add_running(c, s, now) < 0)
+		return -1;
+	ctld_sched_nodes(c, s->nodes);
+	for (size_t i = 0; i < c->n_parts; i++)
+		ctld_sched_part(c, i, &s->parts[i]);
+	return 0;
+}
+
+void snap_end(struct snap *s, const struct sched_plans *plans)
+{
+	for (size_t k = 0; k < s->n_pending; k++)
+		s->pending[k].parts = &s->cands[k];
+	s->s.nodes = s->nodes;
+	s->s.parts = s->parts;
+	s->s.running = s->running;
+	s->s.pending = s->pending;
+	s->s.n_pending = (uint32_t)s->n_pending;
+	if (plans) {
+		s->s.plans = plans->v;
+		s->s.n_plans = plans->n;
+	}
+}
+
+void snap_free(struct snap *s)
+{
+	free(s->nodes);
+	free(s->parts);
+	free(s->running);
+	free(s->run_allocs);
+	free(s->units);
+	free(s->pending);
+	free(s->jobs);
+	free(s->cands);
+	memset(s, 0, sizeof(*s));
+}

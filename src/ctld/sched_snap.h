@@ -1,0 +1,59 @@
+/* sched_snap.h — building the scheduler's snapshot from ctld's tables
+ * (sched_snap.c), and the plans a backfill pass leaves for the quick passes
+ * after it (sched_plans.c). Only schedule.c and rpc_submit.c (--test-only)
+ * use these. */
+#ifndef CTLD_SCHED_SNAP_H
+#define CTLD_SCHED_SNAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sched/sched.h"
+
+struct ctld;
+struct job;
+
+/* The last backfill pass's plans, owned by ctld (deep copies). */
+struct sched_plans {
+	struct sched_plan *v;
+	uint32_t n;
+	struct sched_alloc *allocs;
+	uint64_t *words;
+	uint32_t *units;
+};
+
+/* Replaces *p with the plans of result r (the waiting decisions that got a
+ * planned start and nodes). 0 or -ENOMEM (*p then empty). */
+int sched_plans_set(struct sched_plans *p, const struct sched_snapshot *snap,
+		    const struct sched_result *r);
+void sched_plans_clear(struct sched_plans *p);
+
+/* A snapshot being built; s is what sched_run reads. jobs[k] is the record
+ * of pending[k]. */
+struct snap {
+	struct sched_snapshot s;
+	struct sched_node *nodes;
+	struct sched_part *parts;
+	struct sched_running *running;
+	struct sched_alloc *run_allocs;
+	uint32_t *units; /* the running allocations' GPU units */
+	struct sched_pending *pending;
+	struct job **jobs;
+	uint32_t *cands; /* each pending job's candidate partitions */
+	size_t n_pending, cap_pending;
+};
+
+/* Starts s with now, the nodes, partitions and running jobs. 0 or -1 (out
+ * of memory; snap_free s then). */
+int snap_begin(struct ctld *c, struct snap *s, int64_t now);
+/* Adds pending job j (its partition must exist), count tasks of it when an
+ * array. 0, or -1 (unknown partition or out of memory: j not added). */
+int snap_add_pending(struct ctld *c, struct snap *s, struct job *j, uint32_t count);
+/* Finishes s once every pending job is added; plans may be NULL. */
+void snap_end(struct snap *s, const struct sched_plans *plans);
+void snap_free(struct snap *s);
+
+/* The scheduler's view of partition i. */
+void ctld_sched_part(const struct ctld *c, size_t i, struct sched_part *out);
+
+#endif

@@ -23,7 +23,7 @@ struct sbatch_opts {
 	const char *nodelist, *nodefile, *exclude, *constraint, *mincpus, *tmp;
 	const char *signal, *time_min;
 	bool parsable, hold, wait;
-	bool test_only; /* --test-only: ask when and where it would start */
+	bool test_only;		  /* --test-only: ask when and where it would start */
 	bool requeue, no_requeue; /* the last of --requeue/--no-requeue given */
 	bool help, version;
 };

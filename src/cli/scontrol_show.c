@@ -158,7 +158,7 @@ static void print_job_alloc(FILE *out, const struct cli_job *j)
 	fprintf(out, "ReqNodeList=%s ExcNodeList=%s" NL, or_null(j->req_nodes),
 		or_null(j->exc_nodes));
 	fprintf(out, "NodeList=%s", j->nodelist); /* empty until it runs */
-	if (j->sched_nodes) /* where backfill plans to start it */
+	if (j->sched_nodes)			  /* where backfill plans to start it */
 		fprintf(out, " SchedNodeList=%s", j->sched_nodes);
 	fprintf(out, NL);
 	if (*j->batch_host)

@@ -390,8 +390,10 @@ struct sched_num_opt {
 };
 
 #define SOPT(name, min, max, scale, field)                                               \
-	{name, min, max, scale, offsetof(struct drv_sched_conf, field),                   \
-	 (int)sizeof(((struct drv_sched_conf *)0)->field)}
+	{                                                                                \
+		name, min, max, scale, offsetof(struct drv_sched_conf, field),           \
+		    (int)sizeof(((struct drv_sched_conf *)0)->field)                     \
+	}
 
 static const struct sched_num_opt sched_num_opts[] = {
     SOPT("bf_interval", 1, 10800, 1, bf_interval),
@@ -429,10 +431,11 @@ static int sched_opt(struct drv_sched_conf *s, const char *opt, size_t len,
 		memcpy(num, opt + n + 1, len - n - 1);
 		long long v = strtoll(num, &end, 10);
 		if (!*num || *end || v < o->min || v > o->max)
-			return drv_error_set(err, EINVAL,
-					     "SchedulerParameters: %s='%s' is not a number "
-					     "in %lld..%lld",
-					     o->name, num, (long long)o->min, (long long)o->max);
+			return drv_error_set(
+			    err, EINVAL,
+			    "SchedulerParameters: %s='%s' is not a number "
+			    "in %lld..%lld",
+			    o->name, num, (long long)o->min, (long long)o->max);
 		v *= o->scale;
 		if (o->width == 8)
 			*(int64_t *)((char *)s + o->off) = v;
@@ -586,7 +589,7 @@ const struct conf_key conf_global_keys[] = {
 	{"SlurmdParameters", CONF_CUSTOM, 0, NULL, 0, 0, NULL, true, apply_slurmd_params},
 	{"DefMemPerCPU", CONF_U64, FIELD(drv_conf, def_mem_per_cpu), "0", 0, 1LL << 40, NULL, true, NULL},
 	{"DefMemPerNode", CONF_U64, FIELD(drv_conf, def_mem_per_node), "0", 0, 1LL << 40, NULL, true, NULL},
-	{"SchedulerType", CONF_CUSTOM, 0, "sched/backfill", 0, 0, NULL, false, apply_sched_type},
+	{"SchedulerType", CONF_CUSTOM, 0, NULL, 0, 0, NULL, false, apply_sched_type},
 	{"SchedulerParameters", CONF_CUSTOM, 0, NULL, 0, 0, NULL, true, apply_sched_params},
 	{"SelectTypeParameters", CONF_CUSTOM, 0, "CR_Core_Memory", 0, 0, NULL, false, apply_select_params},
 	{"EnforcePartLimits", CONF_CUSTOM, 0, "NO", 0, 0, NULL, true, apply_enforce_part},

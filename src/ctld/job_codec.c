@@ -35,8 +35,9 @@ store_fields(const struct job *j, char *const *node_names, struct drv_rec_job *s
 	    calloc(j->n_alloc ? j->n_alloc : 1, sizeof(*alloc));
 	for (uint32_t i = 0; alloc && node_names && i < j->n_alloc; i++) {
 		const struct job_alloc *a = &j->alloc[i];
-		alloc[i] = (struct drv_rec_job_alloc){node_names[a->node], a->cpus,
-						      a->tasks, a->mem, (int64_t)a->gpus, NULL};
+		alloc[i] = (struct drv_rec_job_alloc){
+		    node_names[a->node], a->cpus, a->tasks, a->mem,
+		    (int64_t)a->gpus,	 NULL};
 		if (a->cpu_ids) {
 			size_t len = drv_cpuset_format(a->cpu_ids, a->cpu_bits, NULL, 0);
 			char *text = malloc(len + 1);

@@ -175,7 +175,8 @@ static bool special_int(const struct job *j, enum special s, int64_t *out)
 		if (j->state != JOB_PENDING)
 			*out = j->start_time;
 		else
-			*out = j->plan_start > q->begin_time ? j->plan_start : q->begin_time;
+			*out =
+			    j->plan_start > q->begin_time ? j->plan_start : q->begin_time;
 		return true;
 	case S_PRIORITY: /* Slurm holds a job by its priority: 0 while held */
 		*out = j->hold ? 0 : (int64_t)j->priority;
@@ -208,7 +209,7 @@ static json_t *lacks_string(uint32_t lacks)
 {
 	static const char *const names[SCHED_TRES_COUNT] = {
 	    [SCHED_TRES_CPU] = "cpu",	      [SCHED_TRES_MEM] = "mem",
-	    [SCHED_TRES_NODE] = "node",       [SCHED_TRES_GPU] = "gres/gpu",
+	    [SCHED_TRES_NODE] = "node",	      [SCHED_TRES_GPU] = "gres/gpu",
 	    [SCHED_TRES_BILLING] = "billing",
 	};
 	char buf[64] = "";

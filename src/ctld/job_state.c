@@ -175,12 +175,13 @@ void job_hold_nodes(struct ctld *c, struct job *j)
 
 /* What the scheduler gave on one node, as ctld keeps it: the CPU set
  * copied, the GPU units as a mask of devices. */
-static struct job_alloc alloc_from_sched(const struct ctld *c, const struct sched_alloc *a)
+static struct job_alloc alloc_from_sched(const struct ctld *c,
+					 const struct sched_alloc *a)
 {
 	const struct node *nd = &c->nodes.nodes[a->node];
 	size_t words = SCHED_WORDS((uint32_t)nd->conf->cpus);
-	struct job_alloc out = {a->node, a->cpus,	  a->tasks,
-				a->mem,	 0,	  NULL, (uint32_t)nd->conf->cpus};
+	struct job_alloc out = {
+	    a->node, a->cpus, a->tasks, a->mem, 0, NULL, (uint32_t)nd->conf->cpus};
 	out.cpu_ids = calloc(words ? words : 1, sizeof(uint64_t));
 	if (!out.cpu_ids)
 		abort();

@@ -40,9 +40,8 @@ static int node_gpus(struct node *n, struct drv_error *err)
 			n->n_gpus++;
 		}
 	free(g);
-	return n->gpu_type && n->sched_gpus
-		   ? 0
-		   : drv_error_set(err, ENOMEM, "out of memory");
+	return n->gpu_type && n->sched_gpus ? 0
+					    : drv_error_set(err, ENOMEM, "out of memory");
 }
 
 static void node_init_state(struct node *n)

@@ -31,13 +31,13 @@ struct node {
 	int cpus;
 	uint64_t real_memory;
 	int64_t boot_time, last_seen, registered_time;
-	uint32_t cpus_alloc; /* held by running jobs */
-	uint64_t mem_alloc;  /* MiB */
-	uint64_t gpus_alloc; /* bit mask */
-	uint32_t n_gpus;     /* from the node's Gres=gpu... */
-	char **gpu_type;     /* n_gpus entries (NULL: untyped); owned */
+	uint32_t cpus_alloc;	      /* held by running jobs */
+	uint64_t mem_alloc;	      /* MiB */
+	uint64_t gpus_alloc;	      /* bit mask */
+	uint32_t n_gpus;	      /* from the node's Gres=gpu... */
+	char **gpu_type;	      /* n_gpus entries (NULL: untyped); owned */
 	struct sched_gpu *sched_gpus; /* the same as the scheduler sees them; owned */
-	struct job **jobs;   /* jobs holding resources here */
+	struct job **jobs;	      /* jobs holding resources here */
 	uint32_t n_jobs, cap_jobs;
 	struct peer *peer; /* noded's connection, NULL when not connected */
 	bool dirty;

@@ -61,11 +61,12 @@ static void assign_cpu_ids(struct ctld *c)
 				struct job_alloc *a = &nd->jobs[k]->alloc[i];
 				if (a->node != n || a->cpu_ids)
 					continue;
-				a->cpu_ids = calloc(DRV_CPUSET_WORDS(bits) + 1,
-						    sizeof(uint64_t));
+				a->cpu_ids =
+				    calloc(DRV_CPUSET_WORDS(bits) + 1, sizeof(uint64_t));
 				if (!a->cpu_ids)
 					abort();
-				for (uint32_t b = 0, got = 0; b < bits && got < a->cpus; b++)
+				for (uint32_t b = 0, got = 0; b < bits && got < a->cpus;
+				     b++)
 					if (!(used[b / 64] >> (b % 64) & 1)) {
 						used[b / 64] |= 1ULL << (b % 64);
 						a->cpu_ids[b / 64] |= 1ULL << (b % 64);

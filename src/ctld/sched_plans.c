@@ -33,7 +33,8 @@ static void count(const struct sched_snapshot *snap, const struct sched_result *
 		(*n)++;
 		*allocs += d->alloc_n;
 		for (uint32_t k = 0; k < d->alloc_n; k++) {
-			const struct sched_node *nd = &snap->nodes[r->allocs[d->alloc_off + k].node];
+			const struct sched_node *nd =
+			    &snap->nodes[r->allocs[d->alloc_off + k].node];
 			*words += SCHED_WORDS(nd->n_cpus);
 			*units += nd->n_gpus;
 		}
@@ -81,9 +82,10 @@ int sched_plans_set(struct sched_plans *p, const struct sched_snapshot *snap,
 		const struct sched_decision *d = &r->decisions[i];
 		if (!is_plan(d))
 			continue;
-		int64_t end = d->time_limit == SCHED_NEVER || d->start > SCHED_NEVER - d->time_limit
-				  ? SCHED_NEVER
-				  : d->start + d->time_limit;
+		int64_t end =
+		    d->time_limit == SCHED_NEVER || d->start > SCHED_NEVER - d->time_limit
+			? SCHED_NEVER
+			: d->start + d->time_limit;
 		p->v[p->n++] = (struct sched_plan){.job_id = d->job_id,
 						   .start = d->start,
 						   .end = end,

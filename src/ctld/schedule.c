@@ -158,14 +158,16 @@ static void apply_start(struct ctld *c, struct job *j, const struct sched_result
 
 /* Whether a partition holds a job that waits with no planned start: a new
  * job there is not tried on its own (it would jump the queue). */
-static void note_blocked(struct ctld *c, const struct snap *s, const struct sched_result *r)
+static void note_blocked(struct ctld *c, const struct snap *s,
+			 const struct sched_result *r)
 {
 	for (size_t p = 0; p < c->n_parts; p++)
 		c->parts[p].blocked = false;
 	for (uint32_t i = 0; i < r->n_decisions; i++) {
 		const struct sched_decision *d = &r->decisions[i];
 		const struct job *j = s->jobs[d->index];
-		bool waits = d->reason == SCHED_R_PRIORITY || d->reason == SCHED_R_RESOURCES ||
+		bool waits = d->reason == SCHED_R_PRIORITY ||
+			     d->reason == SCHED_R_RESOURCES ||
 			     d->reason == SCHED_R_LICENSES;
 		if (d->verdict == SCHED_WAIT && waits && !j->plan_start)
 			for (uint32_t k = 0; k < s->pending[d->index].n_parts; k++)

@@ -487,6 +487,50 @@ static void test_job_id_range(void **state)
 	assert_non_null(strstr(err.text, "FirstJobId=103 must be below MaxJobId=103"));
 }
 
+/* SchedulerType and SchedulerParameters: Slurm's defaults, each backfill
+ * option acted on, bf_max_time following bf_interval unless given, other
+ * options ignored, bad numbers refused with file:line. */
+static void test_scheduler_keys(void **state)
+{
+	struct fixture *f = *state;
+	struct drv_conf *c = load_ok(f, CTLD);
+	assert_true(c->sched.backfill);
+	assert_int_equal(c->sched.bf_interval, 30);
+	assert_int_equal(c->sched.bf_window, 86400);
+	assert_int_equal(c->sched.bf_resolution, 60);
+	assert_int_equal(c->sched.bf_max_job_test, 500);
+	assert_int_equal(c->sched.bf_max_job_user, 0);
+	assert_int_equal(c->sched.bf_max_time, 30);
+	assert_false(c->sched.bf_continue);
+	assert_int_equal(c->sched.default_queue_depth, 100);
+	assert_false(c->sched.kill_invalid_depend);
+	drv_conf_free(c);
+	c = load_ok(f, CTLD "SchedulerType=sched/builtin\n"
+			    "SchedulerParameters=bf_interval=5,bf_window=120,"
+			    "bf_resolution=1,bf_max_job_test=1000,bf_max_job_user=3,"
+			    "bf_continue,default_queue_depth=20,kill_invalid_depend,"
+			    "max_rpc_cnt=150\n");
+	assert_false(c->sched.backfill);
+	assert_int_equal(c->sched.bf_interval, 5);
+	assert_int_equal(c->sched.bf_window, 120 * 60);
+	assert_int_equal(c->sched.bf_resolution, 1);
+	assert_int_equal(c->sched.bf_max_job_test, 1000);
+	assert_int_equal(c->sched.bf_max_job_user, 3);
+	assert_int_equal(c->sched.bf_max_time, 5); /* bf_interval's */
+	assert_true(c->sched.bf_continue);
+	assert_int_equal(c->sched.default_queue_depth, 20);
+	assert_true(c->sched.kill_invalid_depend);
+	drv_conf_free(c);
+	c = load_ok(f, CTLD "SchedulerParameters=bf_max_time=7,bf_interval=2\n");
+	assert_int_equal(c->sched.bf_max_time, 7);
+	drv_conf_free(c);
+	load_bad(f, CTLD "SchedulerParameters=bf_interval=abc\n", 2,
+		 "SchedulerParameters: bf_interval='abc' is not a number in 1..10800");
+	load_bad(f, CTLD "SchedulerParameters=bf_window=0\n", 2, "bf_window='0'");
+	load_bad(f, CTLD "SchedulerType=sched/fancy\n", 2,
+		 "SchedulerType: 'sched/fancy' is not sched/backfill or sched/builtin");
+}
+
 static void test_relative_config_path(void **state)
 {
 	struct fixture *f = *state;
@@ -552,6 +596,7 @@ int main(void)
 	    T(test_error_in_include_names_that_file),
 	    T(test_no_ctld_host_and_missing_file),
 	    T(test_job_id_range),
+	    T(test_scheduler_keys),
 	    T(test_relative_config_path),
 	    T(test_resource_keys),
 	    cmocka_unit_test(test_node_path),

@@ -157,11 +157,12 @@ static void apply_start(struct ctld *c, struct job *j, const struct sched_result
 }
 
 /* Whether a partition holds a job that waits with no planned start: a new
- * job there is not tried on its own (it would jump the queue). */
+ * job there is not tried on its own (it would jump the queue). A pass over
+ * every pending job says it anew; one over new jobs only adds to it. */
 static void note_blocked(struct ctld *c, const struct snap *s,
-			 const struct sched_result *r)
+			 const struct sched_result *r, bool full)
 {
-	for (size_t p = 0; p < c->n_parts; p++)
+	for (size_t p = 0; full && p < c->n_parts; p++)
 		c->parts[p].blocked = false;
 	for (uint32_t i = 0; i < r->n_decisions; i++) {
 		const struct sched_decision *d = &r->decisions[i];
@@ -249,8 +250,7 @@ static void decide(struct ctld *c, struct snap *s, bool backfill, bool full, int
 			log_error("scheduler: out of memory keeping the plans");
 	}
 	apply(c, s, &r, backfill, now);
-	if (full)
-		note_blocked(c, s, &r);
+	note_blocked(c, s, &r, full);
 	sched_result_free(&r);
 }
 

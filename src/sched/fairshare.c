@@ -77,8 +77,9 @@ static void tree_link(struct fs_tree *t, uint32_t *fill)
 	for (uint32_t i = 1; i < t->n; i++) {
 		uint32_t p = a[i].parent;
 
-		while (p != 0 && is_parent_shares(&a[p]))
-			p = a[p].parent;
+		/* p < i: its own fair-share parent is known already */
+		if (p != 0 && is_parent_shares(&a[p]))
+			p = t->fs_parent[p];
 		t->fs_parent[i] = p;
 		t->first[p + 1]++;
 	}

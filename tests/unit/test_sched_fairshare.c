@@ -425,6 +425,17 @@ static void a_deep_tree_is_walked(void **state)
 	assert_int_equal(sched_fairshare(a, N, SCHED_FS_FAIR_TREE, out), 0);
 	assert_float_equal(out[N - 1].factor, 1, 0);
 	assert_float_equal(out[1].raw_usage, 5, 0);
+	/* every account Fairshare=parent: the user's level is the root's, where
+	 * it is alone (found without walking the chain for each account) */
+	for (uint32_t i = 1; i < N - 1; i++)
+		a[i].shares = SCHED_FS_PARENT;
+	assert_int_equal(sched_fairshare(a, N, SCHED_FS_FAIR_TREE, out), 0);
+	assert_float_equal(out[N - 1].norm_shares, 1, 0);
+	assert_float_equal(out[N - 1].eff_usage, 1, 0);
+	assert_float_equal(out[N - 1].factor, 1, 0);
+	assert_int_equal(sched_fairshare(a, N, SCHED_FS_CLASSIC, out), 0);
+	assert_float_equal(out[N - 1].norm_shares, 1, 0);
+	assert_float_equal(out[N - 1].factor, 0.5, 1e-12); /* 2^(-1/1) */
 	test_free(a);
 	test_free(out);
 }

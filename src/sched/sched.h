@@ -199,7 +199,7 @@ struct sched_qos {
 struct sched_assoc {
 	uint32_t parent; /* index, or SCHED_NONE for the root */
 	uint32_t uid;	 /* a user association's uid; SCHED_NONE for accounts */
-	uint32_t shares; /* Fairshare= (raw shares); 1 by default */
+	uint32_t shares; /* Fairshare= (raw shares); 1 by default; SCHED_FS_PARENT */
 	double usage;	 /* its own decayed, billed usage (billing-seconds); the
 			  * subtree's sum is sched_fairshare's to make */
 	uint32_t grp_jobs, max_jobs; /* SCHED_NONE: none */
@@ -396,60 +396,93 @@ const char *sched_reason_name(enum sched_reason r); /* Slurm's reason name */
 
 /* PriorityWeight* and the settings of priority/multifactor. */
 struct sched_prio_weights {
-	uint32_t age, fairshare, job_size, partition, qos;
-	uint32_t tres[SCHED_TRES_COUNT]; /* PriorityWeightTRES */
-	int64_t max_age;		 /* PriorityMaxAge, seconds */
-	bool favor_small;		 /* PriorityFavorSmall */
-	bool small_relative_to_time;	 /* PriorityFlags=SMALL_RELATIVE_TO_TIME */
+	uint32_t age, assoc, fairshare, job_size, partition, qos;
+	double tres[SCHED_TRES_COUNT];	      /* PriorityWeightTRES (Slurm's are reals) */
+	int64_t max_age;		      /* PriorityMaxAge, seconds */
+	bool favor_small;		      /* PriorityFavorSmall */
+	bool small_relative_to_time;	      /* PriorityFlags=SMALL_RELATIVE_TO_TIME */
 	uint32_t cluster_cpus, cluster_nodes; /* what job size is relative to */
-	struct sched_tres_vec cluster_tres;   /* the TRES factors' denominators */
-	uint32_t max_part_job_factor;	      /* the highest PriorityJobFactor */
-	uint32_t max_qos_priority;	      /* the highest QOS Priority */
+	/* the TRES factors' denominators where the job's partition gives none */
+	struct sched_tres_vec cluster_tres;
+	uint32_t max_part_job_factor; /* the highest PriorityJobFactor */
+	uint32_t max_qos_priority;    /* the highest QOS Priority */
+	uint32_t max_assoc_priority;  /* the highest association Priority */
 };
 
-/* One job's factors, each 0..1 before its weight, as sprio shows them. */
+/* One job, as far as its priority goes. */
 struct sched_prio_job {
-	int64_t eligible_time; /* when it became eligible (age counts from it) */
-	uint32_t cpus, nodes;
+	int64_t eligible_time;	    /* when it became eligible (age counts from it);
+				     * 0: not yet, no age */
+	uint32_t cpus, nodes;	    /* CPUs (0: not known yet) and minimum nodes */
 	int64_t time_limit;	    /* seconds; SCHED_NEVER unlimited */
-	uint32_t part_job_factor;   /* PriorityJobFactor of its partition */
+	uint32_t part_job_factor;   /* PriorityJobFactor of the partition it is
+				     * computed for (one call per partition) */
 	uint32_t qos_priority;	    /* its QOS's Priority */
+	uint32_t assoc_priority;    /* its association's Priority */
 	double fairshare;	    /* its association's factor (sched_fairshare) */
-	struct sched_tres_vec tres; /* what it asks for */
-	int32_t nice;		    /* --nice, scontrol update Nice= */
+	struct sched_tres_vec tres; /* what it asks for (or holds) */
+	/* that partition's TRES totals, the TRES factors' denominators (Slurm
+	 * divides by the partition's); a zero entry: cluster_tres's */
+	struct sched_tres_vec part_tres;
+	int32_t nice;	     /* --nice, scontrol update Nice= */
+	int64_t site_factor; /* scontrol update SiteFactor= (0 by default) */
 };
 
+/* One job's factors, each 0..1 before its weight, as sprio -n shows them; a
+ * factor whose weight is 0 is left 0, as Slurm leaves it. */
 struct sched_prio_factors {
-	double age, fairshare, job_size, partition, qos; /* 0..1 */
+	double age, assoc, fairshare, job_size, partition, qos; /* 0..1 */
 	double tres[SCHED_TRES_COUNT];
-	uint64_t priority; /* sum of weighted factors - nice, at least 1 */
+	/* the sum of weight x factor + site_factor - nice, truncated, at least 1
+	 * (0 is a held job's) and at most UINT32_MAX, as Slurm's */
+	uint64_t priority;
 };
 
+/* Slurm's priority/multifactor formula (see priority.c). Pure; reads w and
+ * j, fills *out. */
 void sched_priority(const struct sched_prio_weights *w, const struct sched_prio_job *j,
 		    int64_t now, struct sched_prio_factors *out);
 
 enum sched_fs_algo {
 	SCHED_FS_FAIR_TREE, /* Slurm's default since 19.05 */
-	SCHED_FS_CLASSIC,
+	SCHED_FS_CLASSIC,   /* PriorityFlags=NO_FAIR_TREE */
 };
 
-/* What sshare shows of one association. */
+/* What sshare -l shows of one association. */
 struct sched_fs {
-	double norm_shares; /* its shares over its siblings', times its parent's */
-	double raw_usage;   /* its subtree's usage */
-	double norm_usage;  /* raw_usage over the whole tree's */
-	double eff_usage;   /* classic: with the parent's usage folded in */
-	double level_fs;    /* fair tree: shares over usage among its siblings */
-	double factor;	    /* the fair-share factor, 0..1 */
+	/* Fair Tree: its shares over its siblings' (a Fairshare=parent one:
+	 * those of the ancestor it defers to); classic: that times its
+	 * parent's, down from the root */
+	double norm_shares;
+	double raw_usage;  /* its subtree's usage (its own plus its children's) */
+	double norm_usage; /* raw_usage over the whole tree's, at most 1 */
+	/* Fair Tree: raw_usage over its parent's; classic: its normalized usage
+	 * with the parent's effective usage folded in (classic_fair_share) */
+	double eff_usage;
+	/* Fair Tree: norm_shares / eff_usage, infinity without usage, 0 without
+	 * shares; without meaning for the root and for Fairshare=parent (sshare
+	 * prints it empty), given as 0 there and under classic */
+	double level_fs;
+	/* the fair-share factor, 0..1; under Fair Tree only users have one
+	 * (accounts get 0; sshare prints theirs empty) */
+	double factor;
 };
 
-/* Fair-share figures of every association of the tree (parents before
- * children), from shares and decayed usage; out has n entries. 0, or
- * -EINVAL when the tree is malformed (a parent after its child). */
+/* Fairshare=parent: an association that takes its parent's place in the
+ * fair-share tree (sched_assoc.shares). */
+#define SCHED_FS_PARENT UINT32_MAX
+
+/* Fair-share figures of every association of the tree (a[0] the root, the
+ * only one without a parent, parents before children; an association with
+ * a uid is a user and has no children), from shares and decayed usage; out
+ * has n entries, written only on success. 0, -EINVAL when the tree is
+ * malformed, -ENOMEM. Reads a only. */
 int sched_fairshare(const struct sched_assoc *a, uint32_t n, enum sched_fs_algo algo,
 		    struct sched_fs *out);
 
-/* Usage decays with half-life half_life: what u is worth dt seconds on. */
+/* Usage decays with half-life half_life: what u is worth dt seconds on,
+ * u * 2^(-dt/half_life); half_life 0 (PriorityDecayHalfLife=0) or dt <= 0:
+ * u unchanged. */
 double sched_decay(double u, int64_t dt, int64_t half_life);
 
 #endif

@@ -291,9 +291,11 @@ static int update_job(struct sctl *s, int argc, char **argv)
 		if (r.results[i].rc == 0)
 			continue;
 		failed = 1;
-		if (!s->quiet) /* Slurm 22.05: "TEXT for job N" */
+		if (!s->quiet) /* Slurm 22.05: "TEXT for job N", after the
+				  site's job_submit.lua messages */
 			fprintf(stderr, "%s for job %lld\n",
-				text && *text ? text : drv_rc_text(r.results[i].rc),
+				text && *text ? cli_refusal_lines(text)
+					      : drv_rc_text(r.results[i].rc),
 				(long long)r.results[i].job_id);
 	}
 	drv_job_update_reply_free(&r);

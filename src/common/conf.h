@@ -108,6 +108,9 @@ struct drv_conf {
 	int conn_auth_timeout, conn_idle_timeout;
 	int max_connections, max_connections_per_user;
 	uint64_t nonce_cache_size, nonce_cache_per_user;
+	/* JobSubmitPlugins=lua: ctld runs job_submit.lua from the config's
+	 * directory on every submit and update (ctld/job_submit_lua.c) */
+	bool job_submit_lua;
 
 	struct drv_node_conf *nodes;
 	size_t n_nodes;

@@ -440,6 +440,34 @@ bad:
 			     value);
 }
 
+/* JobSubmitPlugins: a comma list of plugins; Drover has lua (also written
+ * job_submit/lua). Any other is refused rather than skipped: a site policy
+ * that does not run must not let jobs through unchecked. The text is kept
+ * for `scontrol show config`. */
+static int apply_job_submit(struct conf_parser *p, const struct conf_key *k, void *target,
+			    const char *value, struct drv_error *err)
+{
+	struct drv_conf *c = target;
+	bool lua = false;
+	for (const char *s = value; *s;) {
+		size_t n = strcspn(s, ",");
+		if (n && !((n == 3 && !strncasecmp(s, "lua", 3)) ||
+			   (n == 14 && !strncasecmp(s, "job_submit/lua", 14))))
+			return drv_error_set(err, EINVAL,
+					     "JobSubmitPlugins: '%.*s' is not supported; "
+					     "Drover has lua",
+					     (int)(n > 60 ? 60 : n), s);
+		lua |= n > 0;
+		s += n;
+		if (*s)
+			s++;
+	}
+	int rc = conf_other_set(c, k->name, value);
+	if (rc == 0)
+		c->job_submit_lua = lua;
+	return rc;
+}
+
 #define OTHER(key)                                                                       \
 	{                                                                                \
 		.name = key, .type = CONF_OTHER, .reload = true                          \
@@ -482,6 +510,7 @@ const struct conf_key conf_global_keys[] = {
 	{"JobRequeue", CONF_INT, FIELD(drv_conf, job_requeue), "1", 0, 1, NULL, true, NULL},
 	{"SlurmUser", CONF_STR, FIELD(drv_conf, slurm_user), NULL, 0, 0, NULL, false, NULL},
 	{"PurgeJobAfter", CONF_CUSTOM, 0, "0", 0, 0, NULL, true, apply_purge_after},
+	{"JobSubmitPlugins", CONF_CUSTOM, 0, NULL, 0, 0, NULL, true, apply_job_submit},
 	/* Slurm's cgroup.conf keys, read here from drover.conf; noded hands them
 	 * to each shepherd in its spec */
 	{"CgroupPlugin", CONF_ENUM, FIELD(drv_conf, cgroup_plugin), "autodetect", 0, 0, cgroup_plugins, false, NULL},
@@ -521,7 +550,7 @@ const struct conf_key conf_global_keys[] = {
 	OTHER("JobAcctGatherType"), OTHER("JobCompHost"), OTHER("JobCompLoc"),
 	OTHER("JobCompParams"), OTHER("JobCompPass"), OTHER("JobCompPort"),
 	OTHER("JobCompType"), OTHER("JobCompUser"), OTHER("JobContainerType"),
-	OTHER("JobFileAppend"), OTHER("JobSubmitPlugins"),
+	OTHER("JobFileAppend"),
 	OTHER("KillOnBadExit"), OTHER("LaunchParameters"), OTHER("Licenses"),
 	OTHER("LogTimeFormat"), OTHER("MailDomain"), OTHER("MailProg"),
 	OTHER("MaxBatchRequeue"), OTHER("MaxDBDMsgs"),

@@ -45,6 +45,7 @@ struct peer {
 struct deferred;
 struct pending_launch;
 struct hook;
+struct job_submit_lua;
 
 struct ctld {
 	struct event_base *base;
@@ -85,6 +86,8 @@ struct ctld {
 	/* hook.c: PrologSlurmctld / EpilogSlurmctld children */
 	struct hook *hooks;
 	struct event *sigchld_ev;
+	/* JobSubmitPlugins=lua (job_submit_lua.c); NULL without it */
+	struct job_submit_lua *job_submit;
 };
 
 /* --- commit.c: group commit and effects released after it ------------- */

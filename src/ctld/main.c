@@ -12,6 +12,7 @@
 #include "common/daemon.h"
 #include "common/log.h"
 #include "ctld/ctld.h"
+#include "ctld/job_submit_lua.h"
 #include "ctld/rpc_handlers.h"
 #include "drv_config.h"
 
@@ -84,6 +85,45 @@ static int load_config(struct ctld *c, const struct options *o, struct drv_error
 		return rc;
 	node_table_fini(&check);
 	return drv_key_load(c->conf->auth_key, &c->key, err);
+}
+
+/* JobSubmitPlugins=lua: job_submit.lua beside the config, as Slurm finds
+ * it. Missing or broken, it is logged and every job is refused until it
+ * loads (job_submit_lua.c); ctld runs on. */
+static char *job_submit_path(const struct drv_conf *conf)
+{
+	char *path;
+	if (asprintf(&path, "%s/job_submit.lua", conf->dir ? conf->dir : ".") < 0)
+		return NULL;
+	return path;
+}
+
+static int start_job_submit(struct ctld *c, struct drv_error *err)
+{
+	struct drv_error why = {{0}};
+	if (!c->conf->job_submit_lua)
+		return 0;
+	char *path = job_submit_path(c->conf);
+	c->job_submit = path ? jsl_new(path, c->conf->cluster_name) : NULL;
+	free(path);
+	if (!c->job_submit)
+		return drv_error_set(err, ENOMEM, "out of memory");
+	jsl_refresh(c->job_submit, &why); /* logs what is wrong */
+	return 0;
+}
+
+/* -t: a job_submit.lua that would not load fails the check. */
+static int check_job_submit(const struct drv_conf *conf, struct drv_error *err)
+{
+	if (!conf->job_submit_lua)
+		return 0;
+	char *path = job_submit_path(conf);
+	if (!path)
+		return drv_error_set(err, ENOMEM, "out of memory");
+	struct drv_error why = {{0}};
+	int rc = jsl_check(path, &why);
+	free(path);
+	return rc < 0 ? drv_error_set(err, -rc, "job_submit/lua: %s", why.text) : 0;
 }
 
 static int build_partitions(struct ctld *c, struct drv_error *err)
@@ -162,6 +202,8 @@ static int start_loop(struct ctld *c, struct drv_error *err)
 		return -EINVAL;
 	if (job_table_init(&c->jobs) < 0 || build_partitions(c, err) < 0)
 		return drv_error_set(err, ENOMEM, "out of memory");
+	if (start_job_submit(c, err) < 0)
+		return -ENOMEM;
 	c->nonces =
 	    drv_nonce_cache_new(c->conf->nonce_cache_size, c->conf->nonce_cache_per_user);
 	c->store = store_open(c->base, c->conf->state_save_location, err);
@@ -192,6 +234,7 @@ static void stop_loop(struct ctld *c)
 	peer_free_all(c);
 	link_fini(c);
 	hook_fini(c);
+	jsl_free(c->job_submit);
 	store_close(c->store);
 	drv_nonce_cache_free(c->nonces);
 	job_table_fini(&c->jobs);
@@ -235,7 +278,10 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (o.test_only) {
-		rc = 0;
+		if (check_job_submit(c.conf, &err) < 0)
+			fprintf(stderr, "drover-ctld: error: %s\n", err.text);
+		else
+			rc = 0;
 		goto out;
 	}
 	c.owner_uid = getuid();

@@ -14,6 +14,7 @@
 #include "common/proto.h"
 #include "ctld/ctld.h"
 #include "ctld/job_id.h"
+#include "ctld/job_policy.h"
 #include "ctld/job_req.h"
 #include "ctld/rpc_handlers.h"
 
@@ -52,9 +53,9 @@ static int check_submitter(const struct rpc_req *r, char *msg, size_t len)
 	return -1;
 }
 
-static void fill_job(struct job *j, const struct rpc_req *r, const struct part *p)
+static void fill_job(struct job *j, const struct rpc_req *r,
+		     const struct drv_job_submit *m, const struct part *p)
 {
-	const struct drv_job_submit *m = r->msg;
 	j->name = drv_strdup_or_null(m->name);
 	j->user = identity_user_name(r->cred.uid);
 	j->partition = strdup(p->conf->name);
@@ -205,15 +206,14 @@ static int check_dependency_targets(const struct ctld *c, const struct job *j)
 	return 0;
 }
 
-static struct job *build_job(struct rpc_req *r, const struct part *p, int *rc,
-			     struct drv_error *msg)
+static struct job *build_job(struct rpc_req *r, const struct drv_job_submit *m,
+			     const struct part *p, int *rc, struct drv_error *msg)
 {
 	struct job *j = job_new();
 	if (!j) {
 		*rc = DRV_RC_ERROR;
 		return NULL;
 	}
-	const struct drv_job_submit *m = r->msg;
 	*rc = job_req_from_submit(&j->req, m, r->c->conf, msg);
 	j->interactive = m->interactive;
 	if (*rc == 0 && !j->interactive && !m->script) {
@@ -229,7 +229,7 @@ static struct job *build_job(struct rpc_req *r, const struct part *p, int *rc,
 		j->req.requeue =
 		    false; /* an allocation its client holds is not requeued */
 	if (*rc == 0) {
-		fill_job(j, r, p);
+		fill_job(j, r, m, p);
 		*rc = check_request(r->c, p, j, msg);
 		if (*rc == 0)
 			*rc = check_array(r->c, j, m->array);
@@ -280,26 +280,35 @@ int ctld_job_id_new(struct ctld *c, uint32_t *id)
 	return rc;
 }
 
-void rpc_job_submit(struct rpc_req *r)
+/* A partition the site's policy set that does not exist: slurmctld names
+ * it before its refusal, as for one the user gave. */
+static void reply_bad_partition(const struct rpc_req *r, const char *name, bool policy)
 {
-	struct ctld *c = r->c;
-	const struct drv_job_submit *m = r->msg;
-	char denied[256];
-	if (check_submitter(r, denied, sizeof(denied)) < 0) {
-		log_warn("refused job.submit from uid %u: not the cluster's user",
-			 r->cred.uid);
-		rpc_reply(r, DRV_RC_ACCESS_DENIED, denied, NULL);
-		return;
-	}
-	const struct part *p = find_part(c, m->partition);
-	if (!p) {
+	char text[256];
+	if (!policy || !name) {
 		rpc_reply(r, DRV_RC_INVALID_PARTITION,
 			  drv_rc_text(DRV_RC_INVALID_PARTITION), NULL);
 		return;
 	}
+	snprintf(text, sizeof(text), "invalid partition specified: %.100s\n%s", name,
+		 drv_rc_text(DRV_RC_INVALID_PARTITION));
+	rpc_reply(r, DRV_RC_INVALID_PARTITION, text, NULL);
+}
+
+/* The job m asks for (r's body, or the body the site's policy left),
+ * created and acknowledged once committed; user_msg goes with the reply. */
+static void submit_job(struct rpc_req *r, const struct drv_job_submit *m,
+		       const char *user_msg, bool policy_partition)
+{
+	struct ctld *c = r->c;
+	const struct part *p = find_part(c, m->partition);
+	if (!p) {
+		reply_bad_partition(r, m->partition, policy_partition);
+		return;
+	}
 	struct drv_error msg = {{0}};
 	int rc;
-	struct job *j = build_job(r, p, &rc, &msg);
+	struct job *j = build_job(r, m, p, &rc, &msg);
 	if (!j) {
 		rpc_reply(r, rc, msg.text, NULL);
 		return;
@@ -326,6 +335,32 @@ void rpc_job_submit(struct rpc_req *r)
 	free(env);
 	free(argv);
 	job_accept(c, j, time(NULL));
-	struct drv_job_submit_reply reply = {.job_id = j->id};
+	struct drv_job_submit_reply reply = {.job_id = j->id, .user_msg = user_msg};
 	rpc_reply_durable(r, 0, NULL, drv_job_submit_reply_encode(&reply));
+}
+
+void rpc_job_submit(struct rpc_req *r)
+{
+	struct ctld *c = r->c;
+	char denied[256];
+	if (check_submitter(r, denied, sizeof(denied)) < 0) {
+		log_warn("refused job.submit from uid %u: not the cluster's user",
+			 r->cred.uid);
+		rpc_reply(r, DRV_RC_ACCESS_DENIED, denied, NULL);
+		return;
+	}
+	if (!c->job_submit) {
+		submit_job(r, r->msg, NULL, false);
+		return;
+	}
+	struct policy_submit ps;
+	char *why = NULL;
+	int rc = policy_submit(c, r, &ps, &why);
+	if (rc) {
+		rpc_reply(r, rc, why ? why : drv_rc_text(rc), NULL);
+		free(why);
+		return;
+	}
+	submit_job(r, &ps.msg, ps.user_msg, ps.partition_changed);
+	policy_submit_fini(&ps);
 }

@@ -369,7 +369,7 @@ static int to_int(const struct field *f, const struct jd_value *v, int64_t *out,
 	default:
 		return bad(err, f, "not a number");
 	}
-	if (!isfinite(dv) || dv != floor(dv) || dv < -9.2e18 || dv > 9.2e18)
+	if (!isfinite(dv) || dv < -9.2e18 || dv > 9.2e18 || dv != (double)(int64_t)dv)
 		return bad(err, f, "not a whole number in range");
 	*out = (int64_t)dv;
 	return 0;

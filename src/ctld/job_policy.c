@@ -78,7 +78,8 @@ int policy_submit(struct ctld *c, const struct rpc_req *r, struct policy_submit 
 	struct jd_who who = {r->cred.uid, r->cred.gid, user};
 	memset(out, 0, sizeof(*out));
 	*why = NULL;
-	out->body = json_deep_copy(r->body);
+	/* shallow: writes only set or delete the body's own members */
+	out->body = json_copy(r->body);
 	if (!out->body) {
 		free(user);
 		return DRV_RC_ERROR;
@@ -122,7 +123,7 @@ int policy_update(struct ctld *c, const struct rpc_req *r, const struct job *j,
 	struct jd_who who = {j->uid, j->gid, j->user};
 	memset(out, 0, sizeof(*out));
 	*why = NULL;
-	out->body = json_deep_copy(r->body);
+	out->body = json_copy(r->body);
 	if (!out->body)
 		return DRV_RC_ERROR;
 	struct jd_doc d = {out->body, &drv_shape_job_update, &who};

@@ -18,6 +18,7 @@
 #include "ctld/step.h"
 #include "ctld/timer.h"
 
+/* The kinds keyed by job id come first: fire() looks the job up for them. */
 enum timed_kind {
 	TIMED_JOB_LIMIT,     /* job id: an srun/salloc allocation's time limit */
 	TIMED_STEP_GIVE_UP,  /* job id: its ended steps' silent nodes, given up */
@@ -225,7 +226,7 @@ static void fire(void *arg, unsigned kind, uint32_t key, int64_t due_ms)
 {
 	struct ctld *c = arg;
 	int64_t now = time(NULL);
-	if (kind <= TIMED_DEADLINE) {
+	if (kind <= TIMED_DEADLINE) { /* keyed by job id */
 		struct job *j = job_table_find(&c->jobs, key);
 		if (j)
 			job_due(c, kind, j, now);

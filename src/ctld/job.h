@@ -115,6 +115,9 @@ struct job {
 	/* srun and salloc: an allocation with no batch script, released by its
 	 * client (alloc.complete) or at its time limit */
 	bool interactive;
+	/* a pending job's after: entry waits for this one to start: its start
+	 * asks for a scheduler pass (depend.c) */
+	bool start_awaited;
 	struct job_step *steps; /* step.c: srun steps in id order, kept after they end */
 	uint32_t n_steps, next_step_id;
 	struct step_usage batch_usage; /* the batch script's, from job.complete */

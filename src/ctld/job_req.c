@@ -307,13 +307,32 @@ char *job_counts_string(const uint32_t *v, uint32_t n)
 	return s;
 }
 
+/* The run a deadline must leave room for: --time-min, else the limit. */
+static int64_t deadline_need(const struct job_req *req, int64_t time_limit)
+{
+	int64_t need = req->time_min ? req->time_min : time_limit;
+	return need == DRV_INFINITE || need <= 0 ? 60 /* Slurm's one minute */ : need;
+}
+
+bool job_req_deadline_due(const struct job_req *req, int64_t time_limit, int64_t *due)
+{
+	if (!req->deadline)
+		return false;
+	int64_t need = deadline_need(req, time_limit), end;
+	/* past from the start when even a start at --begin ends too late;
+	 * else from the second a start then would end after the deadline */
+	if (__builtin_add_overflow(req->begin_time, need, &end) || end > req->deadline)
+		*due = 0;
+	else
+		*due = req->deadline - need + 1;
+	return true;
+}
+
 bool job_req_past_deadline(const struct job_req *req, int64_t time_limit, int64_t now)
 {
 	if (!req->deadline)
 		return false;
-	int64_t need = req->time_min ? req->time_min : time_limit;
-	if (need == DRV_INFINITE || need <= 0)
-		need = 60; /* Slurm's one minute for an UNLIMITED job */
+	int64_t need = deadline_need(req, time_limit);
 	int64_t start = now > req->begin_time ? now : req->begin_time, end;
 	/* a begin time near the end of time cannot finish by any deadline */
 	return __builtin_add_overflow(start, need, &end) || end > req->deadline;

@@ -25,6 +25,9 @@ int job_req_from_rec(struct job_req *req, const struct drv_rec_job_req *o);
  * not finish by its --deadline even if it started at once (or at --begin)
  * and ran only its --time-min (or its limit, one minute when UNLIMITED). */
 bool job_req_past_deadline(const struct job_req *req, int64_t time_limit, int64_t now);
+/* The first second at which job_req_past_deadline() holds for a job still
+ * pending then (0 when it holds at any time); false without a --deadline. */
+bool job_req_deadline_due(const struct job_req *req, int64_t time_limit, int64_t *due);
 
 /* "2(x3),1": Slurm's compressed list of per-node counts. Returns new text. */
 char *job_counts_string(const uint32_t *v, uint32_t n);

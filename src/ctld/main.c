@@ -157,41 +157,6 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	event_base_loopexit(c->base, NULL);
 }
 
-/* Accounting history past PurgeJobAfter leaves the store: at most once a
- * minute (more often for shorter retentions), a bounded number of jobs at a
- * time so that one purge never holds the writer for long. */
-static void purge_history(struct ctld *c, int64_t now)
-{
-	int64_t after = c->conf->purge_job_after;
-	int64_t every = after < 60 ? after : 60;
-	if (after > 0 && now - c->last_purge >= every) {
-		c->last_purge = now;
-		commit_purge(c, now - after, 10000);
-	}
-}
-
-/* Stored nonces are needed only while their credentials are valid. */
-static void prune_nonces(struct ctld *c, int64_t now)
-{
-	if (now - c->last_nonce_prune >= 60) {
-		c->last_nonce_prune = now;
-		commit_nonce_prune(c, now);
-	}
-}
-
-static void on_tick(evutil_socket_t fd, short what, void *arg)
-{
-	struct ctld *c = arg;
-	int64_t now = time(NULL);
-	node_check_timeouts(c, now);
-	job_check_interactive_limits(c, now); /* and the steps nodes left silent */
-	job_purge_old(c, now);
-	purge_history(c, now);
-	prune_nonces(c, now);
-	drv_log_limit_flush();
-	sched_request(c);
-}
-
 static int start_loop(struct ctld *c, struct drv_error *err)
 {
 	c->base = event_base_new();
@@ -204,6 +169,10 @@ static int start_loop(struct ctld *c, struct drv_error *err)
 		return drv_error_set(err, ENOMEM, "out of memory");
 	if (start_job_submit(c, err) < 0)
 		return -ENOMEM;
+	/* Time-driven work waits on timers (timed.c), armed from here on:
+	 * recovery arms those of the jobs it brings back. Nothing ticks. */
+	if (timed_init(c, err) < 0)
+		return -ENOMEM;
 	c->nonces =
 	    drv_nonce_cache_new(c->conf->nonce_cache_size, c->conf->nonce_cache_per_user);
 	c->store = store_open(c->base, c->conf->state_save_location, err);
@@ -211,6 +180,10 @@ static int start_loop(struct ctld *c, struct drv_error *err)
 		return -EIO;
 	commit_init(c);
 	sched_init(c);
+	/* TODO(lead): the event-driven backfill timer (bf_interval) belongs to
+	 * the scheduler glue; until then passes run on the events that ask for
+	 * them, and this one judges what recovery brought back. */
+	sched_request(c);
 	hook_init(c);
 	job_resume_prologs(c);
 	int port = 0;
@@ -218,9 +191,6 @@ static int start_loop(struct ctld *c, struct drv_error *err)
 				     c->conf->ctld_port, peer_accept, c, &port, err);
 	if (!c->listener)
 		return -EADDRINUSE;
-	struct timeval one_sec = {1, 0};
-	c->tick_ev = event_new(c->base, -1, EV_PERSIST, on_tick, c);
-	event_add(c->tick_ev, &one_sec);
 	log_info("listening on %s:%d", c->conf->ctld_hosts[0].addr, port);
 	return 0;
 }
@@ -243,8 +213,7 @@ static void stop_loop(struct ctld *c)
 	free(c->parts);
 	node_table_fini(&c->nodes);
 	sched_fini(c);
-	if (c->tick_ev)
-		event_free(c->tick_ev);
+	timed_fini(c);
 	if (c->base)
 		event_base_free(c->base);
 }

@@ -60,6 +60,7 @@ static void on_job(const char *key, const char *text, void *arg)
 	drv_rec_job_free(&r);
 	json_decref(rec);
 	job_table_add(&c->jobs, j);
+	timed_job(c, j); /* its limit, purge, begin time: at their first due */
 }
 
 static void on_node(const char *name, const char *text, void *arg)

@@ -215,6 +215,36 @@ static void deadline_arithmetic_does_not_wrap(void **state)
 	assert_false(job_req_past_deadline(&q, 3600, INT64_MAX));
 }
 
+/* The deadline timer's time is the first second past_deadline holds: not
+ * a second before, and at any time when even a start at --begin is late. */
+static void deadline_due_is_the_first_second_past(void **state)
+{
+	struct job_req q = {.begin_time = 0, .deadline = 10000};
+	int64_t due = -1;
+	assert_true(job_req_deadline_due(&q, 600, &due));
+	assert_int_equal(due, 10000 - 600 + 1);
+	assert_false(job_req_past_deadline(&q, 600, due - 1));
+	assert_true(job_req_past_deadline(&q, 600, due));
+	q.time_min = 60; /* --time-min is what must fit */
+	assert_true(job_req_deadline_due(&q, 600, &due));
+	assert_int_equal(due, 10000 - 60 + 1);
+	assert_false(job_req_past_deadline(&q, 600, due - 1));
+	assert_true(job_req_past_deadline(&q, 600, due));
+	q.time_min = 0;
+	assert_true(job_req_deadline_due(&q, DRV_INFINITE, &due)); /* one minute */
+	assert_int_equal(due, 10000 - 60 + 1);
+	q.begin_time = 9900; /* a start at --begin ends too late already */
+	assert_true(job_req_deadline_due(&q, 600, &due));
+	assert_int_equal(due, 0);
+	assert_true(job_req_past_deadline(&q, 600, 1));
+	q.begin_time = INT64_MAX - 10;
+	q.deadline = INT64_MAX;
+	assert_true(job_req_deadline_due(&q, 3600, &due));
+	assert_int_equal(due, 0);
+	q.deadline = 0;
+	assert_false(job_req_deadline_due(&q, 3600, &due));
+}
+
 /* Totals the fields make together are refused before they can wrap the
  * uint32 products of the scheduler and of job_cpus. */
 static void totals_that_overflow_are_refused(void **state)
@@ -248,6 +278,7 @@ int main(void)
 	    cmocka_unit_test(placement_and_signal_round_trip),
 	    cmocka_unit_test(counts_compress_as_slurm),
 	    cmocka_unit_test(deadline_arithmetic_does_not_wrap),
+	    cmocka_unit_test(deadline_due_is_the_first_second_past),
 	    cmocka_unit_test(totals_that_overflow_are_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -319,7 +319,8 @@ static bool is_part_update(int argc, char **argv)
 		size_t len = strcspn(argv[i], "=");
 		if (len >= 3 && len <= 8 && !strncasecmp(argv[i], "NodeName", len))
 			return false;
-		part |= len >= 3 && len <= 13 && !strncasecmp(argv[i], "PartitionName", len);
+		part |=
+		    len >= 3 && len <= 13 && !strncasecmp(argv[i], "PartitionName", len);
 	}
 	return part;
 }

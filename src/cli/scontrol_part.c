@@ -22,18 +22,42 @@ static const struct {
 	const char *name;
 	size_t min;
 } part_keys[] = {
-    {"MaxTime", 4},	      {"CpuBind", 7},	      {"DefaultTime", 8},
-    {"MaxCPUsPerNode", 4},    {"MaxNodes", 4},	      {"MinNodes", 2},
-    {"Default", 7},	      {"DisableRootJobs", 1}, {"ExclusiveUser", 1},
-    {"Hidden", 1},	      {"LLN", 1},	      {"RootOnly", 3},
-    {"ReqResv", 3},	      {"OverSubscribe", 5},   {"Shared", 2},
-    {"OverTimeLimit", 5},     {"PreemptMode", 3},     {"Priority", 3},
-    {"PriorityJobFactor", 3}, {"PriorityTier", 3},    {"State", 2},
-    {"Nodes", 1},	      {"AllowGroups", 6},     {"AllowAccounts", 6},
-    {"AllowQos", 6},	      {"DenyAccounts", 5},    {"DenyQos", 5},
-    {"AllocNodes", 6},	      {"Alternate", 3},	      {"GraceTime", 5},
-    {"DefMemPerCPU", 10},     {"DefMemPerNode", 10},  {"MaxMemPerCPU", 10},
-    {"MaxMemPerNode", 10},    {"QOS", 3},	      {"JobDefaults", 4},
+    {"MaxTime", 4},
+    {"CpuBind", 7},
+    {"DefaultTime", 8},
+    {"MaxCPUsPerNode", 4},
+    {"MaxNodes", 4},
+    {"MinNodes", 2},
+    {"Default", 7},
+    {"DisableRootJobs", 1},
+    {"ExclusiveUser", 1},
+    {"Hidden", 1},
+    {"LLN", 1},
+    {"RootOnly", 3},
+    {"ReqResv", 3},
+    {"OverSubscribe", 5},
+    {"Shared", 2},
+    {"OverTimeLimit", 5},
+    {"PreemptMode", 3},
+    {"Priority", 3},
+    {"PriorityJobFactor", 3},
+    {"PriorityTier", 3},
+    {"State", 2},
+    {"Nodes", 1},
+    {"AllowGroups", 6},
+    {"AllowAccounts", 6},
+    {"AllowQos", 6},
+    {"DenyAccounts", 5},
+    {"DenyQos", 5},
+    {"AllocNodes", 6},
+    {"Alternate", 3},
+    {"GraceTime", 5},
+    {"DefMemPerCPU", 10},
+    {"DefMemPerNode", 10},
+    {"MaxMemPerCPU", 10},
+    {"MaxMemPerNode", 10},
+    {"QOS", 3},
+    {"JobDefaults", 4},
     {"TRESBillingWeights", 1},
 };
 
@@ -86,10 +110,12 @@ static int add_job_defaults(struct part_req *q, const char *value, const char *w
 	for (const char *s = value; *s;) {
 		size_t k = strcspn(s, ",");
 		const char *eq = memchr(s, '=', k);
-		char *dst = !eq								 ? NULL
-			    : (size_t)(eq - s) == 12 && !strncasecmp(s, "DefCpuPerGPU", 12) ? cpu
-			    : (size_t)(eq - s) == 12 && !strncasecmp(s, "DefMemPerGPU", 12) ? mem
-												  : NULL;
+		char *dst =
+		    !eq								    ? NULL
+		    : (size_t)(eq - s) == 12 && !strncasecmp(s, "DefCpuPerGPU", 12) ? cpu
+		    : (size_t)(eq - s) == 12 && !strncasecmp(s, "DefMemPerGPU", 12)
+			? mem
+			: NULL;
 		if (!dst || (size_t)(s + k - eq - 1) >= sizeof(cpu)) {
 			cli_error("Invalid input: %s", word);
 			return -EINVAL;
@@ -160,7 +186,8 @@ static int send_part(struct sctl *s, struct part_req *q, bool create)
 		return 0;
 	if (rc == -EINVAL && !err.text[0])
 		return 1; /* the config did not load: said so */
-	fprintf(stderr, "%s: %s\n", create ? "Error creating the partition" : "slurm_update error",
+	fprintf(stderr, "%s: %s\n",
+		create ? "Error creating the partition" : "slurm_update error",
 		sctl_failure_text(rc, &err));
 	return 1;
 }

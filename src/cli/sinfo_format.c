@@ -379,7 +379,9 @@ static void f_max_cpus(const struct si_row *r, char *b, size_t l)
 static void f_groups(const struct si_row *r, char *b, size_t l)
 {
 	snprintf(b, l, "%s",
-		 !r->part ? "n/a" : r->part->allow_groups ? r->part->allow_groups : "all");
+		 !r->part		 ? "n/a"
+		 : r->part->allow_groups ? r->part->allow_groups
+					 : "all");
 }
 
 static void f_oversub(const struct si_row *r, char *b, size_t l)

@@ -165,8 +165,8 @@ static void test_partition_settings(void **state)
 	char *out = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&out, &len);
-	assert_int_equal(si_format_parse("%P %B %g %h %I %p %s %w", false, &f, NULL, NULL),
-			 0);
+	assert_int_equal(
+	    si_format_parse("%P %B %g %h %I %p %s %w", false, &f, NULL, NULL), 0);
 	assert_int_equal(si_group(&f, &(struct si_select){0}, &p, 1, nodes, 2, &rows), 0);
 	si_print(&f, &rows, false, m);
 	fclose(m);

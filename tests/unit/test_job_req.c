@@ -274,9 +274,8 @@ static void partition_defaults(void **state)
 	assert_int_equal(q.sched.cpus_per_task, 2); /* 8 CPUs over 4 tasks */
 	assert_int_equal(q.sched.mem_per_cpu, 10);  /* its own memory wins */
 	job_req_free(&q);
-	assert_int_equal(build_in("{\"gpus_per_node\":1,\"cpus_per_task\":3}", &conf,
-				  &part, &q),
-			 0);
+	assert_int_equal(
+	    build_in("{\"gpus_per_node\":1,\"cpus_per_task\":3}", &conf, &part, &q), 0);
 	assert_int_equal(q.sched.cpus_per_task, 3); /* -c wins */
 	job_req_free(&q);
 	/* no GPUs: no GPU defaults; the cluster's DefCpuPerGPU otherwise */

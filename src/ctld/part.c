@@ -531,9 +531,11 @@ static void on_stored(struct ctld *c, const char *name, const char *text)
 	char **names = NULL;
 	size_t k = 0;
 	uint32_t *idx = NULL, n_idx = 0;
+	bool have_pc = false;
 	int rc = rec ? drv_rec_partition_decode(rec, &r, &err) : -EBADMSG;
 	if (rc == 0) { /* r's strings are rec's */
 		rc = conf_from_record(&r, &pc, &err);
+		have_pc = rc == 0;
 		drv_rec_partition_free(&r);
 	}
 	json_decref(rec);
@@ -545,7 +547,7 @@ static void on_stored(struct ctld *c, const char *name, const char *text)
 	if (!p) {
 		log_error("store: partition %s has a malformed record: skipped%s%s", name,
 			  *err.text ? ": " : "", err.text);
-		if (rc == 0) {
+		if (have_pc) {
 			drv_part_conf_fini(&pc);
 			free(idx);
 		}

@@ -92,8 +92,8 @@ void part_job_requeued(struct job *j);
 
 /* A new job's candidates (cand, n of them, as part_candidates gave them)
  * without those in State=DRAIN or INACTIVE, which take no new jobs; the
- * job's partition text becomes the list left (and its candidates list,
- * j->req.partitions, when it names several), as Slurm rebuilds it.
+ * job's partition text becomes the list left, as Slurm rebuilds it (the
+ * caller keeps it in j->req.partitions too when it names several).
  * Returns 0 (*n may have shrunk), DRV_RC_PARTITION_NOT_AVAIL when none is
  * left, or DRV_RC_ERROR (ENOMEM). */
 int part_check_state(struct ctld *c, struct job *j, uint32_t *cand, uint32_t *n);

@@ -143,9 +143,7 @@ static int set_partition_text(const struct ctld *c, struct job *j, const uint32_
 	}
 	free(j->partition);
 	j->partition = text;
-	free(j->req.partitions);
-	j->req.partitions = n > 1 ? strdup(text) : NULL;
-	return n > 1 && !j->req.partitions ? -ENOMEM : 0;
+	return 0;
 }
 
 int part_check_state(struct ctld *c, struct job *j, uint32_t *cand, uint32_t *n)

@@ -261,6 +261,8 @@ static struct job *build_job(struct rpc_req *r, uint32_t *cand, uint32_t n, int 
 	const struct part *p = &r->c->parts[cand[0]];
 	if (*rc == 0)
 		*rc = job_req_from_submit(&j->req, m, r->c->conf, p->conf, msg);
+	if (*rc == 0 && n > 1 && !(j->req.partitions = strdup(j->partition)))
+		*rc = DRV_RC_ERROR; /* the candidates, once it runs in one */
 	j->interactive = m->interactive;
 	if (*rc == 0 && !j->interactive && !m->script) {
 		*rc = DRV_RC_PROTOCOL;

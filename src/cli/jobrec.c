@@ -48,6 +48,7 @@ static void job_strings(const struct drv_rec_job *r, struct cli_job *j)
 	j->req_nodes = r->req_nodes;
 	j->exc_nodes = r->exc_nodes;
 	j->features = r->features;
+	j->licenses = r->licenses;
 }
 
 static void job_numbers(const struct drv_rec_job *r, struct cli_job *j)

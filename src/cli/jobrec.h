@@ -79,6 +79,7 @@ struct cli_job {
 				* had when it was requeued, else NULL */
 	/* placement (-w, -x, -C, --mincpus, --tmp) and --time-min */
 	const char *req_nodes, *exc_nodes, *features; /* NULL if not given */
+	const char *licenses;			      /* -L as given, or NULL */
 	int64_t min_cpus, min_tmp, time_min;	      /* 0 if not given */
 	int64_t max_nodes; /* -N ..MAX (MIN when -N N); 0 without -N */
 	/* srun steps in step id order; borrowed (cli_jobs_from_reply puts

@@ -186,6 +186,7 @@ static void report_refusal(const struct sbatch_opts *o, int rc,
 			      ? drv_rc_text(rc)
 			      : "Unable to contact slurm controller (connect failure)";
 
+	/* ctld names the unknown one of a list itself (below) */
 	if (rc == DRV_RC_INVALID_PARTITION && o->partition && !strchr(why, '\n'))
 		cli_error("invalid partition specified: %s", o->partition);
 	/* ctld's "reason\nrc text": slurmctld's messages come first */

@@ -14,20 +14,13 @@
 #include "common/net.h"
 #include "ctld/job.h"
 #include "ctld/node.h"
+#include "ctld/part.h"
 #include "ctld/store.h"
 #include "sched/sched.h"
 
 /* Event priorities: I/O first, then the scheduler, then the commit of
  * everything the turn changed. */
 enum { PRIO_IO = 0, PRIO_SCHED = 1, PRIO_FLUSH = 2, PRIO_COUNT = 3 };
-
-struct part {
-	const struct drv_part_conf *conf;
-	uint32_t *node_idx;
-	uint32_t n_nodes;
-	bool up;
-	bool blocked; /* a job waits for Resources here: lower ones wait too */
-};
 
 /* A connection: a client for one request, or a noded for its lifetime. */
 struct peer {
@@ -56,8 +49,9 @@ struct ctld {
 	struct store *store;
 	struct job_table jobs;
 	struct node_table nodes;
-	struct part *parts;
+	struct part *parts; /* part.c: ctld's own, changed live */
 	size_t n_parts;
+	uint32_t parts_gen; /* bumped when a deletion renumbers them */
 	struct peer *peers; /* newest first */
 	size_t n_peers;
 	uint64_t next_peer_id;

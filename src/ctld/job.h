@@ -42,6 +42,13 @@ struct job_alloc {
 
 struct job_step;
 
+/* -L name:count, by index into the config's licenses (laid out as the
+ * scheduler's struct sched_lic_req). */
+struct job_lic {
+	uint32_t lic;
+	uint32_t count;
+};
+
 /* The request as the user gave it, with the "given" flags Slurm's
  * environment depends on (SLURM_NTASKS only with -n, ...). */
 struct job_req {
@@ -70,6 +77,20 @@ struct job_req {
 	/* --time-min in seconds; 0 not given; Slurm's one minute for an
 	 * UNLIMITED job with a --deadline */
 	int64_t time_min;
+	/* -p as given when it named several partitions ("a,b": the job's
+	 * partition shows it until the job starts in one); NULL: just the
+	 * job's partition. part_idx: the candidates' indices into ctld's
+	 * partitions, resolved by part_job_candidates (part.h) while
+	 * part_gen matches ctld's; owned. */
+	char *partitions;
+	uint32_t *part_idx;
+	uint32_t n_part_idx, part_gen;
+	/* -L as given (NULL: none) and its licenses by index, resolved by
+	 * lic_job_resolve (lic.h); owned */
+	char *licenses;
+	struct job_lic *lics;
+	uint32_t n_lics;
+	bool lics_resolved;
 };
 
 struct job {

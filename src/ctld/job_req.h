@@ -10,10 +10,13 @@
 #include "common/proto_gen.h"
 #include "ctld/job.h"
 
-/* Fills req from a job.submit body. Returns 0, or a Slurm rc (enum drv_rc)
- * with err holding Slurm's message; req is then freed again. */
+/* Fills req from a job.submit body, with the defaults of the cluster and of
+ * part (its first partition; borrowed, may be NULL): memory, CPUs and
+ * memory per GPU, MinNodes. Returns 0, or a Slurm rc (enum drv_rc) with
+ * err holding Slurm's message; req is then freed again. */
 int job_req_from_submit(struct job_req *req, const struct drv_job_submit *m,
-			const struct drv_conf *conf, struct drv_error *err);
+			const struct drv_conf *conf, const struct drv_part_conf *part,
+			struct drv_error *err);
 void job_req_free(struct job_req *req);
 
 json_t *job_req_to_json(const struct job_req *req);	 /* new reference */

@@ -332,6 +332,7 @@ static void requeue(struct ctld *c, struct job *j, enum job_state run_state, boo
 	memset(&j->batch_usage, 0, sizeof(j->batch_usage));
 	j->next_step_id = 0;
 	j->state = JOB_PENDING;
+	part_job_requeued(j); /* pending again: it shows its -p list */
 	j->restart_count++;
 	j->submit_time = now;
 	j->req.begin_time = now + c->conf->cred_expire + 1;

@@ -126,29 +126,6 @@ static int check_job_submit(const struct drv_conf *conf, struct drv_error *err)
 	return rc < 0 ? drv_error_set(err, -rc, "job_submit/lua: %s", why.text) : 0;
 }
 
-static int build_partitions(struct ctld *c, struct drv_error *err)
-{
-	c->parts = calloc(c->conf->n_parts ? c->conf->n_parts : 1, sizeof(*c->parts));
-	if (!c->parts)
-		return drv_error_set(err, ENOMEM, "out of memory");
-	c->n_parts = c->conf->n_parts;
-	for (size_t i = 0; i < c->n_parts; i++) {
-		struct part *p = &c->parts[i];
-		p->conf = &c->conf->parts[i];
-		p->up = !strcmp(p->conf->state, "UP");
-		p->node_idx =
-		    calloc(p->conf->n_nodes ? p->conf->n_nodes : 1, sizeof(uint32_t));
-		if (!p->node_idx)
-			return drv_error_set(err, ENOMEM, "out of memory");
-		for (size_t k = 0; k < p->conf->n_nodes; k++) {
-			struct node *n = node_find(&c->nodes, p->conf->node_names[k]);
-			if (n)
-				p->node_idx[p->n_nodes++] = n->idx;
-		}
-	}
-	return 0;
-}
-
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
 	struct ctld *c = arg;
@@ -165,7 +142,7 @@ static int start_loop(struct ctld *c, struct drv_error *err)
 	c->start_time = time(NULL);
 	if (node_table_init(&c->nodes, c->conf, c->start_time, err) < 0)
 		return -EINVAL;
-	if (job_table_init(&c->jobs) < 0 || build_partitions(c, err) < 0)
+	if (job_table_init(&c->jobs) < 0 || part_table_init(c, err) < 0)
 		return drv_error_set(err, ENOMEM, "out of memory");
 	if (start_job_submit(c, err) < 0)
 		return -ENOMEM;
@@ -208,9 +185,7 @@ static void stop_loop(struct ctld *c)
 	store_close(c->store);
 	drv_nonce_cache_free(c->nonces);
 	job_table_fini(&c->jobs);
-	for (size_t i = 0; i < c->n_parts; i++)
-		free(c->parts[i].node_idx);
-	free(c->parts);
+	part_table_fini(c);
 	node_table_fini(&c->nodes);
 	sched_fini(c);
 	timed_fini(c);

@@ -1,7 +1,8 @@
 /* recover.c — rebuilding ctld's tables from the store at start, by the rules
  * of docs/state-machines.md: every acknowledged job comes back, ids continue,
  * RUNNING jobs keep their nodes while the nodes have SlurmdTimeout to
- * re-register, and admin node states win over the config. */
+ * re-register, and admin node states and live partitions win over the
+ * config. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,8 +97,13 @@ int ctld_recover(struct ctld *c, struct drv_error *err)
 {
 	int64_t now = time(NULL);
 	uint32_t next_id = 1;
-	int rc = store_load(c->store, now - c->conf->min_job_age, on_job, on_node, c,
-			    &next_id, err);
+	/* Partitions made or changed live win over the config's, as Slurm's
+	 * state files do. */
+	int rc = part_load_stored(c, err);
+	if (rc < 0)
+		return rc;
+	rc = store_load(c->store, now - c->conf->min_job_age, on_job, on_node, c,
+			&next_id, err);
 	if (rc < 0)
 		return rc;
 	/* The stored next id goes with the jobs in each commit; ids still in

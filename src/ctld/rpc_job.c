@@ -433,20 +433,31 @@ static int update_apply(struct rpc_req *r, struct job *j, const struct drv_job_u
 		return DRV_RC_JOB_NOT_PENDING;
 	if (m->has_nice && m->nice < 0 && !rpc_is_admin(r))
 		return DRV_RC_ACCESS_DENIED;
-	if (m->partition && ctld_part_index(r->c, m->partition) < 0)
+	uint32_t *cand = NULL, n = 0;
+	char bad[96];
+	if (m->partition &&
+	    part_candidates(r->c, m->partition, &cand, &n, bad, sizeof(bad)) != 0)
 		return DRV_RC_INVALID_PARTITION;
 	if (m->dependency) {
 		int rc = update_dependency(r->c, j, m->dependency, now);
-		if (rc)
+		if (rc) {
+			free(cand);
 			return rc;
+		}
 	}
 	if (m->has_begin)
 		update_begin(j, m->begin, now);
 	if (m->has_time_limit)
 		j->time_limit = m->time_limit ? m->time_limit : DRV_INFINITE;
-	if (m->partition) {
+	if (m->partition) { /* Partition=a,b: new candidates */
 		free(j->partition);
 		j->partition = strdup(m->partition);
+		free(j->req.partitions);
+		j->req.partitions = n > 1 ? strdup(m->partition) : NULL;
+		free(j->req.part_idx);
+		j->req.part_idx = cand;
+		j->req.n_part_idx = n;
+		j->req.part_gen = r->c->parts_gen;
 	}
 	if (m->has_nice) {
 		j->priority += (uint64_t)j->req.nice;

@@ -15,7 +15,8 @@
 #include "common/proto.h"
 #include "ctld/job_req.h"
 
-static int build(const char *body_json, const struct drv_conf *conf, struct job_req *q)
+static int build_in(const char *body_json, const struct drv_conf *conf,
+		    const struct drv_part_conf *part, struct job_req *q)
 {
 	json_t *body = json_loads(body_json, 0, NULL);
 	assert_non_null(body);
@@ -25,10 +26,15 @@ static int build(const char *body_json, const struct drv_conf *conf, struct job_
 	struct drv_job_submit m;
 	struct drv_error err = {{0}};
 	assert_int_equal(drv_job_submit_decode(body, &m, &err), 0);
-	int rc = job_req_from_submit(q, &m, conf, &err);
+	int rc = job_req_from_submit(q, &m, conf, part, &err);
 	drv_job_submit_free(&m);
 	json_decref(body);
 	return rc;
+}
+
+static int build(const char *body_json, const struct drv_conf *conf, struct job_req *q)
+{
+	return build_in(body_json, conf, NULL, q);
 }
 
 static void defaults_follow_slurm(void **state)
@@ -268,6 +274,50 @@ static void totals_that_overflow_are_refused(void **state)
 	job_req_free(&q);
 }
 
+/* The partition's memory, GPU and MinNodes defaults over the cluster's. */
+static void partition_defaults(void **state)
+{
+	struct drv_conf conf = {.def_mem_per_cpu = 100, .def_cpu_per_gpu = 1};
+	struct drv_part_conf part = {.def_mem_per_node = 3000, .min_nodes = 2};
+	struct job_req q;
+	assert_int_equal(build_in("{}", &conf, &part, &q), 0);
+	assert_false(q.mem_is_per_cpu); /* the partition's DefMemPerNode wins */
+	assert_int_equal(q.sched.mem_per_node, 3000);
+	assert_int_equal(q.sched.min_nodes, 2); /* MinNodes without -N */
+	job_req_free(&q);
+	assert_int_equal(build_in("{\"nodes\":1}", &conf, &part, &q), 0);
+	assert_int_equal(q.sched.min_nodes, 1); /* -N given: its own */
+	job_req_free(&q);
+
+	/* GPUs without -c or memory: DefCpuPerGPU and DefMemPerGPU per GPU */
+	part = (struct drv_part_conf){.def_cpu_per_gpu = 4, .def_mem_per_gpu = 1024};
+	assert_int_equal(build_in("{\"gpus_per_node\":2}", &conf, &part, &q), 0);
+	assert_int_equal(q.sched.cpus_per_task, 8);
+	assert_false(q.cpt_given); /* SLURM_CPUS_PER_TASK stays unset */
+	assert_int_equal(q.sched.mem_per_node, 2048);
+	assert_int_equal(q.sched.mem_per_cpu, 0);
+	job_req_free(&q);
+	assert_int_equal(build_in("{\"gpus_per_node\":2,\"ntasks_per_node\":4,"
+				  "\"mem_per_cpu\":10}",
+				  &conf, &part, &q),
+			 0);
+	assert_int_equal(q.sched.cpus_per_task, 2); /* 8 CPUs over 4 tasks */
+	assert_int_equal(q.sched.mem_per_cpu, 10);  /* its own memory wins */
+	job_req_free(&q);
+	assert_int_equal(
+	    build_in("{\"gpus_per_node\":1,\"cpus_per_task\":3}", &conf, &part, &q), 0);
+	assert_int_equal(q.sched.cpus_per_task, 3); /* -c wins */
+	job_req_free(&q);
+	/* no GPUs: no GPU defaults; the cluster's DefCpuPerGPU otherwise */
+	assert_int_equal(build_in("{}", &conf, &part, &q), 0);
+	assert_int_equal(q.sched.cpus_per_task, 1);
+	assert_int_equal(q.sched.mem_per_cpu, 100);
+	job_req_free(&q);
+	assert_int_equal(build("{\"gpus\":3}", &conf, &q), 0);
+	assert_int_equal(q.sched.cpus_per_task, 3);
+	job_req_free(&q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -280,6 +330,7 @@ int main(void)
 	    cmocka_unit_test(deadline_arithmetic_does_not_wrap),
 	    cmocka_unit_test(deadline_due_is_the_first_second_past),
 	    cmocka_unit_test(totals_that_overflow_are_refused),
+	    cmocka_unit_test(partition_defaults),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

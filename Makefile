@@ -21,7 +21,7 @@ all: build
 
 # install-deps is idempotent, but only asked when something is missing.
 deps:
-	@pkg-config --exists libevent libevent_pthreads jansson libsodium sqlite3 cmocka 2>/dev/null \
+	@pkg-config --exists libevent libevent_pthreads jansson libsodium sqlite3 cmocka lua5.4 2>/dev/null \
 	  && command -v meson ninja clang-format cppcheck mpirun mpicc >/dev/null \
 	  && $(PYTHON) -c 'import pytest, xdist' 2>/dev/null \
 	  || scripts/install-deps

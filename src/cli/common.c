@@ -1,12 +1,13 @@
 /* common.c — shared plumbing of the client commands: message prefixes,
  * silent config loading, the ctld call and JSON accessors.
- * It never prints anything on success. */
+ * It prints nothing on success unless asked to (cli_print_lines). */
 #include "cli/common.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/client.h"
 #include "drv_config.h"
@@ -32,6 +33,31 @@ void cli_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+void cli_print_lines(const char *text, bool error)
+{
+	for (const char *s = text; s && *s;) {
+		size_t n = strcspn(s, "\n");
+		if (n)
+			fprintf(stderr, "%s: %s%.*s\n", prog_name, error ? "error: " : "",
+				(int)n, s);
+		s += n + (s[n] == '\n');
+	}
+}
+
+const char *cli_refusal_lines(const char *text)
+{
+	const char *nl = strrchr(text, '\n');
+	if (!nl)
+		return text;
+	for (const char *s = text; s < nl;) {
+		size_t n = strcspn(s, "\n");
+		if (n)
+			cli_error("%.*s", (int)n, s);
+		s += n + 1;
+	}
+	return nl + 1;
 }
 
 void cli_try_help(void)

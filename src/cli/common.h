@@ -22,6 +22,16 @@ const char *cli_prog(void);
 /* Prints "PROG: error: MESSAGE\n" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Prints each line of text on stderr as Slurm's print_multi_line_string:
+ * "PROG: LINE" (a site's job_submit.lua message to an accepted job), or
+ * with error "PROG: error: LINE". Nothing for NULL. */
+void cli_print_lines(const char *text, bool error);
+
+/* ctld's refusal text "why\n...\nrc text": prints every line before the
+ * last as an error (slurmctld's and the site's messages, which Slurm's
+ * clients print first) and returns the last, borrowed from text. */
+const char *cli_refusal_lines(const char *text);
+
 /* Prints `Try "PROG --help" for more information` on stderr. */
 void cli_try_help(void);
 

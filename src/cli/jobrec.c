@@ -50,6 +50,7 @@ static void job_strings(const struct drv_rec_job *r, struct cli_job *j)
 	j->features = r->features;
 	j->sched_nodes = r->sched_nodes;
 	j->lacks = r->lacks;
+	j->licenses = r->licenses;
 }
 
 static void job_numbers(const struct drv_rec_job *r, struct cli_job *j)

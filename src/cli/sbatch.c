@@ -187,15 +187,11 @@ static void report_refusal(const struct sbatch_opts *o, int rc,
 			      ? drv_rc_text(rc)
 			      : "Unable to contact slurm controller (connect failure)";
 
-	if (rc == DRV_RC_INVALID_PARTITION && o->partition)
+	/* ctld names the unknown one of a list itself (below) */
+	if (rc == DRV_RC_INVALID_PARTITION && o->partition && !strchr(why, '\n'))
 		cli_error("invalid partition specified: %s", o->partition);
-	/* ctld's "reason\nrc text": slurmctld's message comes first */
-	const char *nl = strrchr(why, '\n');
-	if (nl) {
-		cli_error("%.*s", (int)(nl - why), why);
-		why = nl + 1;
-	}
-	cli_error("Batch job submission failed: %s", why);
+	/* ctld's "reason\nrc text": slurmctld's messages come first */
+	cli_error("Batch job submission failed: %s", cli_refusal_lines(why));
 }
 
 /* --test-only's answer, as Slurm's sbatch prints it (to stderr). */
@@ -242,6 +238,7 @@ static int submit(const struct sbatch_opts *o, json_t *body)
 	struct drv_job_submit_reply r = {0};
 	(void)drv_job_submit_reply_decode(reply, &r, &err); /* checked by cli_call */
 	id = (long long)r.job_id;
+	cli_print_lines(r.user_msg, false); /* the site's job_submit.lua, as info */
 	if (o->test_only) {
 		print_will_run(&r);
 		json_decref(reply);

@@ -176,6 +176,9 @@ static int store_res(struct sbatch_opts *o, int c, const char *arg)
 	case 'C':
 		o->constraint = arg;
 		break;
+	case 'L':
+		o->licenses = arg;
+		break;
 	case SBATCH_OPT_MINCPUS:
 		o->mincpus = arg;
 		break;

@@ -21,6 +21,7 @@ struct sbatch_opts {
 	const char *clusters; /* -M: a list of names, or "all" */
 	/* placement and signals, checked by sbatch_place.c */
 	const char *nodelist, *nodefile, *exclude, *constraint, *mincpus, *tmp;
+	const char *licenses; /* -L, checked by ctld against the cluster's */
 	const char *signal, *time_min;
 	bool parsable, hold, wait;
 	bool test_only;		  /* --test-only: ask when and where it would start */

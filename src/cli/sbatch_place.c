@@ -1,4 +1,4 @@
-/* sbatch_place.c — where a job may run (-w, -x, -C, --mincpus, --tmp) and
+/* sbatch_place.c — where a job may run (-w, -x, -C, -L, --mincpus, --tmp) and
  * what it is told before its end (--signal, --time-min), as job.submit
  * fields. The node names and features are checked by ctld, which knows the
  * nodes; this file only checks what Slurm's sbatch checks itself. */
@@ -210,6 +210,9 @@ int sbatch_place_to_json(const struct sbatch_opts *o, json_t *body, struct drv_e
 	}
 	if (o->constraint && *o->constraint &&
 	    set_str(body, DRV_JOB_SUBMIT__FEATURES, o->constraint) < 0)
+		return -ENOMEM;
+	if (o->licenses && *o->licenses &&
+	    set_str(body, DRV_JOB_SUBMIT__LICENSES, o->licenses) < 0)
 		return -ENOMEM;
 	rc = nodes_opt(o, body, DRV_JOB_SUBMIT__REQ_NODES, o->nodelist, err, warn);
 	if (rc == 0)

@@ -1,6 +1,7 @@
 /* scontrol.c — Slurm's scontrol for the commands Drover has: show job |
- * node | partition | hostnames | hostlist | config, hold, uhold, release,
- * update NodeName=..., ping and version. Parses the command words, sends one
+ * node | partition | licenses | hostnames | hostlist | config, hold, uhold,
+ * release, update NodeName=|JobId=|PartitionName=..., create and delete
+ * PartitionName=..., ping and version. Parses the command words, sends one
  * request per command and prints with scontrol_show.c. */
 #include <errno.h>
 #include <getopt.h>
@@ -44,6 +45,8 @@ static void usage(void)
 	       "     -Q or --quiet: Disable warnings\n"
 	       "     -V or --version: Print version information\n\n"
 	       "    Valid <COMMAND> values are:\n"
+	       "     create <SPECIFICATIONS>      create a new partition.\n"
+	       "     delete <SPECIFICATIONS>      delete the specified partition.\n"
 	       "     hold <job_list>              prevent specified job from starting.\n"
 	       "     ping                         print status of slurmctld daemons.\n"
 	       "     release <job_list>           permit specified job to start.\n"
@@ -51,11 +54,12 @@ static void usage(void)
 	       "default\n"
 	       "                                  is all records.\n"
 	       "     uhold <job_list>             place user hold on specified job.\n"
-	       "     update <SPECIFICATIONS>      update job or node configuration.\n"
+	       "     update <SPECIFICATIONS>      update job, node or partition "
+	       "configuration.\n"
 	       "     version                      display tool version number.\n\n"
 	       "  <ENTITY> may be \"config\", \"hostlist\", \"hostnames\", \"job\", "
-	       "\"node\" or\n"
-	       "  \"partition\".\n");
+	       "\"licenses\",\n"
+	       "  \"node\" or \"partition\".\n");
 }
 
 bool sctl_is_cmd(const char *word, const char *cmd, size_t min)
@@ -386,6 +390,8 @@ static int show(struct sctl *s, int argc, char **argv)
 		return show_records(s, true, id);
 	if (sctl_is_cmd(what, "partitions", 1))
 		return show_records(s, false, id);
+	if (sctl_is_cmd(what, "licenses", 2))
+		return sctl_show_licenses(s, id);
 	if (sctl_is_cmd(what, "config", 1))
 		return show_config(s);
 	fprintf(stderr, "invalid entity:%s for keyword:show \n", what);
@@ -403,6 +409,10 @@ static int dispatch(struct sctl *s, int argc, char **argv)
 		return sctl_hold(s, argc, argv);
 	if (sctl_is_cmd(cmd, "update", 1))
 		return sctl_update(s, argc - 1, argv + 1);
+	if (sctl_is_cmd(cmd, "create", 2))
+		return sctl_create(s, argc - 1, argv + 1);
+	if (sctl_is_cmd(cmd, "delete", 3))
+		return sctl_delete(s, argc - 1, argv + 1);
 	if (sctl_is_cmd(cmd, "ping", 2))
 		return sctl_ping(s);
 	if (sctl_is_cmd(cmd, "requeuehold", 8) || sctl_is_cmd(cmd, "requeue", 3))

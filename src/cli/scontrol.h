@@ -43,6 +43,14 @@ int sctl_hold(struct sctl *s, int argc, char **argv);
 int sctl_update(struct sctl *s, int argc, char **argv);
 int sctl_ping(struct sctl *s);
 
+/* scontrol_part.c: create PartitionName=..., update PartitionName=... (argv
+ * without the command word), delete PartitionName=P | PartitionName P, and
+ * show licenses [NAME]. Each returns the exit status. */
+int sctl_create(struct sctl *s, int argc, char **argv);
+int sctl_update_part(struct sctl *s, int argc, char **argv);
+int sctl_delete(struct sctl *s, int argc, char **argv);
+int sctl_show_licenses(struct sctl *s, const char *name);
+
 /* show hostnames|hostname (compress false) and hostlist|hostlistsorted
  * (compress true) of expr, or of $SLURM_JOB_NODELIST (then $SLURM_NODELIST)
  * when expr is NULL. Returns the exit status: 0, also after Slurm's message

@@ -291,9 +291,11 @@ static int update_job(struct sctl *s, int argc, char **argv)
 		if (r.results[i].rc == 0)
 			continue;
 		failed = 1;
-		if (!s->quiet) /* Slurm 22.05: "TEXT for job N" */
+		if (!s->quiet) /* Slurm 22.05: "TEXT for job N", after the
+				  site's job_submit.lua messages */
 			fprintf(stderr, "%s for job %lld\n",
-				text && *text ? text : drv_rc_text(r.results[i].rc),
+				text && *text ? cli_refusal_lines(text)
+					      : drv_rc_text(r.results[i].rc),
 				(long long)r.results[i].job_id);
 	}
 	drv_job_update_reply_free(&r);
@@ -310,6 +312,21 @@ static bool is_job_update(int argc, char **argv)
 	return false;
 }
 
+/* A PartitionName= tag (cut to 3 letters or more) and no NodeName=: as
+ * Slurm, a node update wins when both are there. */
+static bool is_part_update(int argc, char **argv)
+{
+	bool part = false;
+	for (int i = 0; i < argc; i++) {
+		size_t len = strcspn(argv[i], "=");
+		if (len >= 3 && len <= 8 && !strncasecmp(argv[i], "NodeName", len))
+			return false;
+		part |=
+		    len >= 3 && len <= 13 && !strncasecmp(argv[i], "PartitionName", len);
+	}
+	return part;
+}
+
 int sctl_update(struct sctl *s, int argc, char **argv)
 {
 	struct node_update u = {0};
@@ -324,6 +341,8 @@ int sctl_update(struct sctl *s, int argc, char **argv)
 	}
 	if (is_job_update(argc, argv))
 		return update_job(s, argc, argv);
+	if (is_part_update(argc, argv))
+		return sctl_update_part(s, argc, argv);
 	if (parse_update(argc, argv, &u) < 0)
 		return 1;
 	if (!u.nodes || !u.state) {

@@ -189,8 +189,8 @@ static void print_job_alloc(FILE *out, const struct cli_job *j)
 		j->min_cpus > min_cpus ? j->min_cpus : min_cpus,
 		j->mem_per_cpu ? "CPU" : "Node", mem, tmp);
 	fprintf(out, "Features=%s DelayBoot=00:00:00" NL, or_null(j->features));
-	fprintf(out, "OverSubscribe=%s Contiguous=0 Licenses=(null) Network=(null)" NL,
-		j->exclusive ? "NO" : "OK");
+	fprintf(out, "OverSubscribe=%s Contiguous=0 Licenses=%s Network=(null)" NL,
+		j->exclusive ? "NO" : "OK", or_null(j->licenses));
 }
 
 static void print_job_files(FILE *out, const struct cli_job *j)
@@ -313,20 +313,24 @@ void scs_print_node(FILE *out, const struct drv_rec_node *n)
 		" Boards=1" NL,
 		n->real_memory, n->alloc_memory, n->cpus);
 	fprintf(out,
-		"State=%s ThreadsPerCore=1 TmpDisk=%" PRId64
-		" Weight=1 Owner=N/A MCS_label=N/A" NL,
-		state, n->tmp_disk);
+		"State=%s ThreadsPerCore=1 TmpDisk=%" PRId64 " Weight=%" PRIu32
+		" Owner=N/A MCS_label=N/A" NL,
+		state, n->tmp_disk, n->weight);
 	if (parts[0])
 		fprintf(out, "Partitions=%s " NL, parts);
 	print_node_tail(out, n);
 }
 
-static void limit_str(int64_t secs, char *buf, size_t len)
+/* MaxNodes=, MaxCPUsPerNode=: a number or UNLIMITED (-1). */
+static void count_str(int64_t v, char *buf, size_t len)
 {
-	drv_time_fmt_limit(secs, buf, len);
+	if (v < 0)
+		snprintf(buf, len, "UNLIMITED");
+	else
+		snprintf(buf, len, "%" PRId64, v);
 }
 
-/* DefMemPerCPU=, DefMemPerNode= and the TRES line. */
+/* DefMemPerCPU=, DefMemPerNode=, MaxMemPerNode= and the TRES line. */
 static void print_part_tail(FILE *out, const struct drv_rec_partition *p)
 {
 	int64_t cpus = p->total_cpus, mem = p->total_memory;
@@ -338,7 +342,10 @@ static void print_part_tail(FILE *out, const struct drv_rec_partition *p)
 		fprintf(out, "DefMemPerNode=%" PRId64, p->def_mem_per_node);
 	else
 		fprintf(out, "DefMemPerNode=UNLIMITED");
-	fprintf(out, " MaxMemPerNode=UNLIMITED" NL);
+	if (p->max_mem_per_node > 0)
+		fprintf(out, " MaxMemPerNode=%" PRId64 NL, p->max_mem_per_node);
+	else
+		fprintf(out, " MaxMemPerNode=UNLIMITED" NL);
 	cli_mem_fmt(mem, mems, sizeof(mems));
 	fprintf(out, "TRES=cpu=%" PRId64 "%s%s,node=%" PRIu32 ",billing=%" PRId64, cpus,
 		mem > 0 ? ",mem=" : "", mem > 0 ? mems : "", p->total_nodes, cpus);
@@ -347,33 +354,66 @@ static void print_part_tail(FILE *out, const struct drv_rec_partition *p)
 	fprintf(out, "\n\n");
 }
 
+/* AllowGroups=, then AllowAccounts= unless only a Deny list is set (then
+ * DenyAccounts=), the same for QOS, as Slurm prints them. */
+static void print_part_access(FILE *out, const struct drv_rec_partition *p)
+{
+	fprintf(out, "AllowGroups=%s", p->allow_groups ? p->allow_groups : "ALL");
+	if (p->allow_accounts || !p->deny_accounts)
+		fprintf(out, " AllowAccounts=%s",
+			p->allow_accounts ? p->allow_accounts : "ALL");
+	else
+		fprintf(out, " DenyAccounts=%s", p->deny_accounts);
+	if (p->allow_qos || !p->deny_qos)
+		fprintf(out, " AllowQos=%s" NL, p->allow_qos ? p->allow_qos : "ALL");
+	else
+		fprintf(out, " DenyQos=%s" NL, p->deny_qos);
+}
+
+/* JobDefaults=: DefCpuPerGPU, then DefMemPerGPU, or (null). */
+static void print_job_defaults(FILE *out, const struct drv_rec_partition *p)
+{
+	fprintf(out, "JobDefaults=");
+	if (p->def_cpu_per_gpu > 0)
+		fprintf(out, "DefCpuPerGPU=%" PRId64, p->def_cpu_per_gpu);
+	if (p->def_mem_per_gpu > 0)
+		fprintf(out, "%sDefMemPerGPU=%" PRId64, p->def_cpu_per_gpu > 0 ? "," : "",
+			p->def_mem_per_gpu);
+	if (p->def_cpu_per_gpu <= 0 && p->def_mem_per_gpu <= 0)
+		fprintf(out, "(null)");
+	fprintf(out, NL);
+}
+
 void scs_print_part(FILE *out, const struct drv_rec_partition *p)
 {
-	char maxt[64], deft[64];
+	char maxt[64], deft[64], maxn[24], maxc[24];
 
-	limit_str(p->max_time, maxt, sizeof(maxt));
-	limit_str(p->default_time, deft, sizeof(deft));
+	drv_time_fmt_limit(p->max_time, maxt, sizeof(maxt));
+	drv_time_fmt_limit(p->default_time, deft, sizeof(deft));
+	count_str(p->max_nodes, maxn, sizeof(maxn));
+	count_str(p->max_cpus_per_node, maxc, sizeof(maxc));
 	fprintf(out, "PartitionName=%s" NL, p->name);
-	fprintf(out, "AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL" NL);
-	fprintf(out, "AllocNodes=ALL Default=%s QoS=N/A" NL,
-		p->is_default ? "YES" : "NO");
+	print_part_access(out, p);
+	fprintf(out, "AllocNodes=ALL Default=%s QoS=%s" NL, p->is_default ? "YES" : "NO",
+		p->qos ? p->qos : "N/A");
 	fprintf(
 	    out,
 	    "DefaultTime=%s DisableRootJobs=NO ExclusiveUser=NO GraceTime=0 Hidden=NO" NL,
 	    deft);
-	fprintf(
-	    out,
-	    "MaxNodes=UNLIMITED MaxTime=%s MinNodes=0 LLN=NO MaxCPUsPerNode=UNLIMITED" NL,
-	    maxt);
+	fprintf(out,
+		"MaxNodes=%s MaxTime=%s MinNodes=%" PRIu32 " LLN=NO MaxCPUsPerNode=%s" NL,
+		maxn, maxt, p->min_nodes, maxc);
 	fprintf(out, "Nodes=%s" NL, or_null(p->nodes));
-	fprintf(out, "PriorityJobFactor=1 PriorityTier=1 RootOnly=NO ReqResv=NO "
-		     "OverSubscribe=NO" NL);
+	fprintf(out,
+		"PriorityJobFactor=%" PRIu32 " PriorityTier=%" PRIu32
+		" RootOnly=NO ReqResv=NO OverSubscribe=%s" NL,
+		p->priority_job_factor, p->priority_tier, p->oversubscribe);
 	fprintf(out, "OverTimeLimit=NONE PreemptMode=OFF" NL);
 	fprintf(out,
 		"State=%s TotalCPUs=%" PRId64 " TotalNodes=%" PRIu32
 		" SelectTypeParameters=NONE" NL,
 		p->state ? p->state : "UP", p->total_cpus, p->total_nodes);
-	fprintf(out, "JobDefaults=(null)" NL);
+	print_job_defaults(out, p);
 	print_part_tail(out, p);
 }
 

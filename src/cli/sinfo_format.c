@@ -40,6 +40,7 @@ void si_node_from_rec(const struct drv_rec_node *r, struct si_node *n)
 	    .reason_time = r->reason_time,
 	    .port = r->port,
 	    .gres_used = r->gres_used,
+	    .weight = r->weight,
 	};
 }
 
@@ -54,6 +55,13 @@ void si_part_from_rec(const struct drv_rec_partition *r, struct si_part *p)
 	    .default_time = r->default_time,
 	    .total_nodes = r->total_nodes,
 	    .total_cpus = r->total_cpus,
+	    .min_nodes = r->min_nodes,
+	    .max_nodes = r->max_nodes,
+	    .max_cpus_per_node = r->max_cpus_per_node,
+	    .priority_tier = r->priority_tier,
+	    .priority_job_factor = r->priority_job_factor,
+	    .oversubscribe = r->oversubscribe ? r->oversubscribe : "NO",
+	    .allow_groups = r->allow_groups,
 	};
 }
 
@@ -358,6 +366,63 @@ static void f_free_mem(const struct si_row *r, char *b, size_t l)
 	snprintf(b, l, "N/A");
 }
 
+/* The partition's settings: without a partition (sinfo -N of a node in
+ * none) Slurm prints n/a. */
+static void f_max_cpus(const struct si_row *r, char *b, size_t l)
+{
+	if (r->part && r->part->max_cpus_per_node >= 0)
+		snprintf(b, l, "%" PRId64, r->part->max_cpus_per_node);
+	else
+		snprintf(b, l, "UNLIMITED");
+}
+
+static void f_groups(const struct si_row *r, char *b, size_t l)
+{
+	snprintf(b, l, "%s",
+		 !r->part		 ? "n/a"
+		 : r->part->allow_groups ? r->part->allow_groups
+					 : "all");
+}
+
+static void f_oversub(const struct si_row *r, char *b, size_t l)
+{
+	snprintf(b, l, "%s", r->part ? r->part->oversubscribe : "NO");
+}
+
+static void f_prio_tier(const struct si_row *r, char *b, size_t l)
+{
+	snprintf(b, l, "%" PRId64, r->part ? r->part->priority_tier : 1);
+}
+
+static void f_prio_factor(const struct si_row *r, char *b, size_t l)
+{
+	snprintf(b, l, "%" PRId64, r->part ? r->part->priority_job_factor : 1);
+}
+
+/* %s: MinNodes-MaxNodes as Slurm's sinfo prints them ("1-infinite",
+ * "2-4", "3"); a MinNodes of 0 shows as 1. */
+static void f_job_size(const struct si_row *r, char *b, size_t l)
+{
+	if (!r->part) {
+		snprintf(b, l, "n/a");
+		return;
+	}
+	int64_t min = r->part->min_nodes, max = r->part->max_nodes;
+	if (min < 1 && max != 0)
+		min = 1;
+	if (max == min)
+		snprintf(b, l, "%" PRId64, min);
+	else if (max < 0)
+		snprintf(b, l, "%" PRId64 "-infinite", min);
+	else
+		snprintf(b, l, "%" PRId64 "-%" PRId64, min, max);
+}
+
+static void f_weight(const struct si_row *r, char *b, size_t l)
+{
+	snprintf(b, l, "%" PRId64, first(r) ? first(r)->weight : 1);
+}
+
 #define CONST_FIELD(fname, text)                                                         \
 	static void fname(const struct si_row *r, char *b, size_t l)                     \
 	{                                                                                \
@@ -366,12 +431,8 @@ static void f_free_mem(const struct si_row *r, char *b, size_t l)
 
 CONST_FIELD(f_one, "1")
 CONST_FIELD(f_no, "no")
-CONST_FIELD(f_all, "all")
-CONST_FIELD(f_oversub, "NO")
-CONST_FIELD(f_job_size, "1-infinite")
 CONST_FIELD(f_load, "N/A")
 CONST_FIELD(f_alloc_nodes, "all")
-CONST_FIELD(f_unlimited, "UNLIMITED")
 CONST_FIELD(f_off, "OFF")
 CONST_FIELD(f_version, "22.05.8")
 
@@ -387,7 +448,7 @@ static const struct field_row fields[] = {
     {'a', "AVAIL", true, false, f_avail},
     {'A', "NODES(A/I)", true, true, f_node_ai},
     {'b', "ACTIVE_FEATURES", true, false, f_features},
-    {'B', "MAX_CPUS_PER_NODE", true, false, f_unlimited},
+    {'B', "MAX_CPUS_PER_NODE", true, false, f_max_cpus},
     {'c', "CPUS", true, true, f_cpus},
     {'C', "CPUS(A/I/O/T)", true, true, f_cpu_aiot},
     {'d', "TMP_DISK", true, false, f_tmp_disk},
@@ -396,11 +457,11 @@ static const struct field_row fields[] = {
     {'E', "REASON", true, false, f_reason},
     {'f', "AVAIL_FEATURES", true, false, f_features},
     {'F', "NODES(A/I/O/T)", true, true, f_node_aiot},
-    {'g', "GROUPS", true, false, f_all},
+    {'g', "GROUPS", true, false, f_groups},
     {'G', "GRES", true, false, f_gres},
     {'h', "OVERSUBSCRIBE", true, false, f_oversub},
     {'H', "TIMESTAMP", true, false, f_reason_time},
-    {'I', "PRIO_JOB_FACTOR", true, false, f_one},
+    {'I', "PRIO_JOB_FACTOR", true, false, f_prio_factor},
     {'l', "TIMELIMIT", true, false, f_limit},
     {'L', "DEFAULTTIME", true, false, f_deflimit},
     {'m', "MEMORY", true, true, f_memory},
@@ -409,7 +470,7 @@ static const struct field_row fields[] = {
     {'N', "NODELIST", true, true, f_nodes},
     {'o', "NODE_ADDR", true, true, f_addrs},
     {'O', "CPU_LOAD", true, false, f_load},
-    {'p', "PRIO_TIER", true, false, f_one},
+    {'p', "PRIO_TIER", true, false, f_prio_tier},
     {'P', "PARTITION", true, false, f_part},
     {'r', "ROOT", true, false, f_no},
     {'R', "PARTITION", true, false, f_part_name},
@@ -421,7 +482,7 @@ static const struct field_row fields[] = {
     {'U', "USER", true, false, f_user_long},
     {'v', "VERSION", true, false, f_version},
     {'V', "CLUSTER", true, false, f_load},
-    {'w', "WEIGHT", true, false, f_one},
+    {'w', "WEIGHT", true, false, f_weight},
     {'X', "SOCKETS", true, false, f_sockets},
     {'Y', "CORES", true, false, f_one},
     {'z', "S:C:T", true, false, f_sct},

@@ -32,6 +32,7 @@ struct si_node {
 	int64_t cpus, alloc_cpus, real_memory, alloc_memory, reason_time, port;
 	int64_t tmp_disk;
 	const char *gres_used; /* NULL if unset */
+	int64_t weight;
 };
 
 /* A partition record; strings borrowed. */
@@ -40,6 +41,10 @@ struct si_part {
 	bool is_default;
 	int64_t max_time, default_time; /* seconds; -1 infinite, -2 not set */
 	int64_t total_nodes, total_cpus;
+	int64_t min_nodes, max_nodes, max_cpus_per_node; /* -1: UNLIMITED */
+	int64_t priority_tier, priority_job_factor;
+	const char *oversubscribe; /* "NO", "YES:4", ... */
+	const char *allow_groups;  /* NULL: all */
 };
 
 void si_node_from_rec(const struct drv_rec_node *r, struct si_node *n);

@@ -394,6 +394,11 @@ V(f_tres)
 		snprintf(b, l, "cpu=%" PRId64 ",node=%" PRId64, j->cpus, j->num_nodes);
 }
 
+V(f_licenses)
+{
+	snprintf(b, l, "%s", j->licenses && *j->licenses ? j->licenses : "(null)");
+}
+
 #define CONST_V(fname, text)                                                             \
 	V(fname)                                                                         \
 	{                                                                                \
@@ -480,7 +485,7 @@ static const struct sq_field fields[] = {
     {'v', "reservation", "RESERVATION", true, true, f_null, NULL},
     {'V', "submittime", "SUBMIT_TIME", true, true, f_submit, W(DRV_REC_JOB__SUBMIT_TIME)},
     {'w', "wckey", "WCKEY", true, true, f_null, NULL},
-    {'W', "licenses", "LICENSES", true, true, f_null, NULL},
+    {'W', "licenses", "LICENSES", true, true, f_licenses, W(DRV_REC_JOB__LICENSES)},
     {'x', "excnodes", "EXC_NODES", true, true, f_exc_nodes, W(DRV_REC_JOB__EXC_NODES)},
     {'X', "corespec", "CORE_SPEC", true, true, f_na, NULL},
     {'y', "nice", "NICE", true, true, f_nice, W(DRV_REC_JOB__NICE)},

@@ -174,7 +174,7 @@ static void part_two(json_t *o, const struct cli_job *j)
 	add(o, "job_state", json_pack("[s]", j->state));
 	add(o, "last_sched_evaluation",
 	    slurm_json_num(sq_job_start(j) > 0 ? sq_job_start(j) : j->submit_time));
-	add(o, "licenses", json_string(""));
+	add(o, "licenses", json_string(j->licenses ? j->licenses : ""));
 	add(o, "mail_type", json_array());
 	add(o, "mail_user", json_string(""));
 	add(o, "max_cpus", slurm_json_num(0));

@@ -151,17 +151,13 @@ int srun_alloc_create(const struct drv_conf *conf, const struct srun_opts *o,
 		    err.text[0] ? err.text
 		    : rc > 0	? drv_rc_text(rc)
 				: "Unable to contact slurm controller (connect failure)";
-		const char *nl = strrchr(why, '\n');
-		if (nl) {
-			cli_error("%.*s", (int)(nl - why), why);
-			why = nl + 1;
-		}
-		cli_error("Unable to allocate resources: %s", why);
+		cli_error("Unable to allocate resources: %s", cli_refusal_lines(why));
 		return 1;
 	}
 	struct drv_job_submit_reply r = {0};
 	(void)drv_job_submit_reply_decode(reply, &r, &err); /* checked by cli_call */
 	a->job_id = r.job_id;
+	cli_print_lines(r.user_msg, false); /* the site's job_submit.lua, as info */
 	json_decref(reply);
 	if (wait_running(conf, a, salloc, o->immediate) != 0)
 		return 1;

@@ -42,7 +42,7 @@ struct part_pending {
 struct loader {
 	struct conf_parser p;
 	struct conf_node_line node_def; /* NodeName=DEFAULT */
-	struct conf_part_line part_def; /* PartitionName=DEFAULT */
+	struct drv_part_conf part_def;	/* PartitionName=DEFAULT */
 	struct part_pending *pend;	/* one per conf->parts entry */
 	size_t cap_nodes, cap_parts;
 	struct name_set names;
@@ -286,6 +286,7 @@ static int add_node(struct loader *L, const struct conf_node_line *nl, char *nam
 	    .gres = nl->gres ? strdup(nl->gres) : NULL,
 	    .features = nl->features ? strdup(nl->features) : NULL,
 	    .state = nl->state ? strdup(nl->state) : NULL,
+	    .weight = nl->weight,
 	};
 	c->n_nodes++; /* counted now so drv_conf_free frees it either way */
 	if (!nc->hostname || !nc->addr || (nl->gres && !nc->gres) ||
@@ -346,8 +347,8 @@ static int node_line(struct loader *L, const struct pair *pairs, size_t n,
 	return rc;
 }
 
-/* Appends a partition (taking nl's strings) and its pending Nodes=. */
-static int add_part(struct loader *L, struct conf_part_line *pl, struct drv_error *err)
+/* Appends a partition (taking pl's strings) and its pending Nodes=. */
+static int add_part(struct loader *L, struct drv_part_conf *pl, struct drv_error *err)
 {
 	struct drv_conf *c = L->p.conf;
 	if (c->n_parts == L->cap_parts) {
@@ -362,16 +363,11 @@ static int add_part(struct loader *L, struct conf_part_line *pl, struct drv_erro
 			return drv_error_set(err, ENOMEM, "out of memory");
 		L->cap_parts = cap;
 	}
-	c->parts[c->n_parts] = (struct drv_part_conf){
-	    .name = pl->name,
-	    .is_default = pl->is_default,
-	    .max_time = pl->max_time,
-	    .default_time = pl->default_time,
-	    .state = pl->state,
-	};
 	L->pend[c->n_parts] = (struct part_pending){
 	    .file = strdup(L->p.file), .line = L->p.line, .nodes = pl->nodes};
-	pl->name = pl->state = pl->nodes = NULL;
+	c->parts[c->n_parts] = *pl;
+	c->parts[c->n_parts].nodes = NULL; /* the hostlist, once resolved */
+	memset(pl, 0, sizeof(*pl));
 	c->n_parts++;
 	if (!L->pend[c->n_parts - 1].file)
 		return drv_error_set(err, ENOMEM, "out of memory");
@@ -390,7 +386,7 @@ static int part_line(struct loader *L, const struct pair *pairs, size_t n,
 			 pairs[0].value);
 		return loc_error(L, err, EINVAL, what);
 	}
-	struct conf_part_line pl = L->part_def;
+	struct drv_part_conf pl = L->part_def;
 	int rc = conf_keys_dup(conf_part_keys, &pl);
 	if (rc == 0)
 		rc = apply_pairs(L, conf_part_keys, &pl, pairs, n, err);
@@ -398,7 +394,7 @@ static int part_line(struct loader *L, const struct pair *pairs, size_t n,
 		drv_error_set(err, ENOMEM, "out of memory");
 	if (rc == 0)
 		rc = add_part(L, &pl, err);
-	conf_keys_free(conf_part_keys, &pl);
+	drv_part_conf_fini(&pl);
 	return rc;
 }
 
@@ -663,7 +659,7 @@ static int set_path(struct drv_conf *c, const char *path)
 static void loader_fini(struct loader *L)
 {
 	conf_keys_free(conf_node_keys, &L->node_def);
-	conf_keys_free(conf_part_keys, &L->part_def);
+	drv_part_conf_fini(&L->part_def);
 	size_t n = L->p.conf ? L->p.conf->n_parts : 0;
 	for (size_t i = 0; L->pend && i < n; i++) {
 		free(L->pend[i].file);
@@ -747,14 +743,12 @@ void drv_conf_free(struct drv_conf *c)
 		free(n->state);
 	}
 	free(c->nodes);
-	for (size_t i = 0; i < c->n_parts; i++) {
-		struct drv_part_conf *p = &c->parts[i];
-		free(p->name);
-		free(p->nodes);
-		drv_strv_free(p->node_names, p->n_nodes);
-		free(p->state);
-	}
+	for (size_t i = 0; i < c->n_parts; i++)
+		drv_part_conf_fini(&c->parts[i]);
 	free(c->parts);
+	for (size_t i = 0; i < c->n_licenses; i++)
+		free(c->licenses[i].name);
+	free(c->licenses);
 	for (size_t i = 0; i < c->n_other; i++) {
 		free(c->other[i].key);
 		free(c->other[i].value);

@@ -30,17 +30,62 @@ struct drv_node_conf {
 	char *gres;	      /* Gres= as written ("gpu:4", "gpu:a100:2"), or NULL */
 	char *features;	      /* Features= as written, or NULL */
 	char *state;	      /* State= upper-cased ("DRAIN", "DOWN", ...), or NULL */
+	uint32_t weight;      /* Weight=, default 1: lower weights are filled first */
 };
 
+#define DRV_UNLIMITED32 UINT32_MAX /* MaxNodes=, MaxCPUsPerNode= UNLIMITED */
+
+/* OverSubscribe= (or its old name Shared=) of a partition. */
+enum drv_oversubscribe {
+	DRV_OS_NO,	  /* the default: jobs share nodes, never a CPU */
+	DRV_OS_EXCLUSIVE, /* every job gets whole nodes */
+	DRV_OS_YES,	  /* up to oversubscribe_max jobs per CPU when they ask */
+	DRV_OS_FORCE,	  /* up to oversubscribe_max jobs per CPU always */
+};
+
+/* One partition's settings: a PartitionName= line, or what `scontrol
+ * create|update PartitionName=` made of one (drv_part_conf_set). The keys
+ * and their bounds are declared once, in conf_part.c. */
 struct drv_part_conf {
 	char *name;
 	char *nodes;	   /* compressed hostlist of its nodes */
 	char **node_names; /* expanded, in config order */
 	size_t n_nodes;
-	bool is_default;      /* Default=YES */
-	int64_t max_time;     /* seconds, DRV_INFINITE by default */
-	int64_t default_time; /* seconds, DRV_NO_VAL when not set */
-	char *state;	      /* "UP" (default), "DOWN", "DRAIN", "INACTIVE" */
+	bool is_default;	    /* Default=YES */
+	int64_t max_time;	    /* seconds, DRV_INFINITE by default */
+	int64_t default_time;	    /* seconds, DRV_NO_VAL when not set */
+	char *state;		    /* "UP" (default), "DOWN", "DRAIN", "INACTIVE" */
+	uint32_t max_nodes;	    /* MaxNodes, DRV_UNLIMITED32 by default */
+	uint32_t min_nodes;	    /* MinNodes, 0 by default */
+	uint32_t max_cpus_per_node; /* MaxCPUsPerNode, DRV_UNLIMITED32 by default */
+	uint64_t max_mem_per_node;  /* MaxMemPerNode in MiB, 0: UNLIMITED */
+	/* DefMemPerCPU / DefMemPerNode in MiB, 0: not set (the cluster's
+	 * apply); DefMemPerNode wins when both are set, as in Slurm */
+	uint64_t def_mem_per_cpu, def_mem_per_node;
+	uint64_t def_cpu_per_gpu,
+	    def_mem_per_gpu; /* DefCpuPerGPU, DefMemPerGPU (MiB); 0: not set */
+	/* AllowAccounts, AllowQos (lower-cased) and AllowGroups as comma
+	 * lists, NULL for ALL; DenyAccounts, DenyQos (lower-cased), NULL for
+	 * none. An Allow list makes its Deny list ignored, as in Slurm. */
+	char *allow_accounts, *deny_accounts, *allow_groups, *allow_qos, *deny_qos;
+	char *qos;			      /* QOS=: the partition's QOS, NULL: none */
+	uint32_t priority_tier;		      /* PriorityTier, 1 by default */
+	uint32_t priority_job_factor;	      /* PriorityJobFactor, 1 by default */
+	enum drv_oversubscribe oversubscribe; /* NO by default */
+	uint32_t oversubscribe_max; /* YES:N / FORCE:N's N (4 without one); 1 for NO */
+};
+
+/* One cluster-wide license: Licenses=name[:count],... */
+struct drv_license_conf {
+	char *name;
+	uint32_t total;
+};
+
+/* EnforcePartLimits: what a job must satisfy at submit. */
+enum drv_enforce_part {
+	DRV_ENFORCE_NO,	 /* NO (the default): jobs wait instead */
+	DRV_ENFORCE_ANY, /* ANY: the limits of one of its partitions */
+	DRV_ENFORCE_ALL, /* ALL or YES: the limits of every partition it names */
 };
 
 /* SchedulerType and SchedulerParameters: how ctld drives the scheduler
@@ -98,10 +143,12 @@ struct drv_conf {
 	bool config_overrides;	   /* SlurmdParameters=config_overrides */
 	uint64_t def_mem_per_cpu;  /* DefMemPerCPU in MiB, 0 = not set */
 	uint64_t def_mem_per_node; /* DefMemPerNode in MiB, 0 = not set (whole node) */
+	uint64_t def_cpu_per_gpu;  /* DefCpuPerGPU, 0 = not set */
+	uint64_t def_mem_per_gpu;  /* DefMemPerGPU in MiB, 0 = not set */
 	bool cr_memory;		   /* SelectTypeParameters=CR_*_Memory (the default) */
-	bool enforce_part_limits;  /* EnforcePartLimits=ALL|ANY|YES */
-	int64_t purge_job_after;   /* seconds a finished job stays in sacct; 0 = always */
-	int job_requeue;	   /* JobRequeue: jobs may be requeued by default (1) */
+	enum drv_enforce_part enforce_part_limits; /* EnforcePartLimits */
+	int64_t purge_job_after; /* seconds a finished job stays in sacct; 0 = always */
+	int job_requeue;	 /* JobRequeue: jobs may be requeued by default (1) */
 	int cred_expire; /* AuthInfo cred_expire=: a requeued job waits this + 1 s */
 	/* Prolog and epilog programs (absolute paths, NULL: none). noded runs
 	 * Prolog before a job's shepherd and Epilog after the job; the shepherd
@@ -124,11 +171,16 @@ struct drv_conf {
 	int conn_auth_timeout, conn_idle_timeout;
 	int max_connections, max_connections_per_user;
 	uint64_t nonce_cache_size, nonce_cache_per_user;
+	/* JobSubmitPlugins=lua: ctld runs job_submit.lua from the config's
+	 * directory on every submit and update (ctld/job_submit_lua.c) */
+	bool job_submit_lua;
 
 	struct drv_node_conf *nodes;
 	size_t n_nodes;
 	struct drv_part_conf *parts;
 	size_t n_parts;
+	struct drv_license_conf *licenses; /* Licenses=, in the order written */
+	size_t n_licenses;
 
 	struct drv_conf_kv *other; /* known-but-unused and unknown keys, in order */
 	size_t n_other;
@@ -153,6 +205,35 @@ void drv_conf_free(struct drv_conf *conf);
 const struct drv_node_conf *drv_conf_node(const struct drv_conf *conf, const char *name);
 const struct drv_part_conf *drv_conf_part(const struct drv_conf *conf, const char *name);
 const struct drv_part_conf *drv_conf_default_part(const struct drv_conf *conf);
+
+/* --- a partition's settings, also changed live (scontrol) --------------- */
+
+/* Fills pc with Slurm's defaults for a partition called name (copied).
+ * 0 or -ENOMEM (pc then holds nothing to free). */
+int drv_part_conf_init(struct drv_part_conf *pc, const char *name);
+
+/* Applies one partition key as slurm.conf and `scontrol update
+ * PartitionName=` spell it (any case) to pc: 0; -EINVAL with err
+ * "Key: what was wrong" and pc unchanged; -ENOENT for a key partitions do
+ * not have (err names it); -ENOMEM. Nodes= is kept as written in pc->nodes
+ * (node_names untouched): the caller resolves it. Keys Slurm has that
+ * Drover does not act on are accepted and change nothing. */
+int drv_part_conf_set(struct drv_part_conf *pc, const char *key, const char *value,
+		      struct drv_error *err);
+
+/* A deep copy of src into *dst (overwritten, not freed): 0 or -ENOMEM
+ * (dst then holds nothing to free). */
+int drv_part_conf_copy(struct drv_part_conf *dst, const struct drv_part_conf *src);
+void drv_part_conf_fini(struct drv_part_conf *pc); /* frees what pc owns */
+
+/* Whether a partition in this State= takes new jobs (UP, DOWN) and whether
+ * its jobs may start (UP, DRAIN), as Slurm's PARTITION_SUBMIT and _SCHED. */
+bool drv_part_state_submit(const char *state);
+bool drv_part_state_sched(const char *state);
+
+/* OverSubscribe= as scontrol shows it: "NO", "EXCLUSIVE", "YES:4",
+ * "FORCE:4". */
+void drv_part_oversubscribe_str(const struct drv_part_conf *pc, char *buf, size_t len);
 
 /* SlurmUser's uid (a name or a number; root when not set). 0, or -ENOENT
  * with err naming the unknown user. */

@@ -13,16 +13,21 @@
 
 /* How a key's value is checked and stored into its target struct. */
 enum conf_type {
-	CONF_STR,	/* char *, as written */
-	CONF_STR_LOWER, /* char *, lower-cased (ClusterName, as Slurm does) */
-	CONF_PATH,	/* char *, relative paths resolved against the config dir */
-	CONF_INT,	/* int within [min, max] */
-	CONF_U64,	/* uint64_t within [min, max] */
-	CONF_TIME,	/* int64_t seconds, Slurm time-limit syntax */
-	CONF_BOOL,	/* bool: YES/NO, TRUE/FALSE, 1/0 */
-	CONF_ENUM,	/* char *, upper-cased, one of choices */
-	CONF_CUSTOM,	/* apply() does the work */
-	CONF_OTHER,	/* known to Slurm, unused by Drover: kept as text */
+	CONF_STR,	  /* char *, as written */
+	CONF_STR_LOWER,	  /* char *, lower-cased (ClusterName, as Slurm does) */
+	CONF_PATH,	  /* char *, relative paths resolved against the config dir */
+	CONF_INT,	  /* int within [min, max] */
+	CONF_U64,	  /* uint64_t within [min, max] */
+	CONF_TIME,	  /* int64_t seconds, Slurm time-limit syntax */
+	CONF_BOOL,	  /* bool: YES/NO, TRUE/FALSE, 1/0 */
+	CONF_ENUM,	  /* char *, upper-cased, one of choices */
+	CONF_NAMES,	  /* char *, a comma list as written; "ALL" (any case): NULL */
+	CONF_NAMES_LOWER, /* char *, the same lower-cased (account, QOS names) */
+	CONF_U32,	  /* uint32_t within [min, max] */
+	CONF_U32_UNLIM,	  /* uint32_t within [min, max], or UNLIMITED/INFINITE:
+			   * DRV_UNLIMITED32 */
+	CONF_CUSTOM,	  /* apply() does the work */
+	CONF_OTHER,	  /* known to Slurm, unused by Drover: kept as text */
 };
 
 struct conf_parser;
@@ -57,16 +62,7 @@ struct conf_node_line {
 	char *gres;
 	char *features;
 	char *state;
-};
-
-/* What one PartitionName= line (or PartitionName=DEFAULT) says. */
-struct conf_part_line {
-	char *name;
-	char *nodes; /* hostlist or ALL, resolved once every node is known */
-	bool is_default;
-	int64_t max_time;
-	int64_t default_time;
-	char *state;
+	uint32_t weight;
 };
 
 /* Slurm's defaults of SchedulerParameters (conf_keys.c). */
@@ -83,6 +79,9 @@ struct conf_parser {
 
 extern const struct conf_key conf_global_keys[];
 extern const struct conf_key conf_node_keys[];
+/* PartitionName= lines (conf_part.c): their target is a struct
+ * drv_part_conf, whose nodes field holds Nodes= as written (a hostlist or
+ * ALL) until conf.c resolves it once every node is known. */
 extern const struct conf_key conf_part_keys[];
 
 /* Finds name (case-insensitive) in a table; NULL when unknown. */

@@ -1,9 +1,10 @@
 /* conf_keys.c — every drover.conf key, declared once, and the code that
  * applies each type of value.
  *
- * Three tables: global keys (target: struct drv_conf), NodeName line keys
- * (target: struct conf_node_line) and PartitionName line keys (target:
- * struct conf_part_line). Each entry names the key, its type, where it is
+ * Three tables: global keys (target: struct drv_conf) and NodeName line
+ * keys (target: struct conf_node_line) here, PartitionName line keys
+ * (target: struct drv_part_conf) in conf_part.c, which ctld also applies
+ * to live partitions. Each entry names the key, its type, where it is
  * stored, its default, its bounds and whether a reconfigure may change it.
  * The reader in conf.c knows no key by name except the line types; adding a
  * key means adding a row here. Keys Slurm knows that Drover does not use yet
@@ -17,6 +18,7 @@
 #include <strings.h>
 
 #include "common/conf_internal.h"
+#include "common/license.h"
 #include "common/timefmt.h"
 
 #define FIELD(type, field) offsetof(struct type, field)
@@ -24,7 +26,6 @@
 
 static const char *const node_states[] = {"CLOUD",  "DOWN", "DRAIN",   "FAIL", "FAILING",
 					  "FUTURE", "IDLE", "UNKNOWN", NULL};
-static const char *const part_states[] = {"UP", "DOWN", "DRAIN", "INACTIVE", NULL};
 static const char *const cgroup_plugins[] = {"autodetect", "cgroup/v1", "cgroup/v2",
 					     "disabled", NULL};
 
@@ -126,6 +127,40 @@ static char *lower_dup(const char *value)
 	return s;
 }
 
+/* A comma list of names; "ALL" stands for every name (NULL), as Slurm's
+ * AllowAccounts=ALL, and an empty entry is refused. */
+static int apply_names(const struct conf_key *k, char **field, const char *value,
+		       bool lower, struct drv_error *err)
+{
+	if (!strcasecmp(value, "ALL")) {
+		free(*field);
+		*field = NULL;
+		return 0;
+	}
+	size_t n = strlen(value);
+	if (value[0] == ',' || value[n - 1] == ',' || strstr(value, ",,"))
+		return drv_error_set(err, EINVAL, "%s: '%.60s' has an empty name",
+				     k->name, value);
+	return set_string(field, lower ? lower_dup(value) : strdup(value));
+}
+
+/* A uint32_t within the key's bounds; with unlimited, also UNLIMITED or
+ * INFINITE (DRV_UNLIMITED32), as Slurm's S_P_UINT32 reads them. */
+static int apply_u32(const struct conf_key *k, uint32_t *field, const char *value,
+		     bool unlimited, struct drv_error *err)
+{
+	int64_t v;
+	if (unlimited &&
+	    (!strcasecmp(value, "UNLIMITED") || !strcasecmp(value, "INFINITE"))) {
+		*field = DRV_UNLIMITED32;
+		return 0;
+	}
+	int rc = parse_i64(k, value, &v, err);
+	if (rc == 0)
+		*field = (uint32_t)v;
+	return rc;
+}
+
 int conf_key_apply(struct conf_parser *p, const struct conf_key *k, void *target,
 		   const char *value, struct drv_error *err)
 {
@@ -167,6 +202,14 @@ int conf_key_apply(struct conf_parser *p, const struct conf_key *k, void *target
 		return apply_bool(k, FIELD_PTR(target, k->off, bool), value, err);
 	case CONF_ENUM:
 		return apply_enum(k, FIELD_PTR(target, k->off, char *), value, err);
+	case CONF_NAMES:
+	case CONF_NAMES_LOWER:
+		return apply_names(k, FIELD_PTR(target, k->off, char *), value,
+				   k->type == CONF_NAMES_LOWER, err);
+	case CONF_U32:
+	case CONF_U32_UNLIM:
+		return apply_u32(k, FIELD_PTR(target, k->off, uint32_t), value,
+				 k->type == CONF_U32_UNLIM, err);
 	case CONF_CUSTOM:
 		return k->apply(p, k, target, value, err);
 	case CONF_OTHER:
@@ -194,7 +237,8 @@ int conf_keys_defaults(struct conf_parser *p, const struct conf_key *table, void
 
 static bool is_string_type(enum conf_type t)
 {
-	return t == CONF_STR || t == CONF_STR_LOWER || t == CONF_PATH || t == CONF_ENUM;
+	return t == CONF_STR || t == CONF_STR_LOWER || t == CONF_PATH || t == CONF_ENUM ||
+	       t == CONF_NAMES || t == CONF_NAMES_LOWER;
 }
 
 void conf_keys_free(const struct conf_key *table, void *target)
@@ -505,17 +549,19 @@ static int apply_select_params(struct conf_parser *p, const struct conf_key *k,
 	return 0;
 }
 
-/* EnforcePartLimits: ALL/ANY/YES refuse at submit what a partition's limits
- * forbid; NO (the default) lets such jobs wait. */
+/* EnforcePartLimits: ALL (or YES) and ANY refuse at submit what a
+ * partition's limits forbid (ANY: unless one of the job's partitions
+ * allows it); NO (the default) lets such jobs wait. */
 static int apply_enforce_part(struct conf_parser *p, const struct conf_key *k,
 			      void *target, const char *value, struct drv_error *err)
 {
 	struct drv_conf *c = target;
-	if (!strcasecmp(value, "ALL") || !strcasecmp(value, "ANY") ||
-	    !strcasecmp(value, "YES"))
-		c->enforce_part_limits = true;
+	if (!strcasecmp(value, "ALL") || !strcasecmp(value, "YES"))
+		c->enforce_part_limits = DRV_ENFORCE_ALL;
+	else if (!strcasecmp(value, "ANY"))
+		c->enforce_part_limits = DRV_ENFORCE_ANY;
 	else if (!strcasecmp(value, "NO"))
-		c->enforce_part_limits = false;
+		c->enforce_part_limits = DRV_ENFORCE_NO;
 	else
 		return drv_error_set(err, EINVAL,
 				     "EnforcePartLimits: '%.60s' is not ALL, ANY, "
@@ -560,6 +606,67 @@ bad:
 			     value);
 }
 
+/* JobSubmitPlugins: a comma list of plugins; Drover has lua (also written
+ * job_submit/lua). Any other is refused rather than skipped: a site policy
+ * that does not run must not let jobs through unchecked. The text is kept
+ * for `scontrol show config`. */
+static int apply_job_submit(struct conf_parser *p, const struct conf_key *k, void *target,
+			    const char *value, struct drv_error *err)
+{
+	struct drv_conf *c = target;
+	bool lua = false;
+	for (const char *s = value; *s;) {
+		size_t n = strcspn(s, ",");
+		if (n && !((n == 3 && !strncasecmp(s, "lua", 3)) ||
+			   (n == 14 && !strncasecmp(s, "job_submit/lua", 14))))
+			return drv_error_set(err, EINVAL,
+					     "JobSubmitPlugins: '%.*s' is not supported; "
+					     "Drover has lua",
+					     (int)(n > 60 ? 60 : n), s);
+		lua |= n > 0;
+		s += n;
+		if (*s)
+			s++;
+	}
+	int rc = conf_other_set(c, k->name, value);
+	if (rc == 0)
+		c->job_submit_lua = lua;
+	return rc;
+}
+
+/* Licenses=name[:count],...: the cluster's licenses (license.c parses the
+ * list); the text is also kept for `scontrol show config`. A later
+ * Licenses= line replaces an earlier one. */
+static int apply_licenses(struct conf_parser *p, const struct conf_key *k, void *target,
+			  const char *value, struct drv_error *err)
+{
+	struct drv_conf *c = target;
+	struct drv_license *v = NULL;
+	size_t n = 0;
+	struct drv_error why = {{0}};
+	int rc = drv_licenses_parse(value, &v, &n, &why);
+	if (rc == -EINVAL)
+		return drv_error_set(err, EINVAL, "Licenses: %s in '%.60s'", why.text,
+				     value);
+	if (rc < 0)
+		return rc;
+	struct drv_license_conf *lc = calloc(n, sizeof(*lc));
+	if (!lc || conf_other_set(c, k->name, value) < 0) {
+		free(lc);
+		drv_licenses_free(v, n);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		lc[i] = (struct drv_license_conf){.name = v[i].name, .total = v[i].count};
+	free(v); /* the names moved to lc */
+	for (size_t i = 0; i < c->n_licenses; i++)
+		free(c->licenses[i].name);
+	free(c->licenses);
+	c->licenses = lc;
+	c->n_licenses = n;
+	return 0;
+}
+
 #define OTHER(key)                                                                       \
 	{                                                                                \
 		.name = key, .type = CONF_OTHER, .reload = true                          \
@@ -591,6 +698,9 @@ const struct conf_key conf_global_keys[] = {
 	{"DefMemPerNode", CONF_U64, FIELD(drv_conf, def_mem_per_node), "0", 0, 1LL << 40, NULL, true, NULL},
 	{"SchedulerType", CONF_CUSTOM, 0, NULL, 0, 0, NULL, false, apply_sched_type},
 	{"SchedulerParameters", CONF_CUSTOM, 0, NULL, 0, 0, NULL, true, apply_sched_params},
+	{"DefCpuPerGPU", CONF_U64, FIELD(drv_conf, def_cpu_per_gpu), "0", 0, 1048576, NULL, true, NULL},
+	{"DefMemPerGPU", CONF_U64, FIELD(drv_conf, def_mem_per_gpu), "0", 0, 1LL << 40, NULL, true, NULL},
+	{"Licenses", CONF_CUSTOM, 0, NULL, 0, 0, NULL, false, apply_licenses},
 	{"SelectTypeParameters", CONF_CUSTOM, 0, "CR_Core_Memory", 0, 0, NULL, false, apply_select_params},
 	{"EnforcePartLimits", CONF_CUSTOM, 0, "NO", 0, 0, NULL, true, apply_enforce_part},
 	{"Prolog", CONF_PATH, FIELD(drv_conf, prolog), NULL, 0, 0, NULL, true, NULL},
@@ -604,6 +714,7 @@ const struct conf_key conf_global_keys[] = {
 	{"JobRequeue", CONF_INT, FIELD(drv_conf, job_requeue), "1", 0, 1, NULL, true, NULL},
 	{"SlurmUser", CONF_STR, FIELD(drv_conf, slurm_user), NULL, 0, 0, NULL, false, NULL},
 	{"PurgeJobAfter", CONF_CUSTOM, 0, "0", 0, 0, NULL, true, apply_purge_after},
+	{"JobSubmitPlugins", CONF_CUSTOM, 0, NULL, 0, 0, NULL, true, apply_job_submit},
 	/* Slurm's cgroup.conf keys, read here from drover.conf; noded hands them
 	 * to each shepherd in its spec */
 	{"CgroupPlugin", CONF_ENUM, FIELD(drv_conf, cgroup_plugin), "autodetect", 0, 0, cgroup_plugins, false, NULL},
@@ -630,8 +741,7 @@ const struct conf_key conf_global_keys[] = {
 	OTHER("CliFilterPlugins"), OTHER("CommunicationParameters"), OTHER("CompleteWait"),
 	OTHER("ControlAddr"), OTHER("ControlMachine"), OTHER("CoreSpecPlugin"),
 	OTHER("CpuFreqDef"), OTHER("CpuFreqGovernors"), OTHER("CredType"),
-	OTHER("DebugFlags"), OTHER("DefCpuPerGPU"), 
-	OTHER("DefMemPerGPU"),  OTHER("DependencyParameters"),
+	OTHER("DebugFlags"), OTHER("DependencyParameters"),
 	OTHER("DisableRootJobs"), OTHER("EioTimeout"), 
 	OTHER("EpilogMsgTime"), 
 	OTHER("FairShareDampeningFactor"), OTHER("FederationParameters"),
@@ -643,8 +753,8 @@ const struct conf_key conf_global_keys[] = {
 	OTHER("JobAcctGatherType"), OTHER("JobCompHost"), OTHER("JobCompLoc"),
 	OTHER("JobCompParams"), OTHER("JobCompPass"), OTHER("JobCompPort"),
 	OTHER("JobCompType"), OTHER("JobCompUser"), OTHER("JobContainerType"),
-	OTHER("JobFileAppend"), OTHER("JobSubmitPlugins"),
-	OTHER("KillOnBadExit"), OTHER("LaunchParameters"), OTHER("Licenses"),
+	OTHER("JobFileAppend"),
+	OTHER("KillOnBadExit"), OTHER("LaunchParameters"),
 	OTHER("LogTimeFormat"), OTHER("MailDomain"), OTHER("MailProg"),
 	OTHER("MaxBatchRequeue"), OTHER("MaxDBDMsgs"),
 	OTHER("MaxJobCount"), OTHER("MaxMemPerCPU"),
@@ -701,34 +811,14 @@ const struct conf_key conf_node_keys[] = {
 	{"Features", CONF_STR, FIELD(conf_node_line, features), NULL, 0, 0, NULL, true, NULL},
 	{"Feature", CONF_STR, FIELD(conf_node_line, features), NULL, 0, 0, NULL, true, NULL},
 	{"State", CONF_ENUM, FIELD(conf_node_line, state), NULL, 0, 0, node_states, true, NULL},
+	{"Weight", CONF_U32, FIELD(conf_node_line, weight), "1", 0, 4294967294LL, NULL, true, NULL},
 	OTHER("ActiveFeatures"), OTHER("AvailableFeatures"), OTHER("BcastAddr"),
 	OTHER("Boards"), OTHER("Comment"), OTHER("CoresPerSocket"), OTHER("CoreSpecCount"),
 	OTHER("CpuBind"), OTHER("CpuSpecList"), OTHER("Extra"), OTHER("MemSpecLimit"),
 	OTHER("Parameters"), OTHER("Reason"), OTHER("RestrictedCoresPerGPU"),
 	OTHER("Sockets"), OTHER("SocketsPerBoard"), OTHER("ThreadsPerCore"),
-	OTHER("Topology"), OTHER("Weight"),
+	OTHER("Topology"),
 	{0},
 };
 
-const struct conf_key conf_part_keys[] = {
-	{"PartitionName", CONF_STR, FIELD(conf_part_line, name), NULL, 0, 0, NULL, false, NULL},
-	{"Nodes", CONF_STR, FIELD(conf_part_line, nodes), NULL, 0, 0, NULL, true, NULL},
-	{"Default", CONF_BOOL, FIELD(conf_part_line, is_default), "NO", 0, 0, NULL, true, NULL},
-	{"MaxTime", CONF_TIME, FIELD(conf_part_line, max_time), "UNLIMITED", 0, 0, NULL, true, NULL},
-	{"DefaultTime", CONF_TIME, FIELD(conf_part_line, default_time), NULL, 0, 0, NULL, true, NULL},
-	{"State", CONF_ENUM, FIELD(conf_part_line, state), "UP", 0, 0, part_states, true, NULL},
-	OTHER("AllocNodes"), OTHER("AllowAccounts"), OTHER("AllowGroups"), OTHER("AllowQos"),
-	OTHER("Alternate"), OTHER("CpuBind"), OTHER("DefCpuPerGPU"), 
-	OTHER("DefMemPerGPU"),  OTHER("DenyAccounts"),
-	OTHER("DenyQos"), OTHER("DisableRootJobs"), OTHER("ExclusiveTopo"),
-	OTHER("ExclusiveUser"), OTHER("GraceTime"), OTHER("Hidden"), OTHER("LLN"),
-	OTHER("MaxCPUsPerNode"), OTHER("MaxCPUsPerSocket"), OTHER("MaxMemPerCPU"),
-	OTHER("MaxMemPerNode"), OTHER("MaxNodes"), OTHER("MinNodes"), OTHER("OverSubscribe"),
-	OTHER("OverTimeLimit"), OTHER("PowerDownOnIdle"), OTHER("PreemptMode"),
-	OTHER("PriorityJobFactor"), OTHER("PriorityTier"), OTHER("QOS"), OTHER("ReqResv"),
-	OTHER("ResumeTimeout"), OTHER("RootOnly"), 
-	OTHER("Shared"), OTHER("SuspendTime"), OTHER("SuspendTimeout"),
-	OTHER("TRESBillingWeights"),
-	{0},
-};
 /* clang-format on */

@@ -170,7 +170,8 @@ static void get_max_mem(const struct show_ctx *x, const struct row *r)
 
 static void get_enforce(const struct show_ctx *x, const struct row *r)
 {
-	put(x, r->key, x->conf->enforce_part_limits ? "ALL" : "NO");
+	static const char *const names[] = {"NO", "ANY", "ALL"};
+	put(x, r->key, names[x->conf->enforce_part_limits]);
 }
 
 static void get_select_params(const struct show_ctx *x, const struct row *r)

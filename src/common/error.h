@@ -5,7 +5,7 @@
 #define DRV_ERROR_H
 
 struct drv_error {
-	char text[160];
+	char text[2048]; /* room for a site's job_submit.lua message (ctld) */
 };
 
 /* Formats the message into err (which may be NULL); always returns -code so

@@ -66,6 +66,20 @@ const char *drv_rc_text(int rc)
 		return "Circular job dependency";
 	case DRV_RC_JOB_FINISHED:
 		return "Job has already finished";
+	case DRV_RC_PART_GROUP:
+		return "User's group not permitted to use this partition";
+	case DRV_RC_INVALID_NODE_COUNT:
+		return "Node count specification invalid";
+	case DRV_RC_INVALID_ACCOUNT:
+		return "Invalid account or account/partition combination specified";
+	case DRV_RC_INVALID_LICENSES:
+		return "Invalid license specification";
+	case DRV_RC_INVALID_QOS:
+		return "Invalid qos specification";
+	case DRV_RC_PARTITION_NOT_AVAIL:
+		return "Required partition not available (inactive or drain)";
+	case DRV_RC_PARTITION_IN_USE:
+		return "Partition is in use";
 	}
 	return "Unknown error";
 }

@@ -56,6 +56,14 @@ enum drv_rc {
 	DRV_RC_TOO_MANY_CPUS = 2019,  /* "More processors requested than permitted" */
 	DRV_RC_BAD_TASK_COUNT = 2101, /* "Task count specification invalid" */
 	DRV_RC_INVALID_STEP = 2047,   /* a step the job does not have */
+	/* "User's group not permitted to use this partition" */
+	DRV_RC_PART_GROUP = 2003,
+	DRV_RC_INVALID_NODE_COUNT = 2006, /* "Node count specification invalid" */
+	DRV_RC_INVALID_ACCOUNT = 2045,	  /* "Invalid account or account/partition ..." */
+	DRV_RC_INVALID_LICENSES = 2048,	  /* "Invalid license specification" */
+	DRV_RC_INVALID_QOS = 2066,	  /* "Invalid qos specification" */
+	DRV_RC_PARTITION_NOT_AVAIL = 2070, /* "Required partition not available ..." */
+	DRV_RC_PARTITION_IN_USE = 2075,	   /* "Partition is in use" */
 };
 
 /* Slurm's text for rc (static string). */

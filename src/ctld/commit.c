@@ -36,8 +36,10 @@ static void request_flush(struct ctld *c)
 		event_active(c->flush_ev, EV_TIMEOUT, 0);
 }
 
+/* A job's timers follow its record (timed.c): every change re-arms them. */
 void commit_job(struct ctld *c, struct job *j)
 {
+	timed_job(c, j);
 	if (!j->dirty) {
 		j->dirty = true;
 		j->dirty_next = c->dirty_jobs;

@@ -14,20 +14,13 @@
 #include "common/net.h"
 #include "ctld/job.h"
 #include "ctld/node.h"
+#include "ctld/part.h"
 #include "ctld/store.h"
 #include "sched/sched.h"
 
 /* Event priorities: I/O first, then the scheduler, then the commit of
  * everything the turn changed. */
 enum { PRIO_IO = 0, PRIO_SCHED = 1, PRIO_FLUSH = 2, PRIO_COUNT = 3 };
-
-struct part {
-	const struct drv_part_conf *conf;
-	uint32_t *node_idx;
-	uint32_t n_nodes;
-	bool up;
-	bool blocked; /* a job waits for Resources here: lower ones wait too */
-};
 
 /* A connection: a client for one request, or a noded for its lifetime. */
 struct peer {
@@ -47,6 +40,8 @@ struct pending_launch;
 struct hook;
 struct sched_plans;
 struct snap;
+struct job_submit_lua;
+struct timer_heap;
 
 struct ctld {
 	struct event_base *base;
@@ -56,8 +51,9 @@ struct ctld {
 	struct store *store;
 	struct job_table jobs;
 	struct node_table nodes;
-	struct part *parts;
+	struct part *parts; /* part.c: ctld's own, changed live */
 	size_t n_parts;
+	uint32_t parts_gen; /* bumped when a deletion renumbers them */
 	struct peer *peers; /* newest first */
 	size_t n_peers;
 	uint64_t next_peer_id;
@@ -66,10 +62,9 @@ struct ctld {
 	gid_t owner_gid;
 	char host[256];
 	int64_t start_time;
-	int64_t last_purge;	  /* when accounting history was last purged */
-	int64_t last_nonce_prune; /* when expired stored nonces were last removed */
 	struct evconnlistener *listener;
-	struct event *sched_ev, *flush_ev, *tick_ev;
+	struct event *sched_ev, *flush_ev;
+	struct timer_heap *timers; /* timed.c: every time-driven duty */
 	/* group commit (commit.c) */
 	struct job *dirty_jobs;
 	bool meta_dirty;
@@ -93,6 +88,8 @@ struct ctld {
 	/* hook.c: PrologSlurmctld / EpilogSlurmctld children */
 	struct hook *hooks;
 	struct event *sigchld_ev;
+	/* JobSubmitPlugins=lua (job_submit_lua.c); NULL without it */
+	struct job_submit_lua *job_submit;
 };
 
 /* --- commit.c: group commit and effects released after it ------------- */
@@ -172,6 +169,28 @@ bool depend_kill_invalid(const struct ctld *c, const struct job *j);
 /* Whether l, given to job self, would close a cycle through the jobs its
  * entries wait for (Slurm's "Circular job dependency"). */
 bool depend_circular(const struct ctld *c, uint32_t self, const struct dep_list *l);
+/* j (or a task of the array j belongs to) started: when a pending job's
+ * after: entry waits for that, a scheduler pass is asked for. */
+void depend_started(struct ctld *c, struct job *j);
+
+/* --- timed.c: time-driven duties on the timer heap (timer.h) ------------- */
+/* The heap, before recovery; the housekeeping timers (PurgeJobAfter,
+ * nonces, the log's rate limits) and every node's SlurmdTimeout. */
+int timed_init(struct ctld *c, struct drv_error *err);
+void timed_fini(struct ctld *c);
+/* Arms or cancels j's timers as its record now says: its BeginTime and
+ * --deadline while pending, an srun/salloc allocation's time limit while
+ * running, its ended steps' give-up, its MinJobAge purge once final.
+ * commit_job calls it on every change; recovery once per job. */
+void timed_job(struct ctld *c, const struct job *j);
+void timed_job_gone(struct ctld *c, uint32_t id); /* j left memory */
+/* n's SlurmdTimeout from its last_seen (while it is not DOWN). Pings move
+ * last_seen only; the timer looks at it when it fires. */
+void timed_node(struct ctld *c, const struct node *n);
+/* For the scheduler glue: a pass at epoch second when (a planned start, a
+ * partition coming back, an after:+min entry). The earliest asked wins;
+ * it fires into sched_request(). */
+void timed_sched_wake(struct ctld *c, int64_t when);
 
 /* --- schedule.c ------------------------------------------------------------ */
 void sched_request(struct ctld *c); /* a quick pass at the end of this turn */
@@ -228,9 +247,10 @@ void job_deadline(struct ctld *c, struct job *j, int64_t now);
  * (kill_invalid_depend); it keeps reason DependencyNeverSatisfied. */
 void job_cancel_invalid_dep(struct ctld *c, struct job *j, int64_t now);
 void job_launch(struct ctld *c, struct job *j); /* (re)send the launch after commit */
-void job_purge_old(struct ctld *c, int64_t now);
-/* Ends srun/salloc allocations past their time limit (no shepherd does). */
-void job_check_interactive_limits(struct ctld *c, int64_t now);
+/* j's MinJobAge is over (its timer): out of memory, freed: 0; -EAGAIN when
+ * it must stay a little (its last change is being committed, its steps'
+ * nodes may still report); -EBUSY when it is not finished or not that old. */
+int job_purge(struct ctld *c, struct job *j, int64_t now);
 
 /* --- job_array.c: job arrays --------------------------------------------- */
 /* Parses spec (sbatch --array) into j's pending set; 0, -EINVAL (Slurm's
@@ -273,7 +293,9 @@ int node_register(struct ctld *c, struct node *n, struct peer *p,
 void node_lost_conn(struct ctld *c, struct node *n);
 /* DRAIN with a reason set by Drover itself ("Prolog error", ...). */
 void node_drain(struct ctld *c, struct node *n, const char *reason, int64_t now);
-void node_check_timeouts(struct ctld *c, int64_t now);
+/* n's SlurmdTimeout timer fired: DOWN ("Not responding") unless heard
+ * from since, when the timer moves to SlurmdTimeout after that. */
+void node_check_timeout(struct ctld *c, struct node *n, int64_t now);
 int node_admin_update(struct ctld *c, struct node *n, const char *state,
 		      const char *reason, uid_t uid, int64_t now);
 void node_release_job(struct ctld *c, struct job *j);

@@ -101,8 +101,13 @@ static bool singleton_free(const struct ctld *c, const struct job *j)
 
 enum outcome { OUT_WAIT, OUT_MET, OUT_FAILED };
 
+/* An after: entry waits for its target to start, not for a time. */
+#define WAKE_AT_START INT64_MIN
+
+/* Whether the entry is met; *wake is set for an after: entry that waits
+ * (the time it will be met, or WAKE_AT_START) and left alone otherwise. */
 static enum outcome judge(const struct ctld *c, const struct job *j,
-			  const struct dep_item *it, int64_t now)
+			  const struct dep_item *it, int64_t now, int64_t *wake)
 {
 	int64_t since = 0;
 	if (it->kind == DEP_SINGLETON)
@@ -112,9 +117,11 @@ static enum outcome judge(const struct ctld *c, const struct job *j,
 		return OUT_MET;
 	switch (it->kind) {
 	case DEP_AFTER:
-		return t != TGT_PENDING && now >= since + (int64_t)it->minutes * 60
-			   ? OUT_MET
-			   : OUT_WAIT;
+		if (t != TGT_PENDING && now >= since + (int64_t)it->minutes * 60)
+			return OUT_MET;
+		*wake =
+		    t == TGT_PENDING ? WAKE_AT_START : since + (int64_t)it->minutes * 60;
+		return OUT_WAIT;
 	case DEP_AFTERANY:
 	case DEP_AFTERBURSTBUFFER:
 		return t == TGT_OK || t == TGT_NOTOK ? OUT_MET : OUT_WAIT;
@@ -129,6 +136,33 @@ static enum outcome judge(const struct ctld *c, const struct job *j,
 	return OUT_WAIT;
 }
 
+/* Nothing but time meets a waiting after: entry, so it asks for a wake-up:
+ * a scheduler pass once its target starts (depend_started), or at the
+ * minutes past that start. */
+static void await_time(struct ctld *c, const struct dep_item *it, int64_t wake)
+{
+	if (wake != WAKE_AT_START) {
+		timed_sched_wake(c, wake);
+		return;
+	}
+	struct job *d = job_table_find(&c->jobs, it->job_id);
+	if (d)
+		d->start_awaited = true;
+}
+
+void depend_started(struct ctld *c, struct job *j)
+{
+	struct job *meta = j->array_job_id && j->array_job_id != j->id
+			       ? job_table_find(&c->jobs, j->array_job_id)
+			       : NULL;
+	bool awaited = j->start_awaited || (meta && meta->start_awaited);
+	j->start_awaited = false;
+	if (meta)
+		meta->start_awaited = false;
+	if (awaited)
+		sched_request(c);
+}
+
 enum depend_verdict depend_check(struct ctld *c, struct job *j, int64_t now)
 {
 	struct dep_list *l = &j->req.deps;
@@ -136,8 +170,11 @@ enum depend_verdict depend_check(struct ctld *c, struct job *j, int64_t now)
 	uint32_t failed = 0;
 	for (uint32_t i = 0; i < l->n;) {
 		struct dep_item *it = &l->items[i];
+		int64_t wake = 0;
 		enum outcome o =
-		    it->state == DEP_FAILED ? OUT_FAILED : judge(c, j, it, now);
+		    it->state == DEP_FAILED ? OUT_FAILED : judge(c, j, it, now, &wake);
+		if (o == OUT_WAIT && wake)
+			await_time(c, it, wake);
 		if (o == OUT_MET) {
 			met_one = true;
 			dep_list_remove(l, i);

@@ -44,6 +44,13 @@ struct job_alloc {
 
 struct job_step;
 
+/* -L name:count, by index into the config's licenses (laid out as the
+ * scheduler's struct sched_lic_req). */
+struct job_lic {
+	uint32_t lic;
+	uint32_t count;
+};
+
 /* The request as the user gave it, with the "given" flags Slurm's
  * environment depends on (SLURM_NTASKS only with -n, ...). */
 struct job_req {
@@ -72,6 +79,20 @@ struct job_req {
 	/* --time-min in seconds; 0 not given; Slurm's one minute for an
 	 * UNLIMITED job with a --deadline */
 	int64_t time_min;
+	/* -p as given when it named several partitions ("a,b": the job's
+	 * partition shows it until the job starts in one); NULL: just the
+	 * job's partition. part_idx: the candidates' indices into ctld's
+	 * partitions, resolved by part_job_candidates (part.h) while
+	 * part_gen matches ctld's; owned. */
+	char *partitions;
+	uint32_t *part_idx;
+	uint32_t n_part_idx, part_gen;
+	/* -L as given (NULL: none) and its licenses by index, resolved by
+	 * lic_job_resolve (lic.h); owned */
+	char *licenses;
+	struct job_lic *lics;
+	uint32_t n_lics;
+	bool lics_resolved;
 };
 
 struct job {
@@ -123,6 +144,9 @@ struct job {
 	/* srun and salloc: an allocation with no batch script, released by its
 	 * client (alloc.complete) or at its time limit */
 	bool interactive;
+	/* a pending job's after: entry waits for this one to start: its start
+	 * asks for a scheduler pass (depend.c) */
+	bool start_awaited;
 	struct job_step *steps; /* step.c: srun steps in id order, kept after they end */
 	uint32_t n_steps, next_step_id;
 	struct step_usage batch_usage; /* the batch script's, from job.complete */

@@ -144,6 +144,7 @@ struct job *job_from_store(const struct drv_rec_job *r)
 		job_free(j);
 		return NULL;
 	}
+	j->req.licenses = drv_strdup_or_null(r->licenses); /* resolved when needed */
 	j->interactive = r->interactive;
 	steps_from_store(j, r->steps, r->n_steps);
 	usage_from_total(&j->batch_usage, r->has_batch_usage ? &r->batch_usage : NULL);

@@ -108,8 +108,8 @@ static const struct job_field fields[] = {
 	F(ARRAY_TASK_ID, K_I64, array_task_id),
 	F(ARRAY_TASK_STR, K_STR_NULL, array_task_str),
 	F(ARRAY_MAX_TASKS, K_U32, array_max_tasks),
-	F(INTERACTIVE, K_BOOL, interactive), SP(STEPS, S_STEPS),
-	F(SCHED_NODES, K_STR_NULL, plan_nodes), SP(LACKS, S_LACKS),
+	F(INTERACTIVE, K_BOOL, interactive), F(LICENSES, K_STR_NULL, req.licenses),
+	SP(STEPS, S_STEPS), F(SCHED_NODES, K_STR_NULL, plan_nodes), SP(LACKS, S_LACKS),
 	SP(BATCH_USAGE, S_BATCH_USAGE),
 };
 /* clang-format on */

@@ -12,10 +12,29 @@
 #include "common/proto.h"
 #include "ctld/dep_parse.h"
 
+/* The memory defaults that apply: the partition's DefMemPerNode or
+ * DefMemPerCPU when it sets one (Slurm copies the cluster's into a
+ * partition that sets neither), else the cluster's. */
+static void mem_defaults(const struct drv_conf *conf, const struct drv_part_conf *part,
+			 uint64_t *per_cpu, uint64_t *per_node)
+{
+	*per_cpu = conf->def_mem_per_cpu;
+	*per_node = conf->def_mem_per_node;
+	if (part && part->def_mem_per_node) {
+		*per_cpu = 0;
+		*per_node = part->def_mem_per_node;
+	} else if (part && part->def_mem_per_cpu) {
+		*per_cpu = part->def_mem_per_cpu;
+		*per_node = 0;
+	}
+}
+
 static void apply_memory(struct job_req *req, const struct drv_job_submit *m,
-			 const struct drv_conf *conf)
+			 const struct drv_conf *conf, const struct drv_part_conf *part)
 {
 	struct sched_req *r = &req->sched;
+	uint64_t def_cpu, def_node;
+	mem_defaults(conf, part, &def_cpu, &def_node);
 	req->mem_given = m->has_mem_per_node || m->has_mem_per_cpu;
 	if (m->has_mem_per_node) {
 		req->mem = (uint64_t)m->mem_per_node;
@@ -24,15 +43,55 @@ static void apply_memory(struct job_req *req, const struct drv_job_submit *m,
 		req->mem = (uint64_t)m->mem_per_cpu;
 		req->mem_is_per_cpu = true;
 		r->mem_per_cpu = req->mem;
-	} else if (conf->def_mem_per_cpu) {
-		req->mem = conf->def_mem_per_cpu;
+	} else if (def_cpu) {
+		req->mem = def_cpu;
 		req->mem_is_per_cpu = true;
 		r->mem_per_cpu = req->mem;
-	} else if (conf->def_mem_per_node) {
-		req->mem = conf->def_mem_per_node;
+	} else if (def_node) {
+		req->mem = def_node;
 		r->mem_per_node = req->mem;
 	} else {
 		r->mem_per_node = SCHED_MEM_WHOLE; /* Slurm: DefMemPerNode=UNLIMITED */
+	}
+}
+
+static uint64_t div_up(uint64_t a, uint64_t b)
+{
+	return b ? (a + b - 1) / b : a;
+}
+
+/* DefCpuPerGPU and DefMemPerGPU (the partition's, else the cluster's) for
+ * a job that asks for GPUs: without -c, each node's tasks get that many
+ * CPUs per GPU between them; without a memory option, each node that much
+ * memory per GPU, before DefMemPerCPU/DefMemPerNode. MinNodes= is the
+ * node count of a job that gave no -N, as in Slurm. */
+static void apply_part_defaults(struct job_req *req, const struct drv_job_submit *m,
+				const struct drv_conf *conf,
+				const struct drv_part_conf *part)
+{
+	struct sched_req *r = &req->sched;
+	if (part && !m->has_nodes && part->min_nodes > r->min_nodes)
+		r->min_nodes = part->min_nodes;
+	uint64_t gpus =
+	    r->gpus_per_node ? r->gpus_per_node : div_up(r->gpus_total, r->min_nodes);
+	if (!gpus)
+		return;
+	uint64_t cpu_per_gpu =
+	    part && part->def_cpu_per_gpu ? part->def_cpu_per_gpu : conf->def_cpu_per_gpu;
+	uint64_t mem_per_gpu =
+	    part && part->def_mem_per_gpu ? part->def_mem_per_gpu : conf->def_mem_per_gpu;
+	if (cpu_per_gpu && !req->cpt_given) {
+		uint64_t tasks = r->ntasks_per_node ? r->ntasks_per_node
+				 : r->ntasks	    ? div_up(r->ntasks, r->min_nodes)
+						    : 1;
+		uint64_t cpt = div_up(gpus * cpu_per_gpu, tasks);
+		r->cpus_per_task = cpt > 100000 ? 100000 : cpt ? (uint32_t)cpt : 1;
+	}
+	if (mem_per_gpu && !req->mem_given) {
+		req->mem = gpus * mem_per_gpu;
+		req->mem_is_per_cpu = false;
+		r->mem_per_cpu = 0;
+		r->mem_per_node = req->mem;
 	}
 }
 
@@ -100,7 +159,8 @@ static int check_totals(const struct sched_req *r, struct drv_error *err)
 }
 
 int job_req_from_submit(struct job_req *req, const struct drv_job_submit *m,
-			const struct drv_conf *conf, struct drv_error *err)
+			const struct drv_conf *conf, const struct drv_part_conf *part,
+			struct drv_error *err)
 {
 	struct sched_req *r = &req->sched;
 	memset(req, 0, sizeof(*req));
@@ -118,7 +178,8 @@ int job_req_from_submit(struct job_req *req, const struct drv_job_submit *m,
 	r->exclusive = m->exclusive;
 	req->gpu_type = drv_strdup_or_null(m->gpu_type);
 	r->gpu_type = req->gpu_type;
-	apply_memory(req, m, conf);
+	apply_memory(req, m, conf, part);
+	apply_part_defaults(req, m, conf, part);
 	req->account = drv_strdup_or_null(m->account);
 	req->qos = drv_strdup_or_null(m->qos);
 	req->nice = m->nice;
@@ -169,6 +230,10 @@ void job_req_free(struct job_req *req)
 	free(req->constraint);
 	free(req->req_idx);
 	free(req->exc_idx);
+	free(req->partitions);
+	free(req->part_idx);
+	free(req->licenses);
+	free(req->lics);
 	memset(req, 0, sizeof(*req));
 }
 
@@ -223,6 +288,7 @@ json_t *job_req_to_json(const struct job_req *req)
 	    .begin_time = req->begin_time,
 	    .deadline = req->deadline,
 	    .requeue = req->requeue,
+	    .partitions = req->partitions,
 	};
 	placement_to_rec(req, &o);
 	json_t *out = drv_rec_job_req_encode(&o);
@@ -264,6 +330,7 @@ int job_req_from_rec(struct job_req *req, const struct drv_rec_job_req *o)
 	req->open_mode = drv_strdup_or_null(o->open_mode);
 	req->stdin_pat = drv_strdup_or_null(o->stdin);
 	req->requeue = o->requeue;
+	req->partitions = drv_strdup_or_null(o->partitions);
 	r->min_cpus = o->min_cpus;
 	r->min_tmp = o->tmp;
 	req->req_nodes = drv_strdup_or_null(o->req_nodes);
@@ -307,13 +374,32 @@ char *job_counts_string(const uint32_t *v, uint32_t n)
 	return s;
 }
 
+/* The run a deadline must leave room for: --time-min, else the limit. */
+static int64_t deadline_need(const struct job_req *req, int64_t time_limit)
+{
+	int64_t need = req->time_min ? req->time_min : time_limit;
+	return need == DRV_INFINITE || need <= 0 ? 60 /* Slurm's one minute */ : need;
+}
+
+bool job_req_deadline_due(const struct job_req *req, int64_t time_limit, int64_t *due)
+{
+	if (!req->deadline)
+		return false;
+	int64_t need = deadline_need(req, time_limit), end;
+	/* past from the start when even a start at --begin ends too late;
+	 * else from the second a start then would end after the deadline */
+	if (__builtin_add_overflow(req->begin_time, need, &end) || end > req->deadline)
+		*due = 0;
+	else
+		*due = req->deadline - need + 1;
+	return true;
+}
+
 bool job_req_past_deadline(const struct job_req *req, int64_t time_limit, int64_t now)
 {
 	if (!req->deadline)
 		return false;
-	int64_t need = req->time_min ? req->time_min : time_limit;
-	if (need == DRV_INFINITE || need <= 0)
-		need = 60; /* Slurm's one minute for an UNLIMITED job */
+	int64_t need = deadline_need(req, time_limit);
 	int64_t start = now > req->begin_time ? now : req->begin_time, end;
 	/* a begin time near the end of time cannot finish by any deadline */
 	return __builtin_add_overflow(start, need, &end) || end > req->deadline;

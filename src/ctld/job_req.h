@@ -10,10 +10,13 @@
 #include "common/proto_gen.h"
 #include "ctld/job.h"
 
-/* Fills req from a job.submit body. Returns 0, or a Slurm rc (enum drv_rc)
- * with err holding Slurm's message; req is then freed again. */
+/* Fills req from a job.submit body, with the defaults of the cluster and of
+ * part (its first partition; borrowed, may be NULL): memory, CPUs and
+ * memory per GPU, MinNodes. Returns 0, or a Slurm rc (enum drv_rc) with
+ * err holding Slurm's message; req is then freed again. */
 int job_req_from_submit(struct job_req *req, const struct drv_job_submit *m,
-			const struct drv_conf *conf, struct drv_error *err);
+			const struct drv_conf *conf, const struct drv_part_conf *part,
+			struct drv_error *err);
 void job_req_free(struct job_req *req);
 
 json_t *job_req_to_json(const struct job_req *req);	 /* new reference */
@@ -25,6 +28,9 @@ int job_req_from_rec(struct job_req *req, const struct drv_rec_job_req *o);
  * not finish by its --deadline even if it started at once (or at --begin)
  * and ran only its --time-min (or its limit, one minute when UNLIMITED). */
 bool job_req_past_deadline(const struct job_req *req, int64_t time_limit, int64_t now);
+/* The first second at which job_req_past_deadline() holds for a job still
+ * pending then (0 when it holds at any time); false without a --deadline. */
+bool job_req_deadline_due(const struct job_req *req, int64_t time_limit, int64_t *due);
 
 /* "2(x3),1": Slurm's compressed list of per-node counts. Returns new text. */
 char *job_counts_string(const uint32_t *v, uint32_t n);

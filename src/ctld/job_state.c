@@ -2,6 +2,7 @@
  * updates the record, queues it for the turn's commit, and releases effects
  * on the world (launches, signals) only after that commit.
  * Drawn in docs/state-machines.md. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,6 +222,7 @@ void job_start(struct ctld *c, struct job *j, const struct sched_alloc *a, uint3
 	j->launch_acked = j->interactive;
 	j->prolog_pending = c->conf->prolog_slurmctld != NULL && !j->interactive;
 	commit_job(c, j);
+	depend_started(c, j);
 	if (j->interactive)
 		;
 	else if (j->prolog_pending)
@@ -360,6 +362,7 @@ static void requeue(struct ctld *c, struct job *j, enum job_state run_state, boo
 	memset(&j->batch_usage, 0, sizeof(j->batch_usage));
 	j->next_step_id = 0;
 	j->state = JOB_PENDING;
+	part_job_requeued(j); /* pending again: it shows its -p list */
 	j->restart_count++;
 	j->submit_time = now;
 	j->req.begin_time = now + c->conf->cred_expire + 1;
@@ -505,31 +508,16 @@ int job_set_hold(struct ctld *c, struct job *j, enum job_hold hold)
 }
 
 /* Finished jobs stay visible for MinJobAge; after that only the store has
- * them. A job whose last change is still being committed stays a while. */
-void job_purge_old(struct ctld *c, int64_t now)
+ * them. A job whose last change is still being committed, or whose steps'
+ * nodes may still report, stays a while. */
+int job_purge(struct ctld *c, struct job *j, int64_t now)
 {
-	for (struct job *j = c->jobs.head, *next; j; j = next) {
-		next = j->next;
-		if (!job_state_final(j->state) || j->completing || j->dirty ||
-		    steps_running(j))
-			continue;
-		if (j->end_time + c->conf->min_job_age > now)
-			continue;
-		job_table_remove(&c->jobs, j);
-		job_free(j);
-	}
-}
-
-void job_check_interactive_limits(struct ctld *c, int64_t now)
-{
-	steps_give_up(c, now);
-	for (struct job *j = c->jobs.head, *next; j; j = next) {
-		next = j->next;
-		if (j->interactive && j->state == JOB_RUNNING &&
-		    j->time_limit != DRV_INFINITE &&
-		    now >= j->start_time + j->time_limit) {
-			log_info("job=%u reached its time limit", j->id);
-			job_end(c, j, 0, 0, true, now);
-		}
-	}
+	if (!job_state_final(j->state) || j->completing ||
+	    j->end_time + c->conf->min_job_age > now)
+		return -EBUSY;
+	if (j->dirty || steps_running(j))
+		return -EAGAIN;
+	job_table_remove(&c->jobs, j);
+	job_free(j);
+	return 0;
 }

@@ -12,6 +12,7 @@
 #include "common/daemon.h"
 #include "common/log.h"
 #include "ctld/ctld.h"
+#include "ctld/job_submit_lua.h"
 #include "ctld/rpc_handlers.h"
 #include "drv_config.h"
 
@@ -86,27 +87,43 @@ static int load_config(struct ctld *c, const struct options *o, struct drv_error
 	return drv_key_load(c->conf->auth_key, &c->key, err);
 }
 
-static int build_partitions(struct ctld *c, struct drv_error *err)
+/* JobSubmitPlugins=lua: job_submit.lua beside the config, as Slurm finds
+ * it. Missing or broken, it is logged and every job is refused until it
+ * loads (job_submit_lua.c); ctld runs on. */
+static char *job_submit_path(const struct drv_conf *conf)
 {
-	c->parts = calloc(c->conf->n_parts ? c->conf->n_parts : 1, sizeof(*c->parts));
-	if (!c->parts)
+	char *path;
+	if (asprintf(&path, "%s/job_submit.lua", conf->dir ? conf->dir : ".") < 0)
+		return NULL;
+	return path;
+}
+
+static int start_job_submit(struct ctld *c, struct drv_error *err)
+{
+	struct drv_error why = {{0}};
+	if (!c->conf->job_submit_lua)
+		return 0;
+	char *path = job_submit_path(c->conf);
+	c->job_submit = path ? jsl_new(path, c->conf->cluster_name) : NULL;
+	free(path);
+	if (!c->job_submit)
 		return drv_error_set(err, ENOMEM, "out of memory");
-	c->n_parts = c->conf->n_parts;
-	for (size_t i = 0; i < c->n_parts; i++) {
-		struct part *p = &c->parts[i];
-		p->conf = &c->conf->parts[i];
-		p->up = !strcmp(p->conf->state, "UP");
-		p->node_idx =
-		    calloc(p->conf->n_nodes ? p->conf->n_nodes : 1, sizeof(uint32_t));
-		if (!p->node_idx)
-			return drv_error_set(err, ENOMEM, "out of memory");
-		for (size_t k = 0; k < p->conf->n_nodes; k++) {
-			struct node *n = node_find(&c->nodes, p->conf->node_names[k]);
-			if (n)
-				p->node_idx[p->n_nodes++] = n->idx;
-		}
-	}
+	jsl_refresh(c->job_submit, &why); /* logs what is wrong */
 	return 0;
+}
+
+/* -t: a job_submit.lua that would not load fails the check. */
+static int check_job_submit(const struct drv_conf *conf, struct drv_error *err)
+{
+	if (!conf->job_submit_lua)
+		return 0;
+	char *path = job_submit_path(conf);
+	if (!path)
+		return drv_error_set(err, ENOMEM, "out of memory");
+	struct drv_error why = {{0}};
+	int rc = jsl_check(path, &why);
+	free(path);
+	return rc < 0 ? drv_error_set(err, -rc, "job_submit/lua: %s", why.text) : 0;
 }
 
 static void on_signal(evutil_socket_t sig, short what, void *arg)
@@ -117,41 +134,6 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	event_base_loopexit(c->base, NULL);
 }
 
-/* Accounting history past PurgeJobAfter leaves the store: at most once a
- * minute (more often for shorter retentions), a bounded number of jobs at a
- * time so that one purge never holds the writer for long. */
-static void purge_history(struct ctld *c, int64_t now)
-{
-	int64_t after = c->conf->purge_job_after;
-	int64_t every = after < 60 ? after : 60;
-	if (after > 0 && now - c->last_purge >= every) {
-		c->last_purge = now;
-		commit_purge(c, now - after, 10000);
-	}
-}
-
-/* Stored nonces are needed only while their credentials are valid. */
-static void prune_nonces(struct ctld *c, int64_t now)
-{
-	if (now - c->last_nonce_prune >= 60) {
-		c->last_nonce_prune = now;
-		commit_nonce_prune(c, now);
-	}
-}
-
-static void on_tick(evutil_socket_t fd, short what, void *arg)
-{
-	struct ctld *c = arg;
-	int64_t now = time(NULL);
-	node_check_timeouts(c, now);
-	job_check_interactive_limits(c, now); /* and the steps nodes left silent */
-	job_purge_old(c, now);
-	purge_history(c, now);
-	prune_nonces(c, now);
-	drv_log_limit_flush();
-	sched_request(c);
-}
-
 static int start_loop(struct ctld *c, struct drv_error *err)
 {
 	c->base = event_base_new();
@@ -160,8 +142,14 @@ static int start_loop(struct ctld *c, struct drv_error *err)
 	c->start_time = time(NULL);
 	if (node_table_init(&c->nodes, c->conf, c->start_time, err) < 0)
 		return -EINVAL;
-	if (job_table_init(&c->jobs) < 0 || build_partitions(c, err) < 0)
+	if (job_table_init(&c->jobs) < 0 || part_table_init(c, err) < 0)
 		return drv_error_set(err, ENOMEM, "out of memory");
+	if (start_job_submit(c, err) < 0)
+		return -ENOMEM;
+	/* Time-driven work waits on timers (timed.c), armed from here on:
+	 * recovery arms those of the jobs it brings back. Nothing ticks. */
+	if (timed_init(c, err) < 0)
+		return -ENOMEM;
 	c->nonces =
 	    drv_nonce_cache_new(c->conf->nonce_cache_size, c->conf->nonce_cache_per_user);
 	c->store = store_open(c->base, c->conf->state_save_location, err);
@@ -169,6 +157,10 @@ static int start_loop(struct ctld *c, struct drv_error *err)
 		return -EIO;
 	commit_init(c);
 	sched_init(c);
+	/* TODO(lead): the event-driven backfill timer (bf_interval) belongs to
+	 * the scheduler glue; until then passes run on the events that ask for
+	 * them, and this one judges what recovery brought back. */
+	sched_request(c);
 	hook_init(c);
 	job_resume_prologs(c);
 	int port = 0;
@@ -176,9 +168,6 @@ static int start_loop(struct ctld *c, struct drv_error *err)
 				     c->conf->ctld_port, peer_accept, c, &port, err);
 	if (!c->listener)
 		return -EADDRINUSE;
-	struct timeval one_sec = {1, 0};
-	c->tick_ev = event_new(c->base, -1, EV_PERSIST, on_tick, c);
-	event_add(c->tick_ev, &one_sec);
 	log_info("listening on %s:%d", c->conf->ctld_hosts[0].addr, port);
 	return 0;
 }
@@ -192,16 +181,14 @@ static void stop_loop(struct ctld *c)
 	peer_free_all(c);
 	link_fini(c);
 	hook_fini(c);
+	jsl_free(c->job_submit);
 	store_close(c->store);
 	drv_nonce_cache_free(c->nonces);
 	job_table_fini(&c->jobs);
-	for (size_t i = 0; i < c->n_parts; i++)
-		free(c->parts[i].node_idx);
-	free(c->parts);
+	part_table_fini(c);
 	node_table_fini(&c->nodes);
 	sched_fini(c);
-	if (c->tick_ev)
-		event_free(c->tick_ev);
+	timed_fini(c);
 	if (c->base)
 		event_base_free(c->base);
 }
@@ -235,7 +222,10 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (o.test_only) {
-		rc = 0;
+		if (check_job_submit(c.conf, &err) < 0)
+			fprintf(stderr, "drover-ctld: error: %s\n", err.text);
+		else
+			rc = 0;
 		goto out;
 	}
 	c.owner_uid = getuid();

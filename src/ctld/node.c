@@ -147,22 +147,6 @@ bool node_usable(const struct node *n)
 	return n->registered && !n->down && !n->drain;
 }
 
-/* The partitions n is in (names borrowed from conf; the caller frees the
- * array), their count in *n_out. */
-static const char **parts_of(const struct node *n, const struct drv_conf *conf,
-			     size_t *n_out)
-{
-	const char **v = calloc(conf->n_parts ? conf->n_parts : 1, sizeof(*v));
-	*n_out = 0;
-	for (size_t p = 0; v && p < conf->n_parts; p++)
-		for (size_t i = 0; i < conf->parts[p].n_nodes; i++)
-			if (!strcmp(conf->parts[p].node_names[i], n->conf->name)) {
-				v[(*n_out)++] = conf->parts[p].name;
-				break;
-			}
-	return v;
-}
-
 /* The GPUs of one type starting at index i: how many are in use, and which. */
 static uint32_t gpu_run(const struct node *n, uint32_t i, char *idx, size_t len,
 			uint32_t *used)
@@ -204,7 +188,7 @@ static const char *node_gres_used(const struct node *n, char *buf, size_t size)
 	return buf;
 }
 
-json_t *node_to_record(const struct node *n, const struct drv_conf *conf)
+json_t *node_to_record(const struct node *n, const char **parts, size_t n_parts)
 {
 	const struct drv_node_conf *nc = n->conf;
 	struct passwd *pw = n->reason_time ? getpwuid(n->reason_uid) : NULL;
@@ -234,11 +218,11 @@ json_t *node_to_record(const struct node *n, const struct drv_conf *conf)
 	    .boot_time = n->boot_time,
 	    .last_seen = n->last_seen,
 	    .slurmd_start_time = n->registered_time,
+	    .partitions = parts,
+	    .n_partitions = n_parts,
+	    .weight = nc->weight,
 	};
-	r.partitions = parts_of(n, conf, &r.n_partitions);
-	json_t *out = drv_rec_node_encode(&r);
-	free(r.partitions);
-	return out;
+	return drv_rec_node_encode(&r);
 }
 
 json_t *node_to_store(const struct node *n)

@@ -62,7 +62,9 @@ void node_remove_job(struct node *n, struct job *j);
 const char *node_base_state(const struct node *n);
 bool node_usable(const struct node *n); /* registered, up, not drained */
 
-json_t *node_to_record(const struct node *n, const struct drv_conf *conf);
+/* The record users see; parts (n_parts names, borrowed) are the
+ * partitions n is in. */
+json_t *node_to_record(const struct node *n, const char **parts, size_t n_parts);
 json_t *node_to_store(const struct node *n);
 struct drv_rec_node_store;
 void node_apply_store(struct node *n, const struct drv_rec_node_store *r);

@@ -1,5 +1,6 @@
 /* node_state.c — every node state transition: registration, heartbeats, loss
- * of contact, timeouts to DOWN, and admin updates (DRAIN/RESUME/DOWN).
+ * of contact, timeouts to DOWN (each node's timer, timed.c), and admin
+ * updates (DRAIN/RESUME/DOWN).
  * Drawn in docs/state-machines.md. */
 #include <signal.h>
 #include <stdio.h>
@@ -70,6 +71,7 @@ int node_register(struct ctld *c, struct node *n, struct peer *p,
 		log_info("node=%s returned to service", n->conf->name);
 	}
 	check_resources(c, n, m, now);
+	timed_node(c, n);
 	sched_request(c);
 	log_info("node=%s registered from %s", n->conf->name, drv_conn_peer(p->conn));
 	return 0;
@@ -101,14 +103,14 @@ static void node_set_down(struct ctld *c, struct node *n, const char *why, bool 
 	log_warn("node=%s DOWN: %s", n->conf->name, why);
 }
 
-void node_check_timeouts(struct ctld *c, int64_t now)
+void node_check_timeout(struct ctld *c, struct node *n, int64_t now)
 {
-	for (size_t i = 0; i < c->nodes.n; i++) {
-		struct node *n = &c->nodes.nodes[i];
-		if (n->down || n->last_seen + c->conf->slurmd_timeout > now)
-			continue;
+	if (n->down || c->conf->slurmd_timeout <= 0)
+		return; /* registration arms the timer again */
+	if (n->last_seen + c->conf->slurmd_timeout > now)
+		timed_node(c, n); /* heard from since: SlurmdTimeout after that */
+	else
 		node_set_down(c, n, "Not responding", false, 0, now);
-	}
 }
 
 int node_admin_update(struct ctld *c, struct node *n, const char *state,
@@ -130,6 +132,7 @@ int node_admin_update(struct ctld *c, struct node *n, const char *state,
 	}
 	n->admin_override = true;
 	commit_node(c, n);
+	timed_node(c, n); /* RESUME of a DOWN node: SlurmdTimeout applies again */
 	sched_request(c);
 	log_info("node=%s set %s by uid=%u reason=%s", n->conf->name, state,
 		 (unsigned)uid, reason ? reason : "");

@@ -1,7 +1,8 @@
 /* recover.c — rebuilding ctld's tables from the store at start, by the rules
  * of docs/state-machines.md: every acknowledged job comes back, ids continue,
  * RUNNING jobs keep their nodes while the nodes have SlurmdTimeout to
- * re-register, and admin node states win over the config. */
+ * re-register, and admin node states and live partitions win over the
+ * config. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +112,7 @@ static void on_job(const char *key, const char *text, void *arg)
 	drv_rec_job_free(&r);
 	json_decref(rec);
 	job_table_add(&c->jobs, j);
+	timed_job(c, j); /* its limit, purge, begin time: at their first due */
 }
 
 static void on_node(const char *name, const char *text, void *arg)
@@ -146,8 +148,13 @@ int ctld_recover(struct ctld *c, struct drv_error *err)
 {
 	int64_t now = time(NULL);
 	uint32_t next_id = 1;
-	int rc = store_load(c->store, now - c->conf->min_job_age, on_job, on_node, c,
-			    &next_id, err);
+	/* Partitions made or changed live win over the config's, as Slurm's
+	 * state files do. */
+	int rc = part_load_stored(c, err);
+	if (rc < 0)
+		return rc;
+	rc = store_load(c->store, now - c->conf->min_job_age, on_job, on_node, c,
+			&next_id, err);
 	if (rc < 0)
 		return rc;
 	/* The stored next id goes with the jobs in each commit; ids still in

@@ -28,9 +28,13 @@ void rpc_acct_query(struct rpc_req *r);
 /* rpc_node.c */
 void rpc_node_query(struct rpc_req *r);
 void rpc_node_update(struct rpc_req *r);
-void rpc_part_query(struct rpc_req *r);
 void rpc_ctld_ping(struct rpc_req *r);
 void rpc_conf_query(struct rpc_req *r);
+/* rpc_part.c */
+void rpc_part_query(struct rpc_req *r);
+void rpc_part_update(struct rpc_req *r);
+void rpc_part_delete(struct rpc_req *r);
+void rpc_lic_query(struct rpc_req *r);
 /* node_link.c: noded's messages and replies */
 void link_node_register(struct rpc_req *r);
 void link_node_ping(struct rpc_req *r);

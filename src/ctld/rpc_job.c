@@ -12,6 +12,7 @@
 #include "common/proto.h"
 #include "ctld/ctld.h"
 #include "ctld/job_fields.h"
+#include "ctld/job_policy.h"
 #include "ctld/rpc_handlers.h"
 #include "ctld/step.h"
 
@@ -422,29 +423,41 @@ void rpc_job_requeue(struct rpc_req *r)
 	for_each_job(r, m->job_ids, m->n_job_ids, requeue_one);
 }
 
-static int update_one(struct rpc_req *r, struct job *j, int64_t now)
+/* Applies m (the request, or what the site's policy left of it) to j. */
+static int update_apply(struct rpc_req *r, struct job *j, const struct drv_job_update *m,
+			int64_t now)
 {
-	const struct drv_job_update *m = r->msg;
 	if (job_state_final(j->state))
 		return DRV_RC_JOB_FINISHED;
 	if (j->state != JOB_PENDING)
 		return DRV_RC_JOB_NOT_PENDING;
 	if (m->has_nice && m->nice < 0 && !rpc_is_admin(r))
 		return DRV_RC_ACCESS_DENIED;
-	if (m->partition && ctld_part_index(r->c, m->partition) < 0)
+	uint32_t *cand = NULL, n = 0;
+	char bad[96];
+	if (m->partition &&
+	    part_candidates(r->c, m->partition, &cand, &n, bad, sizeof(bad)) != 0)
 		return DRV_RC_INVALID_PARTITION;
 	if (m->dependency) {
 		int rc = update_dependency(r->c, j, m->dependency, now);
-		if (rc)
+		if (rc) {
+			free(cand);
 			return rc;
+		}
 	}
 	if (m->has_begin)
 		update_begin(j, m->begin, now);
 	if (m->has_time_limit)
 		j->time_limit = m->time_limit ? m->time_limit : DRV_INFINITE;
-	if (m->partition) {
+	if (m->partition) { /* Partition=a,b: new candidates */
 		free(j->partition);
 		j->partition = strdup(m->partition);
+		free(j->req.partitions);
+		j->req.partitions = n > 1 ? strdup(m->partition) : NULL;
+		free(j->req.part_idx);
+		j->req.part_idx = cand;
+		j->req.n_part_idx = n;
+		j->req.part_gen = r->c->parts_gen;
 	}
 	if (m->has_nice) {
 		j->priority += (uint64_t)j->req.nice;
@@ -457,8 +470,46 @@ static int update_one(struct rpc_req *r, struct job *j, int64_t now)
 	return 0;
 }
 
+static int update_one(struct rpc_req *r, struct job *j, int64_t now)
+{
+	return update_apply(r, j, r->msg, now);
+}
+
+/* With JobSubmitPlugins=lua each job's update passes slurm_job_modify
+ * first; a refusal carries the script's messages in its result. */
+static void update_with_policy(struct rpc_req *r, const struct drv_job_update *m)
+{
+	struct results res = {0};
+	char **texts = calloc(m->n_job_ids ? m->n_job_ids : 1, sizeof(*texts));
+	int64_t now = time(NULL);
+	for (size_t i = 0; i < m->n_job_ids && texts; i++) {
+		struct job *j = job_table_find(&r->c->jobs, m->job_ids[i]);
+		struct policy_update pu;
+		int rc = !j		    ? DRV_RC_INVALID_JOB_ID
+			 : !may_touch(r, j) ? DRV_RC_ACCESS_DENIED
+					    : policy_update(r->c, r, j, &pu, &texts[i]);
+		if (j && may_touch(r, j) && rc == 0) {
+			rc = update_apply(r, j, &pu.msg, now);
+			policy_update_fini(&pu);
+		}
+		result_add(&res, m->job_ids[i], NULL, rc);
+		if (texts[i])
+			res.v[res.n - 1].error = texts[i];
+	}
+	if (!texts)
+		rpc_reply(r, DRV_RC_ERROR, "out of memory", NULL);
+	else
+		results_reply(r, &res);
+	for (size_t i = 0; texts && i < m->n_job_ids; i++)
+		free(texts[i]);
+	free(texts);
+}
+
 void rpc_job_update(struct rpc_req *r)
 {
 	const struct drv_job_update *m = r->msg;
-	for_each_job(r, m->job_ids, m->n_job_ids, update_one);
+	if (r->c->job_submit)
+		update_with_policy(r, m);
+	else
+		for_each_job(r, m->job_ids, m->n_job_ids, update_one);
 }

@@ -1,6 +1,6 @@
 /* rpc_node.c — client requests about nodes, partitions and the controller:
- * node.query, node.update (scontrol update NodeName=...), part.query,
- * ctld.ping and conf.query. */
+ * node.query, node.update (scontrol update NodeName=...), ctld.ping and
+ * conf.query. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,16 +26,41 @@ static bool name_wanted(const char *const *names, size_t n, const char *name)
 	return false;
 }
 
+/* Which partitions each node is in: member[p * nodes + i] for partition
+ * p and node i (a new array, the caller's). */
+static unsigned char *memberships(const struct ctld *c)
+{
+	size_t nn = c->nodes.n ? c->nodes.n : 1;
+	unsigned char *m = calloc((c->n_parts ? c->n_parts : 1) * nn, 1);
+	for (size_t p = 0; m && p < c->n_parts; p++)
+		for (uint32_t k = 0; k < c->parts[p].n_nodes; k++)
+			m[p * nn + c->parts[p].node_idx[k]] = 1;
+	return m;
+}
+
 void rpc_node_query(struct rpc_req *r)
 {
 	const struct drv_node_query *m = r->msg;
+	const struct ctld *c = r->c;
 	json_t *out = json_array();
-	for (size_t i = 0; i < r->c->nodes.n; i++) {
-		const struct node *n = &r->c->nodes.nodes[i];
-		if (name_wanted(m->has_names ? m->names : NULL, m->n_names,
-				n->conf->name))
-			json_array_append_new(out, node_to_record(n, r->c->conf));
+	unsigned char *member = memberships(c);
+	const char **parts = calloc(c->n_parts ? c->n_parts : 1, sizeof(*parts));
+	if (!member || !parts)
+		abort();
+	size_t nn = c->nodes.n ? c->nodes.n : 1;
+	for (size_t i = 0; i < c->nodes.n; i++) {
+		const struct node *n = &c->nodes.nodes[i];
+		size_t k = 0;
+		if (!name_wanted(m->has_names ? m->names : NULL, m->n_names,
+				 n->conf->name))
+			continue;
+		for (size_t p = 0; p < c->n_parts; p++)
+			if (member[p * nn + i])
+				parts[k++] = c->parts[p].conf->name;
+		json_array_append_new(out, node_to_record(n, parts, k));
 	}
+	free(member);
+	free(parts);
 	/* the records are trees already: they go in by the declared name */
 	struct drv_node_query_reply reply = {.now = time(NULL)};
 	json_t *body = drv_node_query_reply_encode(&reply);
@@ -90,54 +115,6 @@ void rpc_node_update(struct rpc_req *r)
 				  r->cred.uid, now);
 	drv_strv_free(names, n);
 	rpc_reply_durable(r, 0, NULL, NULL);
-}
-
-static struct drv_rec_partition part_record(const struct ctld *c, const struct part *p)
-{
-	const struct drv_conf *cf = c->conf;
-	struct drv_rec_partition o = {
-	    .name = p->conf->name,
-	    .nodes = p->conf->nodes,
-	    .is_default = p->conf->is_default,
-	    .max_time = p->conf->max_time,
-	    .default_time = p->conf->default_time,
-	    .state = p->conf->state,
-	    .total_nodes = p->n_nodes,
-	};
-	for (uint32_t k = 0; k < p->n_nodes; k++) {
-		const struct node *n = &c->nodes.nodes[p->node_idx[k]];
-		o.total_cpus += n->conf->cpus;
-		o.total_memory += (int64_t)n->conf->real_memory;
-		o.total_gpus += n->n_gpus;
-	}
-	/* scontrol's DefMemPerCPU= / DefMemPerNode= (0: UNLIMITED) */
-	if (cf->def_mem_per_cpu) {
-		o.has_def_mem_per_cpu = true;
-		o.def_mem_per_cpu = (int64_t)cf->def_mem_per_cpu;
-	} else {
-		o.has_def_mem_per_node = true;
-		o.def_mem_per_node = (int64_t)cf->def_mem_per_node;
-	}
-	return o;
-}
-
-void rpc_part_query(struct rpc_req *r)
-{
-	const struct drv_part_query *m = r->msg;
-	struct drv_part_query_reply reply = {0};
-	reply.partitions =
-	    calloc(r->c->n_parts ? r->c->n_parts : 1, sizeof(*reply.partitions));
-	if (!reply.partitions)
-		abort();
-	for (size_t i = 0; i < r->c->n_parts; i++) {
-		const struct part *p = &r->c->parts[i];
-		if (name_wanted(m->has_names ? m->names : NULL, m->n_names,
-				p->conf->name))
-			reply.partitions[reply.n_partitions++] = part_record(r->c, p);
-	}
-	json_t *body = drv_part_query_reply_encode(&reply);
-	free(reply.partitions);
-	rpc_reply(r, 0, NULL, body);
 }
 
 void rpc_ctld_ping(struct rpc_req *r)

@@ -1,6 +1,7 @@
-/* rpc_submit.c — job.submit: who may submit, which partition, whether the
- * request can ever run there (refused at submit as Slurm does), then the
- * job is created and acknowledged once committed. */
+/* rpc_submit.c — job.submit: who may submit, which partitions (-p a,b:
+ * every name must exist; part_check.c says which the job may use), its
+ * licenses, whether the request can ever run there (refused at submit as
+ * Slurm does), then the job is created and acknowledged once committed. */
 #include <errno.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -15,8 +16,12 @@
 #include "ctld/ctld.h"
 #include "ctld/sched_snap.h"
 #include "ctld/job_id.h"
+#include "ctld/job_policy.h"
 #include "ctld/job_req.h"
+#include "ctld/lic.h"
 #include "ctld/rpc_handlers.h"
+
+#define NAME_BAD_LEN 96 /* the unknown partition a refusal names */
 
 /* env and argv as the store keeps them: a JSON array's text. */
 static char *strs_text(const char *const *v, size_t n)
@@ -27,15 +32,6 @@ static char *strs_text(const char *const *v, size_t n)
 	if (!w.oom)
 		return w.buf; /* the buffer is ours now */
 	drv_jw_fini(&w);
-	return NULL;
-}
-
-static const struct part *find_part(const struct ctld *c, const char *name)
-{
-	for (size_t i = 0; i < c->n_parts; i++)
-		if ((!name && c->parts[i].conf->is_default) ||
-		    (name && !strcmp(c->parts[i].conf->name, name)))
-			return &c->parts[i];
 	return NULL;
 }
 
@@ -53,12 +49,10 @@ static int check_submitter(const struct rpc_req *r, char *msg, size_t len)
 	return -1;
 }
 
-static void fill_job(struct job *j, const struct rpc_req *r, const struct part *p)
+static void fill_job(struct job *j, const struct rpc_req *r,
+		     const struct drv_job_submit *m, const struct part *p)
 {
-	const struct drv_job_submit *m = r->msg;
 	j->name = drv_strdup_or_null(m->name);
-	j->user = identity_user_name(r->cred.uid);
-	j->partition = strdup(p->conf->name);
 	j->workdir = drv_strdup_or_null(m->workdir);
 	j->submit_dir = drv_strdup_or_null(m->submit_dir);
 	j->stdout_pat = drv_strdup_or_null(m->stdout);
@@ -77,8 +71,6 @@ static void fill_job(struct job *j, const struct rpc_req *r, const struct part *
 		free(j->export_env);
 		j->export_env = NULL;
 	}
-	j->uid = r->cred.uid;
-	j->gid = r->cred.gid;
 	j->num_nodes = j->req.sched.min_nodes;
 	if (m->has_time_limit) /* -t 0: no limit, as in Slurm */
 		j->time_limit = m->time_limit ? m->time_limit : DRV_INFINITE;
@@ -173,13 +165,36 @@ static int check_request(struct ctld *c, const struct part *p, struct job *j,
 	ctld_sched_part(c, (size_t)(p - c->parts), &sp);
 	rc = sched_fits_config(nodes, (uint32_t)c->nodes.n, &sp, &q->sched);
 	free(nodes);
-	if (rc < 0)
-		return DRV_RC_NODE_CONFIG_UNAVAIL;
-	int64_t max = p->conf->max_time;
-	if (c->conf->enforce_part_limits && max != DRV_INFINITE &&
-	    (j->time_limit == DRV_INFINITE || j->time_limit > max))
-		return DRV_RC_INVALID_TIME_LIMIT;
-	return 0;
+	return rc < 0 ? DRV_RC_NODE_CONFIG_UNAVAIL : 0;
+}
+
+/* Could the request ever run in one of its candidates? The first one's
+ * refusal is the one given when none could. */
+static int check_fits(struct ctld *c, const uint32_t *cand, uint32_t n, struct job *j,
+		      struct drv_error *msg)
+{
+	int first = check_request(c, &c->parts[cand[0]], j, msg);
+	for (uint32_t i = 1; first && i < n; i++) {
+		struct drv_error other = {{0}};
+		if (check_request(c, &c->parts[cand[i]], j, &other) == 0) {
+			msg->text[0] = '\0';
+			return 0;
+		}
+	}
+	return first;
+}
+
+/* -L: every license one the cluster has, no more of it than it has. */
+static int check_licenses(struct ctld *c, struct job *j, const char *text)
+{
+	if (!text)
+		return 0;
+	j->req.licenses = strdup(text);
+	if (!j->req.licenses)
+		return DRV_RC_ERROR;
+	int rc = lic_job_parse(c, text, &j->req.lics, &j->req.n_lics);
+	j->req.lics_resolved = rc == 0;
+	return rc;
 }
 
 /* --array: Slurm refuses a malformed spec, or an index at or above
@@ -194,7 +209,6 @@ static int check_array(const struct ctld *c, struct job *j, const char *spec)
 	return rc == 0 ? 0 : rc == -EINVAL ? DRV_RC_INVALID_ARRAY : DRV_RC_ERROR;
 }
 
-/* Builds the job; returns NULL and sets *rc and msg when it is refused. */
 /* Every job a dependency names must be one ctld holds, as current Slurm
  * checks at submit ("Job dependency problem"); Slurm 22.05 took an unknown
  * one as gone. A target that leaves later is lifted (depend.c). */
@@ -207,39 +221,66 @@ static int check_dependency_targets(const struct ctld *c, const struct job *j)
 	return 0;
 }
 
-static struct job *build_job(struct rpc_req *r, const struct part *p, int *rc,
-			     struct drv_error *msg)
+/* The job's identity and partitions: its candidates without those that
+ * take no new jobs (the job's partition text follows). */
+static int start_job(struct rpc_req *r, struct job *j, uint32_t *cand, uint32_t *n)
+{
+	j->uid = r->cred.uid;
+	j->gid = r->cred.gid;
+	j->user = identity_user_name(r->cred.uid);
+	if (!j->user)
+		return DRV_RC_ERROR;
+	return part_check_state(r->c, j, cand, n);
+}
+
+/* The checks after the request is built, in Slurm's order. */
+static int check_job(struct rpc_req *r, const struct drv_job_submit *m, struct job *j,
+		     const uint32_t *cand, uint32_t n, struct drv_error *msg)
+{
+	int rc = part_check_access(r->c, j, cand, n);
+	if (rc == 0)
+		rc = check_fits(r->c, cand, n, j, msg);
+	if (rc == 0)
+		rc = check_licenses(r->c, j, m->licenses);
+	if (rc == 0)
+		rc = check_array(r->c, j, m->array);
+	if (rc == 0)
+		rc = check_dependency_targets(r->c, j);
+	return rc;
+}
+
+/* Builds the job; returns NULL and sets *rc and msg when it is refused. */
+static struct job *build_job(struct rpc_req *r, const struct drv_job_submit *m,
+			     uint32_t *cand, uint32_t n, int *rc, struct drv_error *msg)
 {
 	struct job *j = job_new();
 	if (!j) {
 		*rc = DRV_RC_ERROR;
 		return NULL;
 	}
-	const struct drv_job_submit *m = r->msg;
-	*rc = job_req_from_submit(&j->req, m, r->c->conf, msg);
+	*rc = start_job(r, j, cand, &n);
+	const struct part *p = &r->c->parts[cand[0]];
+	if (*rc == 0)
+		*rc = job_req_from_submit(&j->req, m, r->c->conf, p->conf, msg);
+	if (*rc == 0 && n > 1 && !(j->req.partitions = strdup(j->partition)))
+		*rc = DRV_RC_ERROR; /* the candidates, once it runs in one */
 	j->interactive = m->interactive;
 	if (*rc == 0 && !j->interactive && !m->script) {
 		*rc = DRV_RC_PROTOCOL;
 		snprintf(msg->text, sizeof(msg->text),
 			 "job.submit: field 'script': required");
 	}
-	if (*rc == 0 && j->interactive && m->array) {
+	if (*rc == 0 && j->interactive && m->array)
 		*rc = DRV_RC_INVALID_ARRAY;
-		snprintf(msg->text, sizeof(msg->text), "%s", drv_rc_text(*rc));
-	}
 	if (j->interactive)
 		j->req.requeue =
 		    false; /* an allocation its client holds is not requeued */
 	if (*rc == 0) {
-		fill_job(j, r, p);
-		*rc = check_request(r->c, p, j, msg);
-		if (*rc == 0)
-			*rc = check_array(r->c, j, m->array);
-		if (*rc == 0)
-			*rc = check_dependency_targets(r->c, j);
-		if (*rc && !msg->text[0])
-			snprintf(msg->text, sizeof(msg->text), "%s", drv_rc_text(*rc));
+		fill_job(j, r, m, p);
+		*rc = check_job(r, m, j, cand, n, msg);
 	}
+	if (*rc && !msg->text[0])
+		snprintf(msg->text, sizeof(msg->text), "%s", drv_rc_text(*rc));
 	if (*rc) {
 		job_free(j);
 		return NULL;
@@ -282,26 +323,28 @@ int ctld_job_id_new(struct ctld *c, uint32_t *id)
 	return rc;
 }
 
-void rpc_job_submit(struct rpc_req *r)
+/* The job m asks for (r's body, or the body the site's policy left),
+ * created and acknowledged once committed; user_msg goes with the reply. */
+static void submit_job(struct rpc_req *r, const struct drv_job_submit *m,
+		       const char *user_msg)
 {
 	struct ctld *c = r->c;
-	const struct drv_job_submit *m = r->msg;
-	char denied[256];
-	if (check_submitter(r, denied, sizeof(denied)) < 0) {
-		log_warn("refused job.submit from uid %u: not the cluster's user",
-			 r->cred.uid);
-		rpc_reply(r, DRV_RC_ACCESS_DENIED, denied, NULL);
-		return;
-	}
-	const struct part *p = find_part(c, m->partition);
-	if (!p) {
-		rpc_reply(r, DRV_RC_INVALID_PARTITION,
-			  drv_rc_text(DRV_RC_INVALID_PARTITION), NULL);
-		return;
-	}
 	struct drv_error msg = {{0}};
-	int rc;
-	struct job *j = build_job(r, p, &rc, &msg);
+	uint32_t *cand = NULL, n = 0;
+	char bad[NAME_BAD_LEN];
+	int rc = part_candidates(c, m->partition, &cand, &n, bad, sizeof(bad));
+	if (rc) {
+		if (*bad) /* slurmctld names the partition, sbatch prints both */
+			snprintf(msg.text, sizeof(msg.text),
+				 "invalid partition specified: %.80s\n%s", bad,
+				 drv_rc_text(DRV_RC_INVALID_PARTITION));
+		rpc_reply(r, rc < 0 ? DRV_RC_ERROR : rc,
+			  *msg.text ? msg.text : drv_rc_text(DRV_RC_INVALID_PARTITION),
+			  NULL);
+		return;
+	}
+	struct job *j = build_job(r, m, cand, n, &rc, &msg);
+	free(cand);
 	if (!j) {
 		rpc_reply(r, rc, msg.text, NULL);
 		return;
@@ -334,6 +377,32 @@ void rpc_job_submit(struct rpc_req *r)
 	free(env);
 	free(argv);
 	job_accept(c, j, time(NULL));
-	struct drv_job_submit_reply reply = {.job_id = j->id};
+	struct drv_job_submit_reply reply = {.job_id = j->id, .user_msg = user_msg};
 	rpc_reply_durable(r, 0, NULL, drv_job_submit_reply_encode(&reply));
+}
+
+void rpc_job_submit(struct rpc_req *r)
+{
+	struct ctld *c = r->c;
+	char denied[256];
+	if (check_submitter(r, denied, sizeof(denied)) < 0) {
+		log_warn("refused job.submit from uid %u: not the cluster's user",
+			 r->cred.uid);
+		rpc_reply(r, DRV_RC_ACCESS_DENIED, denied, NULL);
+		return;
+	}
+	if (!c->job_submit) {
+		submit_job(r, r->msg, NULL);
+		return;
+	}
+	struct policy_submit ps;
+	char *why = NULL;
+	int rc = policy_submit(c, r, &ps, &why);
+	if (rc) {
+		rpc_reply(r, rc, why ? why : drv_rc_text(rc), NULL);
+		free(why);
+		return;
+	}
+	submit_job(r, &ps.msg, ps.user_msg);
+	policy_submit_fini(&ps);
 }

@@ -11,6 +11,7 @@
 
 #include "common/proto.h"
 #include "ctld/ctld.h"
+#include "ctld/part.h"
 #include "ctld/rpc_handlers.h"
 #include "ctld/sched_snap.h"
 
@@ -59,9 +60,11 @@ void rpc_job_will_run(struct rpc_req *r, struct job *j)
 	int rc = snap_begin(c, &s, now);
 	if (rc == 0)
 		rc = sched_collect(c, &s, false, now);
-	uint32_t index = (uint32_t)s.n_pending;
+	uint32_t index = (uint32_t)s.n_pending, n_cand = 0;
+	const uint32_t *cand = part_job_candidates(c, j, &n_cand);
 	if (rc == 0)
-		rc = snap_add_pending(c, &s, j, 1);
+		rc = snap_add_pending(c, &s, j, cand,
+				      n_cand < SCHED_MAX_CANDS ? n_cand : SCHED_MAX_CANDS, 1);
 	if (rc == 0) {
 		snap_end(&s, NULL);
 		struct sched_params p = {

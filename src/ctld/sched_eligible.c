@@ -8,6 +8,7 @@
 #include "common/proto.h"
 #include "ctld/ctld.h"
 #include "ctld/job_req.h"
+#include "ctld/part.h"
 #include "ctld/sched_snap.h"
 
 /* names (a hostlist) as node indices: a new array in *out. */
@@ -102,6 +103,33 @@ static bool eligible(struct ctld *c, struct job *j, int64_t now)
 	return !j->req.deps.n || dependency_met(c, j, now);
 }
 
+/* The candidate partitions j may start in now, at most SCHED_MAX_CANDS
+ * (the first ones given): those whose rules (accounts, QOS, node counts
+ * and time without EnforcePartLimits) do not hold it. NULL, or the reason
+ * it waits when none is left: the first partition's, or Priority when
+ * only new jobs are tried and each of its partitions has a job waiting
+ * before it. */
+static const char *usable_partitions(struct ctld *c, struct job *j, bool only_new,
+				     uint32_t *cand, uint32_t *n_cand)
+{
+	uint32_t n = 0;
+	const uint32_t *all = part_job_candidates(c, j, &n);
+	const char *why = n ? NULL : "PartitionDown"; /* every one deleted */
+	bool blocked = false;
+	for (uint32_t i = 0; i < n && *n_cand < SCHED_MAX_CANDS; i++) {
+		const char *no = part_job_blocked(c, &c->parts[all[i]], j);
+		if (no && !why)
+			why = no;
+		else if (!no && only_new && c->parts[all[i]].blocked)
+			blocked = true;
+		else if (!no)
+			cand[(*n_cand)++] = all[i];
+	}
+	if (*n_cand)
+		return NULL;
+	return blocked ? "Priority" : why;
+}
+
 /* Adds j to the snapshot if it may be considered (an array with as many
  * tasks as its throttle lets start); else gives its reason. */
 static void consider(struct ctld *c, struct job *j, bool only_new, struct snap *s,
@@ -115,13 +143,10 @@ static void consider(struct ctld *c, struct job *j, bool only_new, struct snap *
 		j->reason = "ReqNodeNotAvail"; /* a -w node left the config */
 		return;
 	}
-	int p = ctld_part_index(c, j->partition);
-	if (p < 0) {
-		j->reason = "PartitionDown";
-		return;
-	}
-	if (only_new && c->parts[p].blocked) {
-		j->reason = "Priority";
+	uint32_t cand[SCHED_MAX_CANDS], n_cand = 0;
+	const char *why = usable_partitions(c, j, only_new, cand, &n_cand);
+	if (why) {
+		j->reason = why;
 		return;
 	}
 	uint32_t n = 1;
@@ -132,7 +157,7 @@ static void consider(struct ctld *c, struct job *j, bool only_new, struct snap *
 			return;
 		}
 	}
-	snap_add_pending(c, s, j, n);
+	snap_add_pending(c, s, j, cand, n_cand, n);
 }
 
 int sched_collect(struct ctld *c, struct snap *s, bool only_new, int64_t now)

@@ -28,6 +28,9 @@ int sched_plans_set(struct sched_plans *p, const struct sched_snapshot *snap,
 		    const struct sched_result *r);
 void sched_plans_clear(struct sched_plans *p);
 
+/* The most candidate partitions (-p a,b,...) one job is tried in. */
+#define SCHED_MAX_CANDS 32
+
 /* A snapshot being built; s is what sched_run reads. jobs[k] is the record
  * of pending[k]. */
 struct snap {
@@ -39,16 +42,21 @@ struct snap {
 	uint32_t *units; /* the running allocations' GPU units */
 	struct sched_pending *pending;
 	struct job **jobs;
-	uint32_t *cands; /* each pending job's candidate partitions */
+	uint32_t *cands; /* the pending jobs' candidate partitions, one pool */
+	size_t n_cands, cap_cands;
+	size_t *cand_off; /* where each pending job's candidates start in cands */
+	struct sched_license *lics;
 	size_t n_pending, cap_pending;
 };
 
 /* Starts s with now, the nodes, partitions and running jobs. 0 or -1 (out
  * of memory; snap_free s then). */
 int snap_begin(struct ctld *c, struct snap *s, int64_t now);
-/* Adds pending job j (its partition must exist), count tasks of it when an
- * array. 0, or -1 (unknown partition or out of memory: j not added). */
-int snap_add_pending(struct ctld *c, struct snap *s, struct job *j, uint32_t count);
+/* Adds pending job j with its candidate partitions (cand, n_cand of them,
+ * copied), count tasks of it when an array. 0, or -1 (no candidate, or out
+ * of memory: j not added). */
+int snap_add_pending(struct ctld *c, struct snap *s, struct job *j, const uint32_t *cand,
+		     uint32_t n_cand, uint32_t count);
 /* Finishes s once every pending job is added; plans may be NULL. */
 void snap_end(struct snap *s, const struct sched_plans *plans);
 void snap_free(struct snap *s);

@@ -20,6 +20,7 @@
 #include "common/proto.h"
 #include "ctld/ctld.h"
 #include "ctld/job_req.h"
+#include "ctld/part.h"
 #include "ctld/sched_snap.h"
 #include "sched/sched.h"
 
@@ -146,13 +147,10 @@ static void apply_wait(struct ctld *c, struct job *j, const struct sched_result 
 static void apply_start(struct ctld *c, struct job *j, const struct sched_result *r,
 			const struct sched_decision *d, int64_t now)
 {
-	const char *part = c->parts[d->part].conf->name;
 	if (j->array && !(j = job_array_split(c, j)))
 		return; /* no job id free for the task: it stays pending */
-	if (strcmp(j->partition, part)) { /* -p a,b: where it starts */
-		free(j->partition);
-		j->partition = strdup(part);
-	}
+	if (part_job_started(c, j, d->part) < 0) /* -p a,b: where it starts */
+		abort();			      /* out of memory in the daemon */
 	job_start(c, j, &r->allocs[d->alloc_off], d->alloc_n, d->time_limit, now);
 }
 

@@ -85,18 +85,30 @@ void steps_end_all(struct ctld *c, struct job *j, bool timed_out, bool wait, int
 	}
 }
 
-void steps_give_up(struct ctld *c, int64_t now)
+void steps_give_up(struct ctld *c, struct job *j, int64_t now)
 {
-	for (struct job *j = c->jobs.head; j; j = j->next)
-		for (uint32_t i = 0; j->n_steps && i < j->n_steps; i++) {
-			struct job_step *s = &j->steps[i];
-			if (s->state == JOB_RUNNING && s->job_ended &&
-			    now >= s->give_up) {
-				log_warn("step=%u.%u: its nodes never reported its end",
-					 j->id, s->id);
-				give_up(c, j, s, now);
-			}
+	for (uint32_t i = 0; i < j->n_steps; i++) {
+		struct job_step *s = &j->steps[i];
+		if (s->state == JOB_RUNNING && s->job_ended && now >= s->give_up) {
+			log_warn("step=%u.%u: its nodes never reported its end", j->id,
+				 s->id);
+			give_up(c, j, s, now);
 		}
+	}
+}
+
+bool steps_give_up_due(const struct job *j, int64_t *due)
+{
+	bool any = false;
+	for (uint32_t i = 0; i < j->n_steps; i++) {
+		const struct job_step *s = &j->steps[i];
+		if (s->state == JOB_RUNNING && s->job_ended &&
+		    (!any || s->give_up < *due)) {
+			*due = s->give_up;
+			any = true;
+		}
+	}
+	return any;
 }
 
 int step_cancel(struct ctld *c, struct job *j, uint32_t step_id, int sig, uid_t by)

@@ -69,8 +69,12 @@ void steps_signal(struct ctld *c, struct job *j, int sig);
  * limit), or give up on silent nodes after KillWait and a grace; without,
  * they end now (CANCELLED). */
 void steps_end_all(struct ctld *c, struct job *j, bool timed_out, bool wait, int64_t now);
-/* Ends the steps of ended jobs whose nodes never reported (tick). */
-void steps_give_up(struct ctld *c, int64_t now);
+/* Ends j's steps whose nodes have not reported by their give-up time (its
+ * timer, timed.c). */
+void steps_give_up(struct ctld *c, struct job *j, int64_t now);
+/* The earliest give-up time of j's steps still waiting for their nodes
+ * after its end (*due); false when none waits. */
+bool steps_give_up_due(const struct job *j, int64_t *due);
 bool steps_running(const struct job *j);
 
 /* The "steps" array of the job record (new reference); with store, what

@@ -14,8 +14,9 @@
 
 struct text_diff {
 	bool tree_ok, text_ok;
-	bool tree_syntax;   /* the tree path refused the text as JSON */
-	char tree_err[160]; /* the decoder's error (or jansson's) */
+	bool tree_syntax; /* the tree path refused the text as JSON */
+	char tree_err[sizeof(
+	    ((struct drv_error *)0)->text)]; /* decoder's (or jansson's) error */
 	struct drv_error text_err;
 	char why[200]; /* when they disagree */
 };

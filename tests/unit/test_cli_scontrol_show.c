@@ -153,6 +153,49 @@ static void test_node_and_partition(void **state)
 	json_decref(p);
 }
 
+/* A partition with every setting Drover keeps, byte for byte as Slurm
+ * 22.05 prints it: DenyAccounts/DenyQos replace the Allow keys when only
+ * they are set, JobDefaults lists DefCpuPerGPU then DefMemPerGPU. */
+static void test_partition_settings(void **state)
+{
+	json_t *p = json_loads(
+	    "{\"name\":\"gpu\",\"nodes\":\"n[1-2]\",\"max_time\":3600,"
+	    "\"default_time\":-2,\"state\":\"DRAIN\",\"total_nodes\":2,\"total_cpus\":8,"
+	    "\"total_memory\":2000,\"def_mem_per_cpu\":100,\"max_nodes\":2,"
+	    "\"min_nodes\":1,\"max_cpus_per_node\":4,\"max_mem_per_node\":900,"
+	    "\"def_cpu_per_gpu\":2,\"def_mem_per_gpu\":512,\"allow_groups\":\"wheel\","
+	    "\"deny_accounts\":\"bad\",\"deny_qos\":\"slow\",\"qos\":\"gpuqos\","
+	    "\"priority_tier\":5,\"priority_job_factor\":7,"
+	    "\"oversubscribe\":\"YES:2\"}",
+	    0, NULL);
+	struct drv_rec_partition pr;
+	struct drv_error err = {{0}};
+	char *out = NULL;
+	size_t len = 0;
+	assert_int_equal(drv_rec_partition_decode(p, &pr, &err), 0);
+	FILE *m = open_memstream(&out, &len);
+	scs_print_part(m, &pr);
+	fclose(m);
+	assert_string_equal(
+	    out, "PartitionName=gpu\n"
+		 "   AllowGroups=wheel DenyAccounts=bad DenyQos=slow\n"
+		 "   AllocNodes=ALL Default=NO QoS=gpuqos\n"
+		 "   DefaultTime=NONE DisableRootJobs=NO ExclusiveUser=NO GraceTime=0 "
+		 "Hidden=NO\n"
+		 "   MaxNodes=2 MaxTime=01:00:00 MinNodes=1 LLN=NO MaxCPUsPerNode=4\n"
+		 "   Nodes=n[1-2]\n"
+		 "   PriorityJobFactor=7 PriorityTier=5 RootOnly=NO ReqResv=NO "
+		 "OverSubscribe=YES:2\n"
+		 "   OverTimeLimit=NONE PreemptMode=OFF\n"
+		 "   State=DRAIN TotalCPUs=8 TotalNodes=2 SelectTypeParameters=NONE\n"
+		 "   JobDefaults=DefCpuPerGPU=2,DefMemPerGPU=512\n"
+		 "   DefMemPerCPU=100 MaxMemPerNode=900\n"
+		 "   TRES=cpu=8,mem=2000M,node=2,billing=8\n\n");
+	free(out);
+	drv_rec_partition_free(&pr);
+	json_decref(p);
+}
+
 /* A running batch job with an srun step, as Slurm 22.05's `scontrol show
  * step` printed them (its SrunHost:Pid, which Drover does not know, aside:
  * Slurm prints "vm:12845" there for an srun step). */
@@ -231,6 +274,7 @@ int main(void)
 	    cmocka_unit_test(test_pending_job),
 	    cmocka_unit_test(test_finished_job),
 	    cmocka_unit_test(test_node_and_partition),
+	    cmocka_unit_test(test_partition_settings),
 	    cmocka_unit_test(test_steps),
 	};
 

@@ -26,13 +26,32 @@ static struct si_node node(const char *name, const char *state)
 	n.state = state;
 	n.cpus = 4;
 	n.real_memory = 1000;
+	n.weight = 1;
 	n.partitions = parts_of_debug;
 	n.n_partitions = 1;
 	return n;
 }
 
-static const struct si_part debug = {"debug", "n[1-4]", "UP", true, -1, -2, 4, 16};
-static const struct si_part empty = {"empty", "", "UP", false, 3600, -2, 0, 0};
+/* Slurm's defaults for what the partition sets no value of */
+#define PART_DEFAULTS                                                                    \
+	.max_nodes = -1, .max_cpus_per_node = -1, .priority_tier = 1,                    \
+	.priority_job_factor = 1, .oversubscribe = "NO"
+
+static const struct si_part debug = {.name = "debug",
+				     .nodes = "n[1-4]",
+				     .state = "UP",
+				     .is_default = true,
+				     .max_time = -1,
+				     .default_time = -2,
+				     .total_nodes = 4,
+				     .total_cpus = 16,
+				     PART_DEFAULTS};
+static const struct si_part empty = {.name = "empty",
+				     .nodes = "",
+				     .state = "UP",
+				     .max_time = 3600,
+				     .default_time = -2,
+				     PART_DEFAULTS};
 
 /* Groups and prints nodes with fmt; the caller frees the text. */
 static char *render(const char *fmt, const struct si_select *sel,
@@ -120,6 +139,48 @@ static void test_default_summary(void **state)
 	      nodes, 4,
 	      "PAR|PARTI|PARTIT|NOD|NODELIST|NODELIST\n"
 	      "de*|debu*|debug*|n[1|n[1|n[\n");
+}
+
+/* The partition's settings and the node's weight, as sinfo prints them. */
+static void test_partition_settings(void **state)
+{
+	struct si_node nodes[] = {node("n1", "IDLE"), node("n2", "IDLE")};
+	nodes[1].weight = 10;
+	struct si_part p = debug;
+	p.name = "p";
+	p.min_nodes = 2;
+	p.max_nodes = 4;
+	p.max_cpus_per_node = 8;
+	p.priority_tier = 3;
+	p.priority_job_factor = 7;
+	p.oversubscribe = "FORCE:4";
+	p.allow_groups = "wheel,staff";
+	const char *const parts_of_p[] = {"p"};
+	for (size_t i = 0; i < 2; i++) {
+		nodes[i].partitions = parts_of_p;
+		nodes[i].n_partitions = 1;
+	}
+	struct si_format f;
+	struct si_rows rows;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&out, &len);
+	assert_int_equal(
+	    si_format_parse("%P %B %g %h %I %p %s %w", false, &f, NULL, NULL), 0);
+	assert_int_equal(si_group(&f, &(struct si_select){0}, &p, 1, nodes, 2, &rows), 0);
+	si_print(&f, &rows, false, m);
+	fclose(m);
+	assert_string_equal(out, "PARTITION MAX_CPUS_PER_NODE GROUPS OVERSUBSCRIBE "
+				 "PRIO_JOB_FACTOR PRIO_TIER JOB_SIZE WEIGHT\n"
+				 "p* 8 wheel,staff FORCE:4 7 3 2-4 1\n"
+				 "p* 8 wheel,staff FORCE:4 7 3 2-4 10\n");
+	free(out);
+	si_rows_fini(&rows);
+	si_format_fini(&f);
+	/* Slurm's defaults: MinNodes 0 shows as 1, no MaxNodes is infinite */
+	check("%B %g %h %s", &(struct si_select){.partitions = "debug"}, nodes, 1,
+	      "MAX_CPUS_PER_NODE GROUPS OVERSUBSCRIBE JOB_SIZE\n"
+	      "UNLIMITED all NO 1-infinite\n");
 }
 
 static void test_node_and_reason_modes(void **state)
@@ -211,6 +272,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_states),
 	    cmocka_unit_test(test_default_summary),
+	    cmocka_unit_test(test_partition_settings),
 	    cmocka_unit_test(test_node_and_reason_modes),
 	    cmocka_unit_test(test_bad_format),
 	    cmocka_unit_test(test_sort),

@@ -220,6 +220,29 @@ static void test_requeue_and_prolog_keys(void **state)
 	load_bad(f, CTLD "JobRequeue=2\n", 2, "JobRequeue");
 }
 
+/* JobSubmitPlugins: lua in either spelling; a plugin Drover lacks is an
+ * error, never skipped; the text stays for scontrol show config. */
+static void test_job_submit_plugins(void **state)
+{
+	struct fixture *f = *state;
+	struct drv_conf *c = load_ok(f, CTLD);
+	assert_false(c->job_submit_lua);
+	drv_conf_free(c);
+	c = load_ok(f, CTLD "JobSubmitPlugins=job_submit/lua\n");
+	assert_true(c->job_submit_lua);
+	bool kept = false;
+	for (size_t i = 0; i < c->n_other; i++)
+		kept |= !strcmp(c->other[i].key, "JobSubmitPlugins") &&
+			!strcmp(c->other[i].value, "job_submit/lua");
+	assert_true(kept);
+	drv_conf_free(c);
+	c = load_ok(f, CTLD "JobSubmitPlugins=Lua\n");
+	assert_true(c->job_submit_lua);
+	drv_conf_free(c);
+	load_bad(f, CTLD "JobSubmitPlugins=lua,throttle\n", 2,
+		 "JobSubmitPlugins: 'throttle' is not supported");
+}
+
 static void test_nodes(void **state)
 {
 	struct fixture *f = *state;
@@ -586,6 +609,7 @@ int main(void)
 	    T(test_every_global_key),
 	    T(test_auth_info_partial),
 	    T(test_requeue_and_prolog_keys),
+	    T(test_job_submit_plugins),
 	    T(test_nodes),
 	    T(test_node_default),
 	    T(test_partitions),

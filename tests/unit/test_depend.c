@@ -1,6 +1,7 @@
 /* test_depend.c — how ctld judges a pending job's dependencies
  * (ctld/depend.c), on a job table built by hand: met entries leave the
- * list, failed ones stay marked, '?' lists, after+min against the clock,
+ * list, failed ones stay marked, '?' lists, after+min against the clock
+ * (and the scheduler woken at the target's start and at the minutes),
  * targets ctld no longer holds, singleton, kill_invalid_depend and cycles.
  * The rules are Slurm 22.05's, checked against a real slurmctld. */
 #include <setjmp.h>
@@ -28,6 +29,21 @@ void commit_job(struct ctld *c, struct job *j)
 void commit_meta(struct ctld *c)
 {
 	commits++;
+}
+
+/* depend.c asks for a scheduler pass at a time, or now; recorded here. */
+static int64_t wake_at;
+static int passes;
+
+void timed_sched_wake(struct ctld *c, int64_t when)
+{
+	if (!wake_at || when < wake_at)
+		wake_at = when;
+}
+
+void sched_request(struct ctld *c)
+{
+	passes++;
 }
 
 int ctld_job_id_new(struct ctld *c, uint32_t *id)
@@ -68,6 +84,8 @@ static int setup(void **state)
 	memset(&conf, 0, sizeof(conf));
 	c->conf = &conf;
 	commits = 0;
+	wake_at = 0;
+	passes = 0;
 	*state = c;
 	return 0;
 }
@@ -125,10 +143,23 @@ static void after_counts_minutes_from_the_start(void **state)
 	struct ctld *c = *state;
 	struct job *t = add(c, 1, JOB_PENDING, "a", NULL);
 	struct job *j = add(c, 10, JOB_PENDING, "x", "after:1+2");
+	struct job *other = add(c, 3, JOB_PENDING, "o", NULL);
 	assert_int_equal(depend_check(c, j, NOW), DEPEND_WAIT);
+	/* only time meets it: its target's start asks for a pass, once */
+	assert_true(t->start_awaited);
+	depend_started(c, other);
+	assert_int_equal(passes, 0);
 	t->state = JOB_RUNNING;
 	t->start_time = NOW;
+	depend_started(c, t);
+	assert_int_equal(passes, 1);
+	assert_false(t->start_awaited);
+	depend_started(c, t);
+	assert_int_equal(passes, 1);
+	/* then a pass at the minutes past that start */
+	assert_int_equal(wake_at, 0);
 	assert_int_equal(depend_check(c, j, NOW + 119), DEPEND_WAIT);
+	assert_int_equal(wake_at, NOW + 120);
 	assert_int_equal(depend_check(c, j, NOW + 120), DEPEND_MET);
 	/* cancelled before it started: counted from the cancel */
 	struct job *gone = add(c, 2, JOB_CANCELLED, "b", NULL);

@@ -15,7 +15,8 @@
 #include "common/proto.h"
 #include "ctld/job_req.h"
 
-static int build(const char *body_json, const struct drv_conf *conf, struct job_req *q)
+static int build_in(const char *body_json, const struct drv_conf *conf,
+		    const struct drv_part_conf *part, struct job_req *q)
 {
 	json_t *body = json_loads(body_json, 0, NULL);
 	assert_non_null(body);
@@ -25,10 +26,15 @@ static int build(const char *body_json, const struct drv_conf *conf, struct job_
 	struct drv_job_submit m;
 	struct drv_error err = {{0}};
 	assert_int_equal(drv_job_submit_decode(body, &m, &err), 0);
-	int rc = job_req_from_submit(q, &m, conf, &err);
+	int rc = job_req_from_submit(q, &m, conf, part, &err);
 	drv_job_submit_free(&m);
 	json_decref(body);
 	return rc;
+}
+
+static int build(const char *body_json, const struct drv_conf *conf, struct job_req *q)
+{
+	return build_in(body_json, conf, NULL, q);
 }
 
 static void defaults_follow_slurm(void **state)
@@ -215,6 +221,36 @@ static void deadline_arithmetic_does_not_wrap(void **state)
 	assert_false(job_req_past_deadline(&q, 3600, INT64_MAX));
 }
 
+/* The deadline timer's time is the first second past_deadline holds: not
+ * a second before, and at any time when even a start at --begin is late. */
+static void deadline_due_is_the_first_second_past(void **state)
+{
+	struct job_req q = {.begin_time = 0, .deadline = 10000};
+	int64_t due = -1;
+	assert_true(job_req_deadline_due(&q, 600, &due));
+	assert_int_equal(due, 10000 - 600 + 1);
+	assert_false(job_req_past_deadline(&q, 600, due - 1));
+	assert_true(job_req_past_deadline(&q, 600, due));
+	q.time_min = 60; /* --time-min is what must fit */
+	assert_true(job_req_deadline_due(&q, 600, &due));
+	assert_int_equal(due, 10000 - 60 + 1);
+	assert_false(job_req_past_deadline(&q, 600, due - 1));
+	assert_true(job_req_past_deadline(&q, 600, due));
+	q.time_min = 0;
+	assert_true(job_req_deadline_due(&q, DRV_INFINITE, &due)); /* one minute */
+	assert_int_equal(due, 10000 - 60 + 1);
+	q.begin_time = 9900; /* a start at --begin ends too late already */
+	assert_true(job_req_deadline_due(&q, 600, &due));
+	assert_int_equal(due, 0);
+	assert_true(job_req_past_deadline(&q, 600, 1));
+	q.begin_time = INT64_MAX - 10;
+	q.deadline = INT64_MAX;
+	assert_true(job_req_deadline_due(&q, 3600, &due));
+	assert_int_equal(due, 0);
+	q.deadline = 0;
+	assert_false(job_req_deadline_due(&q, 3600, &due));
+}
+
 /* Totals the fields make together are refused before they can wrap the
  * uint32 products of the scheduler and of job_cpus. */
 static void totals_that_overflow_are_refused(void **state)
@@ -238,6 +274,50 @@ static void totals_that_overflow_are_refused(void **state)
 	job_req_free(&q);
 }
 
+/* The partition's memory, GPU and MinNodes defaults over the cluster's. */
+static void partition_defaults(void **state)
+{
+	struct drv_conf conf = {.def_mem_per_cpu = 100, .def_cpu_per_gpu = 1};
+	struct drv_part_conf part = {.def_mem_per_node = 3000, .min_nodes = 2};
+	struct job_req q;
+	assert_int_equal(build_in("{}", &conf, &part, &q), 0);
+	assert_false(q.mem_is_per_cpu); /* the partition's DefMemPerNode wins */
+	assert_int_equal(q.sched.mem_per_node, 3000);
+	assert_int_equal(q.sched.min_nodes, 2); /* MinNodes without -N */
+	job_req_free(&q);
+	assert_int_equal(build_in("{\"nodes\":1}", &conf, &part, &q), 0);
+	assert_int_equal(q.sched.min_nodes, 1); /* -N given: its own */
+	job_req_free(&q);
+
+	/* GPUs without -c or memory: DefCpuPerGPU and DefMemPerGPU per GPU */
+	part = (struct drv_part_conf){.def_cpu_per_gpu = 4, .def_mem_per_gpu = 1024};
+	assert_int_equal(build_in("{\"gpus_per_node\":2}", &conf, &part, &q), 0);
+	assert_int_equal(q.sched.cpus_per_task, 8);
+	assert_false(q.cpt_given); /* SLURM_CPUS_PER_TASK stays unset */
+	assert_int_equal(q.sched.mem_per_node, 2048);
+	assert_int_equal(q.sched.mem_per_cpu, 0);
+	job_req_free(&q);
+	assert_int_equal(build_in("{\"gpus_per_node\":2,\"ntasks_per_node\":4,"
+				  "\"mem_per_cpu\":10}",
+				  &conf, &part, &q),
+			 0);
+	assert_int_equal(q.sched.cpus_per_task, 2); /* 8 CPUs over 4 tasks */
+	assert_int_equal(q.sched.mem_per_cpu, 10);  /* its own memory wins */
+	job_req_free(&q);
+	assert_int_equal(
+	    build_in("{\"gpus_per_node\":1,\"cpus_per_task\":3}", &conf, &part, &q), 0);
+	assert_int_equal(q.sched.cpus_per_task, 3); /* -c wins */
+	job_req_free(&q);
+	/* no GPUs: no GPU defaults; the cluster's DefCpuPerGPU otherwise */
+	assert_int_equal(build_in("{}", &conf, &part, &q), 0);
+	assert_int_equal(q.sched.cpus_per_task, 1);
+	assert_int_equal(q.sched.mem_per_cpu, 100);
+	job_req_free(&q);
+	assert_int_equal(build("{\"gpus\":3}", &conf, &q), 0);
+	assert_int_equal(q.sched.cpus_per_task, 3);
+	job_req_free(&q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -248,7 +328,9 @@ int main(void)
 	    cmocka_unit_test(placement_and_signal_round_trip),
 	    cmocka_unit_test(counts_compress_as_slurm),
 	    cmocka_unit_test(deadline_arithmetic_does_not_wrap),
+	    cmocka_unit_test(deadline_due_is_the_first_second_past),
 	    cmocka_unit_test(totals_that_overflow_are_refused),
+	    cmocka_unit_test(partition_defaults),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -157,10 +157,7 @@ static int start_loop(struct ctld *c, struct drv_error *err)
 		return -EIO;
 	commit_init(c);
 	sched_init(c);
-	/* TODO(lead): the event-driven backfill timer (bf_interval) belongs to
-	 * the scheduler glue; until then passes run on the events that ask for
-	 * them, and this one judges what recovery brought back. */
-	sched_request(c);
+	sched_request(c); /* a first pass over what recovery brought back */
 	hook_init(c);
 	job_resume_prologs(c);
 	int port = 0;

@@ -1,0 +1,465 @@
+/* profile.c — the resource-time profile: for each node, the reservations
+ * (running jobs, jobs started and planned by this pass) that hold its CPU
+ * ids, memory and GPU units over time; for each license, its use as steps
+ * over time; and the set of candidate start times their ends make. It
+ * answers "what does this node have free for this job over [t, t + len)"
+ * exactly: CPU ids and GPU devices are free over a window when nobody holds
+ * them at any instant of it, memory is the node's less the largest sum held
+ * at one instant. Pure; it knows nothing of requests or policy. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/sched_internal.h"
+
+int64_t add_sat(int64_t t, int64_t len)
+{
+	if (len >= INT64_MAX - t)
+		return INT64_MAX;
+	return t + len;
+}
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+	return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+int64_t prof_quant(const struct prof *p, int64_t e)
+{
+	if (e <= p->now)
+		return p->now;
+	if (e > INT64_MAX - p->res)
+		return INT64_MAX;
+	return floor_div(e + p->res - 1, p->res) * p->res;
+}
+
+/* The slot of candidate time q (now or a grid point after it). */
+static uint32_t slot_of(const struct prof *p, int64_t q)
+{
+	if (q <= p->now)
+		return 0;
+	return (uint32_t)((q - p->g1) / p->res + 1);
+}
+
+static void mark_end(struct prof *p, int64_t end)
+{
+	int64_t q = prof_quant(p, end);
+	if (q <= p->now || q - p->now > p->window)
+		return;
+	uint32_t s = slot_of(p, q);
+	if (s < p->n_slots)
+		p->slots[s / 64] |= 1ULL << (s % 64);
+}
+
+int64_t prof_next_event(const struct prof *p, int64_t t)
+{
+	uint32_t s = t < p->g1 ? 1 : (uint32_t)((t - p->g1) / p->res + 2);
+	for (uint32_t w = s / 64; s < p->n_slots; w++, s = w * 64) {
+		uint64_t bits = p->slots[w] >> (s % 64);
+		if (bits) {
+			s += (uint32_t)__builtin_ctzll(bits);
+			return s < p->n_slots ? p->g1 + (int64_t)(s - 1) * p->res
+					      : INT64_MAX;
+		}
+	}
+	return INT64_MAX;
+}
+
+/* Index of the first reservation of np that ends after t. */
+static uint32_t first_after(const struct node_prof *np, int64_t t)
+{
+	uint32_t lo = 0, hi = np->n;
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+		if (np->r[mid].end <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int prof_add(struct prof *p, uint32_t node, const struct resv *r)
+{
+	struct node_prof *np = &p->np[node];
+	if (np->n == np->cap) {
+		uint32_t cap = np->cap ? np->cap * 2 : 4;
+		struct resv *v = realloc(np->r, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		np->r = v;
+		np->cap = cap;
+	}
+	uint32_t at = first_after(np, r->end);
+	memmove(&np->r[at + 1], &np->r[at], (np->n - at) * sizeof(*r));
+	np->r[at] = *r;
+	np->n++;
+	np->version++;
+	mark_end(p, r->end);
+	return 0;
+}
+
+/* --- licenses: usage steps ------------------------------------------------- */
+
+/* The index of the step that holds time t. */
+static uint32_t step_at(const struct lic_prof *lp, int64_t t)
+{
+	uint32_t lo = 0, hi = lp->n;
+	while (hi - lo > 1) {
+		uint32_t mid = (lo + hi) / 2;
+		if (lp->s[mid].t <= t)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Makes a step begin at t; its index, or -ENOMEM. */
+static int64_t split_at(struct lic_prof *lp, int64_t t)
+{
+	uint32_t i = step_at(lp, t);
+	if (lp->s[i].t == t)
+		return i;
+	if (lp->n == lp->cap) {
+		uint32_t cap = lp->cap * 2;
+		struct lic_step *v = realloc(lp->s, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		lp->s = v;
+		lp->cap = cap;
+	}
+	memmove(&lp->s[i + 2], &lp->s[i + 1], (lp->n - i - 1) * sizeof(*lp->s));
+	lp->s[i + 1] = (struct lic_step){t, lp->s[i].used};
+	lp->n++;
+	return i + 1;
+}
+
+int prof_add_lics(struct prof *p, const struct sched_lic_req *l, uint32_t n,
+		  int64_t start, int64_t end)
+{
+	for (uint32_t k = 0; k < n; k++) {
+		struct lic_prof *lp = &p->lp[l[k].lic];
+		int64_t a = split_at(lp, start);
+		int64_t b = end == INT64_MAX ? (int64_t)lp->n : split_at(lp, end);
+		if (a < 0 || b < 0)
+			return -ENOMEM;
+		for (int64_t i = a; i < b; i++)
+			lp->s[i].used += l[k].count;
+		if (l[k].count)
+			mark_end(p, end);
+	}
+	return 0;
+}
+
+/* When the last step over [t, end) where need more than free ends, or
+ * INT64_MIN when none: a fit must start after it. */
+static int64_t last_block(const struct lic_prof *lp, uint64_t total, uint64_t need,
+			  int64_t t, int64_t end)
+{
+	int64_t block = INT64_MIN;
+	for (uint32_t i = step_at(lp, t); i < lp->n && lp->s[i].t < end; i++)
+		if (lp->s[i].used + need > total)
+			block = i + 1 < lp->n ? lp->s[i + 1].t : INT64_MAX;
+	return block;
+}
+
+int64_t prof_lics_earliest(const struct prof *p, const struct sched_lic_req *l,
+			   uint32_t n, int64_t t, int64_t len)
+{
+	while (t - p->now <= p->window) {
+		int64_t jump = INT64_MIN;
+		for (uint32_t k = 0; k < n; k++) {
+			uint64_t total = p->lics[l[k].lic].total;
+			int64_t b = last_block(&p->lp[l[k].lic], total, l[k].count, t,
+					       add_sat(t, len));
+			if (b > jump)
+				jump = b;
+		}
+		if (jump == INT64_MIN)
+			return t;
+		if (jump == INT64_MAX)
+			return INT64_MAX;
+		t = prof_quant(p, jump);
+	}
+	return INT64_MAX;
+}
+
+/* --- what a node has free over a window ------------------------------------- */
+
+enum conc_what { CONC_MEM, CONC_PART_CPUS };
+
+static uint64_t conc_amount(const struct resv *r, enum conc_what what, uint32_t part)
+{
+	if (what == CONC_MEM)
+		return r->mem;
+	return r->part == part ? r->cpus : 0;
+}
+
+/* The largest sum held at one instant of [t, end) by np's reservations from
+ * index first on: the sum peaks where some reservation begins (or at t). */
+static uint64_t max_concurrent(const struct node_prof *np, uint32_t first, int64_t t,
+			       int64_t end, enum conc_what what, uint32_t part)
+{
+	uint64_t best = 0;
+	for (uint32_t i = first; i < np->n; i++) {
+		const struct resv *a = &np->r[i];
+		if (a->start >= end || !conc_amount(a, what, part))
+			continue;
+		int64_t at = a->start > t ? a->start : t;
+		uint64_t sum = 0;
+		for (uint32_t k = first; k < np->n; k++) {
+			const struct resv *b = &np->r[k];
+			if (b->start <= at && b->end > at)
+				sum += conc_amount(b, what, part);
+		}
+		if (sum > best)
+			best = sum;
+	}
+	return best;
+}
+
+/* CPUs a sharing job may not take: those with share_max - 1 sharing holders
+ * over the window, or more (counted over the whole window, which may count
+ * two holders that never meet: on the safe side). */
+static void shared_cpus(struct prof *p, const struct node_prof *np, uint32_t first,
+			int64_t end, uint32_t n_cpus, uint32_t share_max, uint64_t *used)
+{
+	uint16_t *cnt = p->cpu_count;
+	memset(cnt, 0, n_cpus * sizeof(*cnt));
+	for (uint32_t i = first; i < np->n; i++) {
+		const struct resv *r = &np->r[i];
+		if (r->start >= end || !r->shares || !r->cpu_ids)
+			continue;
+		for (uint32_t b = 0; b < n_cpus; b++)
+			if ((r->cpu_ids[b / 64] >> (b % 64) & 1) && cnt[b] < UINT16_MAX)
+				cnt[b]++;
+	}
+	for (uint32_t b = 0; b < n_cpus; b++)
+		if (cnt[b] + 1u > share_max)
+			used[b / 64] |= 1ULL << (b % 64);
+}
+
+void prof_window(struct prof *p, uint32_t node, int64_t t, int64_t len,
+		 const struct job_view *v, uint64_t *cpu_free, uint8_t *gpu_busy,
+		 struct node_free *out)
+{
+	const struct sched_node *n = &p->nodes[node];
+	const struct node_prof *np = &p->np[node];
+	uint32_t words = SCHED_WORDS(n->n_cpus);
+	int64_t end = add_sat(t, len);
+	uint32_t first = first_after(np, t), n_mem = 0, n_part = 0;
+	uint64_t mem = 0, part_cpus = 0;
+	bool any_shared = false, all_at_t = true;
+	memset(cpu_free, 0, words * sizeof(*cpu_free));
+	memset(gpu_busy, 0, n->n_gpus);
+	*out = (struct node_free){0};
+	for (uint32_t i = first; i < np->n; i++) {
+		const struct resv *r = &np->r[i];
+		if (r->start >= end)
+			continue;
+		out->busy = true;
+		out->blocked |= r->excl;
+		all_at_t &= r->start <= t;
+		if (v->shares && r->shares)
+			any_shared = true;
+		else
+			for (uint32_t w = 0; r->cpu_ids && w < words; w++)
+				cpu_free[w] |= r->cpu_ids[w];
+		n_mem += r->mem != 0;
+		mem += r->mem;
+		if (r->part == v->part && v->part_mcpn) {
+			n_part++;
+			part_cpus += r->cpus;
+		}
+		for (uint32_t d = 0; r->gpu_units && d < n->n_gpus; d++)
+			gpu_busy[d] |= r->gpu_units[d] != 0;
+	}
+	if (any_shared)
+		shared_cpus(p, np, first, end, n->n_cpus, v->share_max, cpu_free);
+	for (uint32_t w = 0; w < words; w++) {
+		cpu_free[w] = ~cpu_free[w];
+		if (w == words - 1 && n->n_cpus % 64)
+			cpu_free[w] &= (1ULL << (n->n_cpus % 64)) - 1;
+		out->n_cpus += (uint32_t)__builtin_popcountll(cpu_free[w]);
+	}
+	/* all of them held at t: the sum is the peak */
+	if (n_mem > 1 && !all_at_t)
+		mem = max_concurrent(np, first, t, end, CONC_MEM, 0);
+	out->mem = !n->mem ? UINT64_MAX : mem >= n->mem ? 0 : n->mem - mem;
+	if (n_part > 1 && !all_at_t)
+		part_cpus = max_concurrent(np, first, t, end, CONC_PART_CPUS, v->part);
+	out->part_room = !v->part_mcpn		     ? UINT32_MAX
+			 : part_cpus >= v->part_mcpn ? 0
+						     : v->part_mcpn - (uint32_t)part_cpus;
+}
+
+/* --- building it ---------------------------------------------------------------- */
+
+/* Checks one running allocation against its node: CPU ids inside it and
+ * counted right, GPU units within each device. */
+static int check_alloc(const struct sched_node *n, const struct sched_alloc *a)
+{
+	uint32_t words = SCHED_WORDS(n->n_cpus), count = 0;
+	if (a->cpus && !a->cpu_ids)
+		return -EINVAL;
+	for (uint32_t w = 0; a->cpu_ids && w < words; w++)
+		count += (uint32_t)__builtin_popcountll(a->cpu_ids[w]);
+	if (a->cpu_ids && n->n_cpus % 64 && a->cpu_ids[words - 1] >> (n->n_cpus % 64))
+		return -EINVAL;
+	if (count != a->cpus)
+		return -EINVAL;
+	for (uint32_t d = 0; a->gpu_units && d < n->n_gpus; d++)
+		if (a->gpu_units[d] > n->gpus[d].capacity)
+			return -EINVAL;
+	return 0;
+}
+
+/* Nothing running may hold more than a node has at this instant: CPU ids
+ * held twice unless both holders share, memory, GPU units. */
+static int check_node_use(struct prof *p, uint32_t node, uint64_t *acc, uint32_t *units)
+{
+	const struct sched_node *n = &p->nodes[node];
+	const struct node_prof *np = &p->np[node];
+	uint32_t words = SCHED_WORDS(n->n_cpus);
+	uint64_t *any = acc, *alone = acc + words, mem = 0;
+	memset(acc, 0, 2 * words * sizeof(*acc));
+	memset(units, 0, n->n_gpus * sizeof(*units));
+	for (uint32_t i = 0; i < np->n; i++) {
+		const struct resv *r = &np->r[i];
+		for (uint32_t w = 0; r->cpu_ids && w < words; w++) {
+			uint64_t b = r->cpu_ids[w];
+			if ((b & alone[w]) || (!r->shares && (b & any[w])))
+				return -EINVAL;
+			any[w] |= b;
+			if (!r->shares)
+				alone[w] |= b;
+		}
+		mem += r->mem;
+		for (uint32_t d = 0; r->gpu_units && d < n->n_gpus; d++)
+			if ((units[d] += r->gpu_units[d]) > n->gpus[d].capacity)
+				return -EINVAL;
+	}
+	return n->mem && mem > n->mem ? -EINVAL : 0;
+}
+
+static int add_running(struct prof *p, const struct sched_snapshot *s,
+		       const struct sched_running *j)
+{
+	const struct sched_part *part = j->part < s->n_parts ? &s->parts[j->part] : NULL;
+	bool may_share =
+	    part && (part->oversubscribe == SCHED_OS_FORCE ||
+		     (part->oversubscribe == SCHED_OS_YES && j->oversubscribe));
+	/* past its expected end but not gone yet: it holds what it has now */
+	int64_t end = j->end > s->now ? j->end : s->now + 1;
+	if (j->n_alloc && !j->alloc)
+		return -EINVAL;
+	for (uint32_t i = 0; i < j->n_alloc; i++) {
+		const struct sched_alloc *a = &j->alloc[i];
+		if (a->node >= s->n_nodes || check_alloc(&s->nodes[a->node], a) < 0)
+			return -EINVAL;
+		struct resv r = {
+		    .start = s->now,
+		    .end = end,
+		    .mem = a->mem,
+		    .cpu_ids = a->cpu_ids,
+		    .gpu_units = a->gpu_units,
+		    .cpus = a->cpus,
+		    .part = j->part,
+		    .shares = may_share,
+		    .excl = part && part->oversubscribe == SCHED_OS_EXCLUSIVE,
+		};
+		if (prof_add(p, a->node, &r) < 0)
+			return -ENOMEM;
+	}
+	for (uint32_t k = 0; k < j->n_lics; k++)
+		if (!j->lics || j->lics[k].lic >= s->n_lics)
+			return -EINVAL;
+	return prof_add_lics(p, j->lics, j->n_lics, s->now, end);
+}
+
+static int check_use(struct prof *p)
+{
+	uint64_t *acc = calloc(2 * (size_t)p->max_words, sizeof(*acc));
+	uint32_t *units = calloc(p->max_gpus, sizeof(*units));
+	int rc = acc && units ? 0 : -ENOMEM;
+	for (uint32_t i = 0; rc == 0 && i < p->n_nodes; i++)
+		rc = check_node_use(p, i, acc, units);
+	for (uint32_t k = 0; rc == 0 && k < p->n_lics; k++)
+		for (uint32_t i = 0; i < p->lp[k].n; i++)
+			if (p->lp[k].s[i].used > p->lics[k].total)
+				rc = -EINVAL;
+	free(acc);
+	free(units);
+	return rc;
+}
+
+static int alloc_tables(struct prof *p)
+{
+	p->np = calloc(p->n_nodes ? p->n_nodes : 1, sizeof(*p->np));
+	p->lp = calloc(p->n_lics ? p->n_lics : 1, sizeof(*p->lp));
+	p->slots = calloc(p->n_slots / 64 + 1, sizeof(*p->slots));
+	uint32_t max_cpus = 1;
+	p->max_words = 1;
+	p->max_gpus = 1;
+	for (uint32_t i = 0; i < p->n_nodes; i++) {
+		p->np[i].version = 1;
+		if (p->nodes[i].n_cpus > max_cpus)
+			max_cpus = p->nodes[i].n_cpus;
+		if (p->nodes[i].n_gpus > p->max_gpus)
+			p->max_gpus = p->nodes[i].n_gpus;
+	}
+	p->max_words = SCHED_WORDS(max_cpus);
+	p->cpu_count = calloc(max_cpus, sizeof(*p->cpu_count));
+	if (!p->np || !p->lp || !p->slots || !p->cpu_count)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < p->n_lics; k++) {
+		p->lp[k].s = malloc(4 * sizeof(*p->lp[k].s));
+		if (!p->lp[k].s)
+			return -ENOMEM;
+		p->lp[k].s[0] = (struct lic_step){INT64_MIN, 0};
+		p->lp[k].n = 1;
+		p->lp[k].cap = 4;
+	}
+	return 0;
+}
+
+int prof_init(struct prof *p, const struct sched_snapshot *snap, int64_t res,
+	      int64_t window, bool idle)
+{
+	*p = (struct prof){
+	    .nodes = snap->nodes,
+	    .n_nodes = snap->n_nodes,
+	    .lics = snap->lics,
+	    .n_lics = snap->n_lics,
+	    .now = snap->now,
+	    .res = res > 0 ? res : 1,
+	    .window = window > 0 ? window : 0,
+	};
+	p->g1 = (floor_div(p->now, p->res) + 1) * p->res;
+	p->n_slots = 1;
+	if (p->now + p->window >= p->g1)
+		p->n_slots += (uint32_t)((p->now + p->window - p->g1) / p->res + 1);
+	int rc = alloc_tables(p);
+	for (uint32_t i = 0; rc == 0 && !idle && i < snap->n_running; i++)
+		rc = add_running(p, snap, &snap->running[i]);
+	if (rc == 0 && !idle)
+		rc = check_use(p);
+	if (rc < 0)
+		prof_fini(p);
+	return rc;
+}
+
+void prof_fini(struct prof *p)
+{
+	for (uint32_t i = 0; p->np && i < p->n_nodes; i++)
+		free(p->np[i].r);
+	for (uint32_t k = 0; p->lp && k < p->n_lics; k++)
+		free(p->lp[k].s);
+	free(p->np);
+	free(p->lp);
+	free(p->slots);
+	free(p->cpu_count);
+	*p = (struct prof){0};
+}

@@ -226,37 +226,46 @@ static enum sched_reason qos_tres(const struct limits *l, const uint32_t q[2],
 	return SCHED_R_NONE;
 }
 
+/* Which of the job's QOS pair sets a scalar limit: the partition's first.
+ * Returns its index in q, or -1 when neither does. */
+static int qos_setting(const struct sched_policy *pol, const uint32_t q[2], int which)
+{
+	for (int k = 0; k < 2; k++) {
+		if (q[k] >= pol->n_qos)
+			continue;
+		const struct sched_qos *qs = &pol->qos[q[k]];
+		if ((which == 0 && qs->max_wall != SCHED_NEVER) ||
+		    (which == 1 && qs->grp_jobs != SCHED_NONE) ||
+		    (which == 2 && qs->max_jobs_per_user != SCHED_NONE))
+			return k;
+	}
+	return -1;
+}
+
 static enum sched_reason qos_check(const struct limits *l, const struct sched_pending *j,
 				   uint32_t part, const struct sched_tres_vec *tres)
 {
 	const struct sched_policy *pol = l->snap->policy;
 	uint32_t q[2];
 	qos_of(l->snap, j->qos, part, q);
-	for (int k = 0; k < 2; k++) {
-		if (q[k] >= pol->n_qos)
-			continue;
-		const struct sched_qos *qs = &pol->qos[q[k]];
-		if (qs->max_wall != SCHED_NEVER && j->time_limit > qs->max_wall)
-			return SCHED_R_QOS_MAX_WALL;
-	}
+	int k = qos_setting(pol, q, 0);
+	if (k >= 0 && j->time_limit > pol->qos[q[k]].max_wall)
+		return SCHED_R_QOS_MAX_WALL;
 	enum sched_reason r = qos_tres(l, q, j->uid, K_QOS_JOB, tres);
-	for (int k = 0; r == SCHED_R_NONE && k < 2; k++) {
-		if (q[k] >= pol->n_qos)
-			continue;
-		const struct sched_qos *qs = &pol->qos[q[k]];
+	if (r != SCHED_R_NONE)
+		return r;
+	k = qos_setting(pol, q, 1);
+	if (k >= 0 && l->qos[q[k]].jobs + 1 > pol->qos[q[k]].grp_jobs)
+		return SCHED_R_QOS_GRP_JOBS;
+	k = qos_setting(pol, q, 2);
+	if (k >= 0) {
 		const struct lim_user *u = user_find(l, q[k], j->uid);
-		if (qs->grp_jobs != SCHED_NONE && l->qos[q[k]].jobs + 1 > qs->grp_jobs)
-			r = SCHED_R_QOS_GRP_JOBS;
-		else if (qs->max_jobs_per_user != SCHED_NONE &&
-			 (u->qos == SCHED_NONE ? 0 : u->use.jobs) + 1 >
-			     qs->max_jobs_per_user)
-			r = SCHED_R_QOS_MAX_JOBS_PER_USER;
+		uint32_t jobs = u->qos == SCHED_NONE ? 0 : u->use.jobs;
+		if (jobs + 1 > pol->qos[q[k]].max_jobs_per_user)
+			return SCHED_R_QOS_MAX_JOBS_PER_USER;
 	}
-	if (r == SCHED_R_NONE)
-		r = qos_tres(l, q, j->uid, K_QOS_GRP, tres);
-	if (r == SCHED_R_NONE)
-		r = qos_tres(l, q, j->uid, K_QOS_USER, tres);
-	return r;
+	r = qos_tres(l, q, j->uid, K_QOS_GRP, tres);
+	return r != SCHED_R_NONE ? r : qos_tres(l, q, j->uid, K_QOS_USER, tres);
 }
 
 static enum sched_reason assoc_check(const struct limits *l,

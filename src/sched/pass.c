@@ -230,8 +230,9 @@ static void select_first(struct ord *v, size_t n, size_t k)
 		qsort(v + lo, hi - lo, sizeof(*v), ord_cmp);
 }
 
-/* The jobs this pass reaches, in order; *n of them. NULL on ENOMEM. */
-static struct ord *make_queue(struct pass *c, uint32_t *n)
+/* The jobs this pass reaches, in order; *n of them (*cut: some left out
+ * by the pass's depth). NULL on ENOMEM. */
+static struct ord *make_queue(struct pass *c, uint32_t *n, bool *cut)
 {
 	const struct sched_snapshot *s = c->snap;
 	const struct sched_resume *rs = &c->par->resume;
@@ -249,7 +250,8 @@ static struct ord *make_queue(struct pass *c, uint32_t *n)
 	uint32_t depth = c->backfill
 			     ? (c->par->bf_max_job_user ? 0 : c->par->bf_max_job_test)
 			     : c->par->default_queue_depth;
-	if (depth && depth < k) {
+	*cut = depth && depth < k;
+	if (*cut) {
 		select_first(v, k, depth);
 		k = depth;
 	}
@@ -340,7 +342,7 @@ static bool user_over(struct pass *c, uint32_t uid)
 	return ++*n > c->par->bf_max_job_user;
 }
 
-static int run_queue(struct pass *c, const struct ord *q, uint32_t n,
+static int run_queue(struct pass *c, const struct ord *q, uint32_t n, bool cut,
 		     const struct sched_plan **plan)
 {
 	struct sched_result *res = c->res;
@@ -363,17 +365,19 @@ static int run_queue(struct pass *c, const struct ord *q, uint32_t n,
 			return c->err;
 		if (c->backfill && c->par->bf_max_job_test &&
 		    res->stats.tested >= c->par->bf_max_job_test) {
-			res->stats.stopped = i + 1 < n;
+			res->stats.stopped = i + 1 < n || cut;
 			return 0;
 		}
 	}
+	res->stats.stopped = c->backfill && cut;
 	return 0;
 }
 
 int pass_run(struct pass *c)
 {
 	uint32_t n = 0;
-	struct ord *q = make_queue(c, &n);
+	bool cut = false;
+	struct ord *q = make_queue(c, &n, &cut);
 	const struct sched_plan **plan = NULL;
 	int rc = q ? 0 : -ENOMEM;
 	c->waiting = calloc(c->snap->n_parts + 1, sizeof(*c->waiting));
@@ -388,7 +392,7 @@ int pass_run(struct pass *c)
 	if (rc == 0 && c->backfill && c->par->resume.valid && c->snap->n_plans)
 		rc = honour_before_resume(c);
 	if (rc == 0)
-		rc = run_queue(c, q, n, plan);
+		rc = run_queue(c, q, n, cut, plan);
 	free(plan);
 	free(q);
 	return rc;

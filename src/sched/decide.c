@@ -138,9 +138,18 @@ static int give(struct pass *c, const struct give *g, enum sched_reason *held)
 			return 0;
 	}
 	for (uint32_t i = 0; i < g->n; i++) {
-		struct resv r = {start,		 end,	    a[i].mem,	a[i].cpu_ids,
-				 a[i].gpu_units, a[i].cpus, g->s->part, g->s->view.shares,
-				 g->s->view.excl};
+		struct resv r = {
+		    .start = start,
+		    .end = end,
+		    .mem = a[i].mem,
+		    .cpu_ids = a[i].cpu_ids,
+		    .gpu_units = a[i].gpu_units,
+		    .cpus = a[i].cpus,
+		    .part = g->s->part,
+		    .share_max = g->s->view.share_max,
+		    .shares = g->s->view.shares,
+		    .excl = g->s->view.excl,
+		};
 		if (prof_add(&c->prof, a[i].node, &r) < 0)
 			return -ENOMEM;
 	}
@@ -262,7 +271,7 @@ static int start_shortened(struct pass *c, uint32_t idx, uint32_t part,
 
 static bool blocked_now(const struct pass *c, const struct cand *k)
 {
-	return !c->backfill && c->waiting[k->part];
+	return !c->backfill && c->blocked[k->part];
 }
 
 /* Tries to start one task of job idx now: in the first candidate (in the
@@ -392,8 +401,12 @@ static int wait_rest(struct pass *c, uint32_t idx, const struct cand *cands,
 					    j->time_limit) != c->prof.now)
 		why = SCHED_R_LICENSES; /* it waits for licenses, not for a node */
 	uint32_t lacks = why == SCHED_R_RESOURCES ? place_lacks(c, cands[0].s) : 0;
-	for (uint32_t k = 0; why != SCHED_R_LICENSES && k < n_cands; k++)
+	for (uint32_t k = 0; why != SCHED_R_LICENSES && k < n_cands; k++) {
 		c->waiting[cands[k].part] = true;
+		/* a quick pass keeps a planned job's plan: it need not also
+		 * keep everyone behind it from starting */
+		c->blocked[cands[k].part] |= !plan;
+	}
 	if (!c->backfill)
 		return emit_wait_planned(c, idx, plan, cands[0].part, why, lacks);
 	uint32_t best = REL_INF, best_k = 0, best_n = 0;
@@ -443,15 +456,18 @@ int decide_job(struct pass *c, uint32_t idx, const struct sched_plan *plan, bool
 		started++;
 		held = SCHED_R_NONE;
 	}
-	if (started == j->count) {
+	if (started) {
+		/* the plan was for the task that started; the rest wait anew */
 		*waits = false;
-		return 0;
+		plan = NULL;
 	}
+	if (started == j->count)
+		return 0;
 	if (held != SCHED_R_NONE) /* a limit holds it: not planned */
 		return emit_wait(c, idx, c->cands[0].part, held, 0);
 	bool all_behind = !c->backfill;
 	for (uint32_t k = 0; k < n_cands; k++)
-		all_behind &= c->waiting[c->cands[k].part];
+		all_behind &= c->blocked[c->cands[k].part];
 	if (all_behind)
 		return emit_wait_planned(c, idx, plan, c->cands[0].part, SCHED_R_PRIORITY,
 					 0);

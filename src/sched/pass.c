@@ -118,6 +118,7 @@ void pass_release(struct pass *c)
 	free(c->picks);
 	free(c->best);
 	free(c->waiting);
+	free(c->blocked);
 	free(c->cands);
 	free(c->user_seen.keys);
 	arena_free(&c->arena);
@@ -262,10 +263,11 @@ static struct ord *make_queue(struct pass *c, uint32_t *n, bool *cut)
 
 /* --- plans ----------------------------------------------------------------------- */
 
-int pass_honour_plan(struct pass *c, const struct sched_plan *pl)
+int pass_honour_plan(struct pass *c, const struct sched_plan *pl,
+		     const struct sched_req *req)
 {
-	const struct sched_part *part =
-	    pl->part < c->snap->n_parts ? &c->snap->parts[pl->part] : NULL;
+	struct job_view v;
+	prof_view(c->snap, pl->part, req->exclusive, req->oversubscribe, &v);
 	for (uint32_t i = 0; i < pl->n_alloc; i++) {
 		const struct sched_alloc *a = &pl->alloc[i];
 		struct resv r = {
@@ -276,7 +278,9 @@ int pass_honour_plan(struct pass *c, const struct sched_plan *pl)
 		    .gpu_units = a->gpu_units,
 		    .cpus = a->cpus,
 		    .part = pl->part,
-		    .excl = part && part->oversubscribe == SCHED_OS_EXCLUSIVE,
+		    .share_max = v.share_max,
+		    .shares = v.shares,
+		    .excl = v.excl,
 		};
 		if (prof_add(&c->prof, a->node, &r) < 0)
 			return -ENOMEM;
@@ -319,9 +323,11 @@ static int honour_before_resume(struct pass *c)
 		if (ord_cmp(&o, &at) <= 0)
 			*idmap_slot(&m, o.id, true) = i;
 	}
-	for (uint32_t k = 0; rc == 0 && k < s->n_plans; k++)
-		if (idmap_slot(&m, s->plans[k].job_id, false))
-			rc = pass_honour_plan(c, &s->plans[k]);
+	for (uint32_t k = 0; rc == 0 && k < s->n_plans; k++) {
+		uint32_t *idx = idmap_slot(&m, s->plans[k].job_id, false);
+		if (idx)
+			rc = pass_honour_plan(c, &s->plans[k], s->pending[*idx].req);
+	}
 	free(m.keys);
 	return rc;
 }
@@ -358,7 +364,7 @@ static int run_queue(struct pass *c, const struct ord *q, uint32_t n, bool cut,
 		bool waits = false;
 		int rc = decide_job(c, q[i].idx, plan ? plan[i] : NULL, &waits);
 		if (rc == 0 && waits && plan && plan[i])
-			rc = pass_honour_plan(c, plan[i]);
+			rc = pass_honour_plan(c, plan[i], c->snap->pending[q[i].idx].req);
 		if (rc < 0)
 			return rc;
 		if (c->err)
@@ -381,7 +387,8 @@ int pass_run(struct pass *c)
 	const struct sched_plan **plan = NULL;
 	int rc = q ? 0 : -ENOMEM;
 	c->waiting = calloc(c->snap->n_parts + 1, sizeof(*c->waiting));
-	if (rc == 0 && !c->waiting)
+	c->blocked = calloc(c->snap->n_parts + 1, sizeof(*c->blocked));
+	if (rc == 0 && (!c->waiting || !c->blocked))
 		rc = -ENOMEM;
 	if (rc == 0 && c->backfill && c->par->bf_max_job_user)
 		rc = idmap_init(&c->user_seen, c->snap->n_pending);

@@ -6,6 +6,7 @@
  * CPU ids (the lowest free) and GPU devices (the lowest free of the type)
  * each gives. Pure: reads the profile, never changes it. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sched/sched_internal.h"
@@ -92,6 +93,9 @@ static uint32_t cap_of(struct pass *c, const struct shape *s, uint32_t node, int
 		return 0;
 	prof_window(&c->prof, node, t, s->len, &s->view, c->cpu_free, c->gpu_busy, &f);
 	if (f.blocked || (s->view.excl && f.busy))
+		return 0;
+	/* a whole node is all its CPUs, which its partition must allow */
+	if (s->view.excl && f.part_room < n->n_cpus)
 		return 0;
 	uint32_t cpus = f.n_cpus < f.part_room ? f.n_cpus : f.part_room;
 	if (cpus < r->min_cpus)
@@ -232,6 +236,92 @@ static bool bounds(const struct shape *s, const struct sched_part *p, uint32_t *
 	return true;
 }
 
+/* The sum of the k largest caps of v[from..n) for each from, into suf
+ * (k >= 1; a min-heap of the k largest as the scan goes back). */
+static void suffix_top(const struct pick *v, uint32_t n, uint32_t k, uint64_t *suf,
+		       uint32_t *heap)
+{
+	uint32_t size = 0;
+	uint64_t sum = 0;
+	suf[n] = 0;
+	for (uint32_t i = n; i-- > 0;) {
+		uint32_t x = v[i].cap;
+		if (size < k) {
+			uint32_t j = size++;
+			for (; j && heap[(j - 1) / 2] > x; j = (j - 1) / 2)
+				heap[j] = heap[(j - 1) / 2];
+			heap[j] = x;
+			sum += x;
+		} else if (x > heap[0]) {
+			sum += x - heap[0];
+			uint32_t j = 0;
+			for (;;) { /* sift x down from the root */
+				uint32_t l = 2 * j + 1,
+					 m = l + 1 < size && heap[l + 1] < heap[l] ? l + 1
+										   : l;
+				if (l >= size || heap[m] >= x)
+					break;
+				heap[j] = heap[m];
+				j = m;
+			}
+			heap[j] = x;
+		}
+		suf[i] = sum;
+	}
+}
+
+/* When the nodes taken in order reach the job's node count before its
+ * tasks fit: the first node set in order (as a sequence of positions)
+ * that holds them. It is what taking nodes in order gives whenever that
+ * works, and it exists exactly when the largest caps hold the tasks, so a
+ * job fits or not whatever the order, and fewer free nodes never make it
+ * fit earlier. v: every node that fits, in order; the picks in picks. */
+static uint32_t choose_first_set(struct pick *v, uint32_t n, uint32_t min, uint32_t max,
+				 uint32_t tasks, struct pick *picks)
+{
+	uint64_t *suf = malloc((n + 1) * sizeof(*suf));
+	uint32_t *heap = malloc((max + 1) * sizeof(*heap)), got = 0, from = 0;
+	uint64_t need = tasks;
+	while (suf && heap && (need || got < min) && got < max) {
+		uint32_t left = max - got - 1; /* slots after this pick */
+		if (left)
+			suffix_top(v, n, left, suf, heap);
+		uint32_t i = from;
+		for (; i < n; i++) {
+			uint64_t after = left ? suf[i + 1] : 0;
+			uint32_t more = n - i - 1 < left ? n - i - 1 : left;
+			if (v[i].cap + after >= need && got + 1 + more >= min)
+				break;
+		}
+		if (i == n)
+			break;
+		picks[got++] = v[i];
+		need -= v[i].cap < need ? v[i].cap : need;
+		from = i + 1;
+	}
+	bool ok = suf && heap && !need && got >= min;
+	free(suf);
+	free(heap);
+	return ok ? got : 0;
+}
+
+/* Every node that fits at t for the alternative, with its cap, in order. */
+static uint32_t all_fitting(struct chooser *ch, struct pick *v)
+{
+	uint32_t n = 0;
+	for (uint32_t pos = shape_next(ch->c, ch->s, ch->t, 0); pos != POS_NONE;
+	     pos = shape_next(ch->c, ch->s, ch->t, pos + 1)) {
+		uint32_t node = ch->s->order[pos], gfree;
+		if (!place_node_allowed(ch->c, ch->s, node, ch->alt))
+			continue;
+		uint32_t cap =
+		    cap_of(ch->c, ch->s, node, ch->c->prof.now + ch->t, &gfree);
+		if (cap)
+			v[n++] = (struct pick){node, cap, 0};
+	}
+	return n;
+}
+
 static uint32_t choose_alt(struct pass *c, struct shape *s, uint32_t t, int alt,
 			   struct pick *picks)
 {
@@ -246,6 +336,19 @@ static uint32_t choose_alt(struct pass *c, struct shape *s, uint32_t t, int alt,
 	     pos != POS_NONE && ch.n < max && (ch.n < min || ch.sum < tasks);
 	     pos = shape_next(c, s, t, pos + 1))
 		try_add(&ch, s->order[pos]);
+	if (ch.n == max && ch.sum < tasks && !s->generic) {
+		struct pick *v = malloc((s->m + 1) * sizeof(*v));
+		uint32_t n = v ? all_fitting(&ch, v) : 0;
+		ch.n = choose_first_set(v, n, min, max, tasks, picks);
+		ch.sum = ch.gpus = 0;
+		for (uint32_t i = 0; i < ch.n; i++) {
+			uint32_t gfree;
+			ch.sum += picks[i].cap;
+			cap_of(c, s, picks[i].node, c->prof.now + t, &gfree);
+			ch.gpus += gfree;
+		}
+		free(v);
+	}
 	if (ch.n < min || ch.sum < tasks || tasks < ch.n)
 		return 0;
 	if (r->gpus_total && !r->gpus_per_node && !s->view.excl &&
@@ -313,8 +416,7 @@ static int fill_one(struct pass *c, const struct shape *s, const struct pick *pk
 	struct node_free f;
 	prof_window(&c->prof, pk->node, start, s->len, &s->view, c->cpu_free, c->gpu_busy,
 		    &f);
-	uint32_t room = f.n_cpus < f.part_room ? f.n_cpus : f.part_room;
-	uint32_t cpus = s->view.excl ? room : pk->tasks * s->cpt;
+	uint32_t cpus = s->view.excl ? n->n_cpus : pk->tasks * s->cpt;
 	if (cpus < r->min_cpus)
 		cpus = r->min_cpus;
 	uint32_t words = SCHED_WORDS(n->n_cpus);

@@ -220,25 +220,44 @@ static uint64_t max_concurrent(const struct node_prof *np, uint32_t first, int64
 	return best;
 }
 
-/* CPUs a sharing job may not take: those with share_max - 1 sharing holders
- * over the window, or more (counted over the whole window, which may count
- * two holders that never meet: on the safe side). */
-static void shared_cpus(struct prof *p, const struct node_prof *np, uint32_t first,
-			int64_t end, uint32_t n_cpus, uint32_t share_max, uint64_t *used)
+/* Marks in used the CPUs that one more sharing job (of share_max) may not
+ * take at instant at: each holder's partition bounds the holders too. */
+static void full_at(const struct node_prof *np, uint32_t first, int64_t at,
+		    uint32_t n_cpus, uint32_t share_max, uint16_t *cnt, uint16_t *cap,
+		    uint64_t *used)
 {
-	uint16_t *cnt = p->cpu_count;
-	memset(cnt, 0, n_cpus * sizeof(*cnt));
+	uint16_t mine = share_max > UINT16_MAX ? UINT16_MAX : (uint16_t)share_max;
+	for (uint32_t b = 0; b < n_cpus; b++)
+		cnt[b] = 0, cap[b] = mine;
 	for (uint32_t i = first; i < np->n; i++) {
 		const struct resv *r = &np->r[i];
-		if (r->start >= end || !r->shares || !r->cpu_ids)
+		if (!r->shares || !r->cpu_ids || r->start > at || r->end <= at)
 			continue;
 		for (uint32_t b = 0; b < n_cpus; b++)
-			if ((r->cpu_ids[b / 64] >> (b % 64) & 1) && cnt[b] < UINT16_MAX)
-				cnt[b]++;
+			if (r->cpu_ids[b / 64] >> (b % 64) & 1) {
+				cnt[b] += cnt[b] < UINT16_MAX;
+				if (r->share_max < cap[b])
+					cap[b] = (uint16_t)r->share_max;
+			}
 	}
 	for (uint32_t b = 0; b < n_cpus; b++)
-		if (cnt[b] + 1u > share_max)
+		if (cnt[b] + 1u > cap[b])
 			used[b / 64] |= 1ULL << (b % 64);
+}
+
+/* CPUs a sharing job may not take over [t, end): full at some instant,
+ * which is at t or where some sharing holder begins. */
+static void shared_cpus(struct prof *p, const struct node_prof *np, uint32_t first,
+			int64_t t, int64_t end, uint32_t n_cpus, uint32_t share_max,
+			uint64_t *used)
+{
+	uint16_t *cnt = p->cpu_count, *cap = p->cpu_count + n_cpus;
+	full_at(np, first, t, n_cpus, share_max, cnt, cap, used);
+	for (uint32_t i = first; i < np->n; i++) {
+		const struct resv *r = &np->r[i];
+		if (r->shares && r->start > t && r->start < end)
+			full_at(np, first, r->start, n_cpus, share_max, cnt, cap, used);
+	}
 }
 
 void prof_window(struct prof *p, uint32_t node, int64_t t, int64_t len,
@@ -277,7 +296,7 @@ void prof_window(struct prof *p, uint32_t node, int64_t t, int64_t len,
 			gpu_busy[d] |= r->gpu_units[d] != 0;
 	}
 	if (any_shared)
-		shared_cpus(p, np, first, end, n->n_cpus, v->share_max, cpu_free);
+		shared_cpus(p, np, first, t, end, n->n_cpus, v->share_max, cpu_free);
 	for (uint32_t w = 0; w < words; w++) {
 		cpu_free[w] = ~cpu_free[w];
 		if (w == words - 1 && n->n_cpus % 64)
@@ -344,13 +363,27 @@ static int check_node_use(struct prof *p, uint32_t node, uint64_t *acc, uint32_t
 	return n->mem && mem > n->mem ? -EINVAL : 0;
 }
 
+void prof_view(const struct sched_snapshot *s, uint32_t part, bool exclusive,
+	       bool oversubscribe, struct job_view *v)
+{
+	const struct sched_part *p = part < s->n_parts ? &s->parts[part] : NULL;
+	bool excl = exclusive || (p && p->oversubscribe == SCHED_OS_EXCLUSIVE);
+	*v = (struct job_view){
+	    .part = part,
+	    .part_mcpn = p ? p->max_cpus_per_node : 0,
+	    .share_max = p && p->oversubscribe_max ? p->oversubscribe_max : 1,
+	    .shares = p && !excl &&
+		      (p->oversubscribe == SCHED_OS_FORCE ||
+		       (p->oversubscribe == SCHED_OS_YES && oversubscribe)),
+	    .excl = excl,
+	};
+}
+
 static int add_running(struct prof *p, const struct sched_snapshot *s,
 		       const struct sched_running *j)
 {
-	const struct sched_part *part = j->part < s->n_parts ? &s->parts[j->part] : NULL;
-	bool may_share =
-	    part && (part->oversubscribe == SCHED_OS_FORCE ||
-		     (part->oversubscribe == SCHED_OS_YES && j->oversubscribe));
+	struct job_view v;
+	prof_view(s, j->part, j->exclusive, j->oversubscribe, &v);
 	/* past its expected end but not gone yet: it holds what it has now */
 	int64_t end = j->end > s->now ? j->end : s->now + 1;
 	if (j->n_alloc && !j->alloc)
@@ -367,8 +400,9 @@ static int add_running(struct prof *p, const struct sched_snapshot *s,
 		    .gpu_units = a->gpu_units,
 		    .cpus = a->cpus,
 		    .part = j->part,
-		    .shares = may_share,
-		    .excl = part && part->oversubscribe == SCHED_OS_EXCLUSIVE,
+		    .share_max = v.share_max,
+		    .shares = v.shares,
+		    .excl = v.excl,
 		};
 		if (prof_add(p, a->node, &r) < 0)
 			return -ENOMEM;
@@ -411,7 +445,7 @@ static int alloc_tables(struct prof *p)
 			p->max_gpus = p->nodes[i].n_gpus;
 	}
 	p->max_words = SCHED_WORDS(max_cpus);
-	p->cpu_count = calloc(max_cpus, sizeof(*p->cpu_count));
+	p->cpu_count = calloc(3 * (size_t)max_cpus, sizeof(*p->cpu_count));
 	if (!p->np || !p->lp || !p->slots || !p->cpu_count)
 		return -ENOMEM;
 	for (uint32_t k = 0; k < p->n_lics; k++) {

@@ -226,7 +226,8 @@ struct sched_running {
 	int64_t end;	   /* expected end (start + limit); SCHED_NEVER: unlimited */
 	uint64_t priority; /* for the preemption work */
 	uint32_t part, qos, assoc, uid; /* SCHED_NONE where none */
-	bool oversubscribe; /* it shares its CPUs: -s in a YES partition, or FORCE */
+	bool oversubscribe;		/* it asked -s (shares CPUs in a YES partition) */
+	bool exclusive;			/* it asked --exclusive (holds its nodes whole) */
 	const struct sched_alloc *alloc;
 	uint32_t n_alloc;
 	const struct sched_lic_req *lics;

@@ -38,9 +38,10 @@ struct resv {
 	const uint64_t *cpu_ids;   /* SCHED_WORDS(n_cpus) words; borrowed */
 	const uint32_t *gpu_units; /* per device, or NULL; borrowed */
 	uint32_t cpus;
-	uint32_t part; /* its partition, or SCHED_NONE */
-	bool shares;   /* its CPUs may be shared (OverSubscribe=YES -s, FORCE) */
-	bool excl;     /* it holds the whole node */
+	uint32_t part;	    /* its partition, or SCHED_NONE */
+	uint32_t share_max; /* sharing: jobs its CPUs may hold at once, itself too */
+	bool shares;	    /* its CPUs may be shared (OverSubscribe=YES -s, FORCE) */
+	bool excl;	    /* it holds the whole node */
 };
 
 struct node_prof {
@@ -71,7 +72,7 @@ struct prof {
 			  * now, bit j >= 1 is g1 + (j - 1) * res */
 	uint32_t n_slots;
 	int64_t g1;	     /* the first grid point after now */
-	uint16_t *cpu_count; /* scratch: sharing holders per CPU */
+	uint16_t *cpu_count; /* scratch: 3 x per CPU */
 	uint32_t max_words, max_gpus;
 };
 
@@ -82,6 +83,12 @@ struct job_view {
 	uint32_t share_max; /* jobs a CPU it takes may hold, itself included */
 	bool shares, excl;
 };
+
+/* How a job of part asking (or not) --exclusive and -s looks at nodes:
+ * whole nodes in an EXCLUSIVE partition or with --exclusive; CPUs shared
+ * in a FORCE partition, or a YES one when asked. part may be SCHED_NONE. */
+void prof_view(const struct sched_snapshot *s, uint32_t part, bool exclusive,
+	       bool oversubscribe, struct job_view *v);
 
 /* What a node has free for a job over a window. */
 struct node_free {
@@ -263,6 +270,7 @@ struct pass {
 	struct pick *picks, *best; /* scratch: max_part_nodes each */
 	struct pass *idle_pass;	   /* for sched_fits_config's questions */
 	bool *waiting;		   /* per partition: a job tried before waits */
+	bool *blocked;		   /* QUICK, per partition: one waits, unplanned */
 	struct cand *cands;	   /* scratch: the candidates of one job */
 	uint32_t cap_cands;
 	struct idmap user_seen; /* bf_max_job_user: jobs tried per uid */
@@ -281,7 +289,8 @@ void pass_release(struct pass *c);
 /* Runs the pass prepared in c into c->res: 0 or -ENOMEM. */
 int pass_run(struct pass *c);
 /* Keeps pl's resources for its job: 0 or -ENOMEM. */
-int pass_honour_plan(struct pass *c, const struct sched_plan *pl);
+int pass_honour_plan(struct pass *c, const struct sched_plan *pl,
+		     const struct sched_req *req);
 /* Decides pending job idx into c->res; *waits when some of it waits (its
  * plan, if any, is then to be honoured). plan: its last plan (QUICK echoes
  * it). 0 or -ENOMEM. */

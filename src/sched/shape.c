@@ -120,7 +120,6 @@ void shape_init_linear(struct pass *c, struct shape *s, const struct sched_pendi
 {
 	const struct sched_part *p = &c->snap->parts[part];
 	const struct sched_req *r = j->req;
-	bool excl = r->exclusive || p->oversubscribe == SCHED_OS_EXCLUSIVE;
 	*s = (struct shape){
 	    .part = part,
 	    .len = len,
@@ -132,15 +131,8 @@ void shape_init_linear(struct pass *c, struct shape *s, const struct sched_pendi
 	    .m = p->n_nodes,
 	    .order = c->order[part],
 	};
-	s->view = (struct job_view){
-	    .part = part,
-	    .part_mcpn = p->max_cpus_per_node,
-	    .share_max = p->oversubscribe_max ? p->oversubscribe_max : 1,
-	    .shares = !excl && (p->oversubscribe == SCHED_OS_FORCE ||
-				(p->oversubscribe == SCHED_OS_YES && r->oversubscribe)),
-	    .excl = excl,
-	};
-	if (r->exclusive || p->oversubscribe == SCHED_OS_EXCLUSIVE)
+	prof_view(c->snap, part, r->exclusive, r->oversubscribe, &s->view);
+	if (s->view.excl)
 		s->gpus_node = 0;
 	else if (r->gpus_per_node)
 		s->gpus_node = r->gpus_per_node;

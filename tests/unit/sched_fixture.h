@@ -14,7 +14,7 @@
 #define FX_NODES 16
 #define FX_PARTS 6
 #define FX_JOBS 64
-#define FX_ALLOCS 4
+#define FX_ALLOCS 8
 
 struct fx {
 	struct sched_node nodes[FX_NODES];

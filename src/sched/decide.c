@@ -206,7 +206,7 @@ static int64_t *limit_points(struct pass *c, const struct shape *s, int64_t lo,
 		}
 	}
 	for (uint32_t l = 0; v && l < s->n_lics; l++) {
-		const struct lic_prof *lp = &c->prof.lp[s->lics[l].lic];
+		const struct steps *lp = &c->prof.lp[s->lics[l].lic];
 		for (uint32_t i = 0; v && i < lp->n; i++) {
 			int64_t len = lp->s[i].t - c->prof.now;
 			if (len <= lo || len >= hi)

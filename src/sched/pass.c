@@ -104,6 +104,7 @@ void pass_release(struct pass *c)
 		for (struct shape *s = c->shapes[i]; s; s = s->next) {
 			free(s->val);
 			free(s->ver);
+			free(s->cap);
 		}
 	free(c->shapes);
 	if (c->idle_pass) {

@@ -106,7 +106,7 @@ static uint32_t cap_of(struct pass *c, const struct shape *s, uint32_t node, int
 		return 0;
 	if (r->ntasks_per_node)
 		return cap >= r->ntasks_per_node ? r->ntasks_per_node : 0;
-	return cap;
+	return cap >= s->node_min ? cap : 0;
 }
 
 uint32_t place_node_cap(struct pass *c, const struct shape *s, uint32_t node, int64_t t)
@@ -124,16 +124,18 @@ struct chooser {
 	uint32_t n, n_pre, sum, max, gpus;
 };
 
-/* Adds node when it is allowed, not picked yet and has room. */
-static bool try_add(struct chooser *ch, uint32_t node)
+/* Adds node when it is allowed, not picked yet and has room (known: its
+ * cap when the caller knows it, else 0). */
+static bool try_add(struct chooser *ch, uint32_t node, uint32_t known)
 {
 	if (ch->n >= ch->max || !place_node_allowed(ch->c, ch->s, node, ch->alt))
 		return false;
 	for (uint32_t k = 0; k < ch->n_pre; k++)
 		if (ch->picks[k].node == node)
 			return false;
-	uint32_t gfree;
-	uint32_t cap = cap_of(ch->c, ch->s, node, ch->c->prof.now + ch->t, &gfree);
+	uint32_t gfree = 0, cap = known;
+	if (!cap || (ch->s->req->gpus_total && !ch->s->req->gpus_per_node))
+		cap = cap_of(ch->c, ch->s, node, ch->c->prof.now + ch->t, &gfree);
 	if (cap == 0)
 		return false;
 	ch->picks[ch->n++] = (struct pick){node, cap, 0};
@@ -150,7 +152,7 @@ static bool pick_listed(struct chooser *ch)
 		return true;
 	for (uint32_t i = 0; i < ch->s->m; i++)
 		if (in_list(r->req_nodes, r->n_req_nodes, ch->s->order[i]) &&
-		    !try_add(ch, ch->s->order[i]))
+		    !try_add(ch, ch->s->order[i], 0))
 			return false;
 	return ch->n == r->n_req_nodes; /* else a -w node outside the partition */
 }
@@ -166,13 +168,14 @@ static bool pick_counted(struct chooser *ch)
 		for (uint32_t i = 0; i < ch->n; i++)
 			have += sched_node_has_feature(
 			    ch->c->snap->nodes[ch->picks[i].node].features, name);
-		for (uint32_t pos = shape_next(ch->c, ch->s, ch->t, 0);
+		uint32_t cap;
+		for (uint32_t pos = shape_next(ch->c, ch->s, ch->t, 0, &cap);
 		     pos != POS_NONE && have < con->terms[k].count;
-		     pos = shape_next(ch->c, ch->s, ch->t, pos + 1)) {
+		     pos = shape_next(ch->c, ch->s, ch->t, pos + 1, &cap)) {
 			uint32_t node = ch->s->order[pos];
 			if (sched_node_has_feature(ch->c->snap->nodes[node].features,
 						   name) &&
-			    try_add(ch, node))
+			    try_add(ch, node, cap))
 				ch->n_pre = ch->n, have++;
 		}
 		if (have < con->terms[k].count)
@@ -309,17 +312,45 @@ static uint32_t choose_first_set(struct pick *v, uint32_t n, uint32_t min, uint3
 static uint32_t all_fitting(struct chooser *ch, struct pick *v)
 {
 	uint32_t n = 0;
-	for (uint32_t pos = shape_next(ch->c, ch->s, ch->t, 0); pos != POS_NONE;
-	     pos = shape_next(ch->c, ch->s, ch->t, pos + 1)) {
+	uint32_t cap;
+	for (uint32_t pos = shape_next(ch->c, ch->s, ch->t, 0, &cap); pos != POS_NONE;
+	     pos = shape_next(ch->c, ch->s, ch->t, pos + 1, &cap)) {
 		uint32_t node = ch->s->order[pos], gfree;
 		if (!place_node_allowed(ch->c, ch->s, node, ch->alt))
 			continue;
-		uint32_t cap =
-		    cap_of(ch->c, ch->s, node, ch->c->prof.now + ch->t, &gfree);
+		if (!cap)
+			cap = cap_of(ch->c, ch->s, node, ch->c->prof.now + ch->t, &gfree);
 		if (cap)
 			v[n++] = (struct pick){node, cap, 0};
 	}
 	return n;
+}
+
+void place_node_need(const struct pass *c, const struct shape *s, uint32_t node,
+		     struct node_need *need)
+{
+	const struct sched_node *n = &c->snap->nodes[node];
+	const struct sched_req *r = s->req;
+	uint32_t tasks = r->ntasks_per_node ? r->ntasks_per_node : s->node_min;
+	need->cpus = s->view.excl ? n->n_cpus : tasks * s->cpt;
+	if (need->cpus < r->min_cpus)
+		need->cpus = r->min_cpus;
+	/* no more than cap_of asks: a lower bound of when it fits */
+	need->gpus = s->view.excl ? 0 : s->gpus_node;
+	if (r->mem_per_cpu)
+		need->mem = r->mem_per_cpu * s->cpt * tasks;
+	else if (r->mem_per_node == SCHED_MEM_WHOLE)
+		need->mem = n->mem;
+	else
+		need->mem = r->mem_per_node;
+}
+
+uint32_t place_node_min(const struct pass *c, const struct shape *s)
+{
+	uint32_t min, max, tasks;
+	if (!bounds(s, &c->snap->parts[s->part], &min, &max, &tasks))
+		return 1;
+	return max == 1 && tasks ? tasks : 1;
 }
 
 static uint32_t choose_alt(struct pass *c, struct shape *s, uint32_t t, int alt,
@@ -332,10 +363,11 @@ static uint32_t choose_alt(struct pass *c, struct shape *s, uint32_t t, int alt,
 	struct chooser ch = {c, s, t, alt, picks, 0, 0, 0, max, 0};
 	if (!pick_listed(&ch) || !pick_counted(&ch))
 		return 0;
-	for (uint32_t pos = shape_next(c, s, t, 0);
+	uint32_t cap;
+	for (uint32_t pos = shape_next(c, s, t, 0, &cap);
 	     pos != POS_NONE && ch.n < max && (ch.n < min || ch.sum < tasks);
-	     pos = shape_next(c, s, t, pos + 1))
-		try_add(&ch, s->order[pos]);
+	     pos = shape_next(c, s, t, pos + 1, &cap))
+		try_add(&ch, s->order[pos], cap);
 	if (ch.n == max && ch.sum < tasks && !s->generic) {
 		struct pick *v = malloc((s->m + 1) * sizeof(*v));
 		uint32_t n = v ? all_fitting(&ch, v) : 0;

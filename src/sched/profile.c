@@ -80,6 +80,17 @@ static uint32_t first_after(const struct node_prof *np, int64_t t)
 	return lo;
 }
 
+int64_t prof_next_end(const struct prof *p, uint32_t node, int64_t t)
+{
+	const struct node_prof *np = &p->np[node];
+	for (uint32_t i = first_after(np, t); i < np->n; i++) {
+		int64_t q = prof_quant(p, np->r[i].end);
+		if (q > t)
+			return q;
+	}
+	return INT64_MAX;
+}
+
 int prof_add(struct prof *p, uint32_t node, const struct resv *r)
 {
 	struct node_prof *np = &p->np[node];
@@ -97,72 +108,77 @@ int prof_add(struct prof *p, uint32_t node, const struct resv *r)
 	np->n++;
 	np->version++;
 	mark_end(p, r->end);
-	return 0;
+	uint32_t slot = r->part < p->n_parts ? p->mcpn_slot[r->part] : UINT32_MAX;
+	if (slot != UINT32_MAX && !np->part_cpus)
+		np->part_cpus = calloc(p->n_mcpn, sizeof(*np->part_cpus));
+	if (slot != UINT32_MAX &&
+	    (!np->part_cpus ||
+	     steps_add(&np->part_cpus[slot], r->start, r->end, r->cpus) < 0))
+		return -ENOMEM;
+	uint32_t devices = 0;
+	for (uint32_t d = 0; r->gpu_units && d < p->nodes[node].n_gpus; d++)
+		devices += r->gpu_units[d] != 0;
+	/* counts of what is held alone: two sharing holders of one CPU would
+	 * count it twice, and the counts must never say less is free */
+	if (steps_add(&np->cpus, r->start, r->end, r->shares ? 0 : r->cpus) < 0 ||
+	    steps_add(&np->gpus, r->start, r->end, devices) < 0)
+		return -ENOMEM;
+	return steps_add(&np->mem, r->start, r->end, r->mem);
 }
 
-/* --- licenses: usage steps ------------------------------------------------- */
-
-/* The index of the step that holds time t. */
-static uint32_t step_at(const struct lic_prof *lp, int64_t t)
+/* Can a device of n be held by one job only? Then devices held add up. */
+static bool whole_devices(const struct sched_node *n)
 {
-	uint32_t lo = 0, hi = lp->n;
-	while (hi - lo > 1) {
-		uint32_t mid = (lo + hi) / 2;
-		if (lp->s[mid].t <= t)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
+	for (uint32_t d = 0; d < n->n_gpus; d++)
+		if (n->gpus[d].capacity != 1)
+			return false;
+	return true;
 }
 
-/* Makes a step begin at t; its index, or -ENOMEM. */
-static int64_t split_at(struct lic_prof *lp, int64_t t)
+int64_t prof_earliest_counts(const struct prof *p, uint32_t node, int64_t t, int64_t len,
+			     const struct job_view *v, const struct node_need *need)
 {
-	uint32_t i = step_at(lp, t);
-	if (lp->s[i].t == t)
-		return i;
-	if (lp->n == lp->cap) {
-		uint32_t cap = lp->cap * 2;
-		struct lic_step *v = realloc(lp->s, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		lp->s = v;
-		lp->cap = cap;
+	const struct sched_node *n = &p->nodes[node];
+	const struct node_prof *np = &p->np[node];
+	uint32_t slot = v->part < p->n_parts ? p->mcpn_slot[v->part] : UINT32_MAX;
+	while (t - p->now <= p->window) {
+		int64_t end = add_sat(t, len), jump = INT64_MIN, b;
+		b = steps_last_block(&np->cpus, n->n_cpus, need->cpus, t, end);
+		jump = b > jump ? b : jump;
+		if (n->mem) {
+			b = steps_last_block(&np->mem, n->mem, need->mem, t, end);
+			jump = b > jump ? b : jump;
+		}
+		if (need->gpus && whole_devices(n)) {
+			b = steps_last_block(&np->gpus, n->n_gpus, need->gpus, t, end);
+			jump = b > jump ? b : jump;
+		}
+		if (v->part_mcpn && slot != UINT32_MAX && np->part_cpus) {
+			b = steps_last_block(&np->part_cpus[slot], v->part_mcpn,
+					     need->cpus, t, end);
+			jump = b > jump ? b : jump;
+		}
+		if (jump == INT64_MIN)
+			return t;
+		if (jump == INT64_MAX)
+			return INT64_MAX;
+		t = prof_quant(p, jump);
 	}
-	memmove(&lp->s[i + 2], &lp->s[i + 1], (lp->n - i - 1) * sizeof(*lp->s));
-	lp->s[i + 1] = (struct lic_step){t, lp->s[i].used};
-	lp->n++;
-	return i + 1;
+	return INT64_MAX;
 }
+
+/* --- licenses ----------------------------------------------------------------- */
 
 int prof_add_lics(struct prof *p, const struct sched_lic_req *l, uint32_t n,
 		  int64_t start, int64_t end)
 {
 	for (uint32_t k = 0; k < n; k++) {
-		struct lic_prof *lp = &p->lp[l[k].lic];
-		int64_t a = split_at(lp, start);
-		int64_t b = end == INT64_MAX ? (int64_t)lp->n : split_at(lp, end);
-		if (a < 0 || b < 0)
+		if (steps_add(&p->lp[l[k].lic], start, end, l[k].count) < 0)
 			return -ENOMEM;
-		for (int64_t i = a; i < b; i++)
-			lp->s[i].used += l[k].count;
 		if (l[k].count)
 			mark_end(p, end);
 	}
 	return 0;
-}
-
-/* When the last step over [t, end) where need more than free ends, or
- * INT64_MIN when none: a fit must start after it. */
-static int64_t last_block(const struct lic_prof *lp, uint64_t total, uint64_t need,
-			  int64_t t, int64_t end)
-{
-	int64_t block = INT64_MIN;
-	for (uint32_t i = step_at(lp, t); i < lp->n && lp->s[i].t < end; i++)
-		if (lp->s[i].used + need > total)
-			block = i + 1 < lp->n ? lp->s[i + 1].t : INT64_MAX;
-	return block;
 }
 
 int64_t prof_lics_earliest(const struct prof *p, const struct sched_lic_req *l,
@@ -172,8 +188,8 @@ int64_t prof_lics_earliest(const struct prof *p, const struct sched_lic_req *l,
 		int64_t jump = INT64_MIN;
 		for (uint32_t k = 0; k < n; k++) {
 			uint64_t total = p->lics[l[k].lic].total;
-			int64_t b = last_block(&p->lp[l[k].lic], total, l[k].count, t,
-					       add_sat(t, len));
+			int64_t b = steps_last_block(&p->lp[l[k].lic], total, l[k].count,
+						     t, add_sat(t, len));
 			if (b > jump)
 				jump = b;
 		}
@@ -187,38 +203,6 @@ int64_t prof_lics_earliest(const struct prof *p, const struct sched_lic_req *l,
 }
 
 /* --- what a node has free over a window ------------------------------------- */
-
-enum conc_what { CONC_MEM, CONC_PART_CPUS };
-
-static uint64_t conc_amount(const struct resv *r, enum conc_what what, uint32_t part)
-{
-	if (what == CONC_MEM)
-		return r->mem;
-	return r->part == part ? r->cpus : 0;
-}
-
-/* The largest sum held at one instant of [t, end) by np's reservations from
- * index first on: the sum peaks where some reservation begins (or at t). */
-static uint64_t max_concurrent(const struct node_prof *np, uint32_t first, int64_t t,
-			       int64_t end, enum conc_what what, uint32_t part)
-{
-	uint64_t best = 0;
-	for (uint32_t i = first; i < np->n; i++) {
-		const struct resv *a = &np->r[i];
-		if (a->start >= end || !conc_amount(a, what, part))
-			continue;
-		int64_t at = a->start > t ? a->start : t;
-		uint64_t sum = 0;
-		for (uint32_t k = first; k < np->n; k++) {
-			const struct resv *b = &np->r[k];
-			if (b->start <= at && b->end > at)
-				sum += conc_amount(b, what, part);
-		}
-		if (sum > best)
-			best = sum;
-	}
-	return best;
-}
 
 /* Marks in used the CPUs that one more sharing job (of share_max) may not
  * take at instant at: each holder's partition bounds the holders too. */
@@ -268,9 +252,8 @@ void prof_window(struct prof *p, uint32_t node, int64_t t, int64_t len,
 	const struct node_prof *np = &p->np[node];
 	uint32_t words = SCHED_WORDS(n->n_cpus);
 	int64_t end = add_sat(t, len);
-	uint32_t first = first_after(np, t), n_mem = 0, n_part = 0;
-	uint64_t mem = 0, part_cpus = 0;
-	bool any_shared = false, all_at_t = true;
+	uint32_t first = first_after(np, t);
+	bool any_shared = false;
 	memset(cpu_free, 0, words * sizeof(*cpu_free));
 	memset(gpu_busy, 0, n->n_gpus);
 	*out = (struct node_free){0};
@@ -280,18 +263,12 @@ void prof_window(struct prof *p, uint32_t node, int64_t t, int64_t len,
 			continue;
 		out->busy = true;
 		out->blocked |= r->excl;
-		all_at_t &= r->start <= t;
 		if (v->shares && r->shares)
 			any_shared = true;
 		else
 			for (uint32_t w = 0; r->cpu_ids && w < words; w++)
 				cpu_free[w] |= r->cpu_ids[w];
-		n_mem += r->mem != 0;
-		mem += r->mem;
-		if (r->part == v->part && v->part_mcpn) {
-			n_part++;
-			part_cpus += r->cpus;
-		}
+
 		for (uint32_t d = 0; r->gpu_units && d < n->n_gpus; d++)
 			gpu_busy[d] |= r->gpu_units[d] != 0;
 	}
@@ -303,12 +280,11 @@ void prof_window(struct prof *p, uint32_t node, int64_t t, int64_t len,
 			cpu_free[w] &= (1ULL << (n->n_cpus % 64)) - 1;
 		out->n_cpus += (uint32_t)__builtin_popcountll(cpu_free[w]);
 	}
-	/* all of them held at t: the sum is the peak */
-	if (n_mem > 1 && !all_at_t)
-		mem = max_concurrent(np, first, t, end, CONC_MEM, 0);
+	uint64_t mem = n->mem ? steps_max(&np->mem, t, end) : 0, part_cpus = 0;
 	out->mem = !n->mem ? UINT64_MAX : mem >= n->mem ? 0 : n->mem - mem;
-	if (n_part > 1 && !all_at_t)
-		part_cpus = max_concurrent(np, first, t, end, CONC_PART_CPUS, v->part);
+	uint32_t slot = v->part < p->n_parts ? p->mcpn_slot[v->part] : UINT32_MAX;
+	if (v->part_mcpn && slot != UINT32_MAX && np->part_cpus)
+		part_cpus = steps_max(&np->part_cpus[slot], t, end);
 	out->part_room = !v->part_mcpn		     ? UINT32_MAX
 			 : part_cpus >= v->part_mcpn ? 0
 						     : v->part_mcpn - (uint32_t)part_cpus;
@@ -446,16 +422,12 @@ static int alloc_tables(struct prof *p)
 	}
 	p->max_words = SCHED_WORDS(max_cpus);
 	p->cpu_count = calloc(3 * (size_t)max_cpus, sizeof(*p->cpu_count));
-	if (!p->np || !p->lp || !p->slots || !p->cpu_count)
+	p->mcpn_slot = malloc((p->n_parts + 1) * sizeof(*p->mcpn_slot));
+	if (!p->np || !p->lp || !p->slots || !p->cpu_count || !p->mcpn_slot)
 		return -ENOMEM;
-	for (uint32_t k = 0; k < p->n_lics; k++) {
-		p->lp[k].s = malloc(4 * sizeof(*p->lp[k].s));
-		if (!p->lp[k].s)
-			return -ENOMEM;
-		p->lp[k].s[0] = (struct lic_step){INT64_MIN, 0};
-		p->lp[k].n = 1;
-		p->lp[k].cap = 4;
-	}
+	for (uint32_t k = 0; k < p->n_parts; k++)
+		p->mcpn_slot[k] =
+		    p->parts[k].max_cpus_per_node ? p->n_mcpn++ : UINT32_MAX;
 	return 0;
 }
 
@@ -467,6 +439,8 @@ int prof_init(struct prof *p, const struct sched_snapshot *snap, int64_t res,
 	    .n_nodes = snap->n_nodes,
 	    .lics = snap->lics,
 	    .n_lics = snap->n_lics,
+	    .parts = snap->parts,
+	    .n_parts = snap->n_parts,
 	    .now = snap->now,
 	    .res = res > 0 ? res : 1,
 	    .window = window > 0 ? window : 0,
@@ -487,10 +461,18 @@ int prof_init(struct prof *p, const struct sched_snapshot *snap, int64_t res,
 
 void prof_fini(struct prof *p)
 {
-	for (uint32_t i = 0; p->np && i < p->n_nodes; i++)
+	for (uint32_t i = 0; p->np && i < p->n_nodes; i++) {
 		free(p->np[i].r);
+		steps_fini(&p->np[i].mem);
+		steps_fini(&p->np[i].cpus);
+		steps_fini(&p->np[i].gpus);
+		for (uint32_t k = 0; p->np[i].part_cpus && k < p->n_mcpn; k++)
+			steps_fini(&p->np[i].part_cpus[k]);
+		free(p->np[i].part_cpus);
+	}
 	for (uint32_t k = 0; p->lp && k < p->n_lics; k++)
-		free(p->lp[k].s);
+		steps_fini(&p->lp[k]);
+	free(p->mcpn_slot);
 	free(p->np);
 	free(p->lp);
 	free(p->slots);

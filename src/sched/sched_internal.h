@@ -29,6 +29,25 @@ struct arena {
 void *arena_alloc(struct arena *a, size_t n);
 void arena_free(struct arena *a); /* frees every chunk; a is zeroed */
 
+/* --- steps.c: an amount in use over time ----------------------------------- */
+
+struct step {
+	int64_t t;     /* from t to the next step's t */
+	uint64_t used; /* in use */
+};
+
+struct steps {
+	struct step *s; /* s[0].t is INT64_MIN; sorted by t; NULL: nothing yet */
+	uint32_t n, cap;
+};
+
+int steps_init(struct steps *s); /* 0 or -ENOMEM */
+void steps_fini(struct steps *s);
+/* amount more in use over [start, end): 0 or -ENOMEM */
+int steps_add(struct steps *s, int64_t start, int64_t end, uint64_t amount);
+/* The most in use at one instant of [t, end). */
+uint64_t steps_max(const struct steps *s, int64_t t, int64_t end);
+
 /* --- profile.c: free resources per node and per license over time --------- */
 
 /* One job's hold on one node over [start, end). */
@@ -47,27 +66,31 @@ struct resv {
 struct node_prof {
 	struct resv *r; /* sorted by end */
 	uint32_t n, cap;
-	uint32_t version; /* bumped by every change; starts at 1 */
+	uint32_t version;	 /* bumped by every change; starts at 1 */
+	struct steps mem;	 /* memory held over time */
+	struct steps cpus, gpus; /* CPUs and GPU devices held over time */
+	struct steps *part_cpus; /* per partition with MaxCPUsPerNode (mcpn_slot) */
 };
 
-struct lic_step {
-	int64_t t;     /* from t to the next step's t */
-	uint64_t used; /* licenses in use */
-};
-
-struct lic_prof {
-	struct lic_step *s; /* s[0].t is INT64_MIN; sorted by t */
-	uint32_t n, cap;
-};
+/* Where the last step over [t, end) that leaves less than need of total
+ * ends (INT64_MAX: never), or INT64_MIN when none: a window of need must
+ * start after it. */
+int64_t steps_last_block(const struct steps *s, uint64_t total, uint64_t need, int64_t t,
+			 int64_t end);
 
 struct prof {
 	const struct sched_node *nodes;
 	uint32_t n_nodes;
 	const struct sched_license *lics;
 	uint32_t n_lics;
+	const struct sched_part *parts;
+	uint32_t n_parts;
 	int64_t now, res, window; /* window: the last start is now + window */
 	struct node_prof *np;
-	struct lic_prof *lp;
+	struct steps *lp;    /* per license */
+	uint32_t *mcpn_slot; /* per partition: its index among those with a
+			      * MaxCPUsPerNode, or UINT32_MAX */
+	uint32_t n_mcpn;
 	uint64_t *slots; /* candidate start times that some end made: bit 0 is
 			  * now, bit j >= 1 is g1 + (j - 1) * res */
 	uint32_t n_slots;
@@ -126,6 +149,21 @@ int64_t prof_lics_earliest(const struct prof *p, const struct sched_lic_req *l,
 /* The end e as a candidate start time: now when e <= now, else e rounded up
  * to the grid. */
 int64_t prof_quant(const struct prof *p, int64_t e);
+/* What a job needs of one node at least, for prof_earliest_counts. */
+struct node_need {
+	uint32_t cpus, gpus;
+	uint64_t mem;
+};
+
+/* The earliest time >= t at which node has, by count, need free over
+ * [t', t' + len) (CPUs held, memory, GPU devices, the partition's CPUs
+ * under MaxCPUsPerNode): a lower bound of when a job can fit there that
+ * ignores which CPU ids and devices are free. INT64_MAX: not within the
+ * window. */
+int64_t prof_earliest_counts(const struct prof *p, uint32_t node, int64_t t, int64_t len,
+			     const struct job_view *v, const struct node_need *need);
+/* The first end on node after t, as a candidate time; or INT64_MAX. */
+int64_t prof_next_end(const struct prof *p, uint32_t node, int64_t t);
 /* The next candidate time after t that some reservation's end made; or
  * INT64_MAX when none is left within the window. */
 int64_t prof_next_event(const struct prof *p, int64_t t);
@@ -150,6 +188,8 @@ struct shape {
 	struct job_view view;
 	uint32_t cpt;	       /* CPUs per task */
 	uint32_t gpus_node;    /* GPUs each node must give */
+	uint32_t node_min;     /* tasks a node must take to be of use: all of
+				* them when the job has one node, else 1 */
 	bool generic;	       /* -w or a -C count: nodes outside the order first */
 	int fits;	       /* sched_fits_config: -1 unknown, 0 yes, -ENOSPC */
 	uint32_t lb;	       /* no job of the shape fits before now + lb */
@@ -157,7 +197,9 @@ struct shape {
 	uint32_t *val;	       /* 2 * M: a lower bound of each node's earliest fit
 				* (leaf M + i, node order[i]), min over subtrees;
 				* NULL: no tree, nodes are scanned in order */
-	uint32_t *ver;	       /* M: the node's version the leaf was computed at */
+	uint32_t *ver;	       /* M: the node's version the leaf was computed at,
+				* VERIFIED when the node fits at val */
+	uint32_t *cap;	       /* M: when VERIFIED, the tasks it takes at val */
 	const uint32_t *order; /* the partition's nodes by (weight, position) */
 };
 
@@ -179,8 +221,10 @@ void shape_init_linear(struct pass *c, struct shape *s, const struct sched_pendi
  * with c->err set. */
 uint32_t shape_earliest(struct pass *c, struct shape *s, uint32_t tmax,
 			struct pick *picks, uint32_t *n);
-/* The first position >= from of a node of s that fits at now + t; POS_NONE. */
-uint32_t shape_next(struct pass *c, struct shape *s, uint32_t t, uint32_t from);
+/* The first position >= from of a node of s that fits at now + t; POS_NONE.
+ * With a tree, *cap (when not NULL) is the tasks it takes then. */
+uint32_t shape_next(struct pass *c, struct shape *s, uint32_t t, uint32_t from,
+		    uint32_t *cap);
 /* Could a job of s ever run, all nodes up and idle? 0 or -ENOSPC (cached). */
 int shape_fits_config(struct pass *c, struct shape *s);
 
@@ -190,6 +234,11 @@ uint32_t place_node_cap(struct pass *c, const struct shape *s, uint32_t node, in
  * --tmp, --mincpus, and whether it is up. */
 bool place_node_allowed(const struct pass *c, const struct shape *s, uint32_t node,
 			int alt);
+/* What node must have free, at least, for a job of s. */
+void place_node_need(const struct pass *c, const struct shape *s, uint32_t node,
+		     struct node_need *need);
+/* Tasks a node must take for a job of s to be of use (struct shape). */
+uint32_t place_node_min(const struct pass *c, const struct shape *s);
 /* Chooses nodes for a job of s at now + t; fills picks; the node count or 0. */
 uint32_t place_choose(struct pass *c, struct shape *s, uint32_t t, struct pick *picks);
 /* What picks[i] gives at start over [start, start + s->len): writes a's

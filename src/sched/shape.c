@@ -6,12 +6,12 @@
  * resources away, so a shape's earliest fit only moves later: the shape
  * keeps `lb` (no job of it fits before) and, per node of the partition in
  * (weight, position) order, a lower bound of the earliest time that node
- * alone could serve it, in a min segment tree. A bound is made exact
- * lazily, when a search reaches it: when the node changed since (its
- * version) or the bound is below lb. Finding the first node that fits at t
- * is a descent to the leftmost leaf <= t; the earliest t a job fits is the
- * tree's minimum, then the next candidate time each time the nodes that
- * fit at t are not enough. Pure. */
+ * alone could serve it, in a min segment tree. A search at time t visits
+ * only the leaves <= t (the leftmost first): a node is checked at t once,
+ * and when it does not fit its bound becomes its next end after t (it
+ * cannot fit before something on it ends). The earliest t a job fits is
+ * the tree's minimum, then the next candidate time each time the nodes
+ * that fit at t are not enough. Pure. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +132,7 @@ void shape_init_linear(struct pass *c, struct shape *s, const struct sched_pendi
 	    .order = c->order[part],
 	};
 	prof_view(c->snap, part, r->exclusive, r->oversubscribe, &s->view);
+	s->node_min = place_node_min(c, s);
 	if (s->view.excl)
 		s->gpus_node = 0;
 	else if (r->gpus_per_node)
@@ -201,10 +202,12 @@ static int tree_make(struct shape *s)
 	/* calloc: untouched pages cost nothing, and 0 is a valid bound */
 	s->val = calloc(2 * (size_t)M, sizeof(*s->val));
 	s->ver = calloc(M, sizeof(*s->ver));
-	if (!s->val || !s->ver) {
+	s->cap = calloc(M, sizeof(*s->cap));
+	if (!s->val || !s->ver || !s->cap) {
 		free(s->val);
 		free(s->ver);
-		s->val = s->ver = NULL;
+		free(s->cap);
+		s->val = s->ver = s->cap = NULL;
 		return -ENOMEM;
 	}
 	s->M = M;
@@ -252,57 +255,89 @@ static uint32_t tree_leftmost(const struct shape *s, uint32_t from, uint32_t t)
 	}
 }
 
-/* The earliest candidate time >= lb at which node alone can serve a job of
- * s (seconds after now), or REL_INF. */
-static uint32_t leaf_eval(struct pass *c, struct shape *s, uint32_t node, uint32_t lb)
+#define VERIFIED 0x80000000u /* in ver[]: the node was seen to fit at val */
+
+/* Can node alone serve a job of s at now + t? t when it can (*cap: the
+ * tasks it takes); else a time before which it cannot (something on it
+ * must end first), or REL_INF. */
+static uint32_t leaf_check(struct pass *c, struct shape *s, uint32_t node, uint32_t t,
+			   uint32_t *cap)
 {
 	const struct prof *p = &c->prof;
-	if (lb > p->window || !place_node_allowed(c, s, node, -2))
+	if (t > p->window || !place_node_allowed(c, s, node, -2))
 		return REL_INF;
-	if (place_node_cap(c, s, node, p->now + lb))
-		return lb;
-	const struct node_prof *np = &p->np[node];
-	int64_t last = p->now + lb;
-	/* a node can only start to fit when something on it ends */
-	for (uint32_t i = 0; i < np->n; i++) {
-		int64_t q = prof_quant(p, np->r[i].end);
-		if (q <= last)
-			continue;
-		if (q - p->now > p->window)
-			break;
-		last = q;
-		if (place_node_cap(c, s, node, q))
-			return (uint32_t)(q - p->now);
+	*cap = place_node_cap(c, s, node, p->now + t);
+	if (*cap)
+		return t;
+	int64_t e = INT64_MIN;
+	if (!s->view.shares) { /* by count, it fits no earlier than */
+		struct node_need need;
+		place_node_need(c, s, node, &need);
+		e = prof_earliest_counts(p, node, p->now + t, s->len, &s->view, &need);
 	}
-	return REL_INF;
+	if (e <= p->now + t) /* the ids or devices free are not the right ones */
+		e = prof_next_end(p, node, p->now + t);
+	return e == INT64_MAX || e - p->now > p->window ? REL_INF
+							: (uint32_t)(e - p->now);
 }
 
-uint32_t shape_next(struct pass *c, struct shape *s, uint32_t t, uint32_t from)
+uint32_t shape_next(struct pass *c, struct shape *s, uint32_t t, uint32_t from,
+		    uint32_t *cap)
 {
 	if (!s->val) {
 		for (uint32_t pos = from; pos < s->m; pos++)
-			if (place_node_allowed(c, s, s->order[pos], -2))
+			if (place_node_allowed(c, s, s->order[pos], -2)) {
+				if (cap)
+					*cap = 0; /* not known: the caller asks */
 				return pos;
+			}
 		return POS_NONE;
 	}
 	for (;;) {
 		uint32_t pos = tree_leftmost(s, from, t);
 		if (pos == POS_NONE)
 			return POS_NONE;
-		uint32_t node = s->order[pos], v = s->val[s->M + pos];
-		if (s->ver[pos] == c->prof.np[node].version && v >= t)
-			return pos;
-		uint32_t lb = v > t ? v : t;
-		s->ver[pos] = c->prof.np[node].version;
-		tree_set(s, pos, leaf_eval(c, s, node, lb));
+		uint32_t node = s->order[pos], version = c->prof.np[node].version;
+		if (s->ver[pos] != (version | VERIFIED) || s->val[s->M + pos] != t) {
+			uint32_t v = leaf_check(c, s, node, t, &s->cap[pos]);
+			s->ver[pos] = version | (v == t ? VERIFIED : 0);
+			tree_set(s, pos, v);
+			if (v != t)
+				continue;
+		}
+		if (cap)
+			*cap = s->cap[pos];
+		return pos;
 	}
 }
 
-/* Next candidate time after t (seconds after now), or REL_INF. */
-static uint32_t next_time(const struct pass *c, uint32_t t)
+/* The smallest leaf value above t under tree node i. */
+static uint32_t min_above(const struct shape *s, uint32_t i, uint32_t t)
 {
-	int64_t e = prof_next_event(&c->prof, c->prof.now + t);
-	return e == INT64_MAX ? REL_INF : (uint32_t)(e - c->prof.now);
+	if (s->val[i] > t)
+		return s->val[i];
+	if (i >= s->M)
+		return REL_INF;
+	uint32_t a = min_above(s, 2 * i, t), b = min_above(s, 2 * i + 1, t);
+	return a < b ? a : b;
+}
+
+/* After a job of s did not fit at t: the next time what the nodes give can
+ * grow, which is when one that did not fit at t may fit, or one that did
+ * may give more (something on it ends). Every node at or below t is
+ * checked at t first. */
+static uint32_t next_time(struct pass *c, struct shape *s, uint32_t t)
+{
+	const struct prof *p = &c->prof;
+	uint32_t next = REL_INF;
+	for (uint32_t pos = shape_next(c, s, t, 0, NULL); pos != POS_NONE;
+	     pos = shape_next(c, s, t, pos + 1, NULL)) {
+		int64_t e = prof_next_end(p, s->order[pos], p->now + t);
+		if (e != INT64_MAX && e - p->now < next)
+			next = (uint32_t)(e - p->now);
+	}
+	uint32_t above = min_above(s, 1, t);
+	return above < next ? above : next;
 }
 
 uint32_t shape_earliest(struct pass *c, struct shape *s, uint32_t tmax,
@@ -337,7 +372,7 @@ uint32_t shape_earliest(struct pass *c, struct shape *s, uint32_t tmax,
 		*n = place_choose(c, s, t, picks);
 		if (*n)
 			return t;
-		t = next_time(c, t);
+		t = next_time(c, s, t);
 	}
 }
 

@@ -87,6 +87,7 @@ int sched_plans_set(struct sched_plans *p, const struct sched_snapshot *snap,
 			? SCHED_NEVER
 			: d->start + d->time_limit;
 		p->v[p->n++] = (struct sched_plan){.job_id = d->job_id,
+						   .part = d->part,
 						   .start = d->start,
 						   .end = end,
 						   .alloc = a,

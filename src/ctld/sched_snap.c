@@ -35,15 +35,15 @@ static int64_t limit_of(int64_t seconds)
 	return seconds == DRV_INFINITE ? SCHED_NEVER : seconds;
 }
 
-/* OverSubscribe=YES shares CPUs only among jobs that ask (-s), which
- * Drover does not send yet: such a partition behaves as NO. */
 static enum sched_oversubscribe oversubscribe_of(const struct drv_part_conf *pc)
 {
 	switch (pc->oversubscribe) {
 	case DRV_OS_EXCLUSIVE:
 		return SCHED_OS_EXCLUSIVE;
+	case DRV_OS_YES: /* among the jobs that ask, -s */
+		return SCHED_OS_YES;
 	case DRV_OS_FORCE:
-		return pc->oversubscribe_max > 1 ? SCHED_OS_YES : SCHED_OS_NO;
+		return SCHED_OS_FORCE;
 	default:
 		return SCHED_OS_NO;
 	}
@@ -69,7 +69,7 @@ void ctld_sched_part(const struct ctld *c, size_t i, struct sched_part *out)
 	    .max_cpus_per_node = unlimited0(pc->max_cpus_per_node),
 	    .max_mem_per_node = pc->max_mem_per_node,
 	    .oversubscribe = oversubscribe_of(pc),
-	    .oversubscribe_max = pc->oversubscribe_max,
+	    .oversubscribe_max = pc->oversubscribe_max ? pc->oversubscribe_max : 1,
 	    .qos = SCHED_NONE,
 	};
 }
@@ -180,6 +180,8 @@ static int add_running(struct ctld *c, struct snap *s, int64_t now)
 						    .qos = SCHED_NONE,
 						    .assoc = SCHED_NONE,
 						    .uid = (uint32_t)j->uid,
+						    .oversubscribe = j->req.sched.oversubscribe,
+						    .exclusive = j->req.sched.exclusive,
 						    .alloc = &s->run_allocs[a],
 						    .n_alloc = j->n_alloc};
 			int p = ctld_part_index(c, j->partition);

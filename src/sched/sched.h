@@ -85,7 +85,9 @@ struct sched_node {
 enum sched_oversubscribe {
 	SCHED_OS_NO,	    /* jobs share nodes by CPUs, never a CPU (the default) */
 	SCHED_OS_EXCLUSIVE, /* every job gets whole nodes */
-	SCHED_OS_YES,	    /* up to oversubscribe_max jobs on each CPU */
+	SCHED_OS_YES,	    /* up to oversubscribe_max jobs on each CPU, among the
+			     * jobs that asked for it (-s/--oversubscribe) */
+	SCHED_OS_FORCE,	    /* up to oversubscribe_max jobs on each CPU, always */
 };
 
 struct sched_part {
@@ -99,7 +101,7 @@ struct sched_part {
 	uint32_t max_cpus_per_node; /* MaxCPUsPerNode; 0: none */
 	uint64_t max_mem_per_node;  /* MaxMemPerNode, MiB; 0: none */
 	enum sched_oversubscribe oversubscribe;
-	uint32_t oversubscribe_max; /* YES:N's N */
+	uint32_t oversubscribe_max; /* YES:N's or FORCE:N's N (>= 1) */
 	uint32_t qos;		    /* the partition's QOS=, or SCHED_NONE */
 };
 
@@ -152,6 +154,7 @@ struct sched_req {
 	uint32_t gpus_total;	   /* --gpus: spread over the job's nodes */
 	const char *gpu_type;	   /* NULL: any type */
 	bool exclusive;		   /* whole nodes, all their CPUs and GPUs */
+	bool oversubscribe;	   /* -s: may share CPUs in an OverSubscribe=YES part */
 	uint32_t min_cpus;	   /* --mincpus: CPUs each node must have */
 	uint64_t min_tmp;	   /* --tmp: MB of TmpDisk each node must have */
 	const uint32_t *req_nodes; /* -w: node indices the job must use */
@@ -183,9 +186,9 @@ enum sched_qos_flag {
 
 struct sched_qos {
 	const char *name;
-	uint32_t priority;   /* Priority= (the QOS factor's raw value) */
-	double usage_factor; /* UsageFactor=, 1.0 by default */
-	int64_t max_wall;    /* MaxWall, seconds; SCHED_NEVER: none */
+	uint32_t priority;	    /* Priority= (the QOS factor's raw value) */
+	double usage_factor;	    /* UsageFactor=, 1.0 by default */
+	int64_t max_wall;	    /* MaxWall, seconds; SCHED_NEVER: none */
 	uint32_t max_jobs_per_user; /* MaxJobsPerUser; SCHED_NONE: none */
 	uint32_t grp_jobs;	    /* GrpJobs; SCHED_NONE: none */
 	struct sched_tres_vec max_tres_per_user, max_tres_per_job, grp_tres;
@@ -223,6 +226,8 @@ struct sched_running {
 	int64_t end;	   /* expected end (start + limit); SCHED_NEVER: unlimited */
 	uint64_t priority; /* for the preemption work */
 	uint32_t part, qos, assoc, uid; /* SCHED_NONE where none */
+	bool oversubscribe;		/* it asked -s (shares CPUs in a YES partition) */
+	bool exclusive;			/* it asked --exclusive (holds its nodes whole) */
 	const struct sched_alloc *alloc;
 	uint32_t n_alloc;
 	const struct sched_lic_req *lics;
@@ -230,9 +235,11 @@ struct sched_running {
 };
 
 /* A job the last backfill pass planned: kept out of lower jobs' way by a
- * quick pass. Its job must be among the pending ones to be honoured. */
+ * quick pass (and by a backfill pass resuming after it, bf_continue). Its
+ * job must be among the pending ones to be honoured. */
 struct sched_plan {
 	uint32_t job_id;
+	uint32_t part; /* the partition it was planned in (decision.part) */
 	int64_t start, end;
 	const struct sched_alloc *alloc; /* the nodes (and amounts) it was planned on */
 	uint32_t n_alloc;
@@ -242,7 +249,7 @@ struct sched_plan {
 
 struct sched_pending {
 	uint32_t job_id;
-	uint64_t priority; /* higher goes first (within a PriorityTier) */
+	uint64_t priority;	  /* higher goes first (within a PriorityTier) */
 	uint32_t uid, assoc, qos; /* SCHED_NONE where none */
 	const uint32_t *parts;	  /* candidate partitions, in the order given */
 	uint32_t n_parts;
@@ -295,7 +302,10 @@ struct sched_snapshot {
 	uint32_t n_running;
 	const struct sched_pending *pending;
 	uint32_t n_pending;
-	const struct sched_plan *plans; /* QUICK only; ignored by BACKFILL */
+	/* QUICK: honoured for the jobs above each job tried; BACKFILL resuming
+	 * (params.resume): honoured for the jobs before the resume point, the
+	 * others are planned again; else ignored */
+	const struct sched_plan *plans;
 	uint32_t n_plans;
 	const struct sched_policy *policy; /* NULL: no limits */
 };
@@ -308,13 +318,13 @@ enum sched_verdict {
 /* Why a job waits: Slurm's reason names (sched_reason_name). */
 enum sched_reason {
 	SCHED_R_NONE,
-	SCHED_R_PRIORITY,	   /* a job before it waits for what it needs */
-	SCHED_R_RESOURCES,	   /* not enough free resources now */
-	SCHED_R_PART_DOWN,	   /* no candidate partition is up */
-	SCHED_R_PART_NODE_LIMIT,   /* no candidate partition can ever hold it */
-	SCHED_R_PART_TIME_LIMIT,   /* its limit is over every partition's MaxTime */
+	SCHED_R_PRIORITY,	    /* a job before it waits for what it needs */
+	SCHED_R_RESOURCES,	    /* not enough free resources now */
+	SCHED_R_PART_DOWN,	    /* no candidate partition is up */
+	SCHED_R_PART_NODE_LIMIT,    /* no candidate partition can ever hold it */
+	SCHED_R_PART_TIME_LIMIT,    /* its limit is over every partition's MaxTime */
 	SCHED_R_REQ_NODE_NOT_AVAIL, /* a -w node is not up (does not block others) */
-	SCHED_R_LICENSES,	   /* not enough licenses now */
+	SCHED_R_LICENSES,	    /* not enough licenses now */
 	SCHED_R_QOS_MAX_JOBS_PER_USER,
 	SCHED_R_QOS_GRP_JOBS,
 	SCHED_R_QOS_GRP_CPU,
@@ -336,6 +346,17 @@ enum sched_reason {
 	SCHED_R_ASSOC_MAX_CPU_PER_JOB,
 	SCHED_R_ASSOC_MAX_GRES_PER_JOB,
 	SCHED_R_ASSOC_MAX_WALL,
+	/* the other TRES of the same limits, by Slurm's names */
+	SCHED_R_QOS_GRP_BILLING,
+	SCHED_R_QOS_MAX_MEM_PER_USER,
+	SCHED_R_QOS_MAX_BILLING_PER_USER,
+	SCHED_R_QOS_MAX_MEM_PER_JOB,
+	SCHED_R_QOS_MAX_NODE_PER_JOB,
+	SCHED_R_QOS_MAX_BILLING_PER_JOB,
+	SCHED_R_ASSOC_GRP_BILLING,
+	SCHED_R_ASSOC_MAX_MEM_PER_JOB,
+	SCHED_R_ASSOC_MAX_NODE_PER_JOB,
+	SCHED_R_ASSOC_MAX_BILLING_PER_JOB,
 	/* room for the reservation and preemption work */
 	SCHED_R_RESERVATION,
 	SCHED_R_COUNT,
@@ -364,18 +385,25 @@ struct sched_stats {
 	bool stopped; /* params.stop ended the pass, or bf_max_job_test did */
 };
 
-/* What a pass returns; every array is the result's own. An array job
- * (count > 1) gets one decision per task it starts (all with the same
- * index), then at most one for the tasks left waiting. */
+/* What a pass returns; every array is the result's own. Decisions come in
+ * the order the jobs were tried, one per job the pass reached: a job it did
+ * not reach (past default_queue_depth or bf_max_job_test, over
+ * bf_max_job_user, before params.resume, after params.stop) gets none, and
+ * its previous verdict stands. An array job (count > 1) gets one decision
+ * per task it starts (all with the same index), then at most one for the
+ * tasks left waiting. */
 struct sched_result {
 	struct sched_decision *decisions;
 	uint32_t n_decisions;
 	struct sched_alloc *allocs; /* their cpu_ids/gpu_units point into the result */
 	uint32_t n_allocs;
 	uint32_t *preempt; /* job ids, for the preemption work */
-	struct sched_resume resume; /* where bf_continue goes on from */
+	/* where bf_continue goes on from: valid when params.stop ended the
+	 * pass (the last job tried) */
+	struct sched_resume resume;
 	struct sched_stats stats;
 	void *pool; /* the cpu_ids and gpu_units the allocations point to */
+	size_t cap_decisions, cap_allocs; /* room in the arrays (the pass's) */
 };
 
 /* Decides the pending jobs of snap. 0 and *out filled (freed with

@@ -209,21 +209,17 @@ static void singleton_one_at_a_time(void **state)
 static void kill_invalid_depend_choice(void **state)
 {
 	struct ctld *c = *state;
-	struct drv_conf_kv kv[] = {
-	    {"SchedulerParameters", "bf_continue,kill_invalid_depend"}};
 	struct job *j = add(c, 10, JOB_PENDING, "x", NULL);
 	j->req.kill_invalid_dep = -1;
+	c->conf->sched.kill_invalid_depend = false;
 	assert_false(depend_kill_invalid(c, j));
-	c->conf->other = kv;
-	c->conf->n_other = 1;
+	c->conf->sched.kill_invalid_depend = true; /* SchedulerParameters= */
 	assert_true(depend_kill_invalid(c, j));
 	j->req.kill_invalid_dep = 0; /* --kill-on-invalid-dep=no wins */
 	assert_false(depend_kill_invalid(c, j));
-	kv[0].value = "kill_invalid_depend_not";
-	j->req.kill_invalid_dep = -1;
-	assert_false(depend_kill_invalid(c, j));
-	c->conf->other = NULL;
-	c->conf->n_other = 0;
+	c->conf->sched.kill_invalid_depend = false;
+	j->req.kill_invalid_dep = 1; /* and =yes */
+	assert_true(depend_kill_invalid(c, j));
 }
 
 /* An array answers as a whole ("ID", "ID_*": OK once every task

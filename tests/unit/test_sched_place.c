@@ -10,38 +10,42 @@
 
 #include <cmocka.h>
 
-#include "sched/sched.h"
+#include "sched_fixture.h"
 
-static const uint32_t all4[] = {0, 1, 2, 3};
-
-static struct sched_node node(uint32_t cpus, const char *features, uint64_t tmp)
+/* Four nodes of cpus each, with features and TmpDisk. */
+static struct fx *four(const uint32_t cpus[4], const char *const feat[4],
+		       const uint64_t tmp[4])
 {
-	struct sched_node n = {
-	    .up = true, .cpus_total = cpus, .features = features, .tmp_disk = tmp};
-	return n;
+	struct fx *f = fx_new(1000);
+	for (int i = 0; i < 4; i++) {
+		fx_node(f, cpus ? cpus[i] : 2, 0, 0, NULL);
+		f->nodes[i].features = feat ? feat[i] : NULL;
+		f->nodes[i].tmp_disk = tmp ? tmp[i] : 0;
+	}
+	fx_part(f, 0, 3);
+	return f;
+}
+
+/* Places r (one job) on f's four nodes by a quick pass; returns the node
+ * count (0: refused) and the node indices in out. */
+static uint32_t place(struct fx *f, const struct sched_req *r, uint32_t *out)
+{
+	f->snap.n_pending = 0;
+	struct sched_pending *j = fx_job(f, 1, 1, 0, 1, 1, 600);
+	*fx_req(f, j) = *r;
+	assert_int_equal(fx_pass(f, SCHED_PASS_QUICK), 0);
+	const struct sched_decision *d = fx_dec(f, 1);
+	if (!d || d->verdict != SCHED_START)
+		return 0;
+	for (uint32_t i = 0; i < d->alloc_n; i++)
+		out[i] = fx_alloc(f, d, i)->node;
+	return d->alloc_n;
 }
 
 static struct sched_req one_task(void)
 {
 	struct sched_req r = {.min_nodes = 1, .cpus_per_task = 1};
 	return r;
-}
-
-/* Places r on (a copy of) the four nodes; returns the node count (0:
- * refused) and the node indices in out. */
-static uint32_t place(const struct sched_node *nodes, const struct sched_req *r,
-		      uint32_t *out)
-{
-	struct sched_part p = {all4, 4, true};
-	struct sched_alloc a[4];
-	struct sched_node copy[4];
-	uint32_t n = 0;
-	memcpy(copy, nodes, sizeof(copy));
-	if (sched_place(copy, &p, r, a, 4, &n) < 0)
-		return 0;
-	for (uint32_t i = 0; i < n; i++)
-		out[i] = a[i].node;
-	return n;
 }
 
 static void constraint_parser_takes_slurm_syntax(void **state)
@@ -92,167 +96,164 @@ static void constraint_matching_goes_left_to_right(void **state)
 
 static void nodelist_and_exclude(void **state)
 {
-	struct sched_node nodes[4] = {node(2, NULL, 0), node(2, NULL, 0),
-				      node(2, NULL, 0), node(2, NULL, 0)};
+	struct fx *f = four(NULL, NULL, NULL);
 	uint32_t out[4];
 	struct sched_req r = one_task();
 	const uint32_t want[] = {2}, two[] = {3, 1}, exc[] = {0, 1};
 	r.req_nodes = want;
 	r.n_req_nodes = 1;
-	assert_int_equal(place(nodes, &r, out), 1);
+	assert_int_equal(place(f, &r, out), 1);
 	assert_int_equal(out[0], 2);
 	/* -w nodes count toward -N: two listed make a 2-node job, in order */
 	r.req_nodes = two;
 	r.n_req_nodes = 2;
-	assert_int_equal(place(nodes, &r, out), 2);
+	assert_int_equal(place(f, &r, out), 2);
 	assert_int_equal(out[0], 1);
 	assert_int_equal(out[1], 3);
 	/* -N 3 with one listed node: that one plus the first others */
 	r.req_nodes = want;
 	r.n_req_nodes = 1;
 	r.min_nodes = 3;
-	assert_int_equal(place(nodes, &r, out), 3);
+	assert_int_equal(place(f, &r, out), 3);
 	assert_int_equal(out[0], 2);
 	assert_int_equal(out[1], 0);
 	/* a busy listed node: no placement, though others are free */
 	r.min_nodes = 1;
-	nodes[2].cpus_used = 2;
-	assert_int_equal(place(nodes, &r, out), 0);
-	nodes[2].cpus_used = 0;
+	fx_run(f, 90, 0, 5000, 2, 0x3);
+	assert_int_equal(place(f, &r, out), 0);
+	assert_string_equal(fx_what(f, 1), "Resources");
+	f->snap.n_running = 0;
 	r.req_nodes = NULL;
 	r.n_req_nodes = 0;
 	r.exc_nodes = exc;
 	r.n_exc_nodes = 2;
-	assert_int_equal(place(nodes, &r, out), 1);
+	assert_int_equal(place(f, &r, out), 1);
 	assert_int_equal(out[0], 2);
 	r.min_nodes = 3; /* only two left */
-	assert_int_equal(place(nodes, &r, out), 0);
+	assert_int_equal(place(f, &r, out), 0);
+	assert_string_equal(fx_what(f, 1), "PartitionNodeLimit");
+	fx_free(f);
 }
 
 static void constraints_choose_nodes(void **state)
 {
-	struct sched_node nodes[4] = {node(2, NULL, 0), node(2, "a,ib", 0),
-				      node(2, "b,ib", 0), node(2, "b", 0)};
+	const char *const feat[4] = {NULL, "a,ib", "b,ib", "b"};
+	struct fx *f = four(NULL, feat, NULL);
 	uint32_t out[4];
 	struct sched_constraint c;
 	struct sched_req r = one_task();
 	r.constraint = &c;
 	assert_int_equal(sched_constraint_parse("b", &c), 0);
-	assert_int_equal(place(nodes, &r, out), 1);
+	assert_int_equal(place(f, &r, out), 1);
 	assert_int_equal(out[0], 2);
 	assert_int_equal(sched_constraint_parse("b&ib", &c), 0);
-	assert_int_equal(place(nodes, &r, out), 1);
+	assert_int_equal(place(f, &r, out), 1);
 	assert_int_equal(out[0], 2);
-	nodes[2].cpus_used = 2;
-	assert_int_equal(place(nodes, &r, out), 0);
-	nodes[2].cpus_used = 0;
+	fx_run(f, 90, 0, 5000, 2, 0x3);
+	assert_int_equal(place(f, &r, out), 0);
+	f->snap.n_running = 0;
 	/* [a|b] over two nodes: only b has two, so both are b nodes */
 	assert_int_equal(sched_constraint_parse("[a|b]", &c), 0);
 	r.min_nodes = 2;
-	assert_int_equal(place(nodes, &r, out), 2);
+	assert_int_equal(place(f, &r, out), 2);
 	assert_int_equal(out[0], 2);
 	assert_int_equal(out[1], 3);
 	/* a|b over two nodes may mix them */
 	assert_int_equal(sched_constraint_parse("a|b", &c), 0);
-	assert_int_equal(place(nodes, &r, out), 2);
+	assert_int_equal(place(f, &r, out), 2);
 	assert_int_equal(out[0], 1);
 	assert_int_equal(out[1], 2);
 	/* ib*2: the job gets two ib nodes, and -N 3 a third of any kind */
 	assert_int_equal(sched_constraint_parse("ib*2", &c), 0);
 	r.min_nodes = 1;
-	assert_int_equal(place(nodes, &r, out), 2);
+	assert_int_equal(place(f, &r, out), 2);
 	assert_int_equal(out[0], 1);
 	assert_int_equal(out[1], 2);
 	r.min_nodes = 3;
-	assert_int_equal(place(nodes, &r, out), 3);
+	assert_int_equal(place(f, &r, out), 3);
 	assert_int_equal(out[2], 0);
 	assert_int_equal(sched_constraint_parse("a*2", &c), 0);
-	assert_int_equal(place(nodes, &r, out), 0);
+	assert_int_equal(place(f, &r, out), 0);
 	assert_int_equal(sched_constraint_parse("nosuch", &c), 0);
 	r.min_nodes = 1;
-	assert_int_equal(place(nodes, &r, out), 0);
+	assert_int_equal(place(f, &r, out), 0);
+	fx_free(f);
 }
 
 static void mincpus_and_tmp(void **state)
 {
-	struct sched_node nodes[4] = {node(2, NULL, 100), node(4, NULL, 50),
-				      node(8, NULL, 1000), node(8, NULL, 2000)};
+	const uint32_t cpus[4] = {2, 4, 8, 8};
+	const uint64_t tmp[4] = {100, 50, 1000, 2000};
+	struct fx *f = four(cpus, NULL, tmp);
 	uint32_t out[4];
 	struct sched_req r = one_task();
-	struct sched_part p = {all4, 4, true};
 	r.min_cpus = 4;
-	assert_int_equal(place(nodes, &r, out), 1);
+	assert_int_equal(place(f, &r, out), 1);
 	assert_int_equal(out[0], 1);
 	/* it holds min_cpus CPUs, not just one per task */
-	struct sched_alloc a[1];
-	uint32_t n;
-	assert_int_equal(sched_place(nodes, &p, &r, a, 1, &n), 0);
-	assert_int_equal(a[0].cpus, 4);
-	assert_int_equal(nodes[1].cpus_used, 4);
-	nodes[1].cpus_used = 1; /* three free: not enough */
-	assert_int_equal(place(nodes, &r, out), 1);
+	assert_int_equal(fx_alloc(f, fx_dec(f, 1), 0)->cpus, 4);
+	fx_run(f, 90, 0, 5000, 1, 0x1); /* three free: not enough */
+	assert_int_equal(place(f, &r, out), 1);
 	assert_int_equal(out[0], 2);
 	r.min_cpus = 0;
 	r.min_tmp = 500;
-	assert_int_equal(place(nodes, &r, out), 1);
+	assert_int_equal(place(f, &r, out), 1);
 	assert_int_equal(out[0], 2);
 	r.min_tmp = 1500;
-	assert_int_equal(place(nodes, &r, out), 1);
+	assert_int_equal(place(f, &r, out), 1);
 	assert_int_equal(out[0], 3);
 	r.min_tmp = 5000;
-	assert_int_equal(sched_fits_config(nodes, 4, &p, &r), -ENOSPC);
+	assert_int_equal(sched_fits_config(f->nodes, 4, &f->parts[0], &r), -ENOSPC);
 	r.min_tmp = 0;
 	r.min_cpus = 16;
-	assert_int_equal(sched_fits_config(nodes, 4, &p, &r), -ENOSPC);
+	assert_int_equal(sched_fits_config(f->nodes, 4, &f->parts[0], &r), -ENOSPC);
 	r.min_cpus = 8;
-	assert_int_equal(sched_fits_config(nodes, 4, &p, &r), 0);
+	assert_int_equal(sched_fits_config(f->nodes, 4, &f->parts[0], &r), 0);
+	fx_free(f);
 }
 
 static void a_down_listed_node_waits_without_blocking(void **state)
 {
-	struct sched_node nodes[4] = {node(2, NULL, 0), node(2, NULL, 0),
-				      node(2, NULL, 0), node(2, NULL, 0)};
-	struct sched_part parts[] = {{all4, 4, true}};
+	struct fx *f = four(NULL, NULL, NULL);
 	const uint32_t want[] = {3};
-	struct sched_req listed = one_task(), any = one_task();
-	listed.req_nodes = want;
-	listed.n_req_nodes = 1;
-	nodes[3].up = false;
-	struct sched_job jobs[] = {{.job_id = 1, .priority = 9, .req = &listed},
-				   {.job_id = 2, .priority = 1, .req = &any}};
-	struct sched_input in = {nodes, 4, parts, 1, jobs, 2};
-	struct sched_alloc alloc[8];
-	assert_int_equal(sched_run(&in, alloc, 8), 1);
-	assert_int_equal(jobs[0].verdict, SCHED_WAIT_REQ_NODE);
-	assert_string_equal(sched_verdict_reason(jobs[0].verdict), "ReqNodeNotAvail");
-	assert_int_equal(jobs[1].verdict, SCHED_START);
+	struct sched_req *listed = fx_req(f, fx_job(f, 1, 9, 0, 1, 1, 600));
+	listed->req_nodes = want;
+	listed->n_req_nodes = 1;
+	fx_job(f, 2, 1, 0, 1, 1, 600);
+	f->nodes[3].up = false;
+	assert_int_equal(fx_pass(f, SCHED_PASS_QUICK), 0);
+	assert_string_equal(fx_what(f, 1), "ReqNodeNotAvail");
+	assert_string_equal(fx_what(f, 2), "start");
+	assert_int_equal(fx_pass(f, SCHED_PASS_BACKFILL), 0);
+	assert_string_equal(fx_what(f, 1), "ReqNodeNotAvail");
+	assert_int_equal(fx_dec(f, 1)->start, 0); /* not planned */
 	/* busy rather than down: Resources, and the partition waits behind it */
-	nodes[3].up = true;
-	nodes[3].cpus_used = 2;
-	jobs[0].verdict = jobs[1].verdict = SCHED_START;
-	assert_int_equal(sched_run(&in, alloc, 8), 0);
-	assert_int_equal(jobs[0].verdict, SCHED_WAIT_RESOURCES);
-	assert_int_equal(jobs[1].verdict, SCHED_WAIT_PRIORITY);
+	f->nodes[3].up = true;
+	fx_run(f, 90, 0, 5000, 3, 0x3);
+	assert_int_equal(fx_pass(f, SCHED_PASS_QUICK), 0);
+	assert_string_equal(fx_what(f, 1), "Resources");
+	assert_string_equal(fx_what(f, 2), "Priority");
 	/* a -w index outside the snapshot is a malformed snapshot */
 	const uint32_t bad[] = {9};
-	listed.req_nodes = bad;
-	assert_int_equal(sched_run(&in, alloc, 8), -EINVAL);
+	listed->req_nodes = bad;
+	assert_int_equal(fx_pass(f, SCHED_PASS_QUICK), -EINVAL);
+	fx_free(f);
 }
 
 /* --ntasks-per-node times the node count past 2^32 must not wrap to a
  * small task count that then fits: (2^31 + 1) * 2 wraps to 2. */
 static void a_task_count_that_overflows_is_not_placed(void **state)
 {
-	struct sched_node nodes[4] = {node(0x80000001u, NULL, 0),
-				      node(0x80000001u, NULL, 0), node(2, NULL, 0),
-				      node(2, NULL, 0)};
+	struct fx *f = four(NULL, NULL, NULL);
 	uint32_t out[4];
 	struct sched_req r = one_task();
 	r.min_nodes = 2;
 	r.ntasks_per_node = 0x80000001u;
-	assert_int_equal(place(nodes, &r, out), 0);
+	assert_int_equal(place(f, &r, out), 0);
+	assert_string_equal(fx_what(f, 1), "PartitionNodeLimit");
 	r.ntasks_per_node = 2; /* the same request with a count that fits */
-	assert_int_equal(place(nodes, &r, out), 2);
+	assert_int_equal(place(f, &r, out), 2);
+	fx_free(f);
 }
 
 int main(void)

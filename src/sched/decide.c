@@ -1,0 +1,475 @@
+/* decide.c — what one pending job gets in a pass: which candidate
+ * partitions could ever hold it (State, MaxTime, Min/MaxNodes, the nodes'
+ * configuration), whether a limit holds it, whether it starts now (in the
+ * candidate where it starts first; with --time-min, for the longest limit
+ * that delays no plan), and otherwise why it waits and, in a backfill pass,
+ * when and where it is planned. Writes decisions and allocations into the
+ * result and what it gives into the profile. Pure. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/sched_internal.h"
+
+/* --- the result -------------------------------------------------------------- */
+
+static int room_allocs(struct pass *c, uint32_t n)
+{
+	struct sched_result *r = c->res;
+	if (r->n_allocs + n <= r->cap_allocs)
+		return 0;
+	size_t cap = r->cap_allocs ? r->cap_allocs : 64;
+	while (cap < r->n_allocs + n)
+		cap *= 2;
+	struct sched_alloc *v = realloc(r->allocs, cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	r->allocs = v;
+	r->cap_allocs = cap;
+	return 0;
+}
+
+static int emit(struct pass *c, const struct sched_decision *d)
+{
+	struct sched_result *r = c->res;
+	if (r->n_decisions == r->cap_decisions) {
+		size_t cap = r->cap_decisions ? r->cap_decisions * 2 : 64;
+		struct sched_decision *v = realloc(r->decisions, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		r->decisions = v;
+		r->cap_decisions = cap;
+	}
+	r->decisions[r->n_decisions++] = *d;
+	if (d->verdict == SCHED_START)
+		r->stats.started++;
+	else if (d->start)
+		r->stats.planned++;
+	return 0;
+}
+
+static int emit_wait(struct pass *c, uint32_t idx, uint32_t part, enum sched_reason why,
+		     uint32_t lacks)
+{
+	const struct sched_pending *j = &c->snap->pending[idx];
+	struct sched_decision d = {
+	    .index = idx,
+	    .job_id = j->job_id,
+	    .verdict = SCHED_WAIT,
+	    .reason = why,
+	    .part = part,
+	    .time_limit = j->time_limit,
+	    .lacks = lacks,
+	};
+	return emit(c, &d);
+}
+
+/* A quick pass repeats the plan of a job that still waits. */
+static int emit_wait_planned(struct pass *c, uint32_t idx, const struct sched_plan *pl,
+			     uint32_t part, enum sched_reason why, uint32_t lacks)
+{
+	const struct sched_pending *j = &c->snap->pending[idx];
+	if (!pl)
+		return emit_wait(c, idx, part, why, lacks);
+	if (room_allocs(c, pl->n_alloc) < 0)
+		return -ENOMEM;
+	struct sched_alloc *a = &c->res->allocs[c->res->n_allocs];
+	for (uint32_t i = 0; i < pl->n_alloc; i++) {
+		const struct sched_node *n = &c->snap->nodes[pl->alloc[i].node];
+		size_t words = SCHED_WORDS(n->n_cpus);
+		a[i] = pl->alloc[i];
+		uint64_t *ids = arena_alloc(c->pool, words * sizeof(*ids));
+		uint32_t *units = n->n_gpus ? arena_alloc(c->pool, n->n_gpus * 4) : NULL;
+		if (!ids || (n->n_gpus && !units))
+			return -ENOMEM;
+		if (pl->alloc[i].cpu_ids)
+			memcpy(ids, pl->alloc[i].cpu_ids, words * sizeof(*ids));
+		if (units && pl->alloc[i].gpu_units)
+			memcpy(units, pl->alloc[i].gpu_units, n->n_gpus * sizeof(*units));
+		a[i].cpu_ids = ids;
+		a[i].gpu_units = units;
+	}
+	struct sched_decision d = {
+	    .index = idx,
+	    .job_id = j->job_id,
+	    .verdict = SCHED_WAIT,
+	    .reason = why,
+	    .part = pl->part,
+	    .start = pl->start,
+	    .time_limit = j->time_limit,
+	    .alloc_off = c->res->n_allocs,
+	    .alloc_n = pl->n_alloc,
+	    .lacks = lacks,
+	};
+	c->res->n_allocs += pl->n_alloc;
+	return emit(c, &d);
+}
+
+/* --- giving resources ---------------------------------------------------------- */
+
+struct give {
+	uint32_t idx;
+	const struct shape *s;
+	const struct pick *picks;
+	uint32_t n;
+	uint32_t t; /* seconds after now */
+	enum sched_verdict verdict;
+	enum sched_reason why; /* WAIT */
+	uint32_t lacks;
+};
+
+/* Gives a job what g says: START (when its limits still allow it with what
+ * it really gets; else *held says why) or a plan. 1 given, 0 held, -ENOMEM. */
+static int give(struct pass *c, const struct give *g, enum sched_reason *held)
+{
+	const struct sched_pending *j = &c->snap->pending[g->idx];
+	struct sched_result *res = c->res;
+	int64_t start = c->prof.now + g->t, end = add_sat(start, g->s->len);
+	struct sched_tres_vec tres;
+	if (room_allocs(c, g->n) < 0)
+		return -ENOMEM;
+	struct sched_alloc *a = &res->allocs[res->n_allocs];
+	if (place_fill(c, g->s, g->picks, g->n, start, a) < 0)
+		return -ENOMEM;
+	limits_alloc_tres(c->snap, a, g->n, &tres);
+	if (g->verdict == SCHED_START) {
+		*held = limits_check(&c->lim, j, g->s->part, &tres);
+		if (*held != SCHED_R_NONE)
+			return 0;
+	}
+	for (uint32_t i = 0; i < g->n; i++) {
+		struct resv r = {
+		    .start = start,
+		    .end = end,
+		    .mem = a[i].mem,
+		    .cpu_ids = a[i].cpu_ids,
+		    .gpu_units = a[i].gpu_units,
+		    .cpus = a[i].cpus,
+		    .part = g->s->part,
+		    .share_max = g->s->view.share_max,
+		    .shares = g->s->view.shares,
+		    .excl = g->s->view.excl,
+		};
+		if (prof_add(&c->prof, a[i].node, &r) < 0)
+			return -ENOMEM;
+	}
+	if (prof_add_lics(&c->prof, j->lics, j->n_lics, start, end) < 0)
+		return -ENOMEM;
+	if (g->verdict == SCHED_START &&
+	    limits_add(&c->lim, j->qos, j->assoc, j->uid, g->s->part, &tres) < 0)
+		return -ENOMEM;
+	struct sched_decision d = {
+	    .index = g->idx,
+	    .job_id = j->job_id,
+	    .verdict = g->verdict,
+	    .reason = g->verdict == SCHED_START ? SCHED_R_NONE : g->why,
+	    .part = g->s->part,
+	    .start = start,
+	    .time_limit = g->s->len,
+	    .alloc_off = res->n_allocs,
+	    .alloc_n = g->n,
+	    .lacks = g->lacks,
+	};
+	res->n_allocs += g->n;
+	return emit(c, &d) < 0 ? -ENOMEM : 1;
+}
+
+/* --- --time-min ----------------------------------------------------------------- */
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The limits at which what fits now can change: where something on the
+ * partition's nodes (or a license of the job) begins within (lo, hi). */
+static int64_t *limit_points(struct pass *c, const struct shape *s, int64_t lo,
+			     int64_t hi, uint32_t *n)
+{
+	size_t cap = 64, k = 0;
+	int64_t *v = malloc(cap * sizeof(*v));
+	for (uint32_t i = 0; v && i < s->m; i++) {
+		const struct node_prof *np = &c->prof.np[s->order[i]];
+		for (uint32_t r = 0; v && r < np->n; r++) {
+			int64_t len = np->r[r].start - c->prof.now;
+			if (len <= lo || len >= hi)
+				continue;
+			if (k == cap) {
+				int64_t *w = realloc(v, (cap *= 2) * sizeof(*v));
+				if (!w)
+					free(v);
+				v = w;
+			}
+			if (v)
+				v[k++] = len;
+		}
+	}
+	for (uint32_t l = 0; v && l < s->n_lics; l++) {
+		const struct steps *lp = &c->prof.lp[s->lics[l].lic];
+		for (uint32_t i = 0; v && i < lp->n; i++) {
+			int64_t len = lp->s[i].t - c->prof.now;
+			if (len <= lo || len >= hi)
+				continue;
+			if (k == cap) {
+				int64_t *w = realloc(v, (cap *= 2) * sizeof(*v));
+				if (!w)
+					free(v);
+				v = w;
+			}
+			if (v)
+				v[k++] = len;
+		}
+	}
+	if (v)
+		qsort(v, k, sizeof(*v), cmp_i64);
+	*n = (uint32_t)k;
+	return v;
+}
+
+/* Does a job of j fit now in part when it runs for len? */
+static uint32_t fits_now_for(struct pass *c, const struct sched_pending *j, uint32_t part,
+			     int64_t len, struct shape *s, struct pick *picks)
+{
+	shape_init_linear(c, s, j, part, len);
+	if (s->n_lics && prof_lics_earliest(&c->prof, s->lics, s->n_lics, c->prof.now,
+					    len) != c->prof.now)
+		return 0;
+	return place_choose(c, s, 0, picks);
+}
+
+/* The longest limit in [time_min, limit) a job of j runs with if it starts
+ * now in part (fits with time_min): what fits only changes where something
+ * begins, so it is the last such point that still fits. */
+static int start_shortened(struct pass *c, uint32_t idx, uint32_t part,
+			   enum sched_reason *held)
+{
+	const struct sched_pending *j = &c->snap->pending[idx];
+	struct shape s;
+	uint32_t n = fits_now_for(c, j, part, j->time_min, &s, c->picks), k;
+	if (!n)
+		return 0;
+	int64_t *pts = limit_points(c, &s, j->time_min, j->time_limit, &k);
+	if (!pts)
+		return -ENOMEM;
+	uint32_t lo = 0, hi = k; /* pts[0..lo) fit; pts[hi..k) do not */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (fits_now_for(c, j, part, pts[mid], &s, c->best))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	int64_t len = lo ? pts[lo - 1] : j->time_min;
+	free(pts);
+	n = fits_now_for(c, j, part, len, &s, c->picks);
+	struct give g = {idx, &s, c->picks, n, 0, SCHED_START, SCHED_R_NONE, 0};
+	return n ? give(c, &g, held) : 0;
+}
+
+/* --- one job ---------------------------------------------------------------------- */
+
+static bool blocked_now(const struct pass *c, const struct cand *k)
+{
+	return !c->backfill && c->blocked[k->part];
+}
+
+/* Tries to start one task of job idx now: in the first candidate (in the
+ * order given) it fits, with its limit or shortened down to --time-min. 1
+ * started, 0 not (*held: a limit that held it), -ENOMEM. */
+static int start_one(struct pass *c, uint32_t idx, const struct cand *cands,
+		     uint32_t n_cands, enum sched_reason *held)
+{
+	const struct sched_pending *j = &c->snap->pending[idx];
+	struct sched_tres_vec want;
+	limits_req_tres(j->req, &want);
+	for (uint32_t pass = 0; pass < 2; pass++)
+		for (uint32_t k = 0; k < n_cands; k++) {
+			const struct cand *cd = &cands[k];
+			enum sched_reason why = limits_check(&c->lim, j, cd->part, &want);
+			if (blocked_now(c, cd))
+				continue;
+			if (why != SCHED_R_NONE) {
+				*held = why;
+				continue;
+			}
+			int rc;
+			if (pass == 0) {
+				uint32_t n = 0;
+				if (shape_earliest(c, cd->s, 0, c->picks, &n) != 0)
+					continue;
+				struct give g = {idx, cd->s,	   c->picks,	 n,
+						 0,   SCHED_START, SCHED_R_NONE, 0};
+				rc = give(c, &g, held);
+			} else if (j->time_min > 0 && j->time_min < j->time_limit) {
+				rc = start_shortened(c, idx, cd->part, held);
+			} else {
+				continue;
+			}
+			if (rc != 0 || c->err)
+				return c->err ? c->err : rc;
+		}
+	return 0;
+}
+
+static int grow_cands(struct pass *c, uint32_t n)
+{
+	if (n <= c->cap_cands)
+		return 0;
+	struct cand *v = realloc(c->cands, n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	c->cands = v;
+	c->cap_cands = n;
+	return 0;
+}
+
+/* Why partition part can never start j, or SCHED_R_NONE (*s its shape). */
+static enum sched_reason part_reason(struct pass *c, const struct sched_pending *j,
+				     uint32_t part, struct shape **s)
+{
+	const struct sched_part *p = &c->snap->parts[part];
+	const struct sched_req *r = j->req;
+	if (!p->up)
+		return SCHED_R_PART_DOWN;
+	if (p->max_time != SCHED_NEVER && j->time_limit > p->max_time)
+		return SCHED_R_PART_TIME_LIMIT;
+	if ((p->max_nodes && r->min_nodes > p->max_nodes) ||
+	    (p->min_nodes && r->max_nodes && r->max_nodes < p->min_nodes))
+		return SCHED_R_PART_NODE_LIMIT;
+	if (shape_get(c, j, part, j->time_limit, s) < 0) {
+		c->err = -ENOMEM;
+		return SCHED_R_PART_NODE_LIMIT;
+	}
+	return shape_fits_config(c, *s) == 0 ? SCHED_R_NONE : SCHED_R_PART_NODE_LIMIT;
+}
+
+/* The candidates that could ever start j, and that its limits allow now;
+ * *n of them, else *why is the first one's reason. */
+static int candidates(struct pass *c, const struct sched_pending *j, uint32_t *n,
+		      enum sched_reason *why)
+{
+	struct sched_tres_vec want;
+	enum sched_reason lim = SCHED_R_NONE;
+	*n = 0;
+	*why = SCHED_R_NONE;
+	if (grow_cands(c, j->n_parts) < 0)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < j->n_lics; k++)
+		if (j->lics[k].count > c->snap->lics[j->lics[k].lic].total)
+			*why = SCHED_R_LICENSES; /* never: more than exist */
+	limits_req_tres(j->req, &want);
+	for (uint32_t k = 0; *why != SCHED_R_LICENSES && k < j->n_parts; k++) {
+		struct shape *s = NULL;
+		enum sched_reason r = part_reason(c, j, j->parts[k], &s);
+		if (c->err)
+			return c->err;
+		if (r == SCHED_R_NONE) {
+			r = limits_check(&c->lim, j, j->parts[k], &want);
+			if (r != SCHED_R_NONE && lim == SCHED_R_NONE)
+				lim = r;
+			if (r != SCHED_R_NONE)
+				continue;
+			c->cands[(*n)++] = (struct cand){j->parts[k], s};
+		} else if (*why == SCHED_R_NONE) {
+			*why = r;
+		}
+	}
+	if (lim != SCHED_R_NONE)
+		*why = lim; /* a limit holds it where it could run */
+	return 0;
+}
+
+static bool req_node_down(const struct pass *c, const struct sched_req *r)
+{
+	for (uint32_t i = 0; i < r->n_req_nodes; i++)
+		if (!c->snap->nodes[r->req_nodes[i]].up)
+			return true;
+	return false;
+}
+
+/* Why the rest of job idx waits, and (backfill) when and where it starts. */
+static int wait_rest(struct pass *c, uint32_t idx, const struct cand *cands,
+		     uint32_t n_cands, const struct sched_plan *plan)
+{
+	const struct sched_pending *j = &c->snap->pending[idx];
+	bool behind = false;
+	for (uint32_t k = 0; k < n_cands; k++)
+		behind |= c->waiting[cands[k].part];
+	enum sched_reason why = behind ? SCHED_R_PRIORITY : SCHED_R_RESOURCES;
+	if (j->n_lics && prof_lics_earliest(&c->prof, j->lics, j->n_lics, c->prof.now,
+					    j->time_limit) != c->prof.now)
+		why = SCHED_R_LICENSES; /* it waits for licenses, not for a node */
+	uint32_t lacks = why == SCHED_R_RESOURCES ? place_lacks(c, cands[0].s) : 0;
+	for (uint32_t k = 0; why != SCHED_R_LICENSES && k < n_cands; k++) {
+		c->waiting[cands[k].part] = true;
+		/* a quick pass keeps a planned job's plan: it need not also
+		 * keep everyone behind it from starting */
+		c->blocked[cands[k].part] |= !plan;
+	}
+	if (!c->backfill)
+		return emit_wait_planned(c, idx, plan, cands[0].part, why, lacks);
+	uint32_t best = REL_INF, best_k = 0, best_n = 0;
+	for (uint32_t k = 0; k < n_cands; k++) {
+		uint32_t n = 0;
+		uint32_t t =
+		    shape_earliest(c, cands[k].s, (uint32_t)c->prof.window, c->picks, &n);
+		if (c->err)
+			return c->err;
+		if (t < best) {
+			struct pick *swap = c->best;
+			c->best = c->picks;
+			c->picks = swap;
+			best = t, best_k = k, best_n = n;
+		}
+	}
+	if (best == REL_INF)
+		return emit_wait(c, idx, cands[0].part, why, lacks);
+	struct give g = {idx,  cands[best_k].s, c->best, best_n,
+			 best, SCHED_WAIT,	why,	 lacks};
+	enum sched_reason unused;
+	return give(c, &g, &unused) < 0 ? -ENOMEM : 0;
+}
+
+int decide_job(struct pass *c, uint32_t idx, const struct sched_plan *plan, bool *waits)
+{
+	const struct sched_pending *j = &c->snap->pending[idx];
+	enum sched_reason why;
+	uint32_t n_cands, started = 0;
+	c->res->stats.tested++;
+	*waits = true;
+	if (candidates(c, j, &n_cands, &why) < 0)
+		return -ENOMEM;
+	if (!n_cands)
+		return emit_wait(c, idx, j->parts[0], why, 0);
+	if (req_node_down(c, j->req))
+		/* Slurm's ReqNodeNotAvail: it waits for an admin, so it
+		 * holds no one else up */
+		return emit_wait(c, idx, c->cands[0].part, SCHED_R_REQ_NODE_NOT_AVAIL, 0);
+	enum sched_reason held = SCHED_R_NONE;
+	while (started < j->count) {
+		int rc = start_one(c, idx, c->cands, n_cands, &held);
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			break;
+		started++;
+		held = SCHED_R_NONE;
+	}
+	if (started) {
+		/* the plan was for the task that started; the rest wait anew */
+		*waits = false;
+		plan = NULL;
+	}
+	if (started == j->count)
+		return 0;
+	if (held != SCHED_R_NONE) /* a limit holds it: not planned */
+		return emit_wait(c, idx, c->cands[0].part, held, 0);
+	bool all_behind = !c->backfill;
+	for (uint32_t k = 0; k < n_cands; k++)
+		all_behind &= c->blocked[c->cands[k].part];
+	if (all_behind)
+		return emit_wait_planned(c, idx, plan, c->cands[0].part, SCHED_R_PRIORITY,
+					 0);
+	return wait_rest(c, idx, c->cands, n_cands, plan);
+}

@@ -1,0 +1,481 @@
+/* profile.c — the resource-time profile: for each node, the reservations
+ * (running jobs, jobs started and planned by this pass) that hold its CPU
+ * ids, memory and GPU units over time; for each license, its use as steps
+ * over time; and the set of candidate start times their ends make. It
+ * answers "what does this node have free for this job over [t, t + len)"
+ * exactly: CPU ids and GPU devices are free over a window when nobody holds
+ * them at any instant of it, memory is the node's less the largest sum held
+ * at one instant. Pure; it knows nothing of requests or policy. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/sched_internal.h"
+
+int64_t add_sat(int64_t t, int64_t len)
+{
+	if (len >= INT64_MAX - t)
+		return INT64_MAX;
+	return t + len;
+}
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+	return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+int64_t prof_quant(const struct prof *p, int64_t e)
+{
+	if (e <= p->now)
+		return p->now;
+	if (e > INT64_MAX - p->res)
+		return INT64_MAX;
+	return floor_div(e + p->res - 1, p->res) * p->res;
+}
+
+/* The slot of candidate time q (now or a grid point after it). */
+static uint32_t slot_of(const struct prof *p, int64_t q)
+{
+	if (q <= p->now)
+		return 0;
+	return (uint32_t)((q - p->g1) / p->res + 1);
+}
+
+static void mark_end(struct prof *p, int64_t end)
+{
+	int64_t q = prof_quant(p, end);
+	if (q <= p->now || q - p->now > p->window)
+		return;
+	uint32_t s = slot_of(p, q);
+	if (s < p->n_slots)
+		p->slots[s / 64] |= 1ULL << (s % 64);
+}
+
+int64_t prof_next_event(const struct prof *p, int64_t t)
+{
+	uint32_t s = t < p->g1 ? 1 : (uint32_t)((t - p->g1) / p->res + 2);
+	for (uint32_t w = s / 64; s < p->n_slots; w++, s = w * 64) {
+		uint64_t bits = p->slots[w] >> (s % 64);
+		if (bits) {
+			s += (uint32_t)__builtin_ctzll(bits);
+			return s < p->n_slots ? p->g1 + (int64_t)(s - 1) * p->res
+					      : INT64_MAX;
+		}
+	}
+	return INT64_MAX;
+}
+
+/* Index of the first reservation of np that ends after t. */
+static uint32_t first_after(const struct node_prof *np, int64_t t)
+{
+	uint32_t lo = 0, hi = np->n;
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+		if (np->r[mid].end <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int64_t prof_next_end(const struct prof *p, uint32_t node, int64_t t)
+{
+	const struct node_prof *np = &p->np[node];
+	for (uint32_t i = first_after(np, t); i < np->n; i++) {
+		int64_t q = prof_quant(p, np->r[i].end);
+		if (q > t)
+			return q;
+	}
+	return INT64_MAX;
+}
+
+int prof_add(struct prof *p, uint32_t node, const struct resv *r)
+{
+	struct node_prof *np = &p->np[node];
+	if (np->n == np->cap) {
+		uint32_t cap = np->cap ? np->cap * 2 : 4;
+		struct resv *v = realloc(np->r, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		np->r = v;
+		np->cap = cap;
+	}
+	uint32_t at = first_after(np, r->end);
+	memmove(&np->r[at + 1], &np->r[at], (np->n - at) * sizeof(*r));
+	np->r[at] = *r;
+	np->n++;
+	np->version++;
+	mark_end(p, r->end);
+	uint32_t slot = r->part < p->n_parts ? p->mcpn_slot[r->part] : UINT32_MAX;
+	if (slot != UINT32_MAX && !np->part_cpus)
+		np->part_cpus = calloc(p->n_mcpn, sizeof(*np->part_cpus));
+	if (slot != UINT32_MAX &&
+	    (!np->part_cpus ||
+	     steps_add(&np->part_cpus[slot], r->start, r->end, r->cpus) < 0))
+		return -ENOMEM;
+	uint32_t devices = 0;
+	for (uint32_t d = 0; r->gpu_units && d < p->nodes[node].n_gpus; d++)
+		devices += r->gpu_units[d] != 0;
+	/* counts of what is held alone: two sharing holders of one CPU would
+	 * count it twice, and the counts must never say less is free */
+	if (steps_add(&np->cpus, r->start, r->end, r->shares ? 0 : r->cpus) < 0 ||
+	    steps_add(&np->gpus, r->start, r->end, devices) < 0)
+		return -ENOMEM;
+	return steps_add(&np->mem, r->start, r->end, r->mem);
+}
+
+/* Can a device of n be held by one job only? Then devices held add up. */
+static bool whole_devices(const struct sched_node *n)
+{
+	for (uint32_t d = 0; d < n->n_gpus; d++)
+		if (n->gpus[d].capacity != 1)
+			return false;
+	return true;
+}
+
+int64_t prof_earliest_counts(const struct prof *p, uint32_t node, int64_t t, int64_t len,
+			     const struct job_view *v, const struct node_need *need)
+{
+	const struct sched_node *n = &p->nodes[node];
+	const struct node_prof *np = &p->np[node];
+	uint32_t slot = v->part < p->n_parts ? p->mcpn_slot[v->part] : UINT32_MAX;
+	while (t - p->now <= p->window) {
+		int64_t end = add_sat(t, len), jump = INT64_MIN, b;
+		b = steps_last_block(&np->cpus, n->n_cpus, need->cpus, t, end);
+		jump = b > jump ? b : jump;
+		if (n->mem) {
+			b = steps_last_block(&np->mem, n->mem, need->mem, t, end);
+			jump = b > jump ? b : jump;
+		}
+		if (need->gpus && whole_devices(n)) {
+			b = steps_last_block(&np->gpus, n->n_gpus, need->gpus, t, end);
+			jump = b > jump ? b : jump;
+		}
+		if (v->part_mcpn && slot != UINT32_MAX && np->part_cpus) {
+			b = steps_last_block(&np->part_cpus[slot], v->part_mcpn,
+					     need->cpus, t, end);
+			jump = b > jump ? b : jump;
+		}
+		if (jump == INT64_MIN)
+			return t;
+		if (jump == INT64_MAX)
+			return INT64_MAX;
+		t = prof_quant(p, jump);
+	}
+	return INT64_MAX;
+}
+
+/* --- licenses ----------------------------------------------------------------- */
+
+int prof_add_lics(struct prof *p, const struct sched_lic_req *l, uint32_t n,
+		  int64_t start, int64_t end)
+{
+	for (uint32_t k = 0; k < n; k++) {
+		if (steps_add(&p->lp[l[k].lic], start, end, l[k].count) < 0)
+			return -ENOMEM;
+		if (l[k].count)
+			mark_end(p, end);
+	}
+	return 0;
+}
+
+int64_t prof_lics_earliest(const struct prof *p, const struct sched_lic_req *l,
+			   uint32_t n, int64_t t, int64_t len)
+{
+	while (t - p->now <= p->window) {
+		int64_t jump = INT64_MIN;
+		for (uint32_t k = 0; k < n; k++) {
+			uint64_t total = p->lics[l[k].lic].total;
+			int64_t b = steps_last_block(&p->lp[l[k].lic], total, l[k].count,
+						     t, add_sat(t, len));
+			if (b > jump)
+				jump = b;
+		}
+		if (jump == INT64_MIN)
+			return t;
+		if (jump == INT64_MAX)
+			return INT64_MAX;
+		t = prof_quant(p, jump);
+	}
+	return INT64_MAX;
+}
+
+/* --- what a node has free over a window ------------------------------------- */
+
+/* Marks in used the CPUs that one more sharing job (of share_max) may not
+ * take at instant at: each holder's partition bounds the holders too. */
+static void full_at(const struct node_prof *np, uint32_t first, int64_t at,
+		    uint32_t n_cpus, uint32_t share_max, uint16_t *cnt, uint16_t *cap,
+		    uint64_t *used)
+{
+	uint16_t mine = share_max > UINT16_MAX ? UINT16_MAX : (uint16_t)share_max;
+	for (uint32_t b = 0; b < n_cpus; b++)
+		cnt[b] = 0, cap[b] = mine;
+	for (uint32_t i = first; i < np->n; i++) {
+		const struct resv *r = &np->r[i];
+		if (!r->shares || !r->cpu_ids || r->start > at || r->end <= at)
+			continue;
+		for (uint32_t b = 0; b < n_cpus; b++)
+			if (r->cpu_ids[b / 64] >> (b % 64) & 1) {
+				cnt[b] += cnt[b] < UINT16_MAX;
+				if (r->share_max < cap[b])
+					cap[b] = (uint16_t)r->share_max;
+			}
+	}
+	for (uint32_t b = 0; b < n_cpus; b++)
+		if (cnt[b] + 1u > cap[b])
+			used[b / 64] |= 1ULL << (b % 64);
+}
+
+/* CPUs a sharing job may not take over [t, end): full at some instant,
+ * which is at t or where some sharing holder begins. */
+static void shared_cpus(struct prof *p, const struct node_prof *np, uint32_t first,
+			int64_t t, int64_t end, uint32_t n_cpus, uint32_t share_max,
+			uint64_t *used)
+{
+	uint16_t *cnt = p->cpu_count, *cap = p->cpu_count + n_cpus;
+	full_at(np, first, t, n_cpus, share_max, cnt, cap, used);
+	for (uint32_t i = first; i < np->n; i++) {
+		const struct resv *r = &np->r[i];
+		if (r->shares && r->start > t && r->start < end)
+			full_at(np, first, r->start, n_cpus, share_max, cnt, cap, used);
+	}
+}
+
+void prof_window(struct prof *p, uint32_t node, int64_t t, int64_t len,
+		 const struct job_view *v, uint64_t *cpu_free, uint8_t *gpu_busy,
+		 struct node_free *out)
+{
+	const struct sched_node *n = &p->nodes[node];
+	const struct node_prof *np = &p->np[node];
+	uint32_t words = SCHED_WORDS(n->n_cpus);
+	int64_t end = add_sat(t, len);
+	uint32_t first = first_after(np, t);
+	bool any_shared = false;
+	memset(cpu_free, 0, words * sizeof(*cpu_free));
+	memset(gpu_busy, 0, n->n_gpus);
+	*out = (struct node_free){0};
+	for (uint32_t i = first; i < np->n; i++) {
+		const struct resv *r = &np->r[i];
+		if (r->start >= end)
+			continue;
+		out->busy = true;
+		out->blocked |= r->excl;
+		if (v->shares && r->shares)
+			any_shared = true;
+		else
+			for (uint32_t w = 0; r->cpu_ids && w < words; w++)
+				cpu_free[w] |= r->cpu_ids[w];
+
+		for (uint32_t d = 0; r->gpu_units && d < n->n_gpus; d++)
+			gpu_busy[d] |= r->gpu_units[d] != 0;
+	}
+	if (any_shared)
+		shared_cpus(p, np, first, t, end, n->n_cpus, v->share_max, cpu_free);
+	for (uint32_t w = 0; w < words; w++) {
+		cpu_free[w] = ~cpu_free[w];
+		if (w == words - 1 && n->n_cpus % 64)
+			cpu_free[w] &= (1ULL << (n->n_cpus % 64)) - 1;
+		out->n_cpus += (uint32_t)__builtin_popcountll(cpu_free[w]);
+	}
+	uint64_t mem = n->mem ? steps_max(&np->mem, t, end) : 0, part_cpus = 0;
+	out->mem = !n->mem ? UINT64_MAX : mem >= n->mem ? 0 : n->mem - mem;
+	uint32_t slot = v->part < p->n_parts ? p->mcpn_slot[v->part] : UINT32_MAX;
+	if (v->part_mcpn && slot != UINT32_MAX && np->part_cpus)
+		part_cpus = steps_max(&np->part_cpus[slot], t, end);
+	out->part_room = !v->part_mcpn		     ? UINT32_MAX
+			 : part_cpus >= v->part_mcpn ? 0
+						     : v->part_mcpn - (uint32_t)part_cpus;
+}
+
+/* --- building it ---------------------------------------------------------------- */
+
+/* Checks one running allocation against its node: CPU ids inside it and
+ * counted right, GPU units within each device. */
+static int check_alloc(const struct sched_node *n, const struct sched_alloc *a)
+{
+	uint32_t words = SCHED_WORDS(n->n_cpus), count = 0;
+	if (a->cpus && !a->cpu_ids)
+		return -EINVAL;
+	for (uint32_t w = 0; a->cpu_ids && w < words; w++)
+		count += (uint32_t)__builtin_popcountll(a->cpu_ids[w]);
+	if (a->cpu_ids && n->n_cpus % 64 && a->cpu_ids[words - 1] >> (n->n_cpus % 64))
+		return -EINVAL;
+	if (count != a->cpus)
+		return -EINVAL;
+	for (uint32_t d = 0; a->gpu_units && d < n->n_gpus; d++)
+		if (a->gpu_units[d] > n->gpus[d].capacity)
+			return -EINVAL;
+	return 0;
+}
+
+/* Nothing running may hold more than a node has at this instant: CPU ids
+ * held twice unless both holders share, memory, GPU units. */
+static int check_node_use(struct prof *p, uint32_t node, uint64_t *acc, uint32_t *units)
+{
+	const struct sched_node *n = &p->nodes[node];
+	const struct node_prof *np = &p->np[node];
+	uint32_t words = SCHED_WORDS(n->n_cpus);
+	uint64_t *any = acc, *alone = acc + words, mem = 0;
+	memset(acc, 0, 2 * words * sizeof(*acc));
+	memset(units, 0, n->n_gpus * sizeof(*units));
+	for (uint32_t i = 0; i < np->n; i++) {
+		const struct resv *r = &np->r[i];
+		for (uint32_t w = 0; r->cpu_ids && w < words; w++) {
+			uint64_t b = r->cpu_ids[w];
+			if ((b & alone[w]) || (!r->shares && (b & any[w])))
+				return -EINVAL;
+			any[w] |= b;
+			if (!r->shares)
+				alone[w] |= b;
+		}
+		mem += r->mem;
+		for (uint32_t d = 0; r->gpu_units && d < n->n_gpus; d++)
+			if ((units[d] += r->gpu_units[d]) > n->gpus[d].capacity)
+				return -EINVAL;
+	}
+	return n->mem && mem > n->mem ? -EINVAL : 0;
+}
+
+void prof_view(const struct sched_snapshot *s, uint32_t part, bool exclusive,
+	       bool oversubscribe, struct job_view *v)
+{
+	const struct sched_part *p = part < s->n_parts ? &s->parts[part] : NULL;
+	bool excl = exclusive || (p && p->oversubscribe == SCHED_OS_EXCLUSIVE);
+	*v = (struct job_view){
+	    .part = part,
+	    .part_mcpn = p ? p->max_cpus_per_node : 0,
+	    .share_max = p && p->oversubscribe_max ? p->oversubscribe_max : 1,
+	    .shares = p && !excl &&
+		      (p->oversubscribe == SCHED_OS_FORCE ||
+		       (p->oversubscribe == SCHED_OS_YES && oversubscribe)),
+	    .excl = excl,
+	};
+}
+
+static int add_running(struct prof *p, const struct sched_snapshot *s,
+		       const struct sched_running *j)
+{
+	struct job_view v;
+	prof_view(s, j->part, j->exclusive, j->oversubscribe, &v);
+	/* past its expected end but not gone yet: it holds what it has now */
+	int64_t end = j->end > s->now ? j->end : s->now + 1;
+	if (j->n_alloc && !j->alloc)
+		return -EINVAL;
+	for (uint32_t i = 0; i < j->n_alloc; i++) {
+		const struct sched_alloc *a = &j->alloc[i];
+		if (a->node >= s->n_nodes || check_alloc(&s->nodes[a->node], a) < 0)
+			return -EINVAL;
+		struct resv r = {
+		    .start = s->now,
+		    .end = end,
+		    .mem = a->mem,
+		    .cpu_ids = a->cpu_ids,
+		    .gpu_units = a->gpu_units,
+		    .cpus = a->cpus,
+		    .part = j->part,
+		    .share_max = v.share_max,
+		    .shares = v.shares,
+		    .excl = v.excl,
+		};
+		if (prof_add(p, a->node, &r) < 0)
+			return -ENOMEM;
+	}
+	for (uint32_t k = 0; k < j->n_lics; k++)
+		if (!j->lics || j->lics[k].lic >= s->n_lics)
+			return -EINVAL;
+	return prof_add_lics(p, j->lics, j->n_lics, s->now, end);
+}
+
+static int check_use(struct prof *p)
+{
+	uint64_t *acc = calloc(2 * (size_t)p->max_words, sizeof(*acc));
+	uint32_t *units = calloc(p->max_gpus, sizeof(*units));
+	int rc = acc && units ? 0 : -ENOMEM;
+	for (uint32_t i = 0; rc == 0 && i < p->n_nodes; i++)
+		rc = check_node_use(p, i, acc, units);
+	for (uint32_t k = 0; rc == 0 && k < p->n_lics; k++)
+		for (uint32_t i = 0; i < p->lp[k].n; i++)
+			if (p->lp[k].s[i].used > p->lics[k].total)
+				rc = -EINVAL;
+	free(acc);
+	free(units);
+	return rc;
+}
+
+static int alloc_tables(struct prof *p)
+{
+	p->np = calloc(p->n_nodes ? p->n_nodes : 1, sizeof(*p->np));
+	p->lp = calloc(p->n_lics ? p->n_lics : 1, sizeof(*p->lp));
+	p->slots = calloc(p->n_slots / 64 + 1, sizeof(*p->slots));
+	uint32_t max_cpus = 1;
+	p->max_words = 1;
+	p->max_gpus = 1;
+	for (uint32_t i = 0; i < p->n_nodes; i++) {
+		p->np[i].version = 1;
+		if (p->nodes[i].n_cpus > max_cpus)
+			max_cpus = p->nodes[i].n_cpus;
+		if (p->nodes[i].n_gpus > p->max_gpus)
+			p->max_gpus = p->nodes[i].n_gpus;
+	}
+	p->max_words = SCHED_WORDS(max_cpus);
+	p->cpu_count = calloc(3 * (size_t)max_cpus, sizeof(*p->cpu_count));
+	p->mcpn_slot = malloc((p->n_parts + 1) * sizeof(*p->mcpn_slot));
+	if (!p->np || !p->lp || !p->slots || !p->cpu_count || !p->mcpn_slot)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < p->n_parts; k++)
+		p->mcpn_slot[k] =
+		    p->parts[k].max_cpus_per_node ? p->n_mcpn++ : UINT32_MAX;
+	return 0;
+}
+
+int prof_init(struct prof *p, const struct sched_snapshot *snap, int64_t res,
+	      int64_t window, bool idle)
+{
+	*p = (struct prof){
+	    .nodes = snap->nodes,
+	    .n_nodes = snap->n_nodes,
+	    .lics = snap->lics,
+	    .n_lics = snap->n_lics,
+	    .parts = snap->parts,
+	    .n_parts = snap->n_parts,
+	    .now = snap->now,
+	    .res = res > 0 ? res : 1,
+	    .window = window > 0 ? window : 0,
+	};
+	p->g1 = (floor_div(p->now, p->res) + 1) * p->res;
+	p->n_slots = 1;
+	if (p->now + p->window >= p->g1)
+		p->n_slots += (uint32_t)((p->now + p->window - p->g1) / p->res + 1);
+	int rc = alloc_tables(p);
+	for (uint32_t i = 0; rc == 0 && !idle && i < snap->n_running; i++)
+		rc = add_running(p, snap, &snap->running[i]);
+	if (rc == 0 && !idle)
+		rc = check_use(p);
+	if (rc < 0)
+		prof_fini(p);
+	return rc;
+}
+
+void prof_fini(struct prof *p)
+{
+	for (uint32_t i = 0; p->np && i < p->n_nodes; i++) {
+		free(p->np[i].r);
+		steps_fini(&p->np[i].mem);
+		steps_fini(&p->np[i].cpus);
+		steps_fini(&p->np[i].gpus);
+		for (uint32_t k = 0; p->np[i].part_cpus && k < p->n_mcpn; k++)
+			steps_fini(&p->np[i].part_cpus[k]);
+		free(p->np[i].part_cpus);
+	}
+	for (uint32_t k = 0; p->lp && k < p->n_lics; k++)
+		steps_fini(&p->lp[k]);
+	free(p->mcpn_slot);
+	free(p->np);
+	free(p->lp);
+	free(p->slots);
+	free(p->cpu_count);
+	*p = (struct prof){0};
+}

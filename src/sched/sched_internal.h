@@ -1,0 +1,351 @@
+/* sched_internal.h — what the files of src/sched share and nobody else sees:
+ * the arena, the resource-time profile, request shapes and the pass.
+ *
+ * Times: the profile works in absolute seconds (int64_t, as the snapshot);
+ * a shape's search works in seconds after snapshot.now (uint32_t, REL_INF
+ * for "never within the window"). A job may start at now or at a point of
+ * the bf_resolution grid (absolute multiples of it); ends are rounded up to
+ * the grid before they become candidate start times. */
+#ifndef DRV_SCHED_INTERNAL_H
+#define DRV_SCHED_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sched/sched.h"
+
+#define REL_INF UINT32_MAX
+#define POS_NONE UINT32_MAX
+
+/* --- arena.c: bump allocation, everything freed at once ------------------- */
+
+struct arena_chunk;
+struct arena {
+	struct arena_chunk *head;
+};
+
+/* n bytes aligned to 16, zeroed; NULL on ENOMEM. Owned by the arena. */
+void *arena_alloc(struct arena *a, size_t n);
+void arena_free(struct arena *a); /* frees every chunk; a is zeroed */
+
+/* --- steps.c: an amount in use over time ----------------------------------- */
+
+struct step {
+	int64_t t;     /* from t to the next step's t */
+	uint64_t used; /* in use */
+};
+
+struct steps {
+	struct step *s; /* s[0].t is INT64_MIN; sorted by t; NULL: nothing yet */
+	uint32_t n, cap;
+};
+
+int steps_init(struct steps *s); /* 0 or -ENOMEM */
+void steps_fini(struct steps *s);
+/* amount more in use over [start, end): 0 or -ENOMEM */
+int steps_add(struct steps *s, int64_t start, int64_t end, uint64_t amount);
+/* The most in use at one instant of [t, end). */
+uint64_t steps_max(const struct steps *s, int64_t t, int64_t end);
+
+/* --- profile.c: free resources per node and per license over time --------- */
+
+/* One job's hold on one node over [start, end). */
+struct resv {
+	int64_t start, end;
+	uint64_t mem;
+	const uint64_t *cpu_ids;   /* SCHED_WORDS(n_cpus) words; borrowed */
+	const uint32_t *gpu_units; /* per device, or NULL; borrowed */
+	uint32_t cpus;
+	uint32_t part;	    /* its partition, or SCHED_NONE */
+	uint32_t share_max; /* sharing: jobs its CPUs may hold at once, itself too */
+	bool shares;	    /* its CPUs may be shared (OverSubscribe=YES -s, FORCE) */
+	bool excl;	    /* it holds the whole node */
+};
+
+struct node_prof {
+	struct resv *r; /* sorted by end */
+	uint32_t n, cap;
+	uint32_t version;	 /* bumped by every change; starts at 1 */
+	struct steps mem;	 /* memory held over time */
+	struct steps cpus, gpus; /* CPUs and GPU devices held over time */
+	struct steps *part_cpus; /* per partition with MaxCPUsPerNode (mcpn_slot) */
+};
+
+/* Where the last step over [t, end) that leaves less than need of total
+ * ends (INT64_MAX: never), or INT64_MIN when none: a window of need must
+ * start after it. */
+int64_t steps_last_block(const struct steps *s, uint64_t total, uint64_t need, int64_t t,
+			 int64_t end);
+
+struct prof {
+	const struct sched_node *nodes;
+	uint32_t n_nodes;
+	const struct sched_license *lics;
+	uint32_t n_lics;
+	const struct sched_part *parts;
+	uint32_t n_parts;
+	int64_t now, res, window; /* window: the last start is now + window */
+	struct node_prof *np;
+	struct steps *lp;    /* per license */
+	uint32_t *mcpn_slot; /* per partition: its index among those with a
+			      * MaxCPUsPerNode, or UINT32_MAX */
+	uint32_t n_mcpn;
+	uint64_t *slots; /* candidate start times that some end made: bit 0 is
+			  * now, bit j >= 1 is g1 + (j - 1) * res */
+	uint32_t n_slots;
+	int64_t g1;	     /* the first grid point after now */
+	uint16_t *cpu_count; /* scratch: 3 x per CPU */
+	uint32_t max_words, max_gpus;
+};
+
+/* How one job looks at a node's reservations. */
+struct job_view {
+	uint32_t part;	    /* its partition */
+	uint32_t part_mcpn; /* the partition's MaxCPUsPerNode; 0: none */
+	uint32_t share_max; /* jobs a CPU it takes may hold, itself included */
+	bool shares, excl;
+};
+
+/* How a job of part asking (or not) --exclusive and -s looks at nodes:
+ * whole nodes in an EXCLUSIVE partition or with --exclusive; CPUs shared
+ * in a FORCE partition, or a YES one when asked. part may be SCHED_NONE. */
+void prof_view(const struct sched_snapshot *s, uint32_t part, bool exclusive,
+	       bool oversubscribe, struct job_view *v);
+
+/* What a node has free for a job over a window. */
+struct node_free {
+	uint32_t n_cpus;    /* usable CPU ids: the bits set in cpu_free */
+	uint64_t mem;	    /* MiB; UINT64_MAX when the node does not track it */
+	uint32_t part_room; /* CPUs the job's partition may still take; or MAX */
+	bool busy;	    /* some reservation overlaps the window */
+	bool blocked;	    /* an exclusive reservation overlaps it */
+};
+
+/* Builds the profile of snap's running jobs (and nothing else when idle:
+ * every node empty). 0, -EINVAL when a running job holds what the node
+ * does not have, -ENOMEM. p is the caller's; prof_fini frees it. */
+int prof_init(struct prof *p, const struct sched_snapshot *snap, int64_t res,
+	      int64_t window, bool idle);
+void prof_fini(struct prof *p);
+
+/* Adds r (copied; its arrays stay borrowed) to node; 0 or -ENOMEM. */
+int prof_add(struct prof *p, uint32_t node, const struct resv *r);
+/* Adds licenses held over [start, end); 0 or -ENOMEM. */
+int prof_add_lics(struct prof *p, const struct sched_lic_req *l, uint32_t n,
+		  int64_t start, int64_t end);
+
+/* What node has free for a job seen as v over [t, t + len): cpu_free
+ * (max_words words) and gpu_busy (max_gpus bytes) are the caller's. */
+void prof_window(struct prof *p, uint32_t node, int64_t t, int64_t len,
+		 const struct job_view *v, uint64_t *cpu_free, uint8_t *gpu_busy,
+		 struct node_free *out);
+
+/* The earliest candidate time >= t (absolute) at which every license of l
+ * is free over [t', t' + len); INT64_MAX when none within the window. */
+int64_t prof_lics_earliest(const struct prof *p, const struct sched_lic_req *l,
+			   uint32_t n, int64_t t, int64_t len);
+
+/* The end e as a candidate start time: now when e <= now, else e rounded up
+ * to the grid. */
+int64_t prof_quant(const struct prof *p, int64_t e);
+/* What a job needs of one node at least, for prof_earliest_counts. */
+struct node_need {
+	uint32_t cpus, gpus;
+	uint64_t mem;
+};
+
+/* The earliest time >= t at which node has, by count, need free over
+ * [t', t' + len) (CPUs held, memory, GPU devices, the partition's CPUs
+ * under MaxCPUsPerNode): a lower bound of when a job can fit there that
+ * ignores which CPU ids and devices are free. INT64_MAX: not within the
+ * window. */
+int64_t prof_earliest_counts(const struct prof *p, uint32_t node, int64_t t, int64_t len,
+			     const struct job_view *v, const struct node_need *need);
+/* The first end on node after t, as a candidate time; or INT64_MAX. */
+int64_t prof_next_end(const struct prof *p, uint32_t node, int64_t t);
+/* The next candidate time after t that some reservation's end made; or
+ * INT64_MAX when none is left within the window. */
+int64_t prof_next_event(const struct prof *p, int64_t t);
+
+int64_t add_sat(int64_t t, int64_t len); /* t + len, INT64_MAX at most */
+
+/* --- shapes (shape.c) and placement (place.c) ------------------------------ */
+
+struct pass;
+
+/* What every job of one shape asks for: jobs of one shape fit the same
+ * nodes at the same times, so the earliest time a shape fits only moves
+ * later as the pass gives resources away. */
+struct shape {
+	uint32_t part;
+	int64_t len; /* the time limit it runs with */
+	const struct sched_req *req;
+	const struct sched_lic_req *lics;
+	uint32_t n_lics;
+	uint64_t hash;
+	struct shape *next; /* in the pass's hash table */
+	struct job_view view;
+	uint32_t cpt;	       /* CPUs per task */
+	uint32_t gpus_node;    /* GPUs each node must give */
+	uint32_t node_min;     /* tasks a node must take to be of use: all of
+				* them when the job has one node, else 1 */
+	bool generic;	       /* -w or a -C count: nodes outside the order first */
+	int fits;	       /* sched_fits_config: -1 unknown, 0 yes, -ENOSPC */
+	uint32_t lb;	       /* no job of the shape fits before now + lb */
+	uint32_t m, M;	       /* partition nodes; leaves of the tree (power of 2) */
+	uint32_t *val;	       /* 2 * M: a lower bound of each node's earliest fit
+				* (leaf M + i, node order[i]), min over subtrees;
+				* NULL: no tree, nodes are scanned in order */
+	uint32_t *ver;	       /* M: the node's version the leaf was computed at,
+				* VERIFIED when the node fits at val */
+	uint32_t *cap;	       /* M: when VERIFIED, the tasks it takes at val */
+	const uint32_t *order; /* the partition's nodes by (weight, position) */
+};
+
+/* What one node gives a job. */
+struct pick {
+	uint32_t node, cap, tasks;
+};
+
+/* The shape of jobs of j in partition part running for len: 0 and *out, or
+ * -ENOMEM. Owned by the pass. */
+int shape_get(struct pass *c, const struct sched_pending *j, uint32_t part, int64_t len,
+	      struct shape **out);
+/* A shape that scans nodes in order without a tree (for probes). */
+void shape_init_linear(struct pass *c, struct shape *s, const struct sched_pending *j,
+		       uint32_t part, int64_t len);
+
+/* The earliest time (seconds after now, <= tmax) at which a job of s fits,
+ * with its nodes in picks[0..*n); REL_INF when none. -ENOMEM as REL_INF
+ * with c->err set. */
+uint32_t shape_earliest(struct pass *c, struct shape *s, uint32_t tmax,
+			struct pick *picks, uint32_t *n);
+/* The first position >= from of a node of s that fits at now + t; POS_NONE.
+ * With a tree, *cap (when not NULL) is the tasks it takes then. */
+uint32_t shape_next(struct pass *c, struct shape *s, uint32_t t, uint32_t from,
+		    uint32_t *cap);
+/* Could a job of s ever run, all nodes up and idle? 0 or -ENOSPC (cached). */
+int shape_fits_config(struct pass *c, struct shape *s);
+
+/* Tasks node can take for a job of s over [t, t + s->len); 0: none. */
+uint32_t place_node_cap(struct pass *c, const struct shape *s, uint32_t node, int64_t t);
+/* Node's fixed properties against -x, -C (alternative alt; -1 none, -2 any),
+ * --tmp, --mincpus, and whether it is up. */
+bool place_node_allowed(const struct pass *c, const struct shape *s, uint32_t node,
+			int alt);
+/* What node must have free, at least, for a job of s. */
+void place_node_need(const struct pass *c, const struct shape *s, uint32_t node,
+		     struct node_need *need);
+/* Tasks a node must take for a job of s to be of use (struct shape). */
+uint32_t place_node_min(const struct pass *c, const struct shape *s);
+/* Chooses nodes for a job of s at now + t; fills picks; the node count or 0. */
+uint32_t place_choose(struct pass *c, struct shape *s, uint32_t t, struct pick *picks);
+/* What picks[i] gives at start over [start, start + s->len): writes a's
+ * fields, its cpu_ids and gpu_units from the result's pool. 0 or -ENOMEM. */
+int place_fill(struct pass *c, const struct shape *s, const struct pick *picks,
+	       uint32_t n, int64_t start, struct sched_alloc *a);
+/* Which TRES a job of s lacks now (bits 1 << SCHED_TRES_*). */
+uint32_t place_lacks(struct pass *c, const struct shape *s);
+
+/* --- limits.c: association and QOS limits ---------------------------------- */
+
+struct lim_use {
+	uint32_t jobs;
+	uint64_t tres[SCHED_TRES_COUNT];
+};
+
+struct lim_user {
+	uint32_t qos, uid; /* SCHED_NONE qos: an empty slot */
+	struct lim_use use;
+};
+
+struct limits {
+	const struct sched_snapshot *snap;
+	bool on_assoc, on_qos;
+	struct lim_use *qos;	/* n_qos */
+	struct lim_use *sub;	/* n_assocs: the subtree's running jobs */
+	uint32_t *own;		/* n_assocs: the association's own jobs */
+	struct lim_user *users; /* open addressing by (qos, uid) */
+	uint32_t users_mask, n_users;
+};
+
+int limits_init(struct limits *l, const struct sched_snapshot *snap);
+void limits_fini(struct limits *l);
+/* Why j may not start in part with tres now, or SCHED_R_NONE. */
+enum sched_reason limits_check(const struct limits *l, const struct sched_pending *j,
+			       uint32_t part, const struct sched_tres_vec *tres);
+/* Counts a job started in part with tres: 0 or -ENOMEM. */
+int limits_add(struct limits *l, uint32_t qos, uint32_t assoc, uint32_t uid,
+	       uint32_t part, const struct sched_tres_vec *tres);
+/* What a request asks for before placement (the TRES its limits see). */
+void limits_req_tres(const struct sched_req *r, struct sched_tres_vec *out);
+/* What an allocation holds. */
+void limits_alloc_tres(const struct sched_snapshot *snap, const struct sched_alloc *a,
+		       uint32_t n, struct sched_tres_vec *out);
+
+/* --- the pass (pass.c, decide.c) ------------------------------------------------ */
+
+/* Job ids (or uids) to numbers, open addressing; UINT32_MAX keys are free. */
+struct idmap {
+	uint32_t *keys, *vals; /* one allocation: keys */
+	uint32_t mask, n;
+};
+
+int idmap_init(struct idmap *m, uint32_t n); /* room for n keys; 0 or -ENOMEM */
+uint32_t *idmap_slot(struct idmap *m, uint32_t key, bool make);
+
+/* A candidate partition of the job being decided. */
+struct cand {
+	uint32_t part;
+	struct shape *s;
+};
+
+struct pass {
+	const struct sched_snapshot *snap;
+	const struct sched_params *par;
+	bool backfill;
+	bool idle; /* sched_fits_config: every node up and empty */
+	int err;   /* -ENOMEM met on the way */
+	struct arena arena;
+	struct prof prof;
+	const uint32_t **order; /* per partition: its nodes by (weight, position) */
+	struct shape **shapes;	/* hash table */
+	uint32_t shapes_mask, n_shapes;
+	struct limits lim;
+	uint64_t *cpu_free; /* scratch: prof.max_words */
+	uint8_t *gpu_busy;  /* scratch: prof.max_gpus */
+	uint32_t max_part_nodes;
+	struct pick *picks, *best; /* scratch: max_part_nodes each */
+	struct pass *idle_pass;	   /* for sched_fits_config's questions */
+	bool *waiting;		   /* per partition: a job tried before waits */
+	bool *blocked;		   /* QUICK, per partition: one waits, unplanned */
+	struct cand *cands;	   /* scratch: the candidates of one job */
+	uint32_t cap_cands;
+	struct idmap user_seen; /* bf_max_job_user: jobs tried per uid */
+	struct sched_result *res;
+	struct arena *pool; /* the result's */
+};
+
+/* Builds what placement needs (node order, scratch, the profile of what
+ * runs, limits) for a pass of par over snap in c; 0, -EINVAL (see
+ * prof_init), -ENOMEM. pass_release frees it (also after a failure). */
+int pass_prepare(struct pass *c, const struct sched_snapshot *snap,
+		 const struct sched_params *par);
+/* c->idle_pass: the same nodes, all up and empty; 0 or -ENOMEM. */
+int pass_prepare_idle(struct pass *c);
+void pass_release(struct pass *c);
+/* Runs the pass prepared in c into c->res: 0 or -ENOMEM. */
+int pass_run(struct pass *c);
+/* Keeps pl's resources for its job: 0 or -ENOMEM. */
+int pass_honour_plan(struct pass *c, const struct sched_plan *pl,
+		     const struct sched_req *req);
+/* Decides pending job idx into c->res; *waits when some of it waits (its
+ * plan, if any, is then to be honoured). plan: its last plan (QUICK echoes
+ * it). 0 or -ENOMEM. */
+int decide_job(struct pass *c, uint32_t idx, const struct sched_plan *plan, bool *waits);
+
+/* sched.c */
+int sched_check_snapshot(const struct sched_snapshot *s, const struct sched_params *p);
+
+#endif

@@ -1,0 +1,98 @@
+/* steps.c — an amount in use over time, as steps: from each step's time to
+ * the next one's, this much is held. Licenses, a node's memory and the
+ * CPUs a partition holds on a node (MaxCPUsPerNode) are kept this way, so
+ * the peak over a window is one scan of the steps it covers. Pure. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/sched_internal.h"
+
+int steps_init(struct steps *s)
+{
+	s->s = malloc(4 * sizeof(*s->s));
+	if (!s->s)
+		return -ENOMEM;
+	s->s[0] = (struct step){INT64_MIN, 0};
+	s->n = 1;
+	s->cap = 4;
+	return 0;
+}
+
+void steps_fini(struct steps *s)
+{
+	free(s->s);
+	memset(s, 0, sizeof(*s));
+}
+
+/* The index of the step that holds time t. */
+static uint32_t step_at(const struct steps *s, int64_t t)
+{
+	uint32_t lo = 0, hi = s->n;
+	while (hi - lo > 1) {
+		uint32_t mid = (lo + hi) / 2;
+		if (s->s[mid].t <= t)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Makes a step begin at t; its index, or -ENOMEM. */
+static int64_t split_at(struct steps *s, int64_t t)
+{
+	uint32_t i = step_at(s, t);
+	if (s->s[i].t == t)
+		return i;
+	if (s->n == s->cap) {
+		uint32_t cap = s->cap * 2;
+		struct step *v = realloc(s->s, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		s->s = v;
+		s->cap = cap;
+	}
+	memmove(&s->s[i + 2], &s->s[i + 1], (s->n - i - 1) * sizeof(*s->s));
+	s->s[i + 1] = (struct step){t, s->s[i].used};
+	s->n++;
+	return i + 1;
+}
+
+int steps_add(struct steps *s, int64_t start, int64_t end, uint64_t amount)
+{
+	if (!s->s && steps_init(s) < 0)
+		return -ENOMEM;
+	if (!amount || start >= end)
+		return 0;
+	int64_t a = split_at(s, start);
+	int64_t b = end == INT64_MAX ? (int64_t)s->n : split_at(s, end);
+	if (a < 0 || b < 0)
+		return -ENOMEM;
+	for (int64_t i = a; i < b; i++)
+		s->s[i].used += amount;
+	return 0;
+}
+
+uint64_t steps_max(const struct steps *s, int64_t t, int64_t end)
+{
+	uint64_t best = 0;
+	if (!s->s)
+		return 0;
+	for (uint32_t i = step_at(s, t); i < s->n && s->s[i].t < end; i++)
+		if (s->s[i].used > best)
+			best = s->s[i].used;
+	return best;
+}
+
+int64_t steps_last_block(const struct steps *s, uint64_t total, uint64_t need, int64_t t,
+			 int64_t end)
+{
+	int64_t block = INT64_MIN;
+	if (!s->s)
+		return need > total ? INT64_MAX : block;
+	for (uint32_t i = step_at(s, t); i < s->n && s->s[i].t < end; i++)
+		if (s->s[i].used + need > total)
+			block = i + 1 < s->n ? s->s[i + 1].t : INT64_MAX;
+	return block;
+}

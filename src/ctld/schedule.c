@@ -151,7 +151,8 @@ static void apply_start(struct ctld *c, struct job *j, const struct sched_result
 		return; /* no job id free for the task: it stays pending */
 	if (part_job_started(c, j, d->part) < 0) /* -p a,b: where it starts */
 		abort();			      /* out of memory in the daemon */
-	job_start(c, j, &r->allocs[d->alloc_off], d->alloc_n, d->time_limit, now);
+	int64_t limit = d->time_limit == SCHED_NEVER ? DRV_INFINITE : d->time_limit;
+	job_start(c, j, &r->allocs[d->alloc_off], d->alloc_n, limit, now);
 }
 
 /* Whether a partition holds a job that waits with no planned start: a new

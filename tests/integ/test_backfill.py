@@ -8,7 +8,7 @@ import re
 
 from conftest import wait_for
 
-SETS = {"SchedulerParameters": "bf_interval=1,bf_resolution=1"}
+SETS = {"SchedulerParameters": "bf_interval=1,bf_resolution=1", "DefMemPerCPU": "100"}
 
 
 def one_node(make_cluster, cpus=4):

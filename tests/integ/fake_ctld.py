@@ -22,7 +22,10 @@ def serve(conn, authd, log):
         return
     # Plausible for the commands the test runs: sbatch reads job_id, the
     # listings read their arrays (absent arrays read as empty).
-    body = {"job_id": 4242, "jobs": [], "nodes": [], "partitions": []}
+    if req["type"] == "job.submit":
+        body = {"job_id": 4242}
+    else:
+        body = {"jobs": [], "nodes": [], "partitions": []}
     reply = {"v": 1, "type": "reply", "id": req["id"], "rc": 0, "body": body}
     reply["cred"] = authd_sign(authd, hashlib.sha256(canonical(reply)).hexdigest())["body"]["cred"]
     send_frame(conn, reply)

@@ -99,7 +99,9 @@ def test_create_update_delete_partition_survive_kill9(make_cluster):
 
     # a job without -p goes to the new default; while it waits the partition
     # is in use and cannot be deleted
-    jid = c.sbatch("-H", "--wrap", "true")
+    # (--mem: a whole node's memory is over its MaxMemPerNode, refused as
+    # in Slurm)
+    jid = c.sbatch("-H", "--mem=100", "--wrap", "true")
     assert c.show_job(jid)["Partition"] == "gpu"
     assert c.run("scontrol", "delete", "PartitionName=gpu") == (
         1, "", "delete_partition PartitionName=gpu: Partition is in use\n")

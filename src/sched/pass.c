@@ -153,6 +153,7 @@ void pass_release(struct pass *c)
 	free(c->blocked);
 	free(c->cands);
 	free(c->user_seen.keys);
+	leaf_classes_free(c);
 	arena_free(&c->arena);
 }
 
@@ -264,18 +265,25 @@ static void select_first(struct ord *v, size_t n, size_t k)
 }
 
 /* The jobs this pass reaches, in order; *n of them (*cut: some left out
- * by the pass's depth). NULL on ENOMEM. */
-static struct ord *make_queue(struct pass *c, uint32_t *n, bool *cut)
+ * by the pass's depth). NULL with *rc -ENOMEM, or -EINVAL when a job's
+ * partitions are wrong. */
+static struct ord *make_queue(struct pass *c, uint32_t *n, bool *cut, int *rc)
 {
 	const struct sched_snapshot *s = c->snap;
 	const struct sched_resume *rs = &c->par->resume;
 	struct ord *v = malloc((s->n_pending + 1) * sizeof(*v)), at = {0};
+	*rc = -ENOMEM;
 	if (!v)
 		return NULL;
 	if (rs->valid)
 		at = (struct ord){rs->tier, rs->job_id, 0, rs->priority};
 	uint32_t k = 0;
 	for (uint32_t i = 0; i < s->n_pending; i++) {
+		if (sched_check_order(s, &s->pending[i]) < 0) {
+			free(v);
+			*rc = -EINVAL;
+			return NULL;
+		}
 		v[k] = key_of(s, i);
 		if (!rs->valid || !c->backfill || ord_cmp(&v[k], &at) > 0)
 			k++;
@@ -417,9 +425,10 @@ int pass_run(struct pass *c)
 {
 	uint32_t n = 0;
 	bool cut = false;
-	struct ord *q = make_queue(c, &n, &cut);
+	int rc = 0;
+	struct ord *q = make_queue(c, &n, &cut, &rc);
 	const struct sched_plan **plan = NULL;
-	int rc = q ? 0 : -ENOMEM;
+	rc = q ? 0 : rc;
 	c->waiting = calloc(c->snap->n_parts + 1, sizeof(*c->waiting));
 	c->blocked = calloc(c->snap->n_parts + 1, sizeof(*c->blocked));
 	if (rc == 0 && (!c->waiting || !c->blocked))

@@ -149,11 +149,15 @@ int prof_add(struct prof *p, uint32_t node, const struct resv *r)
 	struct node_prof *np = &p->np[node];
 	if (np->n == np->cap) {
 		uint32_t cap = np->cap ? np->cap * 2 : 4;
-		struct resv *v = realloc(np->r, cap * sizeof(*v));
+		struct resv *v = np->r_borrowed ? malloc(cap * sizeof(*v))
+						: realloc(np->r, cap * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
+		if (np->r_borrowed)
+			memcpy(v, np->r, np->n * sizeof(*v));
 		np->r = v;
 		np->cap = cap;
+		np->r_borrowed = false;
 	}
 	uint32_t at = first_after(np, r->end);
 	memmove(&np->r[at + 1], &np->r[at], (np->n - at) * sizeof(*r));
@@ -397,7 +401,8 @@ int prof_init(struct prof *p, const struct sched_snapshot *snap, int64_t res,
 void prof_fini(struct prof *p)
 {
 	for (uint32_t i = 0; p->np && i < p->n_nodes; i++) {
-		free(p->np[i].r);
+		if (!p->np[i].r_borrowed)
+			free(p->np[i].r);
 		steps_fini(&p->np[i].mem);
 		steps_fini(&p->np[i].cpus);
 		steps_fini(&p->np[i].gpus);
@@ -408,6 +413,7 @@ void prof_fini(struct prof *p)
 	for (uint32_t k = 0; p->lp && k < p->n_lics; k++)
 		steps_fini(&p->lp[k]);
 	free(p->mcpn_slot);
+	arena_free(&p->arena);
 	free(p->np);
 	free(p->lp);
 	free(p->slots);

@@ -117,7 +117,7 @@ static uint64_t amount_of(const struct prof *p, uint32_t node, const struct resv
 
 /* Steps of what np's reservations (all from now, sorted by end) hold: all
  * of it from now, less each one as it ends. */
-static int sweep(const struct prof *p, uint32_t node, struct steps *s, enum amount what,
+static int sweep(struct prof *p, uint32_t node, struct steps *s, enum amount what,
 		 uint32_t part, uint64_t *total)
 {
 	const struct node_prof *np = &p->np[node];
@@ -126,10 +126,11 @@ static int sweep(const struct prof *p, uint32_t node, struct steps *s, enum amou
 		*total += amount_of(p, node, &np->r[i], what, part);
 	if (!*total)
 		return 0;
-	s->s = malloc((np->n + 2) * sizeof(*s->s));
+	s->s = arena_alloc(&p->arena, (np->n + 2) * sizeof(*s->s));
 	if (!s->s)
 		return -ENOMEM;
 	s->cap = np->n + 2;
+	s->borrowed = true;
 	s->s[0] = (struct step){INT64_MIN, 0};
 	s->s[1] = (struct step){p->now, *total};
 	s->n = 2;
@@ -163,7 +164,7 @@ static int finish_node(struct prof *p, uint32_t node)
 		uint32_t slot = p->mcpn_slot[k];
 		if (slot == UINT32_MAX)
 			continue;
-		if (!np->part_cpus)
+		if (!np->part_cpus) /* freed by prof_fini: heap, as prof_add's */
 			np->part_cpus = calloc(p->n_mcpn, sizeof(*np->part_cpus));
 		if (!np->part_cpus ||
 		    sweep(p, node, &np->part_cpus[slot], A_PART, k, &part) < 0)
@@ -218,10 +219,15 @@ static int make_room(struct prof *p, const struct sched_snapshot *s)
 			p->np[j->alloc[k].node].cap++;
 		}
 	}
-	for (uint32_t i = 0; i < p->n_nodes; i++)
-		if (p->np[i].cap &&
-		    !(p->np[i].r = malloc(p->np[i].cap * sizeof(struct resv))))
+	for (uint32_t i = 0; i < p->n_nodes; i++) {
+		struct node_prof *np = &p->np[i];
+		if (!np->cap)
+			continue;
+		np->r = arena_alloc(&p->arena, np->cap * sizeof(*np->r));
+		if (!np->r)
 			return -ENOMEM;
+		np->r_borrowed = true;
+	}
 	return 0;
 }
 

@@ -39,6 +39,7 @@ struct step {
 struct steps {
 	struct step *s; /* s[0].t is INT64_MIN; sorted by t; NULL: nothing yet */
 	uint32_t n, cap;
+	bool borrowed; /* s is in an arena: copied out when it grows */
 };
 
 int steps_init(struct steps *s); /* 0 or -ENOMEM */
@@ -67,6 +68,7 @@ struct resv {
 struct node_prof {
 	struct resv *r; /* sorted by end */
 	uint32_t n, cap;
+	bool r_borrowed;	     /* r is in the profile's arena */
 	uint32_t version;	     /* bumped by every change; starts at 1 */
 	struct steps mem;	     /* memory held over time */
 	struct steps cpus, gpus;     /* CPUs and GPU devices held over time */
@@ -100,6 +102,7 @@ struct prof {
 	uint32_t n_slots;
 	int64_t g1;	     /* the first grid point after now */
 	uint16_t *cpu_count; /* scratch: 3 x per CPU */
+	struct arena arena;  /* the first arrays of what runs */
 	uint32_t max_words, max_gpus;
 };
 
@@ -247,6 +250,7 @@ struct shape {
 	uint32_t gpus_node;    /* GPUs each node must give */
 	uint32_t node_min;     /* tasks a node must take to be of use: all of
 				* them when the job has one node, else 1 */
+	uint32_t lc;	       /* its leaf class (leafcache.c) */
 	bool generic;	       /* -w or a -C count: nodes outside the order first */
 	int fits;	       /* sched_fits_config: -1 unknown, 0 yes, -ENOSPC */
 	uint32_t lb;	       /* no job of the shape fits before now + lb */
@@ -308,6 +312,27 @@ int place_fill(struct pass *c, const struct shape *s, const struct pick *picks,
 	       uint32_t n, int64_t start, struct sched_alloc *a);
 /* Which TRES a job of s lacks now (bits 1 << SCHED_TRES_*). */
 uint32_t place_lacks(struct pass *c, const struct shape *s);
+
+/* --- leafcache.c: node checks shared by shapes of one leaf class ----------- */
+
+/* A node checked for a leaf class at from: it fits at `at` (fits), or not
+ * before it; valid while the node's version stays. */
+struct leaf_entry {
+	uint32_t lc; /* the class's id + 1; 0: empty */
+	uint32_t version, from, at, cap;
+	struct spare spare;
+	bool fits;
+};
+
+struct leaf_class;
+
+/* Finds or makes s's leaf class (s->lc): 0 or -ENOMEM. */
+int leaf_class_of(struct pass *c, struct shape *s);
+/* What node is known to give class lc from t on, or NULL. */
+const struct leaf_entry *leaf_cache_get(const struct pass *c, uint32_t node, uint32_t lc,
+					uint32_t t);
+void leaf_cache_put(struct pass *c, uint32_t node, const struct leaf_entry *e);
+void leaf_classes_free(struct pass *c);
 
 /* --- limits.c: association and QOS limits ---------------------------------- */
 
@@ -383,7 +408,10 @@ struct pass {
 	bool *blocked;		   /* QUICK, per partition: one waits, unplanned */
 	struct cand *cands;	   /* scratch: the candidates of one job */
 	uint32_t cap_cands;
-	struct idmap user_seen; /* bf_max_job_user: jobs tried per uid */
+	struct idmap user_seen;		/* bf_max_job_user: jobs tried per uid */
+	struct leaf_class **classes;	/* 1024 buckets */
+	struct leaf_class **class_list; /* by id */
+	uint32_t n_classes, cap_classes;
 	struct sched_result *res;
 	struct arena *pool; /* the result's */
 };
@@ -410,6 +438,7 @@ int decide_job(struct pass *c, uint32_t idx, const struct sched_plan *plan, bool
  * reads of each pending job; the rest of a job when the pass decides it
  * and a plan when the pass honours it. */
 int sched_check_snapshot(const struct sched_snapshot *s, const struct sched_params *p);
+int sched_check_order(const struct sched_snapshot *s, const struct sched_pending *j);
 int sched_check_job(const struct sched_snapshot *s, const struct sched_pending *j);
 int sched_check_plan(const struct sched_snapshot *s, const struct sched_plan *pl);
 

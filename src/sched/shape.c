@@ -185,6 +185,8 @@ int shape_get(struct pass *c, const struct sched_pending *j, uint32_t part, int6
 	s->generic = j->req->n_req_nodes != 0;
 	for (uint32_t k = 0; con && k < con->n_terms; k++)
 		s->generic |= con->terms[k].count != 0;
+	if (leaf_class_of(c, s) < 0)
+		return -ENOMEM;
 	s->next = c->shapes[h & c->shapes_mask];
 	c->shapes[h & c->shapes_mask] = s;
 	c->n_shapes++;
@@ -224,17 +226,12 @@ static int tree_make(struct pass *c, struct shape *s)
 
 #define VERIFIED 0x80000000u /* in ver[]: the node was seen to fit at val */
 
-/* When can node alone serve a job of s, from now + t on? Walks forward a
- * few candidate times (skipping, by counts, what cannot fit) and returns
- * the first where it fits (*fits, *cap: the tasks it takes then), or a time
- * before which it cannot, or REL_INF. */
-static uint32_t leaf_check(struct pass *c, struct shape *s, uint32_t node, uint32_t t,
-			   bool *fits, uint32_t *cap, struct spare *spare)
+/* leaf_check's walk: the first candidate time from now + t at which node
+ * fits a job of s, by counts then by what is free. */
+static uint32_t walk(struct pass *c, struct shape *s, uint32_t node, uint32_t t,
+		     bool *fits, uint32_t *cap, struct spare *spare)
 {
 	const struct prof *p = &c->prof;
-	*fits = false;
-	if (t > p->window || !place_node_allowed(c, s, node, -2))
-		return REL_INF;
 	struct node_need need;
 	place_node_need(c, s, node, &need);
 	int64_t at = p->now + t;
@@ -254,6 +251,31 @@ static uint32_t leaf_check(struct pass *c, struct shape *s, uint32_t node, uint3
 		at = e;
 	}
 	return (uint32_t)(at - p->now);
+}
+
+/* When can node alone serve a job of s, from now + t on? Walks forward a
+ * few candidate times (skipping, by counts, what cannot fit) and returns
+ * the first where it fits (*fits, *cap: the tasks it takes then), or a time
+ * before which it cannot, or REL_INF. */
+static uint32_t leaf_check(struct pass *c, struct shape *s, uint32_t node, uint32_t t,
+			   bool *fits, uint32_t *cap, struct spare *spare)
+{
+	const struct prof *p = &c->prof;
+	*fits = false;
+	if (t > p->window || !place_node_allowed(c, s, node, -2))
+		return REL_INF;
+	const struct leaf_entry *known = leaf_cache_get(c, node, s->lc, t);
+	if (known) {
+		*fits = known->fits;
+		*cap = known->cap;
+		*spare = known->spare;
+		return known->at;
+	}
+	uint32_t at = walk(c, s, node, t, fits, cap, spare);
+	struct leaf_entry e = {s->lc + 1, p->np[node].version, t, at, *cap, *spare,
+			       *fits};
+	leaf_cache_put(c, node, &e);
+	return at;
 }
 
 /* Was leaf pos seen to fit at t, and has what was added to its node since

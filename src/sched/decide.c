@@ -195,7 +195,10 @@ static int64_t *limit_points(struct pass *c, const struct sched_pending *j,
 		const struct steps *lp = i < n ? NULL : &c->prof.lp[j->lics[i - n].lic];
 		uint32_t count = np ? np->n : lp->n;
 		for (uint32_t r = 0; v && r < count; r++) {
-			int64_t len = (np ? np->r[r].start : lp->s[r].t) - c->prof.now;
+			int64_t at = np ? np->r[r].start : lp->s[r].t;
+			if (at <= c->prof.now) /* the first step begins at INT64_MIN */
+				continue;
+			int64_t len = at - c->prof.now;
 			if (len <= lo || len >= hi)
 				continue;
 			if (m == cap) {

@@ -149,7 +149,8 @@ static int finish_node(struct prof *p, uint32_t node)
 {
 	struct node_prof *np = &p->np[node];
 	uint64_t mem, cpus, gpus, part;
-	qsort(np->r, np->n, sizeof(*np->r), resv_by_end);
+	if (np->n > 1)
+		qsort(np->r, np->n, sizeof(*np->r), resv_by_end);
 	for (uint32_t i = 0; i < np->n; i++)
 		prof_mark_end(p, np->r[i].end);
 	if (sweep(p, node, &np->mem, A_MEM, 0, &mem) < 0 ||

@@ -118,18 +118,17 @@ void prof_added(const struct prof *p, uint32_t node, uint32_t version, int64_t t
 	*added = (struct spare){0};
 	*excl = false;
 	*count = 0;
-	if (np->version == version)
-		return;
-	for (uint32_t i = first_after(np, t); i < np->n; i++) {
-		const struct resv *r = &np->r[i];
-		if (r->version <= version || r->start >= end)
+	(void)n;
+	/* versions after the first are the log's, in order */
+	for (uint32_t v = version > 1 ? version - 1 : 0; v < np->n_log; v++) {
+		const struct added *a = &np->log[v];
+		if (a->end <= t || a->start >= end)
 			continue;
-		*excl |= r->excl;
+		*excl |= a->excl;
 		(*count)++;
-		added->cpus = add32(added->cpus, r->cpus);
-		added->mem = add32(added->mem, r->mem);
-		for (uint32_t d = 0; r->gpu_units && d < n->n_gpus; d++)
-			added->gpus += r->gpu_units[d] != 0;
+		added->cpus = add32(added->cpus, a->cpus);
+		added->mem = add32(added->mem, a->mem);
+		added->gpus += a->gpus;
 	}
 }
 
@@ -142,6 +141,36 @@ int64_t prof_next_end(const struct prof *p, uint32_t node, int64_t t)
 			return q;
 	}
 	return INT64_MAX;
+}
+
+static uint32_t devices_of(const struct sched_node *n, const struct resv *r)
+{
+	uint32_t k = 0;
+	for (uint32_t d = 0; r->gpu_units && d < n->n_gpus; d++)
+		k += r->gpu_units[d] != 0;
+	return k;
+}
+
+/* Logs what np's new version added, for prof_added. */
+static int log_add(const struct prof *p, struct node_prof *np, const struct resv *r)
+{
+	if (np->n_log == np->cap_log) {
+		uint32_t cap = np->cap_log ? np->cap_log * 2 : 8;
+		struct added *v = realloc(np->log, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		np->log = v;
+		np->cap_log = cap;
+	}
+	np->log[np->n_log++] = (struct added){
+	    r->start,
+	    r->end,
+	    r->cpus,
+	    r->mem > UINT32_MAX ? UINT32_MAX : (uint32_t)r->mem,
+	    devices_of(&p->nodes[np - p->np], r),
+	    r->excl,
+	};
+	return 0;
 }
 
 int prof_add(struct prof *p, uint32_t node, const struct resv *r)
@@ -165,6 +194,8 @@ int prof_add(struct prof *p, uint32_t node, const struct resv *r)
 	np->n++;
 	np->r[at].version = ++np->version;
 	prof_mark_end(p, r->end);
+	if (log_add(p, np, r) < 0)
+		return -ENOMEM;
 	uint32_t slot = r->part < p->n_parts ? p->mcpn_slot[r->part] : UINT32_MAX;
 	if (slot != UINT32_MAX && !np->part_cpus)
 		np->part_cpus = calloc(p->n_mcpn, sizeof(*np->part_cpus));
@@ -404,6 +435,7 @@ void prof_fini(struct prof *p)
 		if (!p->np[i].r_borrowed)
 			free(p->np[i].r);
 		steps_fini(&p->np[i].mem);
+		free(p->np[i].log);
 		steps_fini(&p->np[i].cpus);
 		steps_fini(&p->np[i].gpus);
 		for (uint32_t k = 0; p->np[i].part_cpus && k < p->n_mcpn; k++)

@@ -65,6 +65,13 @@ struct resv {
 	bool excl;	    /* it holds the whole node */
 };
 
+/* One reservation added to a node by the pass, as prof_added sums it. */
+struct added {
+	int64_t start, end;
+	uint32_t cpus, mem, gpus;
+	bool excl;
+};
+
 struct node_prof {
 	struct resv *r; /* sorted by end */
 	uint32_t n, cap;
@@ -76,6 +83,8 @@ struct node_prof {
 	uint64_t mem_now;
 	int64_t first_end;	 /* the earliest end of what it holds; INT64_MAX */
 	struct steps *part_cpus; /* per partition with MaxCPUsPerNode (mcpn_slot) */
+	struct added *log;	 /* log[v - 2]: what version v added (prof_add) */
+	uint32_t n_log, cap_log;
 };
 
 /* Where the last step over [t, end) that leaves less than need of total

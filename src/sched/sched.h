@@ -282,8 +282,8 @@ enum sched_pass_kind {
 
 struct sched_params {
 	enum sched_pass_kind kind;
-	uint32_t default_queue_depth; /* QUICK: jobs tried (Slurm: 100) */
-	uint32_t bf_max_job_test;     /* BACKFILL: jobs tried (Slurm: 500) */
+	uint32_t default_queue_depth; /* QUICK: jobs tried (Slurm: 100); 0: all */
+	uint32_t bf_max_job_test;     /* BACKFILL: jobs tried (Slurm: 500); 0: all */
 	uint32_t bf_max_job_user;     /* BACKFILL: per user; 0: no limit */
 	int64_t bf_window;	      /* seconds planned ahead (Slurm: 1 day) */
 	int64_t bf_resolution;	      /* seconds between planned times (60); 0: 1 */

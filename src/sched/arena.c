@@ -6,7 +6,9 @@
 
 #include "sched/sched_internal.h"
 
-#define CHUNK_MIN (256u << 10)
+/* small passes stay small; big ones double their way up */
+#define CHUNK_MIN (4u << 10)
+#define CHUNK_MAX (64u << 20)
 
 struct arena_chunk {
 	struct arena_chunk *next;
@@ -21,7 +23,7 @@ void *arena_alloc(struct arena *a, size_t n)
 	if (!c || c->size - c->used < n) {
 		size_t size = n > CHUNK_MIN ? n : CHUNK_MIN;
 		/* grow with what was asked so far: few chunks for big passes */
-		if (c && c->size * 2 > size && c->size < (64u << 20))
+		if (c && c->size * 2 > size && c->size < CHUNK_MAX)
 			size = c->size * 2;
 		c = malloc(sizeof(*c) + size);
 		if (!c)

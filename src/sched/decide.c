@@ -182,89 +182,86 @@ static int cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The limits at which what fits now can change: where something on the
- * partition's nodes (or a license of the job) begins within (lo, hi). */
-static int64_t *limit_points(struct pass *c, const struct shape *s, int64_t lo,
-			     int64_t hi, uint32_t *n)
+/* The limits at which what the picked nodes give can change: where
+ * something on them (or a license of the job) begins within (lo, hi). */
+static int64_t *limit_points(struct pass *c, const struct sched_pending *j,
+			     const struct pick *picks, uint32_t n, int64_t lo, int64_t hi,
+			     uint32_t *k)
 {
-	size_t cap = 64, k = 0;
+	size_t cap = 64, m = 0;
 	int64_t *v = malloc(cap * sizeof(*v));
-	for (uint32_t i = 0; v && i < s->m; i++) {
-		const struct node_prof *np = &c->prof.np[s->order[i]];
-		for (uint32_t r = 0; v && r < np->n; r++) {
-			int64_t len = np->r[r].start - c->prof.now;
+	for (uint32_t i = 0; v && i < n + j->n_lics; i++) {
+		const struct node_prof *np = i < n ? &c->prof.np[picks[i].node] : NULL;
+		const struct steps *lp = i < n ? NULL : &c->prof.lp[j->lics[i - n].lic];
+		uint32_t count = np ? np->n : lp->n;
+		for (uint32_t r = 0; v && r < count; r++) {
+			int64_t at = np ? np->r[r].start : lp->s[r].t;
+			if (at <= c->prof.now) /* the first step begins at INT64_MIN */
+				continue;
+			int64_t len = at - c->prof.now;
 			if (len <= lo || len >= hi)
 				continue;
-			if (k == cap) {
+			if (m == cap) {
 				int64_t *w = realloc(v, (cap *= 2) * sizeof(*v));
 				if (!w)
 					free(v);
 				v = w;
 			}
 			if (v)
-				v[k++] = len;
-		}
-	}
-	for (uint32_t l = 0; v && l < s->n_lics; l++) {
-		const struct steps *lp = &c->prof.lp[s->lics[l].lic];
-		for (uint32_t i = 0; v && i < lp->n; i++) {
-			int64_t len = lp->s[i].t - c->prof.now;
-			if (len <= lo || len >= hi)
-				continue;
-			if (k == cap) {
-				int64_t *w = realloc(v, (cap *= 2) * sizeof(*v));
-				if (!w)
-					free(v);
-				v = w;
-			}
-			if (v)
-				v[k++] = len;
+				v[m++] = len;
 		}
 	}
 	if (v)
-		qsort(v, k, sizeof(*v), cmp_i64);
-	*n = (uint32_t)k;
+		qsort(v, m, sizeof(*v), cmp_i64);
+	*k = (uint32_t)m;
 	return v;
 }
 
-/* Does a job of j fit now in part when it runs for len? */
-static uint32_t fits_now_for(struct pass *c, const struct sched_pending *j, uint32_t part,
-			     int64_t len, struct shape *s, struct pick *picks)
+/* Do the picks still take their tasks (and the licenses hold) now for len? */
+static bool picks_hold(struct pass *c, const struct sched_pending *j, struct shape *s,
+		       const struct pick *picks, uint32_t n, int64_t len)
 {
-	shape_init_linear(c, s, j, part, len);
-	if (s->n_lics && prof_lics_earliest(&c->prof, s->lics, s->n_lics, c->prof.now,
+	s->len = len;
+	if (j->n_lics && prof_lics_earliest(&c->prof, j->lics, j->n_lics, c->prof.now,
 					    len) != c->prof.now)
-		return 0;
-	return place_choose(c, s, 0, picks);
+		return false;
+	for (uint32_t i = 0; i < n; i++)
+		if (place_node_cap(c, s, picks[i].node, c->prof.now, NULL) <
+		    picks[i].tasks)
+			return false;
+	return true;
 }
 
-/* The longest limit in [time_min, limit) a job of j runs with if it starts
- * now in part (fits with time_min): what fits only changes where something
- * begins, so it is the last such point that still fits. */
+/* A job that fits now only with a limit below its own (--time-min): the
+ * nodes it gets are those it fits on with time_min; its limit is then the
+ * longest in [time_min, limit) they allow, which changes only where
+ * something on them begins. */
 static int start_shortened(struct pass *c, uint32_t idx, uint32_t part,
 			   enum sched_reason *held)
 {
 	const struct sched_pending *j = &c->snap->pending[idx];
-	struct shape s;
-	uint32_t n = fits_now_for(c, j, part, j->time_min, &s, c->picks), k;
-	if (!n)
-		return 0;
-	int64_t *pts = limit_points(c, &s, j->time_min, j->time_limit, &k);
+	struct shape *smin, s;
+	uint32_t n = 0, k;
+	if (shape_get(c, j, part, j->time_min, &smin) < 0)
+		return -ENOMEM;
+	if (shape_earliest(c, smin, 0, c->picks, &n) != 0)
+		return c->err;
+	shape_init_linear(c, &s, j, part, j->time_min);
+	int64_t *pts = limit_points(c, j, c->picks, n, j->time_min, j->time_limit, &k);
 	if (!pts)
 		return -ENOMEM;
-	uint32_t lo = 0, hi = k; /* pts[0..lo) fit; pts[hi..k) do not */
+	uint32_t lo = 0, hi = k; /* pts[0..lo) hold; pts[hi..k) do not */
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		if (fits_now_for(c, j, part, pts[mid], &s, c->best))
+		if (picks_hold(c, j, &s, c->picks, n, pts[mid]))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	int64_t len = lo ? pts[lo - 1] : j->time_min;
+	s.len = lo ? pts[lo - 1] : j->time_min;
 	free(pts);
-	n = fits_now_for(c, j, part, len, &s, c->picks);
 	struct give g = {idx, &s, c->picks, n, 0, SCHED_START, SCHED_R_NONE, 0};
-	return n ? give(c, &g, held) : 0;
+	return give(c, &g, held);
 }
 
 /* --- one job ---------------------------------------------------------------------- */
@@ -436,6 +433,8 @@ int decide_job(struct pass *c, uint32_t idx, const struct sched_plan *plan, bool
 	const struct sched_pending *j = &c->snap->pending[idx];
 	enum sched_reason why;
 	uint32_t n_cands, started = 0;
+	if (sched_check_job(c->snap, j) < 0)
+		return -EINVAL;
 	c->res->stats.tested++;
 	*waits = true;
 	if (candidates(c, j, &n_cands, &why) < 0)

@@ -13,46 +13,76 @@
 
 /* --- preparing ----------------------------------------------------------- */
 
-struct by_weight {
-	uint32_t weight, pos, node;
-};
-
 static int weight_cmp(const void *a, const void *b)
 {
-	const struct by_weight *x = a, *y = b;
-	if (x->weight != y->weight)
-		return x->weight < y->weight ? -1 : 1;
-	return x->pos < y->pos ? -1 : (x->pos > y->pos);
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Part's nodes by Weight, then in its order: a counting pass over the few
+ * weights a cluster has (their distinct values sorted in w). */
+static void order_part(const struct sched_snapshot *s, const struct sched_part *part,
+		       const uint32_t *w, uint32_t n_w, uint32_t *count, uint32_t *out)
+{
+	memset(count, 0, (n_w + 1) * sizeof(*count));
+	for (uint32_t i = 0; i < part->n_nodes; i++) {
+		const uint32_t *at = bsearch(&s->nodes[part->nodes[i]].weight, w, n_w,
+					     sizeof(*w), weight_cmp);
+		count[at - w + 1]++;
+	}
+	for (uint32_t k = 1; k <= n_w; k++)
+		count[k] += count[k - 1];
+	for (uint32_t i = 0; i < part->n_nodes; i++) {
+		const uint32_t *at = bsearch(&s->nodes[part->nodes[i]].weight, w, n_w,
+					     sizeof(*w), weight_cmp);
+		out[count[at - w]++] = part->nodes[i];
+	}
+}
+
+/* The distinct weights of the nodes, sorted; their count. Clusters have a
+ * few: they are gathered by a look through those seen, until too many. */
+static uint32_t weights(const struct sched_snapshot *s, uint32_t *w)
+{
+	uint32_t n = 0, i = 0;
+	for (; i < s->n_nodes && n < 32; i++) {
+		uint32_t k = 0;
+		while (k < n && w[k] != s->nodes[i].weight)
+			k++;
+		if (k == n)
+			w[n++] = s->nodes[i].weight;
+	}
+	for (; i < s->n_nodes; i++) /* many: all of them, then unique */
+		w[n++] = s->nodes[i].weight;
+	qsort(w, n, sizeof(*w), weight_cmp);
+	uint32_t k = 0;
+	for (uint32_t x = 0; x < n; x++)
+		if (!k || w[k - 1] != w[x])
+			w[k++] = w[x];
+	return k;
 }
 
 static int make_order(struct pass *c)
 {
 	const struct sched_snapshot *s = c->snap;
 	uint32_t **order = arena_alloc(&c->arena, (s->n_parts + 1) * sizeof(*order));
-	struct by_weight *tmp = NULL;
-	if (!order)
+	uint32_t *w = malloc((2 * (size_t)s->n_nodes + 2) * sizeof(*w));
+	if (!order || !w) {
+		free(w);
 		return -ENOMEM;
-	for (uint32_t p = 0; p < s->n_parts; p++)
-		if (s->parts[p].n_nodes > c->max_part_nodes)
-			c->max_part_nodes = s->parts[p].n_nodes;
-	tmp = malloc((c->max_part_nodes + 1) * sizeof(*tmp));
-	if (!tmp)
-		return -ENOMEM;
+	}
+	uint32_t n_w = weights(s, w), *count = w + s->n_nodes + 1;
 	for (uint32_t p = 0; p < s->n_parts; p++) {
 		const struct sched_part *part = &s->parts[p];
+		if (part->n_nodes > c->max_part_nodes)
+			c->max_part_nodes = part->n_nodes;
 		order[p] = arena_alloc(&c->arena, (part->n_nodes + 1) * sizeof(**order));
 		if (!order[p]) {
-			free(tmp);
+			free(w);
 			return -ENOMEM;
 		}
-		for (uint32_t i = 0; i < part->n_nodes; i++)
-			tmp[i] = (struct by_weight){s->nodes[part->nodes[i]].weight, i,
-						    part->nodes[i]};
-		qsort(tmp, part->n_nodes, sizeof(*tmp), weight_cmp);
-		for (uint32_t i = 0; i < part->n_nodes; i++)
-			order[p][i] = tmp[i].node;
+		order_part(s, part, w, n_w, count, order[p]);
 	}
-	free(tmp);
+	free(w);
 	c->order = (const uint32_t **)order;
 	return 0;
 }
@@ -102,9 +132,10 @@ void pass_release(struct pass *c)
 {
 	for (uint32_t i = 0; c->shapes && i <= c->shapes_mask; i++)
 		for (struct shape *s = c->shapes[i]; s; s = s->next) {
-			free(s->val);
+			mintree_fini(&s->tree);
 			free(s->ver);
 			free(s->cap);
+			free(s->spare);
 		}
 	free(c->shapes);
 	if (c->idle_pass) {
@@ -122,6 +153,7 @@ void pass_release(struct pass *c)
 	free(c->blocked);
 	free(c->cands);
 	free(c->user_seen.keys);
+	leaf_classes_free(c);
 	arena_free(&c->arena);
 }
 
@@ -233,18 +265,25 @@ static void select_first(struct ord *v, size_t n, size_t k)
 }
 
 /* The jobs this pass reaches, in order; *n of them (*cut: some left out
- * by the pass's depth). NULL on ENOMEM. */
-static struct ord *make_queue(struct pass *c, uint32_t *n, bool *cut)
+ * by the pass's depth). NULL with *rc -ENOMEM, or -EINVAL when a job's
+ * partitions are wrong. */
+static struct ord *make_queue(struct pass *c, uint32_t *n, bool *cut, int *rc)
 {
 	const struct sched_snapshot *s = c->snap;
 	const struct sched_resume *rs = &c->par->resume;
 	struct ord *v = malloc((s->n_pending + 1) * sizeof(*v)), at = {0};
+	*rc = -ENOMEM;
 	if (!v)
 		return NULL;
 	if (rs->valid)
 		at = (struct ord){rs->tier, rs->job_id, 0, rs->priority};
 	uint32_t k = 0;
 	for (uint32_t i = 0; i < s->n_pending; i++) {
+		if (sched_check_order(s, &s->pending[i]) < 0) {
+			free(v);
+			*rc = -EINVAL;
+			return NULL;
+		}
 		v[k] = key_of(s, i);
 		if (!rs->valid || !c->backfill || ord_cmp(&v[k], &at) > 0)
 			k++;
@@ -268,6 +307,8 @@ int pass_honour_plan(struct pass *c, const struct sched_plan *pl,
 		     const struct sched_req *req)
 {
 	struct job_view v;
+	if (sched_check_plan(c->snap, pl) < 0)
+		return -EINVAL;
 	prof_view(c->snap, pl->part, req->exclusive, req->oversubscribe, &v);
 	for (uint32_t i = 0; i < pl->n_alloc; i++) {
 		const struct sched_alloc *a = &pl->alloc[i];
@@ -384,9 +425,10 @@ int pass_run(struct pass *c)
 {
 	uint32_t n = 0;
 	bool cut = false;
-	struct ord *q = make_queue(c, &n, &cut);
+	int rc = 0;
+	struct ord *q = make_queue(c, &n, &cut, &rc);
 	const struct sched_plan **plan = NULL;
-	int rc = q ? 0 : -ENOMEM;
+	rc = q ? 0 : rc;
 	c->waiting = calloc(c->snap->n_parts + 1, sizeof(*c->waiting));
 	c->blocked = calloc(c->snap->n_parts + 1, sizeof(*c->blocked));
 	if (rc == 0 && (!c->waiting || !c->blocked))

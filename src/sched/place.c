@@ -23,7 +23,8 @@ static bool gpu_matches(const struct sched_node *n, uint32_t d, const char *type
 {
 	if (!type)
 		return true;
-	return n->gpus[d].type && !strcmp(n->gpus[d].type, type);
+	const char *has = n->gpus[d].type;
+	return has == type || (has && !strcmp(has, type));
 }
 
 static uint32_t free_gpus(const struct sched_node *n, const uint8_t *busy,
@@ -33,6 +34,24 @@ static uint32_t free_gpus(const struct sched_node *n, const uint8_t *busy,
 	for (uint32_t d = 0; d < n->n_gpus; d++)
 		k += !busy[d] && gpu_matches(n, d, type);
 	return k;
+}
+
+/* Could node, empty, give a job of s what it needs of one node? */
+static bool could_ever(const struct pass *c, const struct shape *s,
+		       const struct sched_node *n, uint32_t node)
+{
+	const struct sched_part *p = &c->snap->parts[s->part];
+	struct node_need need;
+	place_node_need(c, s, node, &need);
+	if (need.cpus > n->n_cpus ||
+	    (p->max_cpus_per_node && need.cpus > p->max_cpus_per_node))
+		return false;
+	if (n->mem && need.mem > n->mem)
+		return false;
+	uint32_t typed = 0;
+	for (uint32_t d = 0; s->gpus_node && d < n->n_gpus; d++)
+		typed += gpu_matches(n, d, s->req->gpu_type);
+	return typed >= s->gpus_node;
 }
 
 bool place_node_allowed(const struct pass *c, const struct shape *s, uint32_t node,
@@ -47,6 +66,8 @@ bool place_node_allowed(const struct pass *c, const struct shape *s, uint32_t no
 	if (r->min_tmp && n->tmp_disk < r->min_tmp)
 		return false;
 	if (r->min_cpus && n->n_cpus < r->min_cpus)
+		return false;
+	if (!could_ever(c, s, n, node))
 		return false;
 	const struct sched_constraint *con = r->constraint;
 	if (alt == -2 && con && con->match_or) {
@@ -83,7 +104,7 @@ static uint32_t mem_cap(const struct pass *c, const struct shape *s,
 }
 
 static uint32_t cap_of(struct pass *c, const struct shape *s, uint32_t node, int64_t t,
-		       uint32_t *gfree)
+		       uint32_t *gfree, struct spare *spare)
 {
 	const struct sched_node *n = &c->snap->nodes[node];
 	const struct sched_req *r = s->req;
@@ -105,14 +126,31 @@ static uint32_t cap_of(struct pass *c, const struct shape *s, uint32_t node, int
 	if (*gfree < s->gpus_node)
 		return 0;
 	if (r->ntasks_per_node)
-		return cap >= r->ntasks_per_node ? r->ntasks_per_node : 0;
-	return cap >= s->node_min ? cap : 0;
+		cap = cap >= r->ntasks_per_node ? r->ntasks_per_node : 0;
+	else if (cap < s->node_min)
+		cap = 0;
+	if (cap && spare) {
+		struct node_need need;
+		place_node_need(c, s, node, &need);
+		uint64_t mem = n->mem ? f.mem - need.mem : UINT32_MAX;
+		bool whole =
+		    s->view.excl || (n->mem && r->mem_per_node == SCHED_MEM_WHOLE);
+		*spare = (struct spare){
+		    .cpus = whole ? 0 : cpus - need.cpus,
+		    .gpus = whole ? 0 : *gfree - need.gpus,
+		    .mem = whole	      ? 0
+			   : mem > UINT32_MAX ? UINT32_MAX
+					      : (uint32_t)mem,
+		};
+	}
+	return cap;
 }
 
-uint32_t place_node_cap(struct pass *c, const struct shape *s, uint32_t node, int64_t t)
+uint32_t place_node_cap(struct pass *c, const struct shape *s, uint32_t node, int64_t t,
+			struct spare *spare)
 {
 	uint32_t gfree;
-	return cap_of(c, s, node, t, &gfree);
+	return cap_of(c, s, node, t, &gfree, spare);
 }
 
 struct chooser {
@@ -135,7 +173,7 @@ static bool try_add(struct chooser *ch, uint32_t node, uint32_t known)
 			return false;
 	uint32_t gfree = 0, cap = known;
 	if (!cap || (ch->s->req->gpus_total && !ch->s->req->gpus_per_node))
-		cap = cap_of(ch->c, ch->s, node, ch->c->prof.now + ch->t, &gfree);
+		cap = cap_of(ch->c, ch->s, node, ch->c->prof.now + ch->t, &gfree, NULL);
 	if (cap == 0)
 		return false;
 	ch->picks[ch->n++] = (struct pick){node, cap, 0};
@@ -319,7 +357,8 @@ static uint32_t all_fitting(struct chooser *ch, struct pick *v)
 		if (!place_node_allowed(ch->c, ch->s, node, ch->alt))
 			continue;
 		if (!cap)
-			cap = cap_of(ch->c, ch->s, node, ch->c->prof.now + ch->t, &gfree);
+			cap = cap_of(ch->c, ch->s, node, ch->c->prof.now + ch->t, &gfree,
+				     NULL);
 		if (cap)
 			v[n++] = (struct pick){node, cap, 0};
 	}
@@ -376,7 +415,7 @@ static uint32_t choose_alt(struct pass *c, struct shape *s, uint32_t t, int alt,
 		for (uint32_t i = 0; i < ch.n; i++) {
 			uint32_t gfree;
 			ch.sum += picks[i].cap;
-			cap_of(c, s, picks[i].node, c->prof.now + t, &gfree);
+			cap_of(c, s, picks[i].node, c->prof.now + t, &gfree, NULL);
 			ch.gpus += gfree;
 		}
 		free(v);

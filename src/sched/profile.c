@@ -42,7 +42,7 @@ static uint32_t slot_of(const struct prof *p, int64_t q)
 	return (uint32_t)((q - p->g1) / p->res + 1);
 }
 
-static void mark_end(struct prof *p, int64_t end)
+void prof_mark_end(struct prof *p, int64_t end)
 {
 	int64_t q = prof_quant(p, end);
 	if (q <= p->now || q - p->now > p->window)
@@ -80,6 +80,58 @@ static uint32_t first_after(const struct node_prof *np, int64_t t)
 	return lo;
 }
 
+/* Can a device of n be held by one job only? Then devices held add up. */
+static bool whole_devices(const struct sched_node *n)
+{
+	for (uint32_t d = 0; d < n->n_gpus; d++)
+		if (n->gpus[d].capacity != 1)
+			return false;
+	return true;
+}
+
+uint32_t prof_bound_now(const struct prof *p, uint32_t node, const struct node_need *need)
+{
+	const struct sched_node *n = &p->nodes[node];
+	const struct node_prof *np = &p->np[node];
+	bool now = np->cpus_now + need->cpus <= n->n_cpus &&
+		   (!n->mem || np->mem_now + need->mem <= n->mem) &&
+		   (!whole_devices(n) || np->gpus_now + need->gpus <= n->n_gpus);
+	if (now)
+		return 0;
+	int64_t e = prof_quant(p, np->first_end);
+	return np->first_end == INT64_MAX || e - p->now > p->window
+		   ? REL_INF
+		   : (uint32_t)(e - p->now);
+}
+
+static uint32_t add32(uint32_t a, uint64_t b)
+{
+	return b >= UINT32_MAX - a ? UINT32_MAX : (uint32_t)(a + b);
+}
+
+void prof_added(const struct prof *p, uint32_t node, uint32_t version, int64_t t,
+		int64_t len, struct spare *added, uint32_t *count, bool *excl)
+{
+	const struct node_prof *np = &p->np[node];
+	const struct sched_node *n = &p->nodes[node];
+	int64_t end = add_sat(t, len);
+	*added = (struct spare){0};
+	*excl = false;
+	*count = 0;
+	(void)n;
+	/* versions after the first are the log's, in order */
+	for (uint32_t v = version > 1 ? version - 1 : 0; v < np->n_log; v++) {
+		const struct added *a = &np->log[v];
+		if (a->end <= t || a->start >= end)
+			continue;
+		*excl |= a->excl;
+		(*count)++;
+		added->cpus = add32(added->cpus, a->cpus);
+		added->mem = add32(added->mem, a->mem);
+		added->gpus += a->gpus;
+	}
+}
+
 int64_t prof_next_end(const struct prof *p, uint32_t node, int64_t t)
 {
 	const struct node_prof *np = &p->np[node];
@@ -91,23 +143,59 @@ int64_t prof_next_end(const struct prof *p, uint32_t node, int64_t t)
 	return INT64_MAX;
 }
 
+static uint32_t devices_of(const struct sched_node *n, const struct resv *r)
+{
+	uint32_t k = 0;
+	for (uint32_t d = 0; r->gpu_units && d < n->n_gpus; d++)
+		k += r->gpu_units[d] != 0;
+	return k;
+}
+
+/* Logs what np's new version added, for prof_added. */
+static int log_add(const struct prof *p, struct node_prof *np, const struct resv *r)
+{
+	if (np->n_log == np->cap_log) {
+		uint32_t cap = np->cap_log ? np->cap_log * 2 : 8;
+		struct added *v = realloc(np->log, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		np->log = v;
+		np->cap_log = cap;
+	}
+	np->log[np->n_log++] = (struct added){
+	    r->start,
+	    r->end,
+	    r->cpus,
+	    r->mem > UINT32_MAX ? UINT32_MAX : (uint32_t)r->mem,
+	    devices_of(&p->nodes[np - p->np], r),
+	    r->excl,
+	};
+	return 0;
+}
+
 int prof_add(struct prof *p, uint32_t node, const struct resv *r)
 {
 	struct node_prof *np = &p->np[node];
 	if (np->n == np->cap) {
 		uint32_t cap = np->cap ? np->cap * 2 : 4;
-		struct resv *v = realloc(np->r, cap * sizeof(*v));
+		struct resv *v = np->r_borrowed ? malloc(cap * sizeof(*v))
+						: realloc(np->r, cap * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
+		if (np->r_borrowed)
+			memcpy(v, np->r, np->n * sizeof(*v));
 		np->r = v;
 		np->cap = cap;
+		np->r_borrowed = false;
 	}
 	uint32_t at = first_after(np, r->end);
 	memmove(&np->r[at + 1], &np->r[at], (np->n - at) * sizeof(*r));
 	np->r[at] = *r;
 	np->n++;
-	np->version++;
-	mark_end(p, r->end);
+	np->r[at].version = ++np->version;
+	prof_mark_end(p, r->end);
+	if (log_add(p, np, r) < 0)
+		return -ENOMEM;
 	uint32_t slot = r->part < p->n_parts ? p->mcpn_slot[r->part] : UINT32_MAX;
 	if (slot != UINT32_MAX && !np->part_cpus)
 		np->part_cpus = calloc(p->n_mcpn, sizeof(*np->part_cpus));
@@ -118,21 +206,19 @@ int prof_add(struct prof *p, uint32_t node, const struct resv *r)
 	uint32_t devices = 0;
 	for (uint32_t d = 0; r->gpu_units && d < p->nodes[node].n_gpus; d++)
 		devices += r->gpu_units[d] != 0;
+	if (r->start <= p->now) {
+		np->cpus_now += r->shares ? 0 : r->cpus;
+		np->gpus_now += devices;
+		np->mem_now += r->mem;
+	}
+	if (r->end < np->first_end)
+		np->first_end = r->end;
 	/* counts of what is held alone: two sharing holders of one CPU would
 	 * count it twice, and the counts must never say less is free */
 	if (steps_add(&np->cpus, r->start, r->end, r->shares ? 0 : r->cpus) < 0 ||
 	    steps_add(&np->gpus, r->start, r->end, devices) < 0)
 		return -ENOMEM;
 	return steps_add(&np->mem, r->start, r->end, r->mem);
-}
-
-/* Can a device of n be held by one job only? Then devices held add up. */
-static bool whole_devices(const struct sched_node *n)
-{
-	for (uint32_t d = 0; d < n->n_gpus; d++)
-		if (n->gpus[d].capacity != 1)
-			return false;
-	return true;
 }
 
 int64_t prof_earliest_counts(const struct prof *p, uint32_t node, int64_t t, int64_t len,
@@ -176,7 +262,7 @@ int prof_add_lics(struct prof *p, const struct sched_lic_req *l, uint32_t n,
 		if (steps_add(&p->lp[l[k].lic], start, end, l[k].count) < 0)
 			return -ENOMEM;
 		if (l[k].count)
-			mark_end(p, end);
+			prof_mark_end(p, end);
 	}
 	return 0;
 }
@@ -278,7 +364,7 @@ void prof_window(struct prof *p, uint32_t node, int64_t t, int64_t len,
 		cpu_free[w] = ~cpu_free[w];
 		if (w == words - 1 && n->n_cpus % 64)
 			cpu_free[w] &= (1ULL << (n->n_cpus % 64)) - 1;
-		out->n_cpus += (uint32_t)__builtin_popcountll(cpu_free[w]);
+		out->n_cpus += sched_popcount64(cpu_free[w]);
 	}
 	uint64_t mem = n->mem ? steps_max(&np->mem, t, end) : 0, part_cpus = 0;
 	out->mem = !n->mem ? UINT64_MAX : mem >= n->mem ? 0 : n->mem - mem;
@@ -288,121 +374,6 @@ void prof_window(struct prof *p, uint32_t node, int64_t t, int64_t len,
 	out->part_room = !v->part_mcpn		     ? UINT32_MAX
 			 : part_cpus >= v->part_mcpn ? 0
 						     : v->part_mcpn - (uint32_t)part_cpus;
-}
-
-/* --- building it ---------------------------------------------------------------- */
-
-/* Checks one running allocation against its node: CPU ids inside it and
- * counted right, GPU units within each device. */
-static int check_alloc(const struct sched_node *n, const struct sched_alloc *a)
-{
-	uint32_t words = SCHED_WORDS(n->n_cpus), count = 0;
-	if (a->cpus && !a->cpu_ids)
-		return -EINVAL;
-	for (uint32_t w = 0; a->cpu_ids && w < words; w++)
-		count += (uint32_t)__builtin_popcountll(a->cpu_ids[w]);
-	if (a->cpu_ids && n->n_cpus % 64 && a->cpu_ids[words - 1] >> (n->n_cpus % 64))
-		return -EINVAL;
-	if (count != a->cpus)
-		return -EINVAL;
-	for (uint32_t d = 0; a->gpu_units && d < n->n_gpus; d++)
-		if (a->gpu_units[d] > n->gpus[d].capacity)
-			return -EINVAL;
-	return 0;
-}
-
-/* Nothing running may hold more than a node has at this instant: CPU ids
- * held twice unless both holders share, memory, GPU units. */
-static int check_node_use(struct prof *p, uint32_t node, uint64_t *acc, uint32_t *units)
-{
-	const struct sched_node *n = &p->nodes[node];
-	const struct node_prof *np = &p->np[node];
-	uint32_t words = SCHED_WORDS(n->n_cpus);
-	uint64_t *any = acc, *alone = acc + words, mem = 0;
-	memset(acc, 0, 2 * words * sizeof(*acc));
-	memset(units, 0, n->n_gpus * sizeof(*units));
-	for (uint32_t i = 0; i < np->n; i++) {
-		const struct resv *r = &np->r[i];
-		for (uint32_t w = 0; r->cpu_ids && w < words; w++) {
-			uint64_t b = r->cpu_ids[w];
-			if ((b & alone[w]) || (!r->shares && (b & any[w])))
-				return -EINVAL;
-			any[w] |= b;
-			if (!r->shares)
-				alone[w] |= b;
-		}
-		mem += r->mem;
-		for (uint32_t d = 0; r->gpu_units && d < n->n_gpus; d++)
-			if ((units[d] += r->gpu_units[d]) > n->gpus[d].capacity)
-				return -EINVAL;
-	}
-	return n->mem && mem > n->mem ? -EINVAL : 0;
-}
-
-void prof_view(const struct sched_snapshot *s, uint32_t part, bool exclusive,
-	       bool oversubscribe, struct job_view *v)
-{
-	const struct sched_part *p = part < s->n_parts ? &s->parts[part] : NULL;
-	bool excl = exclusive || (p && p->oversubscribe == SCHED_OS_EXCLUSIVE);
-	*v = (struct job_view){
-	    .part = part,
-	    .part_mcpn = p ? p->max_cpus_per_node : 0,
-	    .share_max = p && p->oversubscribe_max ? p->oversubscribe_max : 1,
-	    .shares = p && !excl &&
-		      (p->oversubscribe == SCHED_OS_FORCE ||
-		       (p->oversubscribe == SCHED_OS_YES && oversubscribe)),
-	    .excl = excl,
-	};
-}
-
-static int add_running(struct prof *p, const struct sched_snapshot *s,
-		       const struct sched_running *j)
-{
-	struct job_view v;
-	prof_view(s, j->part, j->exclusive, j->oversubscribe, &v);
-	/* past its expected end but not gone yet: it holds what it has now */
-	int64_t end = j->end > s->now ? j->end : s->now + 1;
-	if (j->n_alloc && !j->alloc)
-		return -EINVAL;
-	for (uint32_t i = 0; i < j->n_alloc; i++) {
-		const struct sched_alloc *a = &j->alloc[i];
-		if (a->node >= s->n_nodes || check_alloc(&s->nodes[a->node], a) < 0)
-			return -EINVAL;
-		struct resv r = {
-		    .start = s->now,
-		    .end = end,
-		    .mem = a->mem,
-		    .cpu_ids = a->cpu_ids,
-		    .gpu_units = a->gpu_units,
-		    .cpus = a->cpus,
-		    .part = j->part,
-		    .share_max = v.share_max,
-		    .shares = v.shares,
-		    .excl = v.excl,
-		};
-		if (prof_add(p, a->node, &r) < 0)
-			return -ENOMEM;
-	}
-	for (uint32_t k = 0; k < j->n_lics; k++)
-		if (!j->lics || j->lics[k].lic >= s->n_lics)
-			return -EINVAL;
-	return prof_add_lics(p, j->lics, j->n_lics, s->now, end);
-}
-
-static int check_use(struct prof *p)
-{
-	uint64_t *acc = calloc(2 * (size_t)p->max_words, sizeof(*acc));
-	uint32_t *units = calloc(p->max_gpus, sizeof(*units));
-	int rc = acc && units ? 0 : -ENOMEM;
-	for (uint32_t i = 0; rc == 0 && i < p->n_nodes; i++)
-		rc = check_node_use(p, i, acc, units);
-	for (uint32_t k = 0; rc == 0 && k < p->n_lics; k++)
-		for (uint32_t i = 0; i < p->lp[k].n; i++)
-			if (p->lp[k].s[i].used > p->lics[k].total)
-				rc = -EINVAL;
-	free(acc);
-	free(units);
-	return rc;
 }
 
 static int alloc_tables(struct prof *p)
@@ -415,6 +386,7 @@ static int alloc_tables(struct prof *p)
 	p->max_gpus = 1;
 	for (uint32_t i = 0; i < p->n_nodes; i++) {
 		p->np[i].version = 1;
+		p->np[i].first_end = INT64_MAX;
 		if (p->nodes[i].n_cpus > max_cpus)
 			max_cpus = p->nodes[i].n_cpus;
 		if (p->nodes[i].n_gpus > p->max_gpus)
@@ -450,10 +422,8 @@ int prof_init(struct prof *p, const struct sched_snapshot *snap, int64_t res,
 	if (p->now + p->window >= p->g1)
 		p->n_slots += (uint32_t)((p->now + p->window - p->g1) / p->res + 1);
 	int rc = alloc_tables(p);
-	for (uint32_t i = 0; rc == 0 && !idle && i < snap->n_running; i++)
-		rc = add_running(p, snap, &snap->running[i]);
 	if (rc == 0 && !idle)
-		rc = check_use(p);
+		rc = prof_build_running(p, snap);
 	if (rc < 0)
 		prof_fini(p);
 	return rc;
@@ -462,8 +432,10 @@ int prof_init(struct prof *p, const struct sched_snapshot *snap, int64_t res,
 void prof_fini(struct prof *p)
 {
 	for (uint32_t i = 0; p->np && i < p->n_nodes; i++) {
-		free(p->np[i].r);
+		if (!p->np[i].r_borrowed)
+			free(p->np[i].r);
 		steps_fini(&p->np[i].mem);
+		free(p->np[i].log);
 		steps_fini(&p->np[i].cpus);
 		steps_fini(&p->np[i].gpus);
 		for (uint32_t k = 0; p->np[i].part_cpus && k < p->n_mcpn; k++)
@@ -473,6 +445,7 @@ void prof_fini(struct prof *p)
 	for (uint32_t k = 0; p->lp && k < p->n_lics; k++)
 		steps_fini(&p->lp[k]);
 	free(p->mcpn_slot);
+	arena_free(&p->arena);
 	free(p->np);
 	free(p->lp);
 	free(p->slots);

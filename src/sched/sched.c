@@ -86,15 +86,20 @@ static int check_job_refs(const struct sched_snapshot *s, uint32_t part, uint32_
 	return 0;
 }
 
-static int check_pending(const struct sched_snapshot *s, const struct sched_pending *j)
+int sched_check_order(const struct sched_snapshot *s, const struct sched_pending *j)
 {
-	const struct sched_req *r = j->req;
-	if (!r || !j->n_parts || !j->parts || !j->count || j->time_limit <= 0 ||
+	if (!j->req || !j->n_parts || !j->parts || !j->count || j->time_limit <= 0 ||
 	    j->time_min < 0)
 		return -EINVAL;
 	for (uint32_t k = 0; k < j->n_parts; k++)
 		if (j->parts[k] >= s->n_parts)
 			return -EINVAL;
+	return 0;
+}
+
+int sched_check_job(const struct sched_snapshot *s, const struct sched_pending *j)
+{
+	const struct sched_req *r = j->req;
 	if (!ok_nodes(r->req_nodes, r->n_req_nodes, s->n_nodes) ||
 	    !ok_nodes(r->exc_nodes, r->n_exc_nodes, s->n_nodes) ||
 	    !ok_lics(j->lics, j->n_lics, s->n_lics))
@@ -102,7 +107,7 @@ static int check_pending(const struct sched_snapshot *s, const struct sched_pend
 	return check_job_refs(s, SCHED_NONE, j->qos, j->assoc);
 }
 
-static int check_plan(const struct sched_snapshot *s, const struct sched_plan *pl)
+int sched_check_plan(const struct sched_snapshot *s, const struct sched_plan *pl)
 {
 	if (!ok_index(pl->part, s->n_parts) || (pl->n_alloc && !pl->alloc) ||
 	    !ok_lics(pl->lics, pl->n_lics, s->n_lics) || pl->end < pl->start)
@@ -130,13 +135,10 @@ int sched_check_snapshot(const struct sched_snapshot *s, const struct sched_para
 		    !ok_lics(j->lics, j->n_lics, s->n_lics))
 			return -EINVAL;
 	}
-	for (uint32_t i = 0; i < s->n_pending; i++)
-		if (check_pending(s, &s->pending[i]) < 0)
-			return -EINVAL;
-	for (uint32_t i = 0; i < s->n_plans; i++)
-		if (check_plan(s, &s->plans[i]) < 0)
-			return -EINVAL;
-	return 0; /* what running jobs hold is checked as the profile is built */
+	/* what running jobs hold is checked as the profile is built; what the
+	 * order reads of a pending job as it is ordered, the rest of it as it
+	 * is decided; a plan as it is honoured */
+	return 0;
 }
 
 /* --- entry points ---------------------------------------------------------------- */

@@ -27,13 +27,25 @@
  * order of partition PriorityTier, then priority, then job id. A pass of
  * kind SCHED_PASS_QUICK is Slurm's main scheduler: it tries the first
  * default_queue_depth jobs, starts those that fit now without touching any
- * plan of a job above them, and never plans. A pass of kind
- * SCHED_PASS_BACKFILL considers up to bf_max_job_test jobs: each starts now
- * if it fits over its whole time limit without delaying any job planned
- * before it, else it is planned at the earliest time it fits within
- * bf_window (times on a bf_resolution grid) and its plan is kept in the
- * resource-time profile for the jobs after it. A job started by backfill
- * therefore never delays the planned start of a job it planned for. */
+ * plan of a job above them, and never plans; a job there that waits for
+ * Resources without a plan keeps the jobs after it in its partitions from
+ * starting (Priority), as Slurm's main scheduler does (one with a plan needs
+ * no more than its plan). A pass of kind SCHED_PASS_BACKFILL considers up to
+ * bf_max_job_test jobs: each starts now if it fits over its whole time
+ * limit without delaying any job planned before it, else it is planned at
+ * the earliest time it fits within bf_window (now, or an end rounded up to
+ * the bf_resolution grid) and its plan is kept in the resource-time profile
+ * for the jobs after it. A job started by backfill therefore never delays
+ * the planned start of a job it planned for (tests/unit/test_sched_prop.c
+ * checks it over thousands of random workloads).
+ *
+ * Placement: nodes of the lowest Weight first, then in the partition's
+ * order; on a node, the lowest free CPU ids and the lowest free devices of
+ * the type. --exclusive (or OverSubscribe=EXCLUSIVE) takes whole nodes, all
+ * their CPUs and devices (where MaxCPUsPerNode is below a node's CPUs, not
+ * that node). --time-min: a job that fits now only with a shorter limit
+ * starts on the nodes it fits with time_min, with the longest limit in
+ * [time_min, time_limit) they allow (ctld may round it down to minutes). */
 #ifndef DRV_SCHED_H
 #define DRV_SCHED_H
 
@@ -270,11 +282,11 @@ enum sched_pass_kind {
 
 struct sched_params {
 	enum sched_pass_kind kind;
-	uint32_t default_queue_depth; /* QUICK: jobs tried (Slurm: 100) */
-	uint32_t bf_max_job_test;     /* BACKFILL: jobs tried (Slurm: 500) */
+	uint32_t default_queue_depth; /* QUICK: jobs tried (Slurm: 100); 0: all */
+	uint32_t bf_max_job_test;     /* BACKFILL: jobs tried (Slurm: 500); 0: all */
 	uint32_t bf_max_job_user;     /* BACKFILL: per user; 0: no limit */
 	int64_t bf_window;	      /* seconds planned ahead (Slurm: 1 day) */
-	int64_t bf_resolution;	      /* seconds between planned times (60) */
+	int64_t bf_resolution;	      /* seconds between planned times (60); 0: 1 */
 	/* bf_continue: start after this (tier, priority, job id) position of
 	 * the order, as left by the previous pass (result.resume); zero: from
 	 * the top */
@@ -409,7 +421,11 @@ struct sched_result {
 /* Decides the pending jobs of snap. 0 and *out filled (freed with
  * sched_result_free), -EINVAL when the snapshot is malformed (an index out of
  * range, more in use than a node has), -ENOMEM; *out untouched on failure.
- * snap is only read. */
+ * What the pass reads is checked: the frame, every running job and what
+ * ordering reads of every pending job at once; the rest of a pending job
+ * when the pass reaches it and a plan when it is honoured (a quick pass
+ * never reads the request of a job past default_queue_depth). snap is only
+ * read. */
 int sched_run(const struct sched_snapshot *snap, const struct sched_params *params,
 	      struct sched_result *out);
 void sched_result_free(struct sched_result *r); /* accepts NULL and zeroed */

@@ -39,6 +39,7 @@ struct step {
 struct steps {
 	struct step *s; /* s[0].t is INT64_MIN; sorted by t; NULL: nothing yet */
 	uint32_t n, cap;
+	bool borrowed; /* s is in an arena: copied out when it grows */
 };
 
 int steps_init(struct steps *s); /* 0 or -ENOMEM */
@@ -59,17 +60,31 @@ struct resv {
 	uint32_t cpus;
 	uint32_t part;	    /* its partition, or SCHED_NONE */
 	uint32_t share_max; /* sharing: jobs its CPUs may hold at once, itself too */
+	uint32_t version;   /* the node's version once it was added */
 	bool shares;	    /* its CPUs may be shared (OverSubscribe=YES -s, FORCE) */
 	bool excl;	    /* it holds the whole node */
+};
+
+/* One reservation added to a node by the pass, as prof_added sums it. */
+struct added {
+	int64_t start, end;
+	uint32_t cpus, mem, gpus;
+	bool excl;
 };
 
 struct node_prof {
 	struct resv *r; /* sorted by end */
 	uint32_t n, cap;
-	uint32_t version;	 /* bumped by every change; starts at 1 */
-	struct steps mem;	 /* memory held over time */
-	struct steps cpus, gpus; /* CPUs and GPU devices held over time */
+	bool r_borrowed;	     /* r is in the profile's arena */
+	uint32_t version;	     /* bumped by every change; starts at 1 */
+	struct steps mem;	     /* memory held over time */
+	struct steps cpus, gpus;     /* CPUs and GPU devices held over time */
+	uint32_t cpus_now, gpus_now; /* held at now (CPUs: alone) */
+	uint64_t mem_now;
+	int64_t first_end;	 /* the earliest end of what it holds; INT64_MAX */
 	struct steps *part_cpus; /* per partition with MaxCPUsPerNode (mcpn_slot) */
+	struct added *log;	 /* log[v - 2]: what version v added (prof_add) */
+	uint32_t n_log, cap_log;
 };
 
 /* Where the last step over [t, end) that leaves less than need of total
@@ -96,6 +111,7 @@ struct prof {
 	uint32_t n_slots;
 	int64_t g1;	     /* the first grid point after now */
 	uint16_t *cpu_count; /* scratch: 3 x per CPU */
+	struct arena arena;  /* the first arrays of what runs */
 	uint32_t max_words, max_gpus;
 };
 
@@ -149,6 +165,12 @@ int64_t prof_lics_earliest(const struct prof *p, const struct sched_lic_req *l,
 /* The end e as a candidate start time: now when e <= now, else e rounded up
  * to the grid. */
 int64_t prof_quant(const struct prof *p, int64_t e);
+/* What a node has beyond what a job needs of it: when what is added
+ * since takes no more than this, the job still fits there. */
+struct spare {
+	uint32_t cpus, gpus, mem; /* mem: MiB, UINT32_MAX when not tracked */
+};
+
 /* What a job needs of one node at least, for prof_earliest_counts. */
 struct node_need {
 	uint32_t cpus, gpus;
@@ -162,6 +184,15 @@ struct node_need {
  * window. */
 int64_t prof_earliest_counts(const struct prof *p, uint32_t node, int64_t t, int64_t len,
 			     const struct job_view *v, const struct node_need *need);
+/* A cheap lower bound of when a job needing need can fit on node, in
+ * seconds after now: 0 when its counts allow it now, else its first end,
+ * or REL_INF beyond the window. */
+uint32_t prof_bound_now(const struct prof *p, uint32_t node,
+			const struct node_need *need);
+/* What was added to node since version over [t, t + len): CPUs, memory
+ * and GPU devices, summed into *added (excl: something exclusive). */
+void prof_added(const struct prof *p, uint32_t node, uint32_t version, int64_t t,
+		int64_t len, struct spare *added, uint32_t *count, bool *excl);
 /* The first end on node after t, as a candidate time; or INT64_MAX. */
 int64_t prof_next_end(const struct prof *p, uint32_t node, int64_t t);
 /* The next candidate time after t that some reservation's end made; or
@@ -169,6 +200,44 @@ int64_t prof_next_end(const struct prof *p, uint32_t node, int64_t t);
 int64_t prof_next_event(const struct prof *p, int64_t t);
 
 int64_t add_sat(int64_t t, int64_t len); /* t + len, INT64_MAX at most */
+
+/* profile_build.c: adds what snap's running jobs hold to the empty p and
+ * checks it fits their nodes: 0, -EINVAL, -ENOMEM. */
+int prof_build_running(struct prof *p, const struct sched_snapshot *snap);
+/* Makes the end's candidate time one a search tries (profile.c). */
+void prof_mark_end(struct prof *p, int64_t end);
+
+/* Without -mpopcnt, __builtin_popcountll is a call into libgcc. */
+static inline uint32_t sched_popcount64(uint64_t x)
+{
+	x -= (x >> 1) & 0x5555555555555555ULL;
+	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (uint32_t)((x * 0x0101010101010101ULL) >> 56);
+}
+
+/* --- mintree.c: a min tree of 16 children per node ------------------------- */
+
+#define MINTREE_LEVELS 8
+
+struct mintree {
+	uint32_t n, levels;
+	uint32_t *lv[MINTREE_LEVELS]; /* lv[0]: the values; lv[l + 1][i]: the
+				       * least of lv[l][16 i .. 16 i + 15] */
+	uint32_t len[MINTREE_LEVELS];
+};
+
+/* n values, all REL_INF: 0 or -ENOMEM. The values are lv[0]; after writing
+ * them directly, mintree_rebuild. mintree_fini frees it. */
+int mintree_init(struct mintree *t, uint32_t n);
+void mintree_rebuild(struct mintree *t);
+void mintree_fini(struct mintree *t);
+void mintree_set(struct mintree *t, uint32_t i, uint32_t v);
+uint32_t mintree_min(const struct mintree *t);
+/* The first i >= from whose value is <= x, or POS_NONE. */
+uint32_t mintree_first_le(const struct mintree *t, uint32_t from, uint32_t x);
+/* The least value above x, or REL_INF. */
+uint32_t mintree_min_above(const struct mintree *t, uint32_t x);
 
 /* --- shapes (shape.c) and placement (place.c) ------------------------------ */
 
@@ -190,16 +259,19 @@ struct shape {
 	uint32_t gpus_node;    /* GPUs each node must give */
 	uint32_t node_min;     /* tasks a node must take to be of use: all of
 				* them when the job has one node, else 1 */
+	uint32_t lc;	       /* its leaf class (leafcache.c) */
 	bool generic;	       /* -w or a -C count: nodes outside the order first */
 	int fits;	       /* sched_fits_config: -1 unknown, 0 yes, -ENOSPC */
 	uint32_t lb;	       /* no job of the shape fits before now + lb */
-	uint32_t m, M;	       /* partition nodes; leaves of the tree (power of 2) */
-	uint32_t *val;	       /* 2 * M: a lower bound of each node's earliest fit
-				* (leaf M + i, node order[i]), min over subtrees;
-				* NULL: no tree, nodes are scanned in order */
-	uint32_t *ver;	       /* M: the node's version the leaf was computed at,
-				* VERIFIED when the node fits at val */
-	uint32_t *cap;	       /* M: when VERIFIED, the tasks it takes at val */
+	uint32_t m;	       /* partition nodes */
+	bool has_tree;	       /* else nodes are scanned in order */
+	struct mintree tree;   /* a lower bound of each node's earliest fit, in
+				* seconds after now (node order[i] at i) */
+	uint32_t *ver;	       /* m: the node's version the leaf was computed at,
+				* VERIFIED when the node fits at its value */
+	uint32_t *cap;	       /* m: when VERIFIED, the tasks it takes then (0:
+				* not known, ask again) */
+	struct spare *spare;   /* m: when VERIFIED, what it had beyond the need */
 	const uint32_t *order; /* the partition's nodes by (weight, position) */
 };
 
@@ -228,8 +300,10 @@ uint32_t shape_next(struct pass *c, struct shape *s, uint32_t t, uint32_t from,
 /* Could a job of s ever run, all nodes up and idle? 0 or -ENOSPC (cached). */
 int shape_fits_config(struct pass *c, struct shape *s);
 
-/* Tasks node can take for a job of s over [t, t + s->len); 0: none. */
-uint32_t place_node_cap(struct pass *c, const struct shape *s, uint32_t node, int64_t t);
+/* Tasks node can take for a job of s over [t, t + s->len); 0: none.
+ * spare (may be NULL): what it has beyond the job's need of it then. */
+uint32_t place_node_cap(struct pass *c, const struct shape *s, uint32_t node, int64_t t,
+			struct spare *spare);
 /* Node's fixed properties against -x, -C (alternative alt; -1 none, -2 any),
  * --tmp, --mincpus, and whether it is up. */
 bool place_node_allowed(const struct pass *c, const struct shape *s, uint32_t node,
@@ -247,6 +321,27 @@ int place_fill(struct pass *c, const struct shape *s, const struct pick *picks,
 	       uint32_t n, int64_t start, struct sched_alloc *a);
 /* Which TRES a job of s lacks now (bits 1 << SCHED_TRES_*). */
 uint32_t place_lacks(struct pass *c, const struct shape *s);
+
+/* --- leafcache.c: node checks shared by shapes of one leaf class ----------- */
+
+/* A node checked for a leaf class at from: it fits at `at` (fits), or not
+ * before it; valid while the node's version stays. */
+struct leaf_entry {
+	uint32_t lc; /* the class's id + 1; 0: empty */
+	uint32_t version, from, at, cap;
+	struct spare spare;
+	bool fits;
+};
+
+struct leaf_class;
+
+/* Finds or makes s's leaf class (s->lc): 0 or -ENOMEM. */
+int leaf_class_of(struct pass *c, struct shape *s);
+/* What node is known to give class lc from t on, or NULL. */
+const struct leaf_entry *leaf_cache_get(const struct pass *c, uint32_t node, uint32_t lc,
+					uint32_t t);
+void leaf_cache_put(struct pass *c, uint32_t node, const struct leaf_entry *e);
+void leaf_classes_free(struct pass *c);
 
 /* --- limits.c: association and QOS limits ---------------------------------- */
 
@@ -322,7 +417,10 @@ struct pass {
 	bool *blocked;		   /* QUICK, per partition: one waits, unplanned */
 	struct cand *cands;	   /* scratch: the candidates of one job */
 	uint32_t cap_cands;
-	struct idmap user_seen; /* bf_max_job_user: jobs tried per uid */
+	struct idmap user_seen;		/* bf_max_job_user: jobs tried per uid */
+	struct leaf_class **classes;	/* 1024 buckets */
+	struct leaf_class **class_list; /* by id */
+	uint32_t n_classes, cap_classes;
 	struct sched_result *res;
 	struct arena *pool; /* the result's */
 };
@@ -341,11 +439,16 @@ int pass_run(struct pass *c);
 int pass_honour_plan(struct pass *c, const struct sched_plan *pl,
 		     const struct sched_req *req);
 /* Decides pending job idx into c->res; *waits when some of it waits (its
- * plan, if any, is then to be honoured). plan: its last plan (QUICK echoes
- * it). 0 or -ENOMEM. */
+ *plan, if any, is then to be honoured). plan: its last plan (QUICK echoes
+ * it). 0, -EINVAL (its request is malformed), -ENOMEM. */
 int decide_job(struct pass *c, uint32_t idx, const struct sched_plan *plan, bool *waits);
 
-/* sched.c */
+/* sched.c: 0 or -EINVAL. The snapshot's frame, what runs and what ordering
+ * reads of each pending job; the rest of a job when the pass decides it
+ * and a plan when the pass honours it. */
 int sched_check_snapshot(const struct sched_snapshot *s, const struct sched_params *p);
+int sched_check_order(const struct sched_snapshot *s, const struct sched_pending *j);
+int sched_check_job(const struct sched_snapshot *s, const struct sched_pending *j);
+int sched_check_plan(const struct sched_snapshot *s, const struct sched_plan *pl);
 
 #endif

@@ -185,6 +185,8 @@ int shape_get(struct pass *c, const struct sched_pending *j, uint32_t part, int6
 	s->generic = j->req->n_req_nodes != 0;
 	for (uint32_t k = 0; con && k < con->n_terms; k++)
 		s->generic |= con->terms[k].count != 0;
+	if (leaf_class_of(c, s) < 0)
+		return -ENOMEM;
 	s->next = c->shapes[h & c->shapes_mask];
 	c->shapes[h & c->shapes_mask] = s;
 	c->n_shapes++;
@@ -194,97 +196,117 @@ int shape_get(struct pass *c, const struct sched_pending *j, uint32_t part, int6
 
 /* --- the tree ------------------------------------------------------------- */
 
-static int tree_make(struct shape *s)
+/* A new shape's tree: each node bounded from below by what it holds now
+ * (REL_INF where the job can never go), none of them checked yet. */
+static int tree_make(struct pass *c, struct shape *s)
 {
-	uint32_t M = 1;
-	while (M < s->m)
-		M *= 2;
-	/* calloc: untouched pages cost nothing, and 0 is a valid bound */
-	s->val = calloc(2 * (size_t)M, sizeof(*s->val));
-	s->ver = calloc(M, sizeof(*s->ver));
-	s->cap = calloc(M, sizeof(*s->cap));
-	if (!s->val || !s->ver || !s->cap) {
-		free(s->val);
+	s->ver = calloc(s->m, sizeof(*s->ver));
+	s->cap = calloc(s->m, sizeof(*s->cap));
+	s->spare = calloc(s->m, sizeof(*s->spare));
+	if (!s->ver || !s->cap || !s->spare || mintree_init(&s->tree, s->m) < 0) {
 		free(s->ver);
 		free(s->cap);
-		s->val = s->ver = s->cap = NULL;
+		free(s->spare);
+		s->ver = s->cap = NULL;
+		s->spare = NULL;
 		return -ENOMEM;
 	}
-	s->M = M;
-	for (uint32_t i = s->m; i < M; i++)
-		s->val[M + i] = REL_INF;
-	for (uint32_t i = M - 1; i >= 1; i--)
-		s->val[i] =
-		    s->val[2 * i] < s->val[2 * i + 1] ? s->val[2 * i] : s->val[2 * i + 1];
+	for (uint32_t i = 0; i < s->m; i++) {
+		struct node_need need;
+		uint32_t node = s->order[i];
+		if (!place_node_allowed(c, s, node, -2))
+			continue;
+		place_node_need(c, s, node, &need);
+		s->tree.lv[0][i] = prof_bound_now(&c->prof, node, &need);
+	}
+	mintree_rebuild(&s->tree);
+	s->has_tree = true;
 	return 0;
-}
-
-static void tree_set(struct shape *s, uint32_t pos, uint32_t v)
-{
-	uint32_t i = s->M + pos;
-	s->val[i] = v;
-	for (i /= 2; i >= 1; i /= 2) {
-		uint32_t m =
-		    s->val[2 * i] < s->val[2 * i + 1] ? s->val[2 * i] : s->val[2 * i + 1];
-		if (s->val[i] == m)
-			break;
-		s->val[i] = m;
-	}
-}
-
-/* The leftmost leaf >= from whose value is <= t, or POS_NONE. */
-static uint32_t tree_leftmost(const struct shape *s, uint32_t from, uint32_t t)
-{
-	if (from >= s->m)
-		return POS_NONE;
-	uint32_t i = s->M + from;
-	for (;;) {
-		if (s->val[i] <= t) {
-			while (i < s->M) {
-				i *= 2;
-				if (s->val[i] > t)
-					i++;
-			}
-			return i - s->M;
-		}
-		while (i & 1)
-			i /= 2;
-		if (i == 0)
-			return POS_NONE;
-		i++;
-	}
 }
 
 #define VERIFIED 0x80000000u /* in ver[]: the node was seen to fit at val */
 
-/* Can node alone serve a job of s at now + t? t when it can (*cap: the
- * tasks it takes); else a time before which it cannot (something on it
- * must end first), or REL_INF. */
-static uint32_t leaf_check(struct pass *c, struct shape *s, uint32_t node, uint32_t t,
-			   uint32_t *cap)
+/* leaf_check's walk: the first candidate time from now + t at which node
+ * fits a job of s, by counts then by what is free. */
+static uint32_t walk(struct pass *c, struct shape *s, uint32_t node, uint32_t t,
+		     bool *fits, uint32_t *cap, struct spare *spare)
 {
 	const struct prof *p = &c->prof;
+	struct node_need need;
+	place_node_need(c, s, node, &need);
+	int64_t at = p->now + t;
+	for (int step = 0; step < 16; step++) {
+		*cap = place_node_cap(c, s, node, at, spare);
+		if (*cap) {
+			*fits = true;
+			return (uint32_t)(at - p->now);
+		}
+		int64_t e = INT64_MIN;
+		if (!s->view.shares) /* by count, it fits no earlier than */
+			e = prof_earliest_counts(p, node, at, s->len, &s->view, &need);
+		if (e <= at) /* the ids or devices free are not the right ones */
+			e = prof_next_end(p, node, at);
+		if (e == INT64_MAX || e - p->now > p->window)
+			return REL_INF;
+		at = e;
+	}
+	return (uint32_t)(at - p->now);
+}
+
+/* When can node alone serve a job of s, from now + t on? Walks forward a
+ * few candidate times (skipping, by counts, what cannot fit) and returns
+ * the first where it fits (*fits, *cap: the tasks it takes then), or a time
+ * before which it cannot, or REL_INF. */
+static uint32_t leaf_check(struct pass *c, struct shape *s, uint32_t node, uint32_t t,
+			   bool *fits, uint32_t *cap, struct spare *spare)
+{
+	const struct prof *p = &c->prof;
+	*fits = false;
 	if (t > p->window || !place_node_allowed(c, s, node, -2))
 		return REL_INF;
-	*cap = place_node_cap(c, s, node, p->now + t);
-	if (*cap)
-		return t;
-	int64_t e = INT64_MIN;
-	if (!s->view.shares) { /* by count, it fits no earlier than */
-		struct node_need need;
-		place_node_need(c, s, node, &need);
-		e = prof_earliest_counts(p, node, p->now + t, s->len, &s->view, &need);
+	const struct leaf_entry *known = leaf_cache_get(c, node, s->lc, t);
+	if (known) {
+		*fits = known->fits;
+		*cap = known->cap;
+		*spare = known->spare;
+		return known->at;
 	}
-	if (e <= p->now + t) /* the ids or devices free are not the right ones */
-		e = prof_next_end(p, node, p->now + t);
-	return e == INT64_MAX || e - p->now > p->window ? REL_INF
-							: (uint32_t)(e - p->now);
+	uint32_t at = walk(c, s, node, t, fits, cap, spare);
+	struct leaf_entry e = {s->lc + 1, p->np[node].version, t, at, *cap, *spare,
+			       *fits};
+	leaf_cache_put(c, node, &e);
+	return at;
+}
+
+/* Was leaf pos seen to fit at t, and has what was added to its node since
+ * over that window taken no more than it had to spare? (What is added
+ * elsewhere in time changes nothing.) Then it still fits; what it can take
+ * is asked again when it is picked. */
+static bool still_fits(const struct pass *c, struct shape *s, uint32_t pos, uint32_t t)
+{
+	uint32_t ver = s->ver[pos], n;
+	struct spare add, *sp = &s->spare[pos];
+	bool excl;
+	if (!(ver & VERIFIED) || s->tree.lv[0][pos] != t)
+		return false;
+	prof_added(&c->prof, s->order[pos], ver & ~VERIFIED, c->prof.now + t, s->len,
+		   &add, &n, &excl);
+	if (!n)
+		return true;
+	if (excl || s->view.excl || add.cpus > sp->cpus || add.mem > sp->mem ||
+	    add.gpus > sp->gpus)
+		return false;
+	sp->cpus -= add.cpus;
+	sp->gpus -= add.gpus;
+	sp->mem -= sp->mem == UINT32_MAX ? 0 : add.mem;
+	s->cap[pos] = 0;
+	return true;
 }
 
 uint32_t shape_next(struct pass *c, struct shape *s, uint32_t t, uint32_t from,
 		    uint32_t *cap)
 {
-	if (!s->val) {
+	if (!s->has_tree) {
 		for (uint32_t pos = from; pos < s->m; pos++)
 			if (place_node_allowed(c, s, s->order[pos], -2)) {
 				if (cap)
@@ -294,14 +316,18 @@ uint32_t shape_next(struct pass *c, struct shape *s, uint32_t t, uint32_t from,
 		return POS_NONE;
 	}
 	for (;;) {
-		uint32_t pos = tree_leftmost(s, from, t);
+		uint32_t pos = mintree_first_le(&s->tree, from, t);
 		if (pos == POS_NONE)
 			return POS_NONE;
 		uint32_t node = s->order[pos], version = c->prof.np[node].version;
-		if (s->ver[pos] != (version | VERIFIED) || s->val[s->M + pos] != t) {
-			uint32_t v = leaf_check(c, s, node, t, &s->cap[pos]);
-			s->ver[pos] = version | (v == t ? VERIFIED : 0);
-			tree_set(s, pos, v);
+		if (still_fits(c, s, pos, t)) {
+			s->ver[pos] = version | VERIFIED;
+		} else {
+			bool fits;
+			uint32_t v = leaf_check(c, s, node, t, &fits, &s->cap[pos],
+						&s->spare[pos]);
+			s->ver[pos] = version | (fits ? VERIFIED : 0);
+			mintree_set(&s->tree, pos, v);
 			if (v != t)
 				continue;
 		}
@@ -309,17 +335,6 @@ uint32_t shape_next(struct pass *c, struct shape *s, uint32_t t, uint32_t from,
 			*cap = s->cap[pos];
 		return pos;
 	}
-}
-
-/* The smallest leaf value above t under tree node i. */
-static uint32_t min_above(const struct shape *s, uint32_t i, uint32_t t)
-{
-	if (s->val[i] > t)
-		return s->val[i];
-	if (i >= s->M)
-		return REL_INF;
-	uint32_t a = min_above(s, 2 * i, t), b = min_above(s, 2 * i + 1, t);
-	return a < b ? a : b;
 }
 
 /* After a job of s did not fit at t: the next time what the nodes give can
@@ -336,7 +351,7 @@ static uint32_t next_time(struct pass *c, struct shape *s, uint32_t t)
 		if (e != INT64_MAX && e - p->now < next)
 			next = (uint32_t)(e - p->now);
 	}
-	uint32_t above = min_above(s, 1, t);
+	uint32_t above = mintree_min_above(&s->tree, t);
 	return above < next ? above : next;
 }
 
@@ -345,14 +360,14 @@ uint32_t shape_earliest(struct pass *c, struct shape *s, uint32_t tmax,
 {
 	if (!s->m)
 		return REL_INF;
-	if (!s->val && tree_make(s) < 0) {
+	if (!s->has_tree && tree_make(c, s) < 0) {
 		c->err = -ENOMEM;
 		return REL_INF;
 	}
 	uint32_t t = s->lb;
 	for (;;) {
-		if (s->val && s->val[1] > t)
-			t = s->val[1]; /* no node fits before */
+		if (mintree_min(&s->tree) > t)
+			t = mintree_min(&s->tree); /* no node fits before */
 		if (t > tmax || t == REL_INF) {
 			if (t > s->lb)
 				s->lb = t;

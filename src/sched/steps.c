@@ -21,7 +21,8 @@ int steps_init(struct steps *s)
 
 void steps_fini(struct steps *s)
 {
-	free(s->s);
+	if (!s->borrowed)
+		free(s->s);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -47,11 +48,15 @@ static int64_t split_at(struct steps *s, int64_t t)
 		return i;
 	if (s->n == s->cap) {
 		uint32_t cap = s->cap * 2;
-		struct step *v = realloc(s->s, cap * sizeof(*v));
+		struct step *v = s->borrowed ? malloc(cap * sizeof(*v))
+					     : realloc(s->s, cap * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
+		if (s->borrowed)
+			memcpy(v, s->s, s->n * sizeof(*v));
 		s->s = v;
 		s->cap = cap;
+		s->borrowed = false;
 	}
 	memmove(&s->s[i + 2], &s->s[i + 1], (s->n - i - 1) * sizeof(*s->s));
 	s->s[i + 1] = (struct step){t, s->s[i].used};

@@ -1,0 +1,243 @@
+/* profile_build.c — the profile of what runs, built at once: each running
+ * job's hold on each of its nodes from now to its expected end (a job past
+ * it holds what it has until a second from now), the steps of what each
+ * node holds over time made in one sweep of its ends, and the check that
+ * nothing holds more than its node has (a malformed snapshot). Pure. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/sched_internal.h"
+
+/* Checks one running allocation against its node: CPU ids inside it and
+ * counted right, GPU units within each device. */
+static int check_alloc(const struct sched_node *n, const struct sched_alloc *a)
+{
+	uint32_t words = SCHED_WORDS(n->n_cpus), count = 0;
+	if (a->cpus && !a->cpu_ids)
+		return -EINVAL;
+	for (uint32_t w = 0; a->cpu_ids && w < words; w++)
+		count += sched_popcount64(a->cpu_ids[w]);
+	if (a->cpu_ids && n->n_cpus % 64 && a->cpu_ids[words - 1] >> (n->n_cpus % 64))
+		return -EINVAL;
+	if (count != a->cpus)
+		return -EINVAL;
+	for (uint32_t d = 0; a->gpu_units && d < n->n_gpus; d++)
+		if (a->gpu_units[d] > n->gpus[d].capacity)
+			return -EINVAL;
+	return 0;
+}
+
+/* Nothing running may hold more than a node has at this instant: CPU ids
+ * held twice unless both holders share, memory, GPU units. */
+static int check_node_use(struct prof *p, uint32_t node, uint64_t *acc, uint32_t *units)
+{
+	const struct sched_node *n = &p->nodes[node];
+	const struct node_prof *np = &p->np[node];
+	uint32_t words = SCHED_WORDS(n->n_cpus);
+	uint64_t *any = acc, *alone = acc + words, mem = 0;
+	memset(acc, 0, 2 * words * sizeof(*acc));
+	memset(units, 0, n->n_gpus * sizeof(*units));
+	for (uint32_t i = 0; i < np->n; i++) {
+		const struct resv *r = &np->r[i];
+		for (uint32_t w = 0; r->cpu_ids && w < words; w++) {
+			uint64_t b = r->cpu_ids[w];
+			if ((b & alone[w]) || (!r->shares && (b & any[w])))
+				return -EINVAL;
+			any[w] |= b;
+			if (!r->shares)
+				alone[w] |= b;
+		}
+		mem += r->mem;
+		for (uint32_t d = 0; r->gpu_units && d < n->n_gpus; d++)
+			if ((units[d] += r->gpu_units[d]) > n->gpus[d].capacity)
+				return -EINVAL;
+	}
+	return n->mem && mem > n->mem ? -EINVAL : 0;
+}
+
+void prof_view(const struct sched_snapshot *s, uint32_t part, bool exclusive,
+	       bool oversubscribe, struct job_view *v)
+{
+	const struct sched_part *p = part < s->n_parts ? &s->parts[part] : NULL;
+	bool excl = exclusive || (p && p->oversubscribe == SCHED_OS_EXCLUSIVE);
+	*v = (struct job_view){
+	    .part = part,
+	    .part_mcpn = p ? p->max_cpus_per_node : 0,
+	    .share_max = p && p->oversubscribe_max ? p->oversubscribe_max : 1,
+	    .shares = p && !excl &&
+		      (p->oversubscribe == SCHED_OS_FORCE ||
+		       (p->oversubscribe == SCHED_OS_YES && oversubscribe)),
+	    .excl = excl,
+	};
+}
+
+static int check_use(struct prof *p)
+{
+	uint64_t *acc = calloc(2 * (size_t)p->max_words, sizeof(*acc));
+	uint32_t *units = calloc(p->max_gpus, sizeof(*units));
+	int rc = acc && units ? 0 : -ENOMEM;
+	for (uint32_t i = 0; rc == 0 && i < p->n_nodes; i++)
+		rc = check_node_use(p, i, acc, units);
+	for (uint32_t k = 0; rc == 0 && k < p->n_lics; k++)
+		for (uint32_t i = 0; i < p->lp[k].n; i++)
+			if (p->lp[k].s[i].used > p->lics[k].total)
+				rc = -EINVAL;
+	free(acc);
+	free(units);
+	return rc;
+}
+
+static int resv_by_end(const void *a, const void *b)
+{
+	const struct resv *x = a, *y = b;
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+enum amount { A_MEM, A_CPUS, A_GPUS, A_PART };
+
+static uint64_t amount_of(const struct prof *p, uint32_t node, const struct resv *r,
+			  enum amount what, uint32_t part)
+{
+	uint64_t k = 0;
+	switch (what) {
+	case A_MEM:
+		return r->mem;
+	case A_CPUS:
+		return r->shares ? 0 : r->cpus;
+	case A_PART:
+		return r->part == part ? r->cpus : 0;
+	case A_GPUS:
+		for (uint32_t d = 0; r->gpu_units && d < p->nodes[node].n_gpus; d++)
+			k += r->gpu_units[d] != 0;
+		return k;
+	}
+	return 0;
+}
+
+/* Steps of what np's reservations (all from now, sorted by end) hold: all
+ * of it from now, less each one as it ends. */
+static int sweep(struct prof *p, uint32_t node, struct steps *s, enum amount what,
+		 uint32_t part, uint64_t *total)
+{
+	const struct node_prof *np = &p->np[node];
+	*total = 0;
+	for (uint32_t i = 0; i < np->n; i++)
+		*total += amount_of(p, node, &np->r[i], what, part);
+	if (!*total)
+		return 0;
+	s->s = arena_alloc(&p->arena, (np->n + 2) * sizeof(*s->s));
+	if (!s->s)
+		return -ENOMEM;
+	s->cap = np->n + 2;
+	s->borrowed = true;
+	s->s[0] = (struct step){INT64_MIN, 0};
+	s->s[1] = (struct step){p->now, *total};
+	s->n = 2;
+	uint64_t left = *total;
+	for (uint32_t i = 0; i < np->n; i++) {
+		left -= amount_of(p, node, &np->r[i], what, part);
+		if (i + 1 < np->n && np->r[i + 1].end == np->r[i].end)
+			continue;
+		s->s[s->n++] = (struct step){np->r[i].end, left};
+	}
+	return 0;
+}
+
+/* A node's reservations sorted, its steps and counts made. */
+static int finish_node(struct prof *p, uint32_t node)
+{
+	struct node_prof *np = &p->np[node];
+	uint64_t mem, cpus, gpus, part;
+	if (np->n > 1)
+		qsort(np->r, np->n, sizeof(*np->r), resv_by_end);
+	for (uint32_t i = 0; i < np->n; i++)
+		prof_mark_end(p, np->r[i].end);
+	if (sweep(p, node, &np->mem, A_MEM, 0, &mem) < 0 ||
+	    sweep(p, node, &np->cpus, A_CPUS, 0, &cpus) < 0 ||
+	    sweep(p, node, &np->gpus, A_GPUS, 0, &gpus) < 0)
+		return -ENOMEM;
+	np->mem_now = mem;
+	np->cpus_now = (uint32_t)cpus;
+	np->gpus_now = (uint32_t)gpus;
+	np->first_end = np->n ? np->r[0].end : INT64_MAX;
+	for (uint32_t k = 0; k < p->n_parts; k++) {
+		uint32_t slot = p->mcpn_slot[k];
+		if (slot == UINT32_MAX)
+			continue;
+		if (!np->part_cpus) /* freed by prof_fini: heap, as prof_add's */
+			np->part_cpus = calloc(p->n_mcpn, sizeof(*np->part_cpus));
+		if (!np->part_cpus ||
+		    sweep(p, node, &np->part_cpus[slot], A_PART, k, &part) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Puts job j's holds in the nodes' arrays (room made by the caller). */
+static int place_running(struct prof *p, const struct sched_snapshot *s,
+			 const struct sched_running *j)
+{
+	struct job_view v;
+	prof_view(s, j->part, j->exclusive, j->oversubscribe, &v);
+	/* past its expected end but not gone yet: it holds what it has now */
+	int64_t end = j->end > s->now ? j->end : s->now + 1;
+	for (uint32_t i = 0; i < j->n_alloc; i++) {
+		const struct sched_alloc *a = &j->alloc[i];
+		if (check_alloc(&s->nodes[a->node], a) < 0)
+			return -EINVAL;
+		struct node_prof *np = &p->np[a->node];
+		np->r[np->n++] = (struct resv){
+		    .start = s->now,
+		    .end = end,
+		    .mem = a->mem,
+		    .cpu_ids = a->cpu_ids,
+		    .gpu_units = a->gpu_units,
+		    .cpus = a->cpus,
+		    .part = j->part,
+		    .share_max = v.share_max,
+		    .shares = v.shares,
+		    .excl = v.excl,
+		    .version = 1,
+		};
+	}
+	for (uint32_t k = 0; k < j->n_lics; k++)
+		if (!j->lics || j->lics[k].lic >= s->n_lics)
+			return -EINVAL;
+	return prof_add_lics(p, j->lics, j->n_lics, s->now, end);
+}
+
+/* Room in each node's array for what runs there. */
+static int make_room(struct prof *p, const struct sched_snapshot *s)
+{
+	for (uint32_t i = 0; i < s->n_running; i++) {
+		const struct sched_running *j = &s->running[i];
+		if (j->n_alloc && !j->alloc)
+			return -EINVAL;
+		for (uint32_t k = 0; k < j->n_alloc; k++) {
+			if (j->alloc[k].node >= s->n_nodes)
+				return -EINVAL;
+			p->np[j->alloc[k].node].cap++;
+		}
+	}
+	for (uint32_t i = 0; i < p->n_nodes; i++) {
+		struct node_prof *np = &p->np[i];
+		if (!np->cap)
+			continue;
+		np->r = arena_alloc(&p->arena, np->cap * sizeof(*np->r));
+		if (!np->r)
+			return -ENOMEM;
+		np->r_borrowed = true;
+	}
+	return 0;
+}
+
+int prof_build_running(struct prof *p, const struct sched_snapshot *snap)
+{
+	int rc = make_room(p, snap);
+	for (uint32_t i = 0; rc == 0 && i < snap->n_running; i++)
+		rc = place_running(p, snap, &snap->running[i]);
+	for (uint32_t i = 0; rc == 0 && i < p->n_nodes; i++)
+		rc = finish_node(p, i);
+	return rc == 0 ? check_use(p) : rc;
+}

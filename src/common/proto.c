@@ -52,6 +52,17 @@ const char *drv_rc_text(int rc)
 		return "Invalid job id specified";
 	case DRV_RC_INVALID_ARRAY:
 		return "Invalid job array specification";
+	case DRV_RC_INVALID_ACCOUNT:
+		return "Invalid account or account/partition combination specified";
+	case DRV_RC_INVALID_PARENT_ACCOUNT:
+		return "Invalid parent account specified";
+	case DRV_RC_ACCOUNTING_POLICY:
+		return "Job violates accounting/QOS policy (job submit limit, user's "
+		       "size and/or time limits)";
+	case DRV_RC_INVALID_QOS:
+		return "Invalid qos specification";
+	case DRV_RC_QOS_PREEMPTION_LOOP:
+		return "QOS Preemption loop detected";
 	case DRV_RC_DISABLED:
 		return "Requested operation is presently disabled";
 	case DRV_RC_DEPENDENCY:

@@ -56,6 +56,14 @@ enum drv_rc {
 	DRV_RC_TOO_MANY_CPUS = 2019,  /* "More processors requested than permitted" */
 	DRV_RC_BAD_TASK_COUNT = 2101, /* "Task count specification invalid" */
 	DRV_RC_INVALID_STEP = 2047,   /* a step the job does not have */
+	/* "Invalid account or account/partition combination specified" */
+	DRV_RC_INVALID_ACCOUNT = 2045,
+	DRV_RC_INVALID_PARENT_ACCOUNT = 2046, /* "Invalid parent account specified" */
+	/* "Job violates accounting/QOS policy (job submit limit, user's size
+	 * and/or time limits)" */
+	DRV_RC_ACCOUNTING_POLICY = 2050,
+	DRV_RC_INVALID_QOS = 2066,	    /* "Invalid qos specification" */
+	DRV_RC_QOS_PREEMPTION_LOOP = 2067, /* "QOS Preemption loop detected" */
 };
 
 /* Slurm's text for rc (static string). */

@@ -45,6 +45,7 @@ struct peer {
 struct deferred;
 struct pending_launch;
 struct hook;
+struct acct_db;
 
 struct ctld {
 	struct event_base *base;
@@ -82,6 +83,8 @@ struct ctld {
 	uint32_t *sched_new;
 	size_t n_sched_new, cap_sched_new;
 	bool stopping;
+	/* the policy's tables: accounts, users, associations, QOS (acct.h) */
+	struct acct_db *acct;
 	/* hook.c: PrologSlurmctld / EpilogSlurmctld children */
 	struct hook *hooks;
 	struct event *sigchld_ev;
@@ -279,6 +282,13 @@ void job_resume_prologs(struct ctld *c);
  * id; the caller commits it (commit_meta) with the job. -ENOSPC when every
  * id is in use, -EIO when the store cannot be read; nothing changes then. */
 int ctld_job_id_new(struct ctld *c, uint32_t *id);
+
+/* --- rpc_assoc.c: the policy's tables ------------------------------------ */
+/* Loads them from the store and makes the defaults (root, ClusterName,
+ * normal), committed with the first turn; after commit_init. 0 or -errno
+ * with err. */
+int acct_start(struct ctld *c, struct drv_error *err);
+void acct_stop(struct ctld *c); /* frees them */
 
 /* --- recover.c ------------------------------------------------------------ */
 int ctld_recover(struct ctld *c, struct drv_error *err);

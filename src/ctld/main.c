@@ -168,6 +168,8 @@ static int start_loop(struct ctld *c, struct drv_error *err)
 	if (!c->nonces || !c->store || ctld_recover(c, err) < 0)
 		return -EIO;
 	commit_init(c);
+	if (acct_start(c, err) < 0)
+		return -EIO;
 	sched_init(c);
 	hook_init(c);
 	job_resume_prologs(c);
@@ -193,6 +195,7 @@ static void stop_loop(struct ctld *c)
 	link_fini(c);
 	hook_fini(c);
 	store_close(c->store);
+	acct_stop(c);
 	drv_nonce_cache_free(c->nonces);
 	job_table_fini(&c->jobs);
 	for (size_t i = 0; i < c->n_parts; i++)

@@ -35,6 +35,9 @@ struct sm_req {
 	bool rec_assoc; /* an association field was set (SA_SET_ASSOC) */
 	bool limit_set; /* the add's " Settings" block is printed */
 	bool bad;	/* a word was refused (message printed) */
+	bool in_qos;	/* reading a QOS's words: Slurm says less of bad ones */
+	bool soft_bad;	/* a QOS count that is no number: Slurm leaves it unset
+			 * (Drover refuses the command) */
 };
 
 void sm_req_init(struct sm_req *q, const char *action, const char *entity);

@@ -436,15 +436,14 @@ static int add_qos(const struct sm_opts *o, struct sm_req *q, const struct cli_a
 		if (!w.value || sm_kw(k, n, "Names", 1)) {
 			sm_list_add(q, &c->names, &c->n_names, &c->has_names,
 				    w.value ? w.value : k, false);
-		} else if (!sm_set_qos_rec(q, &w, t) && !q->bad) {
-			q->bad = true;
-			fprintf(stderr,
-				" Unknown option: %s\n Use keyword 'where' to modify "
-				"condition\n",
-				argv[i]);
+		} else if (!sm_set_qos_rec(q, &w, t)) {
+			q->bad = true; /* Slurm says this one on stdout */
+			printf(" Unknown option: %s\n Use keyword 'where' to modify "
+			       "condition\n",
+			       argv[i]);
 		}
 	}
-	if (q->bad)
+	if (q->bad || q->soft_bad)
 		return 1;
 	if (!c->n_names) {
 		fprintf(stderr, " Need name of qos to add.\n");

@@ -183,14 +183,12 @@ static bool set_word(struct sm_req *q, char entity, const struct sm_word *w,
 	}
 	if (entity == 'q') {
 		if (sm_set_qos_rec(q, w, t)) {
-			q->rec_user = true;
+			q->rec_user |= !q->bad && !q->soft_bad;
 			return !q->bad;
 		}
-		if (!q->bad)
-			fprintf(stderr,
-				" Unknown option: %s\n Use keyword 'where' to modify "
-				"condition\n",
-				k);
+		/* Slurm says this one on stdout */
+		printf(" Unknown option: %s\n Use keyword 'where' to modify condition\n",
+		       k);
 		return false;
 	}
 	if (sm_set_assoc_rec(q, w, t)) {
@@ -263,7 +261,10 @@ int sm_modify(const struct sm_opts *o, int argc, char **argv)
 	if ((entity == 'a' || entity == 'u') && !q.limit_set)
 		rp.lines_head = NULL;
 	rc = 1;
-	if (!ok || q.bad) {
+	if (ok && !q.bad && q.soft_bad && !rec) {
+		/* Slurm's QOS words leave a bad count unset, then this */
+		fprintf(stderr, " You didn't give me anything to set\n");
+	} else if (!ok || q.bad || q.soft_bad) {
 	} else if (!rec) {
 		fprintf(stderr, " You didn't give me anything to set\n");
 	} else if (!q.cond_set && !o->immediate &&

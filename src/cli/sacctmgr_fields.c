@@ -46,7 +46,7 @@ const struct cli_field_def sm_fields[] = {
 	{"Flags", "Flags", 20, F_FLAGS, 2},
 	{"GraceTime", "GraceTime", 10, F_GRACE, 3},
 	{"GrpCPUs", "GrpCPUs", 8, F_GRPCPUS, 6},
-	{"GrpCPUMins", "GrpCPUMins", 11, F_BLANK, 7},
+	{"GrpCPUMins", "GrpCPUMins", 11, F_GRPCPUMINS, 7},
 	{"GrpCPURunMins", "GrpCPURunMins", 13, F_BLANK, 7},
 	{"GrpTRES", "GrpTRES", 13, F_GRPTRES, 7},
 	{"GrpTRESMins", "GrpTRESMins", 13, F_BLANK, 7},
@@ -56,12 +56,12 @@ const struct cli_field_def sm_fields[] = {
 	{"GrpMemory", "GrpMem", 7, F_GRPMEM, 4},
 	{"GrpNodes", "GrpNodes", 8, F_GRPNODES, 4},
 	{"GrpSubmitJobs", "GrpSubmit", 9, F_GRPSUBMIT, 4},
-	{"GrpWall", "GrpWall", 11, F_BLANK, 4},
+	{"GrpWall", "GrpWall", 11, F_GRPWALL, 4},
 	{"ID", "ID", 6, F_ID, 2},
 	{"Info", "Info", 20, F_BLANK, 2},
 	{"LFT", "LFT", 6, F_BLANK, 1},
 	{"servertype", "ServerType", 10, F_BLANK, 10},
-	{"MaxCPUMinsPerJob", "MaxCPUMins", 11, F_BLANK, 7},
+	{"MaxCPUMinsPerJob", "MaxCPUMins", 11, F_MAXCPUMINS, 7},
 	{"MaxCPURunMinsPerUser", "MaxCPURunMinsPU", 15, F_BLANK, 7},
 	{"MaxCPURunMinsPU", "MaxCPURunMinsPU", 15, F_BLANK, 7},
 	{"MaxCPUsPerJob", "MaxCPUs", 8, F_MAXCPUS, 7},
@@ -354,12 +354,14 @@ static const char *entity_value(int id, const struct sm_row *r, char *buf, size_
 		case F_USER:
 			return r->user->name;
 		case F_DACCT:
-			return r->user->default_account ? r->user->default_account : "";
+			return r->def_acct ? r->def_acct : "";
 		case F_ADMIN:
 			return r->user->admin_level;
 		case F_COORD:
-			return joined(r->user->coord_accounts, r->user->n_coord_accounts,
-				      true, buf, len);
+			return r->coords
+				   ? r->coords
+				   : joined(r->user->coord_accounts,
+					    r->user->n_coord_accounts, true, buf, len);
 		default:
 			break;
 		}
@@ -379,6 +381,34 @@ static const char *entity_value(int id, const struct sm_row *r, char *buf, size_
 	return NULL;
 }
 
+/* What Slurm prints for a field of an account that has no association to
+ * show (its print routines given nothing: numbers 0). */
+static const char *zero_value(int id)
+{
+	switch (id) {
+	case F_SHARE:
+	case F_GRPJOBS:
+	case F_GRPNODES:
+	case F_GRPCPUS:
+	case F_GRPMEM:
+	case F_GRPSUBMIT:
+	case F_GRPCPUMINS:
+	case F_MAXJOBS:
+	case F_MAXNODES:
+	case F_MAXCPUS:
+	case F_MAXSUBMIT:
+	case F_MAXCPUMINS:
+	case F_ID:
+	case F_PARENTID:
+		return "0";
+	case F_GRPWALL:
+	case F_MAXWALL:
+		return "00:00:00";
+	default:
+		return "";
+	}
+}
+
 void sm_print_row(const struct cli_fields *fl, enum cli_fields_mode mode,
 		  const struct sm_row *r)
 {
@@ -394,6 +424,8 @@ void sm_print_row(const struct cli_fields *fl, enum cli_fields_mode mode,
 			x = cluster_value(id, r, buf, sizeof(bufs[i]));
 		else if (!x && r->assoc)
 			x = assoc_value(id, r, buf, sizeof(bufs[i]));
+		else if (!x && r->zeros)
+			x = zero_value(id);
 		v[i] = x ? x : "";
 	}
 	cli_fields_row(stdout, fl, mode, v);

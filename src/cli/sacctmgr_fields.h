@@ -49,6 +49,9 @@ enum sm_field {
 	F_SHARE,
 	F_USAGEFACTOR,
 	F_USER,
+	F_GRPWALL,    /* not kept: empty, but 0 for an account without associations */
+	F_GRPCPUMINS, /* the same */
+	F_MAXCPUMINS, /* the same */
 };
 
 extern const struct cli_field_def sm_fields[];
@@ -69,6 +72,9 @@ struct sm_row {
 	const struct drv_rec_acct_cluster *cluster;
 	const char *tree_account; /* the account, indented by its depth */
 	const char *coords;	  /* an account's coordinators, joined */
+	const char *def_acct;	  /* the user's default account as shown */
+	bool zeros;		  /* withassoc, an account without associations:
+				   * Slurm prints its numbers as 0 */
 };
 
 void sm_print_row(const struct cli_fields *fl, enum cli_fields_mode mode,

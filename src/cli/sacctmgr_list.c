@@ -89,7 +89,7 @@ static int list_word(struct sm_list_opts *o, char entity, const char *word)
 			 (sm_kw(word, n, "WOPLimits", 4) ||
 			  sm_kw(word, n, "WOLimits", 3)))
 			o->wop_limits = true;
-		else if (entity == 's' || entity == 'q')
+		else if (entity == 's')
 			sm_list_add(&o->q, &o->ids, &o->n_ids, &o->has_ids, word, false);
 		else
 			sm_list_add(&o->q, &c->names, &c->n_names, &c->has_names, word,
@@ -166,12 +166,35 @@ static int by_assoc(const void *a, const void *b)
 	return c;
 }
 
+static void coordinated(const struct cli_acct *t, const struct drv_rec_acct_user *u,
+			char *buf, size_t len);
+
 static void user_rows(const struct sm_opts *so, struct sm_list_opts *o,
 		      const struct cli_acct *t, const struct drv_conf *conf,
 		      const struct cli_fields *fl, const struct drv_rec_acct_user *u)
 {
-	struct sm_row r = {.t = t, .conf = conf, .user = u};
-	if (!o->assoc) {
+	char coords[1024];
+	coordinated(t, u, coords, sizeof(coords));
+	struct sm_row r = {.t = t,
+			   .conf = conf,
+			   .user = u,
+			   .coords = coords,
+			   .def_acct = u->default_account};
+	/* with conditions on associations, Slurm knows the default account
+	 * only when its association is among those selected */
+	const struct drv_rec_acct_assoc *def = NULL;
+	for (size_t i = 0; u->default_account && !def && i < t->r.n_assocs; i++) {
+		const struct drv_rec_acct_assoc *a = &t->r.assocs[i];
+		if (a->user && !strcmp(a->user, u->name) &&
+		    !strcmp(a->account, u->default_account) && assoc_ok(o, a, 0))
+			def = a;
+	}
+	if (assoc_conds(o) && !def)
+		r.def_acct = "";
+	bool any = false;
+	for (size_t i = 0; i < t->r.n_assocs && !any; i++)
+		any = t->r.assocs[i].user && !strcmp(t->r.assocs[i].user, u->name);
+	if (!o->assoc || (!any && !assoc_conds(o))) {
 		sm_print_row(fl, so->mode, &r);
 		return;
 	}
@@ -233,18 +256,62 @@ static int by_account(const void *a, const void *b)
 		      (*(const struct drv_rec_acct_account *const *)b)->name);
 }
 
-/* The users who coordinate account, joined (withcoord). */
+/* Does u coordinate account: it, or an account above it in any cluster's
+ * tree (a coordinator has the sub-accounts too)? */
+static bool coordinates(const struct cli_acct *t, const struct drv_rec_acct_user *u,
+			const char *account)
+{
+	for (size_t k = 0; k < u->n_coord_accounts; k++)
+		if (!strcmp(u->coord_accounts[k], account))
+			return true;
+	for (size_t i = 0; i < t->r.n_assocs; i++) {
+		const struct drv_rec_acct_assoc *a = &t->r.assocs[i];
+		if (a->user || strcmp(a->account, account))
+			continue;
+		int hops = 0;
+		for (a = cli_acct_parent(t, a); a && hops++ <= (int)t->r.n_assocs;
+		     a = cli_acct_parent(t, a))
+			for (size_t k = 0; k < u->n_coord_accounts; k++)
+				if (!strcmp(u->coord_accounts[k], a->account))
+					return true;
+	}
+	return false;
+}
+
+/* The users who coordinate account, joined (account withcoord). */
 static void coordinators(const struct cli_acct *t, const char *account, char *buf,
 			 size_t len)
 {
 	size_t used = 0;
 	buf[0] = '\0';
 	for (size_t i = 0; i < t->r.n_users && used < len; i++)
-		for (size_t k = 0; k < t->r.users[i].n_coord_accounts; k++)
-			if (!strcmp(t->r.users[i].coord_accounts[k], account))
-				used +=
-				    (size_t)snprintf(buf + used, len - used, "%s%s",
-						     used ? "," : "", t->r.users[i].name);
+		if (coordinates(t, &t->r.users[i], account))
+			used += (size_t)snprintf(buf + used, len - used, "%s%s",
+						 used ? "," : "", t->r.users[i].name);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The accounts u coordinates, sub-accounts included, sorted (user
+ * withcoord). */
+static void coordinated(const struct cli_acct *t, const struct drv_rec_acct_user *u,
+			char *buf, size_t len)
+{
+	const char **v = calloc(t->r.n_accounts + 1, sizeof(*v));
+	size_t n = 0, used = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; v && i < t->r.n_accounts; i++)
+		if (coordinates(t, u, t->r.accounts[i].name))
+			v[n++] = t->r.accounts[i].name;
+	if (n > 1)
+		qsort(v, n, sizeof(*v), by_name);
+	for (size_t i = 0; i < n && used < len; i++)
+		used +=
+		    (size_t)snprintf(buf + used, len - used, "%s%s", i ? "," : "", v[i]);
+	free(v);
 }
 
 static int by_id_desc(const void *a, const void *b)
@@ -276,6 +343,11 @@ static void account_rows(const struct sm_opts *so, struct sm_list_opts *o,
 	}
 	if (n - own > 1)
 		qsort(v + own, n - own, sizeof(*v), by_id_desc);
+	if (!n) { /* an account without associations: itself */
+		r->zeros = true;
+		sm_print_row(fl, so->mode, r);
+		r->zeros = false;
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct cli_acct_eff e;
 		cli_acct_effective(t, v[i], !o->wop_limits, &e);

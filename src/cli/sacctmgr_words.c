@@ -14,6 +14,7 @@
 #include "cli/common.h"
 #include "cli/sacctmgr.h"
 #include "common/proto.h"
+#include "common/qos_flags.h"
 #include "common/timefmt.h"
 #include "common/tres.h"
 
@@ -140,6 +141,8 @@ void sm_word_split(const char *word, struct sm_word *w)
 static void unknown_option(struct sm_req *q, const struct sm_word *w)
 {
 	q->bad = true;
+	if (q->in_qos) /* Slurm's QOS words print only the value's error */
+		return;
 	fprintf(stderr, " Unknown option: %s\n Use keyword 'where' to modify condition\n",
 		w->word);
 }
@@ -153,7 +156,10 @@ static bool count(struct sm_req *q, const struct sm_word *w, const char *type,
 	long long n = strtoll(v, &end, 10);
 	if (!*v || *end || n > 2147483647LL) {
 		cli_error("Invalid value for %s (%s)", type, v);
-		unknown_option(q, w);
+		if (q->in_qos)
+			q->soft_bad = true;
+		else
+			unknown_option(q, w);
 		return true;
 	}
 	*out = n < 0 ? -1 : n;
@@ -334,12 +340,26 @@ bool sm_set_assoc_cond(struct sm_req *q, const struct sm_word *w)
 	return false;
 }
 
-/* A QOS flag list: names Slurm knows (checked by ctld), -1 for none. */
+/* A QOS flag list: names Slurm knows, -1 for none. */
 static bool qos_flags(struct sm_req *q, const struct sm_word *w)
 {
 	struct drv_rec_acct_change *c = &q->m.change;
 	if (atoi(w->value) == -1) {
 		c->has_flags = true;
+		return true;
+	}
+	for (const char *s = w->value; *s;
+	     s += strcspn(s, ",") + (s[strcspn(s, ",")] == ',')) {
+		char name[64];
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(s, ","), s);
+		if (drv_qos_flag_parse(name))
+			continue;
+		q->bad = true;
+		printf(" Unknown QOS flag used in:\n  '%s'\n Valid QOS flags are\n  '",
+		       w->value);
+		for (unsigned i = 0; i < DRV_QOS_FLAG_COUNT; i++)
+			printf("%s%s", i ? "," : "", drv_qos_flag_name(i));
+		printf("'\n");
 		return true;
 	}
 	if (w->op == '+')
@@ -361,7 +381,7 @@ static bool usage_factor(struct sm_req *q, const struct sm_word *w)
 	double f = strtod(w->value, &end);
 	if (!*w->value || *end || f > 1e12) {
 		cli_error("Invalid value for %s (%s)", "UsageFactor", w->value);
-		unknown_option(q, w);
+		q->soft_bad = true;
 		return true;
 	}
 	c->usage_factor = f < 0 ? -1 : (int64_t)(f * 1000000.0 + 0.5);
@@ -372,7 +392,17 @@ static bool usage_factor(struct sm_req *q, const struct sm_word *w)
 static const char *const preempt_modes[] = {"cluster", "off",	  "cancel",
 					    "requeue", "suspend", NULL};
 
+static bool qos_rec(struct sm_req *q, const struct sm_word *w, const struct cli_acct *t);
+
 bool sm_set_qos_rec(struct sm_req *q, const struct sm_word *w, const struct cli_acct *t)
+{
+	q->in_qos = true;
+	bool known = qos_rec(q, w, t);
+	q->in_qos = false;
+	return known;
+}
+
+static bool qos_rec(struct sm_req *q, const struct sm_word *w, const struct cli_acct *t)
 {
 	struct drv_rec_acct_change *c = &q->m.change;
 	const char *k = w->word;
@@ -385,17 +415,8 @@ bool sm_set_qos_rec(struct sm_req *q, const struct sm_word *w, const struct cli_
 	}
 	if (sm_kw(k, n, "Flags", 2))
 		return qos_flags(q, w);
-	if (sm_kw(k, n, "GraceTime", 3)) {
-		int64_t secs;
-		if (drv_time_parse_limit(w->value, &secs) < 0) {
-			q->bad = true;
-			fprintf(stderr, " Bad GraceTime format: %s\n", w->word);
-			return true;
-		}
-		c->grace_time = secs == DRV_INFINITE ? -1 : secs;
-		c->has_grace_time = true;
-		return true;
-	}
+	if (sm_kw(k, n, "GraceTime", 3))
+		return count(q, w, "GraceTime", &c->grace_time, &c->has_grace_time);
 	if (sm_kw(k, n, "GrpJobs", 4))
 		return count(q, w, "GrpJobs", &c->grp_jobs, &c->has_grp_jobs);
 	if (sm_kw(k, n, "GrpSubmitJobs", 4))
@@ -404,10 +425,10 @@ bool sm_set_qos_rec(struct sm_req *q, const struct sm_word *w, const struct cli_
 	if (sm_kw(k, n, "GrpTRES", 7))
 		return tres(q, w, &c->grp_tres);
 	if (sm_kw(k, n, "MaxJobsPerUser", 4) || sm_kw(k, n, "MaxJobsPU", 9))
-		return count(q, w, "MaxJobsPerUser", &c->max_jobs_per_user,
+		return count(q, w, "MaxJobsPU", &c->max_jobs_per_user,
 			     &c->has_max_jobs_per_user);
 	if (sm_kw(k, n, "MaxSubmitJobsPerUser", 4) || sm_kw(k, n, "MaxSubmitJobsPU", 10))
-		return count(q, w, "MaxSubmitJobsPerUser", &c->max_submit_jobs_per_user,
+		return count(q, w, "MaxSubmitJobsPU", &c->max_submit_jobs_per_user,
 			     &c->has_max_submit_jobs_per_user);
 	if (sm_kw(k, n, "MaxTRESPerJob", 7))
 		return tres(q, w, &c->max_tres_per_job);

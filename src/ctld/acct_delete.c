@@ -67,27 +67,53 @@ static bool keeps(const struct acct_db *db, const struct doomed *d, const char *
 	return false;
 }
 
-/* Slurm refuses to remove a user's default account while the user keeps
- * other associations. */
+struct doomed_row {
+	const struct acct_assoc *a;
+	bool is_def; /* its account is its user's default */
+};
+
+static int by_user_then_default(const void *x, const void *y)
+{
+	const struct doomed_row *a = x, *b = y;
+	int c = strcmp(a->a->user, b->a->user);
+	return c ? c : (int)a->is_def - (int)b->is_def;
+}
+
+/* Slurm 22.05's check before it removes user associations (slurmdbd's
+ * _check_is_def_acct_before_remove), kept as it behaves: the rows to
+ * remove, by user and non-default first; once any non-default row was
+ * seen, every default row after it is refused. Meant as "a default account
+ * may only go with all of a user's associations". */
 static int check_defaults(const struct acct_db *db, const struct doomed *d, bool users,
 			  struct acct_result *r)
 {
+	struct doomed_row *rows = calloc(db->n_assocs + 1, sizeof(*rows));
+	size_t n = 0, len = 0;
 	char *bad = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&bad, &len);
-	if (!f)
+	FILE *f = rows ? open_memstream(&bad, &len) : NULL;
+	if (!f) {
+		free(rows);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < db->n_assocs; i++) {
 		const struct acct_assoc *a = db->assocs[i];
 		const struct acct_user *u = a->user ? acct_find_user(db, a->user) : NULL;
-		if (!d->gone[i] || !u || !u->default_account ||
-		    strcmp(u->default_account, a->account) ||
-		    keeps(db, d, a->user, a->account) || !keeps(db, d, a->user, NULL))
-			continue;
-		fprintf(f, "  C = %-15s A = %-10s U = %-9s\n", a->cluster, a->account,
-			a->user);
+		if (d->gone[i] && a->user)
+			rows[n++] = (struct doomed_row){
+			    a, u && u->default_account &&
+				   !strcmp(u->default_account, a->account)};
+	}
+	qsort(rows, n, sizeof(*rows), by_user_then_default);
+	bool other = false;
+	for (size_t i = 0; i < n; i++) {
+		if (!rows[i].is_def)
+			other = true;
+		else if (other)
+			fprintf(f, "  C = %-15s A = %-10s U = %-9s\n", rows[i].a->cluster,
+				rows[i].a->account, rows[i].a->user);
 	}
 	fclose(f);
+	free(rows);
 	int rc = 0;
 	if (len && users)
 		rc =
@@ -172,7 +198,7 @@ static int delete_account(struct acct_db *db, const struct drv_rec_acct_cond *c,
 	}
 	/* the account associations that go, as Slurm's database names them
 	 * (sacctmgr prints them when clusters were named) */
-	struct acct_assoc **order = acct_tree_order(db);
+	struct acct_assoc **order = acct_lft_order(db);
 	for (size_t i = 0; rc == 0 && i < db->n_assocs; i++) {
 		char line[512];
 		if (order[i]->user || !doomed(db, &d, order[i]))
@@ -226,7 +252,7 @@ static int delete_user(struct acct_db *db, const struct drv_rec_acct_cond *c,
 		    part_listed(c, a->partition);
 	}
 	int rc = whole ? 0 : check_defaults(db, &d, true, r);
-	struct acct_assoc **order = acct_tree_order(db);
+	struct acct_assoc **order = acct_lft_order(db);
 	for (size_t i = 0; rc == 0 && !whole && i < db->n_assocs; i++) {
 		char line[512];
 		if (!doomed(db, &d, order[i]))

@@ -405,12 +405,14 @@ static int modify_assocs(struct acct_db *db, struct acct_assoc **v, size_t n,
 	size_t n_below = 0;
 	if (!below)
 		return -ENOMEM;
+	struct acct_assoc **lft = acct_lft_order(db);
 	for (size_t k = 0; k < db->n_assocs; k++)
 		for (size_t i = 0; i < n; i++)
-			if (acct_in_subtree(db, db->assocs[k], v[i])) {
-				below[n_below++] = db->assocs[k];
+			if (acct_in_subtree(db, lft[k], v[i])) {
+				below[n_below++] = lft[k];
 				break;
 			}
+	free(lft);
 	int rc = check_default_qos(db, below, n_below, r);
 	free(below);
 	return rc;
@@ -421,7 +423,7 @@ static struct acct_assoc **select_assocs(const struct acct_db *db,
 					 const struct drv_rec_acct_cond *c, bool users,
 					 size_t *n)
 {
-	struct acct_assoc **order = acct_tree_order(db);
+	struct acct_assoc **order = acct_lft_order(db);
 	size_t k = 0;
 	for (size_t i = 0; i < db->n_assocs; i++) {
 		struct acct_assoc *a = order[i];

@@ -117,7 +117,36 @@ static size_t first_kid(const struct kid *kids, size_t n, long parent)
 	return lo;
 }
 
+/* Slurm's database order (lft): each new association goes first under its
+ * parent, so siblings come newest first, users and accounts alike. */
+static int by_lft(const void *x, const void *y)
+{
+	const struct kid *p = x, *q = y;
+	if (p->parent != q->parent)
+		return p->parent < q->parent ? -1 : 1;
+	if (p->parent < 0) {
+		int c = strcmp(p->a->cluster, q->a->cluster);
+		if (c)
+			return c;
+	}
+	return p->a->id > q->a->id ? -1 : p->a->id < q->a->id;
+}
+
+static struct acct_assoc **order_by(const struct acct_db *db,
+				    int (*cmp)(const void *, const void *));
+
 struct acct_assoc **acct_tree_order(const struct acct_db *db)
+{
+	return order_by(db, by_sibling_order);
+}
+
+struct acct_assoc **acct_lft_order(const struct acct_db *db)
+{
+	return order_by(db, by_lft);
+}
+
+static struct acct_assoc **order_by(const struct acct_db *db,
+				    int (*cmp)(const void *, const void *))
 {
 	size_t n = db->n_assocs, out_n = 0, top = 0;
 	long *parent = parents(db);
@@ -129,7 +158,7 @@ struct acct_assoc **acct_tree_order(const struct acct_db *db)
 		abort();
 	for (size_t i = 0; i < n; i++)
 		kids[i] = (struct kid){parent[i], db->assocs[i], i};
-	qsort(kids, n, sizeof(*kids), by_sibling_order);
+	qsort(kids, n, sizeof(*kids), cmp);
 	/* depth first, from the roots (the kids of -1, which sort first);
 	 * the stack holds kids still to visit, pushed in reverse */
 	for (size_t k = first_kid(kids, n, 0); k > 0; k--)

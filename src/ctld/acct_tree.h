@@ -18,6 +18,10 @@
  * the caller frees it. Aborts on ENOMEM. */
 struct acct_assoc **acct_tree_order(const struct acct_db *db);
 
+/* The same, siblings in the order Slurm's database keeps them (newest
+ * first): the order of the lines modify and delete report. */
+struct acct_assoc **acct_lft_order(const struct acct_db *db);
+
 /* The association's depth below its cluster's root (root: 0). */
 int acct_tree_depth(const struct acct_db *db, const struct acct_assoc *a);
 

@@ -290,6 +290,17 @@ int ctld_job_id_new(struct ctld *c, uint32_t *id);
 int acct_start(struct ctld *c, struct drv_error *err);
 void acct_stop(struct ctld *c); /* frees them */
 
+/* --- acct_enforce.c: AccountingStorageEnforce at submit ---------------- */
+/* Fills j's account (the user's DefaultAccount) and QOS (DefaultQOS, else
+ * normal) when not given, and refuses it as Slurm does: 0, or
+ * DRV_RC_INVALID_ACCOUNT, DRV_RC_INVALID_QOS, DRV_RC_ACCOUNTING_POLICY
+ * (a submit limit, or DenyOnLimit: why, len bytes, gets Slurm's reason,
+ * "AssocMaxSubmitJobLimit"), DRV_RC_ERROR (memory). Needs j's user,
+ * partition, request and time limit; without time_given (no -t) a MaxWall
+ * becomes the job's time limit, as in Slurm. */
+int acct_submit_check(struct ctld *c, struct job *j, bool time_given, char *why,
+		      size_t len);
+
 /* --- recover.c ------------------------------------------------------------ */
 int ctld_recover(struct ctld *c, struct drv_error *err);
 

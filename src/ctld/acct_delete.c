@@ -84,8 +84,8 @@ static int by_user_then_default(const void *x, const void *y)
  * remove, by user and non-default first; once any non-default row was
  * seen, every default row after it is refused. Meant as "a default account
  * may only go with all of a user's associations". */
-static int check_defaults(const struct acct_db *db, const struct doomed *d, bool users,
-			  struct acct_result *r)
+static int check_defaults(const struct acct_db *db, const struct doomed *d,
+			  const bool *checked, bool users, struct acct_result *r)
 {
 	struct doomed_row *rows = calloc(db->n_assocs + 1, sizeof(*rows));
 	size_t n = 0, len = 0;
@@ -98,7 +98,7 @@ static int check_defaults(const struct acct_db *db, const struct doomed *d, bool
 	for (size_t i = 0; i < db->n_assocs; i++) {
 		const struct acct_assoc *a = db->assocs[i];
 		const struct acct_user *u = a->user ? acct_find_user(db, a->user) : NULL;
-		if (d->gone[i] && a->user)
+		if (d->gone[i] && a->user && (!checked || checked[i]))
 			rows[n++] = (struct doomed_row){
 			    a, u && u->default_account &&
 				   !strcmp(u->default_account, a->account)};
@@ -172,8 +172,11 @@ static int delete_account(struct acct_db *db, const struct drv_rec_acct_cond *c,
 			  struct acct_result *r)
 {
 	struct doomed d;
-	if (doomed_init(db, &d) < 0)
+	bool *checked = calloc(db->n_assocs + 1, sizeof(*checked));
+	if (!checked || doomed_init(db, &d) < 0) {
+		free(checked);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < db->n_assocs; i++) {
 		const struct acct_assoc *top = db->assocs[i];
 		if (top->user ||
@@ -183,15 +186,22 @@ static int delete_account(struct acct_db *db, const struct drv_rec_acct_cond *c,
 			continue;
 		if (!strcmp(top->account, "root")) {
 			free(d.gone);
+			free(checked);
 			return acct_fail(
 			    r, DRV_RC_ERROR,
 			    " Error with request: the root account can not be "
 			    "removed");
 		}
-		for (size_t k = 0; k < db->n_assocs; k++)
-			d.gone[k] |= acct_in_subtree(db, db->assocs[k], top);
+		for (size_t k = 0; k < db->n_assocs; k++) {
+			const struct acct_assoc *a = db->assocs[k];
+			d.gone[k] |= acct_in_subtree(db, a, top);
+			/* Slurm checks the users of the accounts named only */
+			checked[k] |= a->user && !strcmp(a->account, top->account) &&
+				      !strcmp(a->cluster, top->cluster);
+		}
 	}
-	int rc = check_defaults(db, &d, false, r);
+	int rc = check_defaults(db, &d, checked, false, r);
+	free(checked);
 	if (rc < 0) {
 		free(d.gone);
 		return rc;
@@ -251,7 +261,7 @@ static int delete_user(struct acct_db *db, const struct drv_rec_acct_cond *c,
 		    listed(c->clusters, c->n_clusters, c->has_clusters, a->cluster) &&
 		    part_listed(c, a->partition);
 	}
-	int rc = whole ? 0 : check_defaults(db, &d, true, r);
+	int rc = whole ? 0 : check_defaults(db, &d, NULL, true, r);
 	struct acct_assoc **order = acct_lft_order(db);
 	for (size_t i = 0; rc == 0 && !whole && i < db->n_assocs; i++) {
 		char line[512];

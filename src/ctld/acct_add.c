@@ -181,6 +181,14 @@ static int add_user(struct acct_db *db, const struct drv_rec_acct_cond *c,
 				acct_admin_parse(ch->admin_level, &u->admin);
 		} else if (ch->default_account) {
 			rc = acct_set_str(&u->default_account, ch->default_account);
+		} else if (!u->default_account) {
+			/* as slurmdbd: a user with no default gets one with its
+			 * next association */
+			const char *def = accounts.v[0];
+			for (size_t a = 1; a < accounts.n; a++)
+				if (strcmp(accounts.v[a], def) < 0)
+					def = accounts.v[a];
+			rc = acct_set_str(&u->default_account, def);
 		}
 		for (size_t a = 0; rc == 0 && a < accounts.n; a++)
 			for (size_t k = 0; rc == 0 && k < clusters.n; k++)

@@ -229,15 +229,16 @@ static struct job *build_job(struct rpc_req *r, const struct part *p, int *rc,
 		j->req.requeue =
 		    false; /* an allocation its client holds is not requeued */
 	if (*rc == 0) {
-		char why[64];
+		char why[64] = "";
 		fill_job(j, r, p);
-		*rc = acct_submit_check(r->c, j, m->has_time_limit, why, sizeof(why));
-		if (*rc && why[0]) /* slurmctld says which limit first */
+		/* the array first: its tasks count against submit limits */
+		*rc = check_array(r->c, j, m->array);
+		if (*rc == 0)
+			*rc = acct_submit_check(r->c, j, m->has_time_limit, why, sizeof(why));
+		if (*rc && *rc != DRV_RC_INVALID_ARRAY && why[0]) /* the limit first */
 			drv_error_set(msg, EINVAL, "%s\n%s", why, drv_rc_text(*rc));
 		if (*rc == 0)
 			*rc = check_request(r->c, p, j, msg);
-		if (*rc == 0)
-			*rc = check_array(r->c, j, m->array);
 		if (*rc == 0)
 			*rc = check_dependency_targets(r->c, j);
 		if (*rc && !msg->text[0])

@@ -350,10 +350,11 @@ static void account_rows(const struct sm_opts *so, struct sm_list_opts *o,
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct cli_acct_eff e;
+		struct sm_row row = *r;
 		cli_acct_effective(t, v[i], !o->wop_limits, &e);
-		r->assoc = v[i];
-		r->eff = &e;
-		sm_print_row(fl, so->mode, r);
+		row.assoc = v[i];
+		row.eff = &e;
+		sm_print_row(fl, so->mode, &row);
 	}
 	free(v);
 }

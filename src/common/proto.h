@@ -62,7 +62,7 @@ enum drv_rc {
 	/* "Job violates accounting/QOS policy (job submit limit, user's size
 	 * and/or time limits)" */
 	DRV_RC_ACCOUNTING_POLICY = 2050,
-	DRV_RC_INVALID_QOS = 2066,	    /* "Invalid qos specification" */
+	DRV_RC_INVALID_QOS = 2066,	   /* "Invalid qos specification" */
 	DRV_RC_QOS_PREEMPTION_LOOP = 2067, /* "QOS Preemption loop detected" */
 };
 

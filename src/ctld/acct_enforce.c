@@ -37,19 +37,35 @@ static uint32_t job_count(const struct job *j)
 	return j->array ? j->array->count : 1;
 }
 
-/* Is account in the subtree of the account association top? */
-static bool account_below(const struct acct_db *db, const char *cluster,
-			  const char *account, const struct acct_assoc *top)
+static int by_name(const void *a, const void *b)
 {
-	const struct acct_assoc *a = acct_find_assoc(db, cluster, account, NULL, NULL);
-	return a && acct_in_subtree(db, a, top);
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Jobs not yet ended that match: user (NULL: any), account's subtree
- * (under, NULL: any account), QOS (NULL: any). */
+/* The accounts of top's subtree, sorted (*n of them; a new array). */
+static const char **subtree_accounts(const struct acct_db *db,
+				     const struct acct_assoc *top, size_t *n)
+{
+	const char **v = calloc(db->n_assocs + 1, sizeof(*v));
+	*n = 0;
+	for (size_t i = 0; v && i < db->n_assocs; i++) {
+		const struct acct_assoc *a = db->assocs[i];
+		if (!a->user && !strcmp(a->cluster, top->cluster) &&
+		    acct_in_subtree(db, a, top))
+			v[(*n)++] = a->account;
+	}
+	if (*n > 1)
+		qsort(v, *n, sizeof(*v), by_name);
+	return v;
+}
+
+/* Jobs not yet ended that match: user (NULL: any), account (NULL: any),
+ * an account of under's subtree (NULL: any), QOS (NULL: any). */
 static uint64_t submitted(const struct ctld *c, const char *user, const char *account,
 			  const struct acct_assoc *under, const char *qos)
 {
+	size_t n_below = 0;
+	const char **below = under ? subtree_accounts(c->acct, under, &n_below) : NULL;
 	uint64_t n = 0;
 	for (const struct job *j = c->jobs.head; j; j = j->next) {
 		if (job_state_final(j->state))
@@ -59,13 +75,14 @@ static uint64_t submitted(const struct ctld *c, const char *user, const char *ac
 		if (account && (!j->req.account || strcmp(j->req.account, account)))
 			continue;
 		if (under &&
-		    (!j->req.account || !account_below(c->acct, c->conf->cluster_name,
-						       j->req.account, under)))
+		    (!j->req.account || !below ||
+		     !bsearch(&j->req.account, below, n_below, sizeof(*below), by_name)))
 			continue;
 		if (qos && strcasecmp(j->req.qos ? j->req.qos : "normal", qos))
 			continue;
 		n += job_count(j);
 	}
+	free(below);
 	return n;
 }
 

@@ -234,7 +234,8 @@ static struct job *build_job(struct rpc_req *r, const struct part *p, int *rc,
 		/* the array first: its tasks count against submit limits */
 		*rc = check_array(r->c, j, m->array);
 		if (*rc == 0)
-			*rc = acct_submit_check(r->c, j, m->has_time_limit, why, sizeof(why));
+			*rc = acct_submit_check(r->c, j, m->has_time_limit, why,
+						sizeof(why));
 		if (*rc && *rc != DRV_RC_INVALID_ARRAY && why[0]) /* the limit first */
 			drv_error_set(msg, EINVAL, "%s\n%s", why, drv_rc_text(*rc));
 		if (*rc == 0)

@@ -50,7 +50,8 @@ static struct acct_db *sample(void)
 	phys->max_jobs = 5;
 	phys->max_wall = 60;
 	phys->grp_jobs = 9;
-	assert_int_equal(drv_tres_parse("cpu=4,mem=2G", &phys->max_tres_per_job, &err), 0);
+	assert_int_equal(drv_tres_parse("cpu=4,mem=2G", &phys->max_tres_per_job, &err),
+			 0);
 	phys->qos_set = true;
 	assert_int_equal(acct_strs_add(&phys->qos, "high"), 0);
 	assert_int_equal(acct_strs_add(&phys->qos, "normal"), 0);
@@ -115,12 +116,13 @@ static void test_policy(void **state)
 	assert_true(p.enforce_limits && p.enforce_qos);
 	assert_int_equal(p.n_assocs, 7); /* c1's: root, root/root, 2 accounts, 3 users */
 	for (uint32_t i = 0; i < p.n_assocs; i++)
-		assert_true(p.assocs[i].parent == ACCT_POLICY_NONE || p.assocs[i].parent < i);
+		assert_true(p.assocs[i].parent == ACCT_POLICY_NONE ||
+			    p.assocs[i].parent < i);
 	uint32_t alice = acct_policy_assoc_index(&p, "alice", "chem", NULL);
 	assert_int_not_equal(alice, ACCT_POLICY_NONE);
 	const struct acct_policy_assoc *a = &p.assocs[alice];
 	assert_int_equal(a->max_jobs, 2);
-	assert_int_equal(a->max_wall, 3600); /* seconds */
+	assert_int_equal(a->max_wall, 3600);	   /* seconds */
 	assert_int_equal(a->grp_jobs, ACCT_UNSET); /* Grp* are not inherited */
 	assert_int_equal(a->max_tres_per_job.v[DRV_TRES_CPU], 4);
 	assert_string_equal(p.assocs[a->parent].account, "chem");
@@ -148,11 +150,12 @@ static void test_orders(void **state)
 	struct acct_db *db = sample();
 	account(db, "astro", "root"); /* newest account under root */
 	struct acct_assoc **v = acct_tree_order(db);
-	const char *want[] = {"root/",	      "root/root",   "astro/",	  "physics/",
-			      "physics/bob", "physics/bob", "chem/",	  "chem/alice"};
+	const char *want[] = {"root/",	     "root/root",   "astro/", "physics/",
+			      "physics/bob", "physics/bob", "chem/",  "chem/alice"};
 	for (size_t i = 0; i < db->n_assocs; i++) {
 		char got[64];
-		snprintf(got, sizeof(got), "%s/%s", v[i]->account, v[i]->user ? v[i]->user : "");
+		snprintf(got, sizeof(got), "%s/%s", v[i]->account,
+			 v[i]->user ? v[i]->user : "");
 		assert_string_equal(got, want[i]);
 	}
 	assert_int_equal(acct_tree_depth(db, v[7]), 3);
@@ -194,7 +197,8 @@ static void test_changes(void **state)
 	struct acct_result r;
 	const char *bio[] = {"bio"};
 	struct drv_rec_acct_cond names = {.names = bio, .n_names = 1, .has_names = true};
-	struct drv_rec_acct_change ch = {.parent = "chem", .max_jobs = 1, .has_max_jobs = true};
+	struct drv_rec_acct_change ch = {
+	    .parent = "chem", .max_jobs = 1, .has_max_jobs = true};
 	assert_int_equal(update(db, "add", "account", &names, &ch, &r), 0);
 	assert_int_equal(r.names.n, 1);
 	assert_int_equal(r.n_added, 1);
@@ -207,15 +211,19 @@ static void test_changes(void **state)
 	 * now inherit the limit */
 	const char *physics[] = {"physics"};
 	names.names = physics;
-	ch = (struct drv_rec_acct_change){.max_submit_jobs = 3, .has_max_submit_jobs = true};
+	ch = (struct drv_rec_acct_change){.max_submit_jobs = 3,
+					  .has_max_submit_jobs = true};
 	assert_int_equal(update(db, "modify", "account", &names, &ch, &r), 0);
 	assert_int_equal(r.lines.n, 4); /* physics, bob (x2), and chem's alice */
 	assert_string_equal(r.lines.v[0], "C = c1         A = physics of root");
 	acct_result_fini(&r);
 	/* refusals say why */
 	const char *nope[] = {"nope"};
-	struct drv_rec_acct_cond users = {.names = bio, .n_names = 1, .has_names = true,
-					  .accounts = nope, .n_accounts = 1,
+	struct drv_rec_acct_cond users = {.names = bio,
+					  .n_names = 1,
+					  .has_names = true,
+					  .accounts = nope,
+					  .n_accounts = 1,
 					  .has_accounts = true};
 	assert_int_equal(update(db, "add", "user", &users, NULL, &r), -EINVAL);
 	assert_non_null(strstr(r.error, "This account 'nope' doesn't exist."));

@@ -475,6 +475,21 @@ int sm_send(const struct drv_conf *conf, struct sm_req *q, bool dry_run,
 		return 0;
 	json_decref(*json);
 	*json = NULL;
+	static const char *const adding[][2] = {
+	    {"account", "accounts"},
+	    {"user", "users"},
+	    {"qos", "QOS"},
+	    {"cluster", "clusters"},
+	    {"coordinator", "coordinator"},
+	};
+	for (size_t i = 0; rc > 0 && !strcmp(q->m.action, "add") &&
+			   i < sizeof(adding) / sizeof(adding[0]);
+	     i++)
+		if (!strcmp(q->m.entity, adding[i][0])) {
+			fprintf(stderr, " Problem adding %s: %s\n", adding[i][1],
+				err.text);
+			return 1;
+		}
 	if (rc > 0)
 		fprintf(stderr, " Error with request: %s\n", err.text);
 	else

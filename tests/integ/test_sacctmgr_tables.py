@@ -8,6 +8,8 @@ import pwd
 
 import pytest
 
+from conftest import BIN, as_nobody_prefix, run
+
 ME = pwd.getpwuid(os.getuid()).pw_name
 
 
@@ -399,3 +401,21 @@ def test_sshare_tree(cluster):
         "gres/gpu=0\n"
         " chem|alice|5|0.000000|cpu=0,mem=0,energy=0,node=0,billing=0,fs/disk=0,vmem=0,"
         "pages=0,gres/gpu=0\n")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to become nobody")
+def test_changes_need_an_administrator(cluster):
+    """Until the multi-user work, root and the cluster's user only."""
+    c = cluster
+    if run(as_nobody_prefix() + ["test", "-x", BIN / "sacctmgr"])[0] != 0:
+        pytest.skip("nobody cannot run the programs where they were built")
+    before = tables(c)
+    as_nobody = as_nobody_prefix() + [BIN / "sacctmgr"]
+    assert run(as_nobody + ["-i", "add", "account", "x"], env=c.env) == (
+        1, "", " Problem adding accounts: Access/permission denied\n")
+    assert run(as_nobody + ["-i", "modify", "qos", "normal", "set", "Priority=5"],
+               env=c.env) == (1, "", " Error with request: Access/permission denied\n")
+    assert tables(c) == before
+    # reading is for everyone
+    rc, out, err = run(as_nobody + ["-n", "-P", "list", "account"], env=c.env)
+    assert (rc, out) == (0, "root|default root account|root\n")

@@ -58,6 +58,10 @@ static bool report(const struct sm_report *rp, const struct drv_assoc_update_rep
 /* Sends q (a dry run unless -i), reports, asks, commits. */
 static int run(const struct sm_opts *o, struct sm_req *q, const struct sm_report *rp)
 {
+	if (!strcmp(q->m.entity, "cluster") && !strcmp(q->m.action, "modify")) {
+		printf(" Setting\n  Default Limits:\n"); /* Slurm says first */
+		sm_print_assoc_limits(q);
+	}
 	struct drv_conf *conf = NULL;
 	struct drv_assoc_update_reply r = {0};
 	json_t *json = NULL;

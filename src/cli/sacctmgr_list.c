@@ -153,17 +153,48 @@ static int by_user(const void *a, const void *b)
 		      (*(const struct drv_rec_acct_user *const *)b)->name);
 }
 
-static int by_assoc(const void *a, const void *b)
+/* Slurm's database order (lft): the ids from the cluster's root down to
+ * a, into ids (at most max); how many. */
+static int lft_path(const struct cli_acct *t, const struct drv_rec_acct_assoc *a,
+		    uint32_t *ids, int max)
 {
-	const struct drv_rec_acct_assoc *x = *(const struct drv_rec_acct_assoc *const *)a;
-	const struct drv_rec_acct_assoc *y = *(const struct drv_rec_acct_assoc *const *)b;
-	int c = strcmp(x->cluster, y->cluster);
-	if (!c)
-		c = strcmp(x->account, y->account);
-	if (!c)
-		c = strcmp(x->partition ? x->partition : "",
-			   y->partition ? y->partition : "");
-	return c;
+	int n = 0;
+	for (; a && n < max; a = cli_acct_parent(t, a))
+		ids[n++] = a->id;
+	for (int i = 0; i < n / 2; i++) {
+		uint32_t x = ids[i];
+		ids[i] = ids[n - 1 - i];
+		ids[n - 1 - i] = x;
+	}
+	return n;
+}
+
+/* Before b in the database: a parent before its children, newer siblings
+ * first (each new association goes first under its parent). */
+static bool lft_before(const struct cli_acct *t, const struct drv_rec_acct_assoc *a,
+		       const struct drv_rec_acct_assoc *b)
+{
+	uint32_t pa[64], pb[64];
+	int c = strcmp(a->cluster, b->cluster);
+	if (c)
+		return c < 0;
+	int na = lft_path(t, a, pa, 64), nb = lft_path(t, b, pb, 64);
+	for (int i = 0; i < na && i < nb; i++)
+		if (pa[i] != pb[i])
+			return pa[i] > pb[i];
+	return na < nb;
+}
+
+/* A user's associations in the database's order (few: an insertion sort). */
+static void lft_sort(const struct cli_acct *t, const struct drv_rec_acct_assoc **v,
+		     size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		for (size_t k = i; k > 0 && lft_before(t, v[k], v[k - 1]); k--) {
+			const struct drv_rec_acct_assoc *x = v[k];
+			v[k] = v[k - 1];
+			v[k - 1] = x;
+		}
 }
 
 static void coordinated(const struct cli_acct *t, const struct drv_rec_acct_user *u,
@@ -191,10 +222,7 @@ static void user_rows(const struct sm_opts *so, struct sm_list_opts *o,
 	}
 	if (assoc_conds(o) && !def)
 		r.def_acct = "";
-	bool any = false;
-	for (size_t i = 0; i < t->r.n_assocs && !any; i++)
-		any = t->r.assocs[i].user && !strcmp(t->r.assocs[i].user, u->name);
-	if (!o->assoc || (!any && !assoc_conds(o))) {
+	if (!o->assoc) {
 		sm_print_row(fl, so->mode, &r);
 		return;
 	}
@@ -205,8 +233,11 @@ static void user_rows(const struct sm_opts *so, struct sm_list_opts *o,
 		if (a->user && !strcmp(a->user, u->name) && assoc_ok(o, a, 0))
 			v[n++] = a;
 	}
-	if (n > 1)
-		qsort(v, n, sizeof(*v), by_assoc);
+	lft_sort(t, v, n);
+	r.zeros = !n; /* none (that matches): Slurm prints the user, numbers 0 */
+	if (!n)
+		sm_print_row(fl, so->mode, &r);
+	r.zeros = false;
 	for (size_t i = 0; i < n; i++) {
 		struct cli_acct_eff e;
 		cli_acct_effective(t, v[i], true, &e);

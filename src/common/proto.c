@@ -63,6 +63,8 @@ const char *drv_rc_text(int rc)
 		return "Invalid qos specification";
 	case DRV_RC_QOS_PREEMPTION_LOOP:
 		return "QOS Preemption loop detected";
+	case DRV_RC_JOBS_RUNNING_ON_ASSOC:
+		return "Job(s) active, cancel job(s) before remove";
 	case DRV_RC_DISABLED:
 		return "Requested operation is presently disabled";
 	case DRV_RC_DEPENDENCY:

@@ -64,6 +64,8 @@ enum drv_rc {
 	DRV_RC_ACCOUNTING_POLICY = 2050,
 	DRV_RC_INVALID_QOS = 2066,	   /* "Invalid qos specification" */
 	DRV_RC_QOS_PREEMPTION_LOOP = 2067, /* "QOS Preemption loop detected" */
+	/* "Job(s) active, cancel job(s) before remove" */
+	DRV_RC_JOBS_RUNNING_ON_ASSOC = 7001,
 };
 
 /* Slurm's text for rc (static string). */

@@ -7,6 +7,7 @@
  * are durable. A dry run (sacctmgr's prompt) answers from the copy and
  * drops it. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,6 +96,53 @@ static json_t *result_json(const struct acct_db *db, const struct acct_result *r
 	return body;
 }
 
+/* Slurm keeps the associations jobs still use: a delete that would remove
+ * one a job not yet ended runs under is refused, naming the jobs (newest
+ * first, as slurmdbd lists them). */
+static int check_jobs(const struct ctld *c, const struct acct_db *new,
+		      struct acct_result *res)
+{
+	const struct acct_db *old = c->acct;
+	struct acct_strs lines = {0};
+	for (const struct job *j = c->jobs.head; j; j = j->next) {
+		if (job_state_final(j->state) || !j->user || !j->req.account)
+			continue;
+		const struct acct_assoc *a = acct_find_assoc(
+		    old, c->conf->cluster_name, j->req.account, j->user, j->partition);
+		if (!a)
+			a = acct_find_assoc(old, c->conf->cluster_name, j->req.account,
+					    j->user, NULL);
+		if (!a || acct_find_assoc_id(new, a->id))
+			continue;
+		char id[16], line[512];
+		snprintf(id, sizeof(id), "%u", j->id);
+		snprintf(line, sizeof(line),
+			 "\n  JobID = %-10s C = %-10s A = %-10s U = %-9s%s%s", id,
+			 a->cluster, a->account, a->user, a->partition ? " P = " : "",
+			 a->partition ? a->partition : "");
+		if (acct_strs_add(&lines, line) < 0) {
+			acct_strs_clear(&lines);
+			return -ENOMEM;
+		}
+	}
+	int rc = 0;
+	if (lines.n) {
+		size_t len = 0;
+		for (size_t i = 0; i < lines.n; i++)
+			len += strlen(lines.v[i]);
+		char *all = calloc(len + 1, 1);
+		for (size_t i = lines.n; all && i > 0; i--)
+			strcat(all, lines.v[i - 1]);
+		rc = all ? acct_fail(res, DRV_RC_JOBS_RUNNING_ON_ASSOC,
+				     " Error with request: %s%s",
+				     drv_rc_text(DRV_RC_JOBS_RUNNING_ON_ASSOC), all)
+			 : -ENOMEM;
+		free(all);
+	}
+	acct_strs_clear(&lines);
+	return rc;
+}
+
 void rpc_assoc_update(struct rpc_req *r)
 {
 	struct ctld *c = r->c;
@@ -109,6 +157,8 @@ void rpc_assoc_update(struct rpc_req *r)
 	struct acct_db *copy = acct_db_clone(c->acct);
 	struct acct_result res = {0};
 	int rc = copy ? acct_update(copy, c->conf->cluster_name, m, &res) : -ENOMEM;
+	if (rc == 0 && !strcmp(m->action, "delete"))
+		rc = check_jobs(c, copy, &res);
 	if (rc < 0 && (res.notice || res.error)) {
 		/* a refusal: its lines travel in the body (docs/protocol.md) */
 		acct_strs_clear(&res.names);

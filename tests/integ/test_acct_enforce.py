@@ -159,3 +159,26 @@ def test_bad_enforce_value(make_cluster):
                             "AccountingStorageEnforce=bogus")
     assert rc != 0
     assert "Invalid parameter for AccountingStorageEnforce: bogus" in out + err
+
+
+def test_delete_refused_while_jobs_use_it(cluster):
+    """An association a job not yet ended runs under stays (slurmdbd's
+    "Job(s) active"); once the jobs are over it may go."""
+    c = cluster
+    c.ok("sacctmgr", "-i", "add", "account", "physics")
+    c.ok("sacctmgr", "-i", "add", "user", ME, "account=physics")
+    a = c.sbatch("-H", "-A", "physics", "--wrap", "true")
+    b = c.sbatch("-H", "-A", "physics", "--wrap", "true")
+
+    def line(j):
+        return f"  JobID = {j:<10} C = drover     A = physics    U = {ME:<9}\n"
+
+    busy = (1, "", " Error with request: Job(s) active, cancel job(s) before remove\n" +
+            line(b) + line(a))
+    assert c.run("sacctmgr", "-i", "delete", "account", "physics") == busy
+    assert c.run("sacctmgr", "-i", "delete", "user", ME, "account=physics") == busy
+    c.ok("scancel", str(a), str(b))
+    c.wait_state(a, "CANCELLED")
+    c.wait_state(b, "CANCELLED")
+    assert c.run("sacctmgr", "-i", "delete", "account", "physics") == (
+        0, " Deleting accounts...\n  physics\n", "")

@@ -156,6 +156,8 @@ static int start_loop(struct ctld *c, struct drv_error *err)
 	if (!c->nonces || !c->store || ctld_recover(c, err) < 0)
 		return -EIO;
 	commit_init(c);
+	if (acct_start(c, err) < 0)
+		return -EIO;
 	sched_init(c);
 	/* TODO(lead): the event-driven backfill timer (bf_interval) belongs to
 	 * the scheduler glue; until then passes run on the events that ask for
@@ -183,6 +185,7 @@ static void stop_loop(struct ctld *c)
 	hook_fini(c);
 	jsl_free(c->job_submit);
 	store_close(c->store);
+	acct_stop(c);
 	drv_nonce_cache_free(c->nonces);
 	job_table_fini(&c->jobs);
 	part_table_fini(c);

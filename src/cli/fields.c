@@ -6,10 +6,21 @@
 #include <string.h>
 #include <strings.h>
 
-/* An exact name first, then the first field the word is a prefix of. */
+/* An exact name first, then the first field the word is a prefix of; in a
+ * table of minimum lengths (sacctmgr's), the first that matches over
+ * max(len, min) letters. */
 static const struct cli_field_def *find(const struct cli_field_def *defs,
 					const char *word, size_t len)
 {
+	if (defs->name && defs->min > 0) {
+		for (const struct cli_field_def *d = defs; d->name; d++) {
+			size_t nlen = strlen(d->name);
+			if (len && (len >= (size_t)d->min || len == nlen) &&
+			    len <= nlen && !strncasecmp(d->name, word, len))
+				return d;
+		}
+		return NULL;
+	}
 	for (const struct cli_field_def *d = defs; d->name; d++)
 		if (strlen(d->name) == len && !strncasecmp(d->name, word, len))
 			return d;

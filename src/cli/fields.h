@@ -19,7 +19,9 @@ struct cli_field_def {
 	const char *name;   /* as --format names it */
 	const char *header; /* as the header prints it ("Def Acct") */
 	int width;
-	int id; /* the command's own tag for the value */
+	int id;	 /* the command's own tag for the value */
+	int min; /* > 0: sacctmgr's rule, the first field in table order whose
+		  * name matches the word over max(its length, min) letters */
 };
 
 /* The fields asked for, in order. */

@@ -1,47 +1,71 @@
-/* sshare.c — the part of Slurm's sshare that tools use to discover a user's
- * accounts (`sshare -U --format Account%256 --noheader`). Drover has no
- * fair-share tree yet: the accounts are those the user's jobs were charged
- * to (assoc.h), each with one share and no usage. Only reads. */
-#include <ctype.h>
+/* sshare.c — Slurm's sshare over Drover's association tree (assoc.query):
+ * the local cluster's associations, parents before children, account rows
+ * and the users asked for (-u, -a: all, default: the caller), -A to keep
+ * some accounts, -U for user rows only, -l for the long columns, -m for
+ * partitions, -o/--format, -n, -p, -P.
+ *
+ * The fair-share figures (NormShares, NormUsage, EffectvUsage, FairShare,
+ * LevelFS) are the priority work's: see figures() below, the one place
+ * they come from. */
 #include <getopt.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/assoc.h"
+#include "cli/acct_tables.h"
 #include "cli/common.h"
 #include "cli/fields.h"
 
 enum {
 	F_ACCOUNT,
-	F_USER,
-	F_RAW_SHARES,
-	F_NORM_SHARES,
-	F_RAW_USAGE,
+	F_CLUSTER,
 	F_EFF_USAGE,
 	F_FAIRSHARE,
-	F_CLUSTER
+	F_GRP_TRES_MINS,
+	F_GRP_TRES_RAW,
+	F_ID,
+	F_LEVEL_FS,
+	F_NORM_SHARES,
+	F_NORM_USAGE,
+	F_PARTITION,
+	F_RAW_SHARES,
+	F_RAW_USAGE,
+	F_TRES_RUN_MINS,
+	F_USER,
 };
 
+/* Slurm's sshare fields, in its (alphabetical) order: a prefix picks the
+ * first that it starts. */
 static const struct cli_field_def share_fields[] = {
-    {"Account", "Account", -20, F_ACCOUNT},
-    {"User", "User", 10, F_USER},
-    {"RawShares", "RawShares", 10, F_RAW_SHARES},
-    {"NormShares", "NormShares", 11, F_NORM_SHARES},
-    {"RawUsage", "RawUsage", 11, F_RAW_USAGE},
-    {"EffectvUsage", "EffectvUsage", 13, F_EFF_USAGE},
-    {"FairShare", "FairShare", 10, F_FAIRSHARE},
-    {"Cluster", "Cluster", 10, F_CLUSTER},
-    {0, 0, 0, 0},
+    {"Account", "Account", -20, F_ACCOUNT, 0},
+    {"Cluster", "Cluster", 10, F_CLUSTER, 0},
+    {"EffectvUsage", "EffectvUsage", 13, F_EFF_USAGE, 0},
+    {"FairShare", "FairShare", 10, F_FAIRSHARE, 0},
+    {"GrpTRESMins", "GrpTRESMins", 30, F_GRP_TRES_MINS, 0},
+    {"GrpTRESRaw", "GrpTRESRaw", 30, F_GRP_TRES_RAW, 0},
+    {"ID", "ID", 6, F_ID, 0},
+    {"LevelFS", "LevelFS", 10, F_LEVEL_FS, 0},
+    {"NormShares", "NormShares", 11, F_NORM_SHARES, 0},
+    {"NormUsage", "NormUsage", 11, F_NORM_USAGE, 0},
+    {"Partition", "Partition", 12, F_PARTITION, 0},
+    {"RawShares", "RawShares", 10, F_RAW_SHARES, 0},
+    {"RawUsage", "RawUsage", 11, F_RAW_USAGE, 0},
+    {"TRESRunMins", "TRESRunMins", 30, F_TRES_RUN_MINS, 0},
+    {"User", "User", 10, F_USER, 0},
+    {0, 0, 0, 0, 0},
 };
 
-#define DEFAULT_FORMAT "Account,User,RawShares,NormShares,RawUsage,EffectvUsage,FairShare"
+/* Every TRES Drover counts, at zero: the run minutes and the raw group
+ * usage until the priority work keeps them. */
+#define ZERO_TRES                                                                        \
+	"cpu=0,mem=0,energy=0,node=0,billing=0,fs/disk=0,vmem=0,pages=0,gres/gpu=0"
 
 struct opts {
-	bool users_only, all, noheader;
+	bool users_only, all, noheader, long_fmt, partitions;
 	enum cli_fields_mode mode;
-	const char *users, *format;
+	const char *users, *accounts, *format;
 };
 
 static const struct option long_opts[] = {
@@ -68,6 +92,10 @@ static void usage(void)
 	printf("Usage:  sshare [OPTION]\n"
 	       "  Valid OPTIONs are:\n"
 	       "    -a or --all            list all users\n"
+	       "    -A or --accounts=      display specific accounts (comma separated "
+	       "list)\n"
+	       "    -l or --long           include normalized usage in output\n"
+	       "    -m or --partition      print the partition part of the association\n"
 	       "    -n or --noheader       omit header from output\n"
 	       "    -o or --format=        Comma separated list of fields\n"
 	       "    -p or --parsable       '|' delimited output with a trailing '|'\n"
@@ -79,36 +107,125 @@ static void usage(void)
 	       "    -h or --help           display this usage description\n");
 }
 
+/* Is name in the comma list (NULL: everything)? */
+static bool listed(const char *list, const char *name)
+{
+	size_t len = strlen(name);
+	if (!list)
+		return true;
+	for (const char *p = list; *p;) {
+		size_t l = strcspn(p, ",");
+		if (l == len && !strncmp(p, name, len))
+			return true;
+		p += l + (p[l] == ',');
+	}
+	return false;
+}
+
+/* One association's fair-share figures, as sshare prints them. */
+struct fig {
+	bool known; /* false: NormShares and NormUsage print empty */
+	double norm_shares, norm_usage, eff_usage, level_fs, factor;
+};
+
+/* CALL SITE for the fair-share factor: once the priority work
+ * (sched_fairshare in src/sched/fairshare.c, branch h-prio) is in, run it
+ * over the tree t holds (parents before children: shares and raw_usage of
+ * each association) and fill *out from its struct sched_fs for the
+ * association at index i. Until then the tree has no usage, and the
+ * figures are those Slurm prints with priority/basic: NormShares and
+ * NormUsage empty, the others 0. */
+static void figures(const struct cli_acct *t, size_t i, struct fig *out)
+{
+	(void)t;
+	(void)i;
+	*out = (struct fig){0};
+}
+
+/* The tree's indentation (Slurm's slurmdb_tree_name_get): one more than
+ * the last printed row of the parent account, none without one. */
+struct tree {
+	const char **names;
+	int *depth;
+	size_t n;
+};
+
+static int tree_depth(struct tree *tr, const char *name, const char *parent, bool user)
+{
+	int depth = 0;
+	for (size_t k = tr->n; parent && k > 0; k--)
+		if (!strcmp(tr->names[k - 1], parent)) {
+			depth = tr->depth[k - 1] + 1;
+			break;
+		}
+	if (!user) {
+		tr->names[tr->n] = name;
+		tr->depth[tr->n++] = depth;
+	}
+	return depth;
+}
+
+static const char *num(char *buf, size_t len, const char *fmt, double v)
+{
+	snprintf(buf, len, fmt, v);
+	return buf;
+}
+
 static void row(const struct opts *o, const struct cli_fields *fl,
-		const struct cli_assoc *a, bool user_row, const char *cluster)
+		const struct drv_rec_acct_assoc *a, const struct fig *f, int depth)
 {
 	const char *v[CLI_FIELDS_MAX];
-	char acct[256];
-
-	snprintf(acct, sizeof(acct), "%s%s", user_row && !o->users_only ? " " : "",
-		 a->account);
+	char bufs[CLI_FIELDS_MAX][64], acct[512];
+	bool user = a->user != NULL;
+	bool root = !user && !a->parent;
+	snprintf(acct, sizeof(acct), "%*s%s", depth, "", a->account);
 	for (size_t i = 0; i < fl->n; i++) {
+		char *b = bufs[i];
+		size_t len = sizeof(bufs[i]);
 		switch (fl->def[i]->id) {
 		case F_ACCOUNT:
 			v[i] = acct;
 			break;
+		case F_CLUSTER:
+			v[i] = a->cluster;
+			break;
 		case F_USER:
-			v[i] = user_row ? a->user : "";
+			v[i] = user ? a->user : "";
+			break;
+		case F_PARTITION:
+			v[i] = a->partition ? a->partition : "";
+			break;
+		case F_ID:
+			v[i] = num(b, len, "%.0f", a->id);
 			break;
 		case F_RAW_SHARES:
-			v[i] = user_row ? "1" : "";
+			v[i] = root ? ""
+			       : a->shares == 2147483647u
+				   ? "parent"
+				   : num(b, len, "%.0f", a->shares);
 			break;
 		case F_RAW_USAGE:
-			v[i] = "0";
+			v[i] = num(b, len, "%.0f", (double)a->raw_usage);
+			break;
+		case F_NORM_SHARES:
+			v[i] = f->known ? num(b, len, "%f", f->norm_shares) : "";
+			break;
+		case F_NORM_USAGE:
+			v[i] = f->known ? num(b, len, "%f", f->norm_usage) : "";
 			break;
 		case F_EFF_USAGE:
-			v[i] = "0.000000";
+			v[i] = num(b, len, "%f", f->eff_usage);
 			break;
-		case F_FAIRSHARE:
-			v[i] = user_row ? "0.000000" : "";
+		case F_FAIRSHARE: /* fair tree: users only */
+			v[i] = user ? num(b, len, "%f", f->factor) : "";
 			break;
-		case F_CLUSTER:
-			v[i] = cluster;
+		case F_LEVEL_FS:
+			v[i] = a->shares == 2147483647u ? ""
+							: num(b, len, "%f", f->level_fs);
+			break;
+		case F_TRES_RUN_MINS:
+		case F_GRP_TRES_RAW:
+			v[i] = ZERO_TRES;
 			break;
 		default:
 			v[i] = "";
@@ -117,23 +234,37 @@ static void row(const struct opts *o, const struct cli_fields *fl,
 	cli_fields_row(stdout, fl, o->mode, v);
 }
 
-/* Without -U each account gets a line of its own before its users. */
 static void print_rows(const struct opts *o, const struct cli_fields *fl,
-		       struct cli_assoc *a, size_t n, const char *cluster)
+		       const struct cli_acct *t, const char *cluster, const char *users)
 {
-	for (size_t i = 0; i < n; i++) {
-		bool new_acct = true;
-		for (size_t k = 0; k < i; k++)
-			new_acct &= strcmp(a[k].account, a[i].account) != 0;
-		if (!o->users_only && new_acct) {
-			row(o, fl, &a[i], false, cluster);
-			for (size_t k = i; k < n; k++)
-				if (!strcmp(a[k].account, a[i].account))
-					row(o, fl, &a[k], true, cluster);
-		} else if (o->users_only) {
-			row(o, fl, &a[i], true, cluster);
-		}
+	struct tree tr = {calloc(t->r.n_assocs + 1, sizeof(char *)),
+			  calloc(t->r.n_assocs + 1, sizeof(int)), 0};
+	for (size_t i = 0; tr.names && tr.depth && i < t->r.n_assocs; i++) {
+		const struct drv_rec_acct_assoc *a = &t->r.assocs[i];
+		bool user = a->user != NULL;
+		if (strcmp(a->cluster, cluster) || (user && !listed(users, a->user)) ||
+		    !listed(o->accounts, a->account) || (o->users_only && !user))
+			continue;
+		struct fig f;
+		figures(t, i, &f);
+		int depth =
+		    tree_depth(&tr, a->account, user ? a->account : a->parent, user);
+		row(o, fl, a, &f, depth);
 	}
+	free(tr.names);
+	free(tr.depth);
+}
+
+static const char *default_format(const struct opts *o)
+{
+	if (o->long_fmt)
+		return o->partitions
+			   ? "A,User,P,RawShares,NormShares,RawUsage,NormUsage,Eff,"
+			     "Fairshare,LevelFS,GrpTRESMins,TRESRunMins"
+			   : "A,User,RawShares,NormShares,RawUsage,NormUsage,Eff,"
+			     "Fairshare,LevelFS,GrpTRESMins,TRESRunMins";
+	return o->partitions ? "A,User,P,RawShares,NormShares,RawUsage,Eff,Fairshare"
+			     : "A,User,RawShares,NormShares,RawUsage,Eff,Fairshare";
 }
 
 static int run(const struct opts *o)
@@ -141,30 +272,23 @@ static int run(const struct opts *o)
 	struct cli_fields fl = {.n = 0};
 	struct drv_error err = {{0}};
 	struct drv_conf *conf = NULL;
-	struct cli_assoc *a = NULL;
-	int64_t uids[256];
-	size_t nu = 0, unknown = 0, n = 0;
-	char bad[64];
+	struct cli_acct t;
+	char bad[64], me[256] = "";
 
-	if (cli_fields_parse(o->format ? o->format : DEFAULT_FORMAT, share_fields, &fl,
+	if (cli_fields_parse(o->format ? o->format : default_format(o), share_fields, &fl,
 			     bad, sizeof(bad)) < 0) {
 		for (char *p = bad; *p; p++)
-			*p = (char)tolower((unsigned char)*p);
+			*p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
 		cli_error("Invalid field requested: \"%s\"", bad);
 		return 1;
 	}
-	if (o->users)
-		cli_assoc_uids(o->users, uids, 256, &nu, &unknown);
-	else if (!o->all)
-		uids[nu++] = getuid();
-	if (o->users && nu == 0) {
-		if (!o->noheader) /* no such user: nothing to show, as Slurm */
-			cli_fields_header(stdout, &fl, o->mode);
-		return 0;
+	if (!o->users && !o->all) { /* the caller's own rows */
+		struct passwd *pw = getpwuid(getuid());
+		snprintf(me, sizeof(me), "%s", pw ? pw->pw_name : "");
 	}
 	if (cli_conf_load(&conf) < 0)
 		return 1;
-	if (cli_assoc_load(conf, uids, nu, &a, &n, &err) != 0) {
+	if (cli_acct_load(conf, &t, &err) != 0) {
 		cli_error("%s",
 			  err.text[0] ? err.text : "Unable to contact slurm controller");
 		drv_conf_free(conf);
@@ -172,8 +296,11 @@ static int run(const struct opts *o)
 	}
 	if (!o->noheader)
 		cli_fields_header(stdout, &fl, o->mode);
-	print_rows(o, &fl, a, n, conf->cluster_name);
-	cli_assoc_free(a, n);
+	print_rows(o, &fl, &t, conf->cluster_name,
+		   o->all     ? NULL
+		   : o->users ? o->users
+			      : me);
+	cli_acct_fini(&t);
 	drv_conf_free(conf);
 	return 0;
 }
@@ -197,6 +324,15 @@ int main(int argc, char **argv)
 		case 'a':
 			o.all = true;
 			break;
+		case 'A':
+			o.accounts = optarg;
+			break;
+		case 'l':
+			o.long_fmt = true;
+			break;
+		case 'm':
+			o.partitions = true;
+			break;
 		case 'n':
 			o.noheader = true;
 			break;
@@ -219,7 +355,7 @@ int main(int argc, char **argv)
 			cli_try_help();
 			return 1;
 		default:
-			break; /* accepted, no effect in Drover */
+			break; /* -M, -v: accepted, no effect in Drover */
 		}
 	}
 	return run(&o);

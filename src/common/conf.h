@@ -114,6 +114,16 @@ struct drv_conf_kv {
 	char *value;
 };
 
+/* AccountingStorageEnforce's parts, as Slurm implies them: limits, qos,
+ * safe and wckeys each enforce associations too, safe enforces limits. */
+enum {
+	DRV_ENFORCE_ASSOCS = 1u << 0,
+	DRV_ENFORCE_LIMITS = 1u << 1,
+	DRV_ENFORCE_QOS = 1u << 2,
+	DRV_ENFORCE_SAFE = 1u << 3,
+	DRV_ENFORCE_WCKEYS = 1u << 4,
+};
+
 struct drv_conf {
 	char *path;			  /* the file that was loaded */
 	char *dir;			  /* its directory */
@@ -147,6 +157,7 @@ struct drv_conf {
 	uint64_t def_mem_per_gpu;  /* DefMemPerGPU in MiB, 0 = not set */
 	bool cr_memory;		   /* SelectTypeParameters=CR_*_Memory (the default) */
 	enum drv_enforce_part enforce_part_limits; /* EnforcePartLimits */
+	unsigned acct_enforce; /* AccountingStorageEnforce: DRV_ENFORCE_* bits */
 	int64_t purge_job_after; /* seconds a finished job stays in sacct; 0 = always */
 	int job_requeue;	 /* JobRequeue: jobs may be requeued by default (1) */
 	int cred_expire; /* AuthInfo cred_expire=: a requeued job waits this + 1 s */

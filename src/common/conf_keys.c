@@ -570,6 +570,50 @@ static int apply_enforce_part(struct conf_parser *p, const struct conf_key *k,
 	return 0;
 }
 
+/* AccountingStorageEnforce=associations,limits,qos,safe,wckeys,all (or 1,
+ * 2), with Slurm's implications; nojobs and nosteps are accepted and
+ * change nothing here (ctld always keeps jobs' and steps' records). */
+static int apply_acct_enforce(struct conf_parser *p, const struct conf_key *k,
+			      void *target, const char *value, struct drv_error *err)
+{
+	static const struct {
+		const char *name;
+		unsigned bits;
+	} parts[] = {
+	    {"1", DRV_ENFORCE_ASSOCS},
+	    {"associations", DRV_ENFORCE_ASSOCS},
+	    {"2", DRV_ENFORCE_ASSOCS | DRV_ENFORCE_LIMITS},
+	    {"limits", DRV_ENFORCE_ASSOCS | DRV_ENFORCE_LIMITS},
+	    {"safe", DRV_ENFORCE_ASSOCS | DRV_ENFORCE_LIMITS | DRV_ENFORCE_SAFE},
+	    {"wckeys", DRV_ENFORCE_ASSOCS | DRV_ENFORCE_WCKEYS},
+	    {"qos", DRV_ENFORCE_ASSOCS | DRV_ENFORCE_QOS},
+	    {"all", DRV_ENFORCE_ASSOCS | DRV_ENFORCE_LIMITS | DRV_ENFORCE_QOS |
+			DRV_ENFORCE_SAFE | DRV_ENFORCE_WCKEYS},
+	    {"nojobs", 0},
+	    {"nosteps", 0},
+	    {"0", 0},
+	    {"none", 0},
+	};
+	struct drv_conf *c = target;
+	unsigned bits = 0;
+	for (const char *s = value; *s;) {
+		size_t len = strcspn(s, ","), i;
+		for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+			if (strlen(parts[i].name) == len &&
+			    !strncasecmp(parts[i].name, s, len))
+				break;
+		if (i == sizeof(parts) / sizeof(parts[0]))
+			return drv_error_set(err, EINVAL,
+					     "Invalid parameter for "
+					     "AccountingStorageEnforce: %.*s",
+					     (int)(len < 60 ? len : 60), s);
+		bits |= parts[i].bits;
+		s += len + (s[len] == ',');
+	}
+	c->acct_enforce = bits;
+	return 0;
+}
+
 /* PurgeJobAfter (slurmdbd.conf's key, read here since ctld keeps the
  * accounting): N months, or N with a unit, "12hours", "30days"; Drover also
  * takes seconds and minutes. */
@@ -703,6 +747,7 @@ const struct conf_key conf_global_keys[] = {
 	{"Licenses", CONF_CUSTOM, 0, NULL, 0, 0, NULL, false, apply_licenses},
 	{"SelectTypeParameters", CONF_CUSTOM, 0, "CR_Core_Memory", 0, 0, NULL, false, apply_select_params},
 	{"EnforcePartLimits", CONF_CUSTOM, 0, "NO", 0, 0, NULL, true, apply_enforce_part},
+	{"AccountingStorageEnforce", CONF_CUSTOM, 0, "0", 0, 0, NULL, true, apply_acct_enforce},
 	{"Prolog", CONF_PATH, FIELD(drv_conf, prolog), NULL, 0, 0, NULL, true, NULL},
 	{"Epilog", CONF_PATH, FIELD(drv_conf, epilog), NULL, 0, 0, NULL, true, NULL},
 	{"TaskProlog", CONF_PATH, FIELD(drv_conf, task_prolog), NULL, 0, 0, NULL, true, NULL},
@@ -727,7 +772,7 @@ const struct conf_key conf_global_keys[] = {
 	{"MaxConnectionsPerUser", CONF_INT, FIELD(drv_conf, max_connections_per_user), "128", 1, 1000000, NULL, false, NULL},
 	{"NonceCacheSize", CONF_U64, FIELD(drv_conf, nonce_cache_size), "1048576", 64, 67108864, NULL, false, NULL},
 	{"NonceCachePerUser", CONF_U64, FIELD(drv_conf, nonce_cache_per_user), "65536", 16, 67108864, NULL, false, NULL},
-	OTHER("AccountingStorageBackupHost"), OTHER("AccountingStorageEnforce"),
+	OTHER("AccountingStorageBackupHost"),
 	OTHER("AccountingStorageExternalHost"), OTHER("AccountingStorageHost"),
 	OTHER("AccountingStorageParameters"), OTHER("AccountingStoragePass"),
 	OTHER("AccountingStoragePort"), OTHER("AccountingStorageTRES"),

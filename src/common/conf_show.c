@@ -174,6 +174,25 @@ static void get_enforce(const struct show_ctx *x, const struct row *r)
 	put(x, r->key, names[x->conf->enforce_part_limits]);
 }
 
+/* Slurm's order; "none" when nothing is enforced. */
+static void get_acct_enforce(const struct show_ctx *x, const struct row *r)
+{
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} parts[] = {{DRV_ENFORCE_ASSOCS, "associations"},
+		     {DRV_ENFORCE_LIMITS, "limits"},
+		     {DRV_ENFORCE_QOS, "qos"},
+		     {DRV_ENFORCE_SAFE, "safe"},
+		     {DRV_ENFORCE_WCKEYS, "wckeys"}};
+	char buf[80] = "";
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		if (x->conf->acct_enforce & parts[i].bit)
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s",
+				 buf[0] ? "," : "", parts[i].name);
+	put(x, r->key, buf[0] ? buf : "none");
+}
+
 static void get_select_params(const struct show_ctx *x, const struct row *r)
 {
 	put(x, r->key, x->conf->cr_memory ? "CR_CORE_MEMORY" : "CR_CORE");
@@ -263,7 +282,7 @@ static void get_ctld_hosts(const struct show_ctx *x, const struct row *r)
  * keys; defaults from slurm.conf(5). */
 static const struct row show_rows[] = {
 	T("AccountingStorageBackupHost", U_NONE, "(null)"),
-	T("AccountingStorageEnforce", U_NONE, "none"),
+	G("AccountingStorageEnforce", get_acct_enforce, 0, U_NONE),
 	T("AccountingStorageHost", U_NONE, "localhost"),
 	T("AccountingStorageExternalHost", U_NONE, "(null)"),
 	T("AccountingStorageParameters", U_NONE, "(null)"),

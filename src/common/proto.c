@@ -52,6 +52,19 @@ const char *drv_rc_text(int rc)
 		return "Invalid job id specified";
 	case DRV_RC_INVALID_ARRAY:
 		return "Invalid job array specification";
+	case DRV_RC_INVALID_ACCOUNT:
+		return "Invalid account or account/partition combination specified";
+	case DRV_RC_INVALID_PARENT_ACCOUNT:
+		return "Invalid parent account specified";
+	case DRV_RC_ACCOUNTING_POLICY:
+		return "Job violates accounting/QOS policy (job submit limit, user's "
+		       "size and/or time limits)";
+	case DRV_RC_INVALID_QOS:
+		return "Invalid qos specification";
+	case DRV_RC_QOS_PREEMPTION_LOOP:
+		return "QOS Preemption loop detected";
+	case DRV_RC_JOBS_RUNNING_ON_ASSOC:
+		return "Job(s) active, cancel job(s) before remove";
 	case DRV_RC_DISABLED:
 		return "Requested operation is presently disabled";
 	case DRV_RC_DEPENDENCY:
@@ -70,12 +83,8 @@ const char *drv_rc_text(int rc)
 		return "User's group not permitted to use this partition";
 	case DRV_RC_INVALID_NODE_COUNT:
 		return "Node count specification invalid";
-	case DRV_RC_INVALID_ACCOUNT:
-		return "Invalid account or account/partition combination specified";
 	case DRV_RC_INVALID_LICENSES:
 		return "Invalid license specification";
-	case DRV_RC_INVALID_QOS:
-		return "Invalid qos specification";
 	case DRV_RC_PARTITION_NOT_AVAIL:
 		return "Required partition not available (inactive or drain)";
 	case DRV_RC_PARTITION_IN_USE:

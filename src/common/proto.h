@@ -59,11 +59,19 @@ enum drv_rc {
 	/* "User's group not permitted to use this partition" */
 	DRV_RC_PART_GROUP = 2003,
 	DRV_RC_INVALID_NODE_COUNT = 2006, /* "Node count specification invalid" */
-	DRV_RC_INVALID_ACCOUNT = 2045,	  /* "Invalid account or account/partition ..." */
-	DRV_RC_INVALID_LICENSES = 2048,	  /* "Invalid license specification" */
-	DRV_RC_INVALID_QOS = 2066,	  /* "Invalid qos specification" */
+	/* "Invalid account or account/partition combination specified" */
+	DRV_RC_INVALID_ACCOUNT = 2045,
+	DRV_RC_INVALID_PARENT_ACCOUNT = 2046, /* "Invalid parent account specified" */
+	DRV_RC_INVALID_LICENSES = 2048,	      /* "Invalid license specification" */
+	/* "Job violates accounting/QOS policy (job submit limit, user's size
+	 * and/or time limits)" */
+	DRV_RC_ACCOUNTING_POLICY = 2050,
+	DRV_RC_INVALID_QOS = 2066,	   /* "Invalid qos specification" */
+	DRV_RC_QOS_PREEMPTION_LOOP = 2067, /* "QOS Preemption loop detected" */
 	DRV_RC_PARTITION_NOT_AVAIL = 2070, /* "Required partition not available ..." */
 	DRV_RC_PARTITION_IN_USE = 2075,	   /* "Partition is in use" */
+	/* "Job(s) active, cancel job(s) before remove" */
+	DRV_RC_JOBS_RUNNING_ON_ASSOC = 7001,
 };
 
 /* Slurm's text for rc (static string). */

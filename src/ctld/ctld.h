@@ -42,6 +42,7 @@ struct sched_plans;
 struct snap;
 struct job_submit_lua;
 struct timer_heap;
+struct acct_db;
 
 struct ctld {
 	struct event_base *base;
@@ -85,6 +86,8 @@ struct ctld {
 	struct sched_plans *plans;
 	struct sched_resume bf_resume; /* bf_continue: where the last pass stopped */
 	bool stopping;
+	/* the policy's tables: accounts, users, associations, QOS (acct.h) */
+	struct acct_db *acct;
 	/* hook.c: PrologSlurmctld / EpilogSlurmctld children */
 	struct hook *hooks;
 	struct event *sigchld_ev;
@@ -316,6 +319,24 @@ void job_resume_prologs(struct ctld *c);
  * id; the caller commits it (commit_meta) with the job. -ENOSPC when every
  * id is in use, -EIO when the store cannot be read; nothing changes then. */
 int ctld_job_id_new(struct ctld *c, uint32_t *id);
+
+/* --- rpc_assoc.c: the policy's tables ------------------------------------ */
+/* Loads them from the store and makes the defaults (root, ClusterName,
+ * normal), committed with the first turn; after commit_init. 0 or -errno
+ * with err. */
+int acct_start(struct ctld *c, struct drv_error *err);
+void acct_stop(struct ctld *c); /* frees them */
+
+/* --- acct_enforce.c: AccountingStorageEnforce at submit ---------------- */
+/* Fills j's account (the user's DefaultAccount) and QOS (DefaultQOS, else
+ * normal) when not given, and refuses it as Slurm does: 0, or
+ * DRV_RC_INVALID_ACCOUNT, DRV_RC_INVALID_QOS, DRV_RC_ACCOUNTING_POLICY
+ * (a submit limit, or DenyOnLimit: why, len bytes, gets Slurm's reason,
+ * "AssocMaxSubmitJobLimit"), DRV_RC_ERROR (memory). Needs j's user,
+ * partition, request and time limit; without time_given (no -t) a MaxWall
+ * becomes the job's time limit, as in Slurm. */
+int acct_submit_check(struct ctld *c, struct job *j, bool time_given, char *why,
+		      size_t len);
 
 /* --- recover.c ------------------------------------------------------------ */
 int ctld_recover(struct ctld *c, struct drv_error *err);

@@ -156,6 +156,8 @@ static int start_loop(struct ctld *c, struct drv_error *err)
 	if (!c->nonces || !c->store || ctld_recover(c, err) < 0)
 		return -EIO;
 	commit_init(c);
+	if (acct_start(c, err) < 0)
+		return -EIO;
 	sched_init(c);
 	sched_request(c); /* a first pass over what recovery brought back */
 	hook_init(c);
@@ -180,6 +182,7 @@ static void stop_loop(struct ctld *c)
 	hook_fini(c);
 	jsl_free(c->job_submit);
 	store_close(c->store);
+	acct_stop(c);
 	drv_nonce_cache_free(c->nonces);
 	job_table_fini(&c->jobs);
 	part_table_fini(c);

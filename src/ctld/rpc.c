@@ -31,6 +31,8 @@ static const struct handler handlers[] = {
 	{"job.submit", rpc_job_submit, false, true},
 	{"job.query", rpc_job_query, false, false},
 	{"acct.query", rpc_acct_query, false, false},
+	{"assoc.query", rpc_assoc_query, false, false},
+	{"assoc.update", rpc_assoc_update, false, true},
 	{"job.cancel", rpc_job_cancel, false, true},
 	{"job.release", rpc_job_release, false, true},
 	{"job.hold", rpc_job_hold, false, true},

@@ -25,6 +25,9 @@ void rpc_job_requeue(struct rpc_req *r);
 void rpc_job_update(struct rpc_req *r);
 /* rpc_acct.c */
 void rpc_acct_query(struct rpc_req *r);
+/* rpc_assoc.c */
+void rpc_assoc_query(struct rpc_req *r);
+void rpc_assoc_update(struct rpc_req *r);
 /* rpc_node.c */
 void rpc_node_query(struct rpc_req *r);
 void rpc_node_update(struct rpc_req *r);

@@ -237,13 +237,21 @@ static int start_job(struct rpc_req *r, struct job *j, uint32_t *cand, uint32_t 
 static int check_job(struct rpc_req *r, const struct drv_job_submit *m, struct job *j,
 		     const uint32_t *cand, uint32_t n, struct drv_error *msg)
 {
-	int rc = part_check_access(r->c, j, cand, n);
+	char why[64] = "";
+	/* the array first: its tasks count against submit limits; then the
+	 * account and QOS (filled in when not given), which the partitions'
+	 * access lists read */
+	int rc = check_array(r->c, j, m->array);
+	if (rc == 0)
+		rc = acct_submit_check(r->c, j, m->has_time_limit, why, sizeof(why));
+	if (rc && rc != DRV_RC_INVALID_ARRAY && why[0]) /* the limit first */
+		drv_error_set(msg, EINVAL, "%s\n%s", why, drv_rc_text(rc));
+	if (rc == 0)
+		rc = part_check_access(r->c, j, cand, n);
 	if (rc == 0)
 		rc = check_fits(r->c, cand, n, j, msg);
 	if (rc == 0)
 		rc = check_licenses(r->c, j, m->licenses);
-	if (rc == 0)
-		rc = check_array(r->c, j, m->array);
 	if (rc == 0)
 		rc = check_dependency_targets(r->c, j);
 	return rc;

@@ -62,6 +62,9 @@ def common(c, env, job):
         "SLURM_PRIO_PROCESS": str(os.getpriority(os.PRIO_PROCESS, 0)),
         "SLURM_TOPOLOGY_ADDR": node, "SLURM_TOPOLOGY_ADDR_PATTERN": "node",
         "SLURM_UMASK": f"{umask:04o}", "SLURMD_NODENAME": node,
+        # the user's DefaultAccount when none is given: root's is root (its
+        # association always exists), others have none until sacctmgr adds them
+        **({"SLURM_JOB_ACCOUNT": "root"} if os.getuid() == 0 else {}),
     }
 
 

@@ -1,9 +1,10 @@
 """sacctmgr and sshare for account discovery (COMPAT-SURFACE rows 26-27):
 `sacctmgr -n -s list user U format=account%N` (Snakemake) and `sshare -U
---format Account%256 --noheader` (its Slurm plugin). Drover has no
-associations yet: a user's accounts are those their jobs were charged to,
-listed once each, sorted; nothing (exit 0) when there are none. Layout
-as Slurm's print_fields, checked against the peer cluster's output."""
+--format Account%256 --noheader` (its Slurm plugin), over the real tables:
+a user's accounts are its associations, listed once each, sorted; nothing
+(exit 0) when it has none. Layout as Slurm's print_fields, checked against
+the peer cluster's output. The user running the tests may be root, whose
+association to the account root always exists (as in Slurm)."""
 
 import os
 import pwd
@@ -11,46 +12,53 @@ import pwd
 import pytest
 
 ME = pwd.getpwuid(os.getuid()).pw_name
+# the accounts the fixture gives ME, and root's own when ME is root
+ACCTS = sorted(["proj1", "proj2"] + (["root"] if ME == "root" else []))
+DEF = "root" if ME == "root" else "proj1"  # Slurm's: the first by name
 
 
 @pytest.fixture
 def charged(cluster):
-    for acct in ("proj2", "proj1", "proj2"):
-        cluster.sbatch("-H", "-A", acct, "--wrap", "true")
-    cluster.sbatch("-H", "--wrap", "true")  # no account: not listed
+    cluster.ok("sacctmgr", "-i", "add", "account", "proj2,proj1")
+    cluster.ok("sacctmgr", "-i", "add", "user", ME, "account=proj2,proj1")
     return cluster
 
 
+def rows(fmt, accts=ACCTS):
+    return "".join(fmt.format(a) for a in accts)
+
+
 @pytest.mark.parametrize("args, out", [
-    (["-n", "-s", "list", "user", ME, "format=account%30"],
-     f"{'proj1':>30} \n{'proj2':>30} \n"),
+    (["-n", "-s", "list", "user", ME, "format=account%30"], rows("{:>30} \n")),
     (["-s", "list", "user", ME, "format=account%30"],
-     f"{'Account':>30} \n{'-' * 30} \n{'proj1':>30} \n{'proj2':>30} \n"),
-    (["-n", "-s", "list", "user", ME, "format=account"], "     proj1 \n     proj2 \n"),
-    (["-n", "-s", "show", "user", ME, "format=Account%-8"], "proj1    \nproj2    \n"),
-    (["-n", "-s", "list", "user", ME, "format=account%3"], "pr+ \npr+ \n"),
-    (["-P", "-n", "-s", "list", "user", ME, "format=account"], "proj1\nproj2\n"),
+     f"{'Account':>30} \n{'-' * 30} \n" + rows("{:>30} \n")),
+    (["-n", "-s", "list", "user", ME, "format=account"], rows("{:>10} \n")),
+    (["-n", "-s", "show", "user", ME, "format=Account%-8"], rows("{:<8} \n")),
+    (["-n", "-s", "list", "user", ME, "format=account%3"], rows("{:.2}+ \n")),
+    (["-P", "-n", "-s", "list", "user", ME, "format=account"], rows("{}\n")),
     (["-p", "-s", "list", "user", ME, "format=account,user"],
-     f"Account|User|\nproj1|{ME}|\nproj2|{ME}|\n"),
-    (["-n", "list", "user", ME, "withassoc", "format=acc"], "     proj1 \n     proj2 \n"),
-    (["-n", "-s", "list", "user", f"name={ME}", "format=account"],
-     "     proj1 \n     proj2 \n"),
+     "Account|User|\n" + rows("{}|" + ME + "|\n")),
+    (["-n", "list", "user", ME, "withassoc", "format=acc"], rows("{:>10} \n")),
+    (["-n", "-s", "list", "user", f"name={ME}", "format=account"], rows("{:>10} \n")),
     (["-n", "list", "user", ME, "format=account"], f"{'':>10} \n"),
-    (["-P", "list", "user", ME], f"User|Def Acct|Admin\n{ME}||None\n"),
+    (["-P", "list", "user", ME],
+     f"User|Def Acct|Admin\n{ME}|{DEF}|{'Administrator' if ME == 'root' else 'None'}\n"),
     (["-P", "-s", "list", "user", ME],
      "User|Def Acct|Admin|Cluster|Account|Partition|Share|Priority|MaxJobs|MaxNodes|"
-     "MaxCPUs|MaxSubmit|MaxWall|MaxCPUMins|QOS|Def QOS\n"
-     f"{ME}||None|drover|proj1||1||||||||normal|\n"
-     f"{ME}||None|drover|proj2||1||||||||normal|\n"),
+     "MaxCPUs|MaxSubmit|MaxWall|MaxCPUMins|QOS|Def QOS\n" +
+     rows(f"{ME}|{DEF}|{'Administrator' if ME == 'root' else 'None'}|drover|{{}}||1||||||||"
+          "normal|\n")),
     (["-n", "-s", "list", "user", "no-such-user-here", "format=account%30"], ""),
 ])
 def test_sacctmgr_list_user(charged, args, out):
     assert charged.run("sacctmgr", *args) == (0, out, "")
 
 
-def test_sacctmgr_nothing_charged(cluster):
-    cluster.sbatch("-H", "--wrap", "true")
-    assert cluster.run("sacctmgr", "-n", "-s", "list", "user", ME,
+def test_sacctmgr_user_without_associations(cluster):
+    cluster.ok("sacctmgr", "-i", "add", "account", "proj1")
+    cluster.ok("sacctmgr", "-i", "add", "user", "nobodyhere", "account=proj1")
+    cluster.ok("sacctmgr", "-i", "delete", "user", "nobodyhere")
+    assert cluster.run("sacctmgr", "-n", "-s", "list", "user", "nobodyhere",
                        "format=account%256") == (0, "", "")
 
 
@@ -77,25 +85,48 @@ HEAD = ("Account                    User  RawShares  NormShares    RawUsage  "
         "------------- ---------- \n")
 
 
-def user_row(acct, indent=""):
-    return (f"{indent + acct:<20} {ME:>10} {'1':>10} {'':>11} {'0':>11} "
+def user_row(acct, indent="", user=ME):
+    user = user if len(user) <= 10 else user[:9] + "+"
+    return (f"{indent + acct:<20} {user:>10} {'1':>10} {'':>11} {'0':>11} "
             f"{'0.000000':>13} {'0.000000':>10} \n")
+
+
+def acct_row(acct, indent="", shares="1"):
+    return (f"{indent + acct:<20} {'':>10} {shares:>10} {'':>11} {'0':>11} "
+            f"{'0.000000':>13} {'':>10} \n")
+
+
+# sshare -U lists ME's associations in the tree's order: users of an
+# account before its sub-accounts, accounts by name
+TREE_USERS = (["root"] if ME == "root" else []) + ["proj1", "proj2"]
 
 
 @pytest.mark.parametrize("args, out", [
     (["-U", "--format", "Account%256", "--noheader"],
-     f"{'proj1':>256} \n{'proj2':>256} \n"),
-    (["-U", "-o", "Account%-10", "-n"], "proj1      \nproj2      \n"),
-    (["-U"], HEAD + user_row("proj1") + user_row("proj2")),
+     rows("{:>256} \n", TREE_USERS)),
+    (["-U", "-o", "Account%-10", "-n"], rows("{:<10} \n", TREE_USERS)),
+    (["-U"], HEAD + "".join(user_row(a) for a in TREE_USERS)),
     (["-U", "-u", ME, "-P", "-o", "Account,User"],
-     f"Account|User\nproj1|{ME}\nproj2|{ME}\n"),
-    (["-U", "-p", "-o", "account,user"], f"Account|User|\nproj1|{ME}|\nproj2|{ME}|\n"),
-    (["-n", "-o", "Account"], "proj1                \n proj1               \n"
-                              "proj2                \n proj2               \n"),
+     "Account|User\n" + rows("{}|" + ME + "\n", TREE_USERS)),
+    (["-U", "-p", "-o", "account,user"],
+     "Account|User|\n" + rows("{}|" + ME + "|\n", TREE_USERS)),
+    # the tree: root, its users, its accounts, each account's users
+    (["-n", "-o", "Account"],
+     "root                 \n" + (" root                \n" if ME == "root" else "") +
+     " proj1               \n  proj1              \n"
+     " proj2               \n  proj2              \n"),
     (["-U", "-u", "no-such-user-here", "-n", "-o", "account"], ""),
 ])
 def test_sshare(charged, args, out):
     assert charged.run("sshare", *args) == (0, out, "")
+
+
+def test_sshare_accounts_and_all(charged):
+    """-A keeps the accounts named (the tree starts at them), -a every user."""
+    other = "zz" + ME  # sorts after ME
+    charged.ok("sacctmgr", "-i", "add", "user", other, "account=proj1")
+    assert charged.run("sshare", "-A", "proj1", "-a") == (0, HEAD + (
+        acct_row("proj1") + user_row("proj1", " ") + user_row("proj1", " ", other)), "")
 
 
 def test_sshare_refused(charged):
@@ -106,6 +137,6 @@ def test_sshare_refused(charged):
                "Try \"sshare --help\" for more information\n")
 
 
-def test_sshare_nothing_charged(cluster):
-    assert cluster.run("sshare", "-U", "--format", "Account%256", "--noheader") == (
-        0, "", "")
+def test_sshare_no_associations(cluster):
+    assert cluster.run("sshare", "-U", "-u", "nobodyhere", "--format", "Account%256",
+                       "--noheader") == (0, "", "")

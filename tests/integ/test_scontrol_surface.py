@@ -45,6 +45,11 @@ def done():
         shutil.rmtree(c.dir, ignore_errors=True)
 
 
+# A job that names no account gets its user's DefaultAccount: root's is
+# root (the association that always exists); others have none.
+DEFAULT_ACCOUNT = "root" if os.getuid() == 0 else "(null)"
+
+
 def who():
     pw = pwd.getpwuid(os.getuid())
     return pw.pw_name, os.getuid(), grp.getgrgid(os.getgid()).gr_name, os.getgid()
@@ -59,7 +64,7 @@ def expected_block(c, jid, state, reason, exit_code, limit, detail=False):
     return (
         f"JobId={jid} JobName=wrap\n"
         f"   UserId={user}({uid}) GroupId={group}({gid}) MCS_label=N/A\n"
-        f"   Priority=<P> Nice=0 Account=(null) QOS=normal\n"
+        f"   Priority=<P> Nice=0 Account={DEFAULT_ACCOUNT} QOS=normal\n"
         f"   JobState={state} Reason={reason} Dependency=(null)\n"
         f"   Requeue=1 Restarts=0 BatchFlag=1 Reboot=0 ExitCode={exit_code}\n"
         f"{derived}"

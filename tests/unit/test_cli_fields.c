@@ -15,11 +15,53 @@
 #include "cli/fields.h"
 
 static const struct cli_field_def defs[] = {
-    {"User", "User", 10, 0},
-    {"DefaultAccount", "Def Acct", 10, 1},
-    {"Account", "Account", -20, 2},
-    {0, 0, 0, 0},
+    {"User", "User", 10, 0, 0},
+    {"DefaultAccount", "Def Acct", 10, 1, 0},
+    {"Account", "Account", -20, 2, 0},
+    {0, 0, 0, 0, 0},
 };
+
+/* sacctmgr's kind: the first name in table order that the word starts,
+ * over at least min letters */
+static const struct cli_field_def min_defs[] = {
+    {"Account", "Account", 10, 1, 3},
+    {"AdminLevel", "Admin", 9, 2, 2},
+    {"Clusters", "Cluster", 10, 3, 2},
+    {"Coordinators", "Coord Accounts", 20, 4, 2},
+    {"GrpTRES", "GrpTRES", 13, 5, 7},
+    {"GrpTRESMins", "GrpTRESMins", 13, 6, 7},
+    {"MaxJobs", "MaxJobs", 7, 7, 4},
+    {"MaxJobsPerUser", "MaxJobsPU", 9, 8, 11},
+    {"Share", "Share", 9, 9, 1},
+    {"User", "User", 10, 10, 1},
+    {0, 0, 0, 0, 0},
+};
+
+static int min_id(const char *word)
+{
+	struct cli_fields fl = {.n = 0};
+	char bad[32];
+	if (cli_fields_parse(word, min_defs, &fl, bad, sizeof(bad)) < 0)
+		return -1;
+	return fl.def[0]->id;
+}
+
+static void test_minimum_lengths(void **state)
+{
+	assert_int_equal(min_id("acc"), 1);
+	assert_int_equal(min_id("ac"), -1); /* shorter than Account's 3 */
+	assert_int_equal(min_id("ad"), 2);  /* AdminLevel needs 2 */
+	assert_int_equal(min_id("co"), 4);  /* Coordinators comes first */
+	assert_int_equal(min_id("cl"), 3);
+	assert_int_equal(min_id("GrpTRES"), 5);
+	assert_int_equal(min_id("grptresmins"), 6); /* longer than GrpTRES: the next */
+	assert_int_equal(min_id("maxj"), 7);
+	assert_int_equal(min_id("MaxJobsPerUser"), 8);
+	assert_int_equal(min_id("MaxJobsP"),
+			 -1); /* MaxJobs is shorter, the other needs 11 */
+	assert_int_equal(min_id("s"), 9);
+	assert_int_equal(min_id("Accountx"), -1); /* longer than any name it starts */
+}
 
 /* Lays out the header and one row into a string (static buffer). */
 static const char *layout(const char *spec, enum cli_fields_mode mode,
@@ -97,10 +139,9 @@ static void test_parse_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_table),
-	    cmocka_unit_test(test_truncation),
-	    cmocka_unit_test(test_parsable),
-	    cmocka_unit_test(test_parse_errors),
+	    cmocka_unit_test(test_table),	    cmocka_unit_test(test_truncation),
+	    cmocka_unit_test(test_parsable),	    cmocka_unit_test(test_parse_errors),
+	    cmocka_unit_test(test_minimum_lengths),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,6 +39,7 @@ struct deferred;
 struct pending_launch;
 struct hook;
 struct sched_plans;
+struct sched_policy_cache;
 struct snap;
 struct job_submit_lua;
 struct timer_heap;
@@ -85,6 +86,10 @@ struct ctld {
 	bool bf_dirty;
 	struct sched_plans *plans;
 	struct sched_resume bf_resume; /* bf_continue: where the last pass stopped */
+	/* sched_policy.c: the policy's tables as the scheduler reads them,
+	 * built again when acct_gen (bumped by every change) moved */
+	struct sched_policy_cache *policy;
+	uint64_t acct_gen;
 	bool stopping;
 	/* the policy's tables: accounts, users, associations, QOS (acct.h) */
 	struct acct_db *acct;

@@ -174,6 +174,7 @@ void rpc_assoc_update(struct rpc_req *r)
 		acct_db_diff(c->acct, copy, put_object, c);
 		acct_db_free(c->acct);
 		c->acct = copy;
+		c->acct_gen++;
 		copy = NULL;
 		log_info("uid %u: %s %s: %zu names, %zu associations added, %zu changed",
 			 (unsigned)r->cred.uid, m->action, m->entity, res.names.n,

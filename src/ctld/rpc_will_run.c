@@ -64,7 +64,8 @@ void rpc_job_will_run(struct rpc_req *r, struct job *j)
 	const uint32_t *cand = part_job_candidates(c, j, &n_cand);
 	if (rc == 0)
 		rc = snap_add_pending(c, &s, j, cand,
-				      n_cand < SCHED_MAX_CANDS ? n_cand : SCHED_MAX_CANDS, 1);
+				      n_cand < SCHED_MAX_CANDS ? n_cand : SCHED_MAX_CANDS,
+				      1);
 	if (rc == 0) {
 		snap_end(&s, NULL);
 		struct sched_params p = {

@@ -54,7 +54,7 @@ static uint32_t unlimited0(uint32_t v)
 	return v == DRV_UNLIMITED32 ? 0 : v;
 }
 
-void ctld_sched_part(const struct ctld *c, size_t i, struct sched_part *out)
+void ctld_sched_part(struct ctld *c, size_t i, struct sched_part *out)
 {
 	const struct part *p = &c->parts[i];
 	const struct drv_part_conf *pc = p->conf;
@@ -70,14 +70,15 @@ void ctld_sched_part(const struct ctld *c, size_t i, struct sched_part *out)
 	    .max_mem_per_node = pc->max_mem_per_node,
 	    .oversubscribe = oversubscribe_of(pc),
 	    .oversubscribe_max = pc->oversubscribe_max ? pc->oversubscribe_max : 1,
-	    .qos = SCHED_NONE,
+	    .qos = sched_policy_qos(c, pc->qos),
 	};
 }
 
 /* ctld keeps a job's licenses as the scheduler reads them. */
 _Static_assert(sizeof(struct job_lic) == sizeof(struct sched_lic_req) &&
 		   offsetof(struct job_lic, lic) == offsetof(struct sched_lic_req, lic) &&
-		   offsetof(struct job_lic, count) == offsetof(struct sched_lic_req, count),
+		   offsetof(struct job_lic, count) ==
+		       offsetof(struct sched_lic_req, count),
 	       "struct job_lic is laid out as struct sched_lic_req");
 
 static const struct sched_lic_req *job_lics(struct ctld *c, struct job *j, uint32_t *n)
@@ -125,12 +126,14 @@ int snap_add_pending(struct ctld *c, struct snap *s, struct job *j, const uint32
 	memcpy(&s->cands[s->n_cands], cand, n_cand * sizeof(*cand));
 	s->jobs[k] = j;
 	s->cand_off[k] = s->n_cands;
+	uint32_t assoc, qos;
+	sched_policy_job(c, j, c->parts[cand[0]].conf->name, &assoc, &qos);
 	s->pending[k] = (struct sched_pending){
 	    .job_id = j->id,
 	    .priority = j->priority,
 	    .uid = (uint32_t)j->uid,
-	    .assoc = SCHED_NONE,
-	    .qos = SCHED_NONE,
+	    .assoc = assoc,
+	    .qos = qos,
 	    .n_parts = n_cand,
 	    .time_limit = limit_of(j->time_limit),
 	    .time_min = j->req.time_min,
@@ -180,13 +183,15 @@ static int add_running(struct ctld *c, struct snap *s, int64_t now)
 						    .qos = SCHED_NONE,
 						    .assoc = SCHED_NONE,
 						    .uid = (uint32_t)j->uid,
-						    .oversubscribe = j->req.sched.oversubscribe,
+						    .oversubscribe =
+							j->req.sched.oversubscribe,
 						    .exclusive = j->req.sched.exclusive,
 						    .alloc = &s->run_allocs[a],
 						    .n_alloc = j->n_alloc};
 			int p = ctld_part_index(c, j->partition);
 			if (p >= 0)
 				r->part = (uint32_t)p;
+			sched_policy_job(c, j, j->partition, &r->assoc, &r->qos);
 			r->lics = job_lics(c, j, &r->n_lics);
 			for (uint32_t m = 0; m < j->n_alloc; m++) {
 				const struct job_alloc *ja = &j->alloc[m];
@@ -228,6 +233,7 @@ int snap_begin(struct ctld *c, struct snap *s, int64_t now)
 		s->lics[i] = (struct sched_license){c->conf->licenses[i].name,
 						    c->conf->licenses[i].total};
 	s->s.lics = s->lics;
+	s->s.policy = sched_policy_get(c);
 	s->s.n_lics = (uint32_t)c->conf->n_licenses;
 	return 0;
 }

@@ -61,7 +61,19 @@ int snap_add_pending(struct ctld *c, struct snap *s, struct job *j, const uint32
 void snap_end(struct snap *s, const struct sched_plans *plans);
 void snap_free(struct snap *s);
 
+/* --- sched_policy.c: the policy's tables as the scheduler reads them ----- */
+/* The snapshot's policy, built again when the tables changed since
+ * (c->acct_gen); NULL without tables (or out of memory). Borrowed from c. */
+const struct sched_policy *sched_policy_get(struct ctld *c);
+void sched_policy_free(struct ctld *c);
+/* The association and QOS (indices into the policy) job j runs under in
+ * partition; SCHED_NONE where none. */
+void sched_policy_job(struct ctld *c, const struct job *j, const char *partition,
+		      uint32_t *assoc, uint32_t *qos);
+/* The index of QOS name, SCHED_NONE when none (or name is NULL). */
+uint32_t sched_policy_qos(struct ctld *c, const char *name);
+
 /* The scheduler's view of partition i. */
-void ctld_sched_part(const struct ctld *c, size_t i, struct sched_part *out);
+void ctld_sched_part(struct ctld *c, size_t i, struct sched_part *out);
 
 #endif

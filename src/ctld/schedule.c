@@ -83,6 +83,7 @@ void sched_fini(struct ctld *c)
 	if (c->plans)
 		sched_plans_clear(c->plans);
 	free(c->plans);
+	sched_policy_free(c);
 }
 
 int ctld_part_index(const struct ctld *c, const char *name)
@@ -150,7 +151,7 @@ static void apply_start(struct ctld *c, struct job *j, const struct sched_result
 	if (j->array && !(j = job_array_split(c, j)))
 		return; /* no job id free for the task: it stays pending */
 	if (part_job_started(c, j, d->part) < 0) /* -p a,b: where it starts */
-		abort();			      /* out of memory in the daemon */
+		abort();			 /* out of memory in the daemon */
 	int64_t limit = d->time_limit == SCHED_NEVER ? DRV_INFINITE : d->time_limit;
 	job_start(c, j, &r->allocs[d->alloc_off], d->alloc_n, limit, now);
 }

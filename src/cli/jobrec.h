@@ -81,9 +81,9 @@ struct cli_job {
 	const char *req_nodes, *exc_nodes, *features; /* NULL if not given */
 	const char *sched_nodes; /* pending: the planned nodes, NULL if none */
 	const char *lacks;	 /* pending on Resources: "cpu,gres/gpu", or NULL */
-	const char *licenses;			      /* -L as given, or NULL */
-	int64_t min_cpus, min_tmp, time_min;	      /* 0 if not given */
-	int64_t max_nodes; /* -N ..MAX (MIN when -N N); 0 without -N */
+	const char *licenses;	 /* -L as given, or NULL */
+	int64_t min_cpus, min_tmp, time_min; /* 0 if not given */
+	int64_t max_nodes;		     /* -N ..MAX (MIN when -N N); 0 without -N */
 	/* srun steps in step id order; borrowed (cli_jobs_from_reply puts
 	 * them in the block it returns). NULL/0: none, or not read. */
 	const struct cli_step *steps;

@@ -91,14 +91,14 @@ enum drv_enforce_part {
 /* SchedulerType and SchedulerParameters: how ctld drives the scheduler
  * (docs/scheduler.md). Times in seconds. */
 struct drv_sched_conf {
-	bool backfill;		      /* SchedulerType=sched/backfill (the default) */
-	int bf_interval;	      /* seconds between backfill passes, 30 */
-	int64_t bf_window;	      /* seconds planned ahead: bf_window minutes, 1 day */
-	int bf_resolution;	      /* seconds, 60 */
-	uint32_t bf_max_job_test;     /* 500 */
-	uint32_t bf_max_job_user;     /* 0: none */
-	int bf_max_time;	      /* seconds a backfill pass may run; bf_interval */
-	bool bf_continue;	      /* the next pass goes on where one stopped */
+	bool backfill;		  /* SchedulerType=sched/backfill (the default) */
+	int bf_interval;	  /* seconds between backfill passes, 30 */
+	int64_t bf_window;	  /* seconds planned ahead: bf_window minutes, 1 day */
+	int bf_resolution;	  /* seconds, 60 */
+	uint32_t bf_max_job_test; /* 500 */
+	uint32_t bf_max_job_user; /* 0: none */
+	int bf_max_time;	  /* seconds a backfill pass may run; bf_interval */
+	bool bf_continue;	  /* the next pass goes on where one stopped */
 	uint32_t default_queue_depth; /* jobs a quick pass tries, 100 */
 	bool kill_invalid_depend;
 };
@@ -157,7 +157,7 @@ struct drv_conf {
 	uint64_t def_mem_per_gpu;  /* DefMemPerGPU in MiB, 0 = not set */
 	bool cr_memory;		   /* SelectTypeParameters=CR_*_Memory (the default) */
 	enum drv_enforce_part enforce_part_limits; /* EnforcePartLimits */
-	unsigned acct_enforce; /* AccountingStorageEnforce: DRV_ENFORCE_* bits */
+	unsigned acct_enforce;	 /* AccountingStorageEnforce: DRV_ENFORCE_* bits */
 	int64_t purge_job_after; /* seconds a finished job stays in sacct; 0 = always */
 	int job_requeue;	 /* JobRequeue: jobs may be requeued by default (1) */
 	int cred_expire; /* AuthInfo cred_expire=: a requeued job waits this + 1 s */

@@ -77,6 +77,7 @@ static void job_numbers(const struct drv_rec_job *r, struct cli_job *j)
 	j->ntasks_per_node = r->has_ntasks_per_node ? (int64_t)r->ntasks_per_node : -1;
 	j->mem_per_cpu = r->mem_per_cpu;
 	j->exclusive = r->exclusive;
+	j->oversubscribe = r->oversubscribe;
 	j->array_job_id = r->array_job_id;
 	j->array_task_id = r->array_task_id;
 	j->array_max_tasks = r->array_max_tasks;

@@ -59,7 +59,7 @@ struct cli_job {
 	int64_t ntasks_per_node;     /* -1 when not given */
 	int64_t min_memory;	     /* MiB per node, or per CPU with mem_per_cpu */
 	const char *min_memory_text; /* as ctld formatted it ("2G"), or NULL */
-	bool mem_per_cpu, exclusive;
+	bool mem_per_cpu, exclusive, oversubscribe;
 	/* job arrays (the array work): a task has array_job_id and its own
 	 * array_task_id; a pending array record names its tasks in
 	 * array_task_str ("5-9"). 0 / -1 / NULL when not an array. */

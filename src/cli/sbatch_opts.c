@@ -161,6 +161,9 @@ static int store_res(struct sbatch_opts *o, int c, const char *arg)
 	case SBATCH_OPT_EXCLUSIVE:
 		o->exclusive = arg ? arg : "exclusive";
 		break;
+	case 's':
+		o->oversubscribe = true;
+		break;
 	case SBATCH_OPT_NICE:
 		o->nice = arg ? arg : "100";
 		break;
@@ -353,6 +356,7 @@ static const struct {
     {"SLURM_CLUSTERS", ENV_VALUE, offsetof(struct sbatch_opts, clusters)},
     {"SBATCH_CLUSTERS", ENV_VALUE, offsetof(struct sbatch_opts, clusters)},
     {"SBATCH_WAIT", ENV_FLAG, offsetof(struct sbatch_opts, wait)},
+    {"SBATCH_OVERSUBSCRIBE", ENV_FLAG, offsetof(struct sbatch_opts, oversubscribe)},
     {"SBATCH_REQUEUE", ENV_FLAG, offsetof(struct sbatch_opts, requeue)},
     {"SBATCH_NO_REQUEUE", ENV_FLAG, offsetof(struct sbatch_opts, no_requeue)},
     {"SBATCH_SIGNAL", ENV_VALUE, offsetof(struct sbatch_opts, signal)},

@@ -261,6 +261,7 @@ static int policy_opts(const struct sbatch_opts *o, struct sbatch_res *r,
 		}
 		r->open_mode = c == 'a' ? "append" : "truncate";
 	}
+	r->oversubscribe = o->oversubscribe;
 	if (o->exclusive) {
 		if (!strcasecmp(o->exclusive, "exclusive"))
 			r->exclusive = true;
@@ -416,5 +417,7 @@ int sbatch_res_to_json(const struct sbatch_res *r, json_t *body)
 	rc |= set_str(body, DRV_JOB_SUBMIT__STDIN, r->input);
 	if (r->exclusive)
 		rc |= set_json(body, DRV_JOB_SUBMIT__EXCLUSIVE, json_true());
+	if (r->oversubscribe)
+		rc |= set_json(body, DRV_JOB_SUBMIT__OVERSUBSCRIBE, json_true());
 	return rc ? -ENOMEM : 0;
 }

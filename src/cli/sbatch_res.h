@@ -22,7 +22,7 @@ struct sbatch_res {
 	int64_t ntasks, cpus_per_task, ntasks_per_node, nodes, nodes_max;
 	int64_t mem_per_node, mem_per_cpu, mem_per_gpu; /* MiB */
 	int64_t gpus, gpus_per_node, nice;
-	bool exclusive;
+	bool exclusive, oversubscribe;
 	const char *gpu_type, *account, *qos, *dependency, *open_mode, *input;
 	const char *array; /* --array as given */
 	char type_buf[64];

@@ -337,7 +337,7 @@ V(f_dependency)
 
 V(f_oversubscribe)
 {
-	snprintf(b, l, "%s", j->exclusive ? "NO" : "OK");
+	snprintf(b, l, "%s", j->exclusive ? "NO" : j->oversubscribe ? "YES" : "OK");
 }
 
 V(f_array_task)
@@ -448,9 +448,9 @@ static const struct sq_field fields[] = {
     {'g', "groupname", "GROUP", true, true, f_group, W(DRV_REC_JOB__GID)},
     {'G', "groupid", "GROUP", true, true, f_gid, W(DRV_REC_JOB__GID)},
     {'h', "oversubscribe", "OVER_SUBSCRIBE", true, true, f_oversubscribe,
-     W(DRV_REC_JOB__EXCLUSIVE)},
+     W(DRV_REC_JOB__EXCLUSIVE, DRV_REC_JOB__OVERSUBSCRIBE)},
     {'h', "shared", "OVER_SUBSCRIBE", true, true, f_oversubscribe,
-     W(DRV_REC_JOB__EXCLUSIVE)},
+     W(DRV_REC_JOB__EXCLUSIVE, DRV_REC_JOB__OVERSUBSCRIBE)},
     {'H', "sockets", "SOCKETS_PER_NODE", true, true, f_star, NULL},
     {'i', "jobarrayid", "JOBID", true, true, f_job_array_id, ARRAY},
     {'I', "cores", "CORES_PER_SOCKET", true, true, f_star, NULL},

@@ -93,6 +93,7 @@ static const struct job_field fields[] = {
 	SP(MIN_MEMORY, S_MIN_MEM), SP(MEM_PER_CPU, S_MEM_PER_CPU), SP(GRES, S_GRES),
 	SP(GPUS, S_GPUS), SP(GPUS_TOTAL, S_GPUS_TOTAL),
 	F(GPU_TYPE, K_STR_NULL, req.gpu_type), SP(EXCLUSIVE, S_EXCLUSIVE),
+	F(OVERSUBSCRIBE, K_BOOL, req.sched.oversubscribe),
 	SP(DEPENDENCY, S_DEPENDENCY), SP(TRES, S_TRES),
 	F(TASKS_PER_NODE, K_STR_NULL, tasks_per_node),
 	F(CPUS_PER_NODE, K_STR_NULL, cpus_per_node),

@@ -176,6 +176,7 @@ int job_req_from_submit(struct job_req *req, const struct drv_job_submit *m,
 	r->gpus_per_node = m->gpus_per_node;
 	r->gpus_total = m->gpus;
 	r->exclusive = m->exclusive;
+	r->oversubscribe = m->oversubscribe;
 	req->gpu_type = drv_strdup_or_null(m->gpu_type);
 	r->gpu_type = req->gpu_type;
 	apply_memory(req, m, conf, part);
@@ -269,6 +270,7 @@ json_t *job_req_to_json(const struct job_req *req)
 	    .gpus_per_node = r->gpus_per_node,
 	    .gpus_total = r->gpus_total,
 	    .exclusive = r->exclusive,
+	    .oversubscribe = r->oversubscribe,
 	    .ntasks_given = req->ntasks_given,
 	    .cpt_given = req->cpt_given,
 	    .mem_given = req->mem_given,
@@ -311,6 +313,7 @@ int job_req_from_rec(struct job_req *req, const struct drv_rec_job_req *o)
 	r->gpus_per_node = o->gpus_per_node;
 	r->gpus_total = o->gpus_total;
 	r->exclusive = o->exclusive;
+	r->oversubscribe = o->oversubscribe;
 	req->ntasks_given = o->ntasks_given;
 	req->cpt_given = o->cpt_given;
 	req->mem_given = o->mem_given;

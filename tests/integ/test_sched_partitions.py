@@ -134,3 +134,19 @@ def test_over_max_time_waits_without_enforcement(make_cluster):
              what="the job waiting for its partition's MaxTime")
     c.ok("scontrol", "update", "PartitionName=debug", "MaxTime=10")
     assert c.wait_done(jid)["JobState"] == "COMPLETED"
+
+
+def test_oversubscribe_yes_shares_among_jobs_that_ask(make_cluster):
+    c = cluster(make_cluster, cpus=1)
+    c.ok("scontrol", "create", "PartitionName=shared", "Nodes=n1",
+         "OverSubscribe=YES:2")
+    a = c.sbatch("-p", "shared", "-s", "--wrap", hold_until_go(c))
+    assert c.ok("squeue", "-h", "-j", str(a), "-o", "%h") == "YES\n"
+    c.wait_state(a, "RUNNING")
+    plain = c.sbatch("-p", "shared", "--wrap", "true")  # did not ask: waits
+    wait_for(lambda: c.show_job(plain).get("Reason") in ("Resources", "Priority"),
+             20, what="the job that did not ask -s waiting")
+    b = c.sbatch("-p", "shared", "-s", "--wrap", hold_until_go(c))
+    c.wait_state(b, "RUNNING")  # shares the CPU with a
+    (c.work / "go").touch()
+    assert c.wait_done(plain)["JobState"] == "COMPLETED"

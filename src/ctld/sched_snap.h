@@ -20,12 +20,15 @@ struct sched_plans {
 	struct sched_alloc *allocs;
 	uint64_t *words;
 	uint32_t *units;
+	uint32_t parts_gen; /* the partitions' numbering they name (ctld.h) */
 };
 
 /* Replaces *p with the plans of result r (the waiting decisions that got a
- * planned start and nodes). 0 or -ENOMEM (*p then empty). */
+ * planned start and nodes); with resumed (a pass that went on where the
+ * last one stopped), the plans *p held for jobs r did not decide are kept.
+ * 0 or -ENOMEM (*p then empty). */
 int sched_plans_set(struct sched_plans *p, const struct sched_snapshot *snap,
-		    const struct sched_result *r);
+		    const struct sched_result *r, bool resumed);
 void sched_plans_clear(struct sched_plans *p);
 
 /* The most candidate partitions (-p a,b,...) one job is tried in. */

@@ -237,7 +237,10 @@ static void decide(struct ctld *c, struct snap *s, bool backfill, bool full, int
 	struct deadline dl;
 	struct sched_params params;
 	struct sched_result r = {0};
-	snap_end(s, backfill ? NULL : c->plans);
+	if (c->plans->parts_gen != c->parts_gen) /* partitions were renumbered */
+		sched_plans_clear(c->plans);
+	/* a backfill pass reads the plans only when it resumes (bf_continue) */
+	snap_end(s, c->plans);
 	params_for(c, backfill, &dl, &params);
 	int rc = sched_run(&s->s, &params, &r);
 	if (rc < 0) {
@@ -246,8 +249,11 @@ static void decide(struct ctld *c, struct snap *s, bool backfill, bool full, int
 	}
 	if (backfill) {
 		c->bf_resume = r.stats.stopped ? r.resume : (struct sched_resume){0};
-		if (sched_plans_set(c->plans, &s->s, &r) < 0)
+		if (c->bf_resume.valid) /* bf_max_time cut it short: go on next time */
+			c->bf_dirty = true;
+		if (sched_plans_set(c->plans, &s->s, &r, params.resume.valid) < 0)
 			log_error("scheduler: out of memory keeping the plans");
+		c->plans->parts_gen = c->parts_gen;
 	}
 	apply(c, s, &r, backfill, now);
 	note_blocked(c, s, &r, full);

@@ -83,6 +83,8 @@ const char *drv_rc_text(int rc)
 		return "User's group not permitted to use this partition";
 	case DRV_RC_INVALID_NODE_COUNT:
 		return "Node count specification invalid";
+	case DRV_RC_INVALID_TASK_MEMORY:
+		return "Memory required by task is not available";
 	case DRV_RC_INVALID_LICENSES:
 		return "Invalid license specification";
 	case DRV_RC_PARTITION_NOT_AVAIL:

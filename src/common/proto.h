@@ -62,7 +62,9 @@ enum drv_rc {
 	/* "Invalid account or account/partition combination specified" */
 	DRV_RC_INVALID_ACCOUNT = 2045,
 	DRV_RC_INVALID_PARENT_ACCOUNT = 2046, /* "Invalid parent account specified" */
-	DRV_RC_INVALID_LICENSES = 2048,	      /* "Invalid license specification" */
+	DRV_RC_INVALID_TASK_MEMORY =
+	    2044,			/* "Memory required by task is not available" */
+	DRV_RC_INVALID_LICENSES = 2048, /* "Invalid license specification" */
 	/* "Job violates accounting/QOS policy (job submit limit, user's size
 	 * and/or time limits)" */
 	DRV_RC_ACCOUNTING_POLICY = 2050,

@@ -131,6 +131,27 @@ static const char *per_node_limits(const struct ctld *c, const struct part *p,
 	return NULL;
 }
 
+/* Whether the memory r asks of each node is over p's MaxMemPerNode, as
+ * Slurm judges it at submit: a whole node's memory is the partition's
+ * largest node's, memory per CPU counts the CPUs of one node's tasks. */
+static bool over_max_mem(const struct ctld *c, const struct part *p,
+			 const struct sched_req *r)
+{
+	uint64_t max = p->conf->max_mem_per_node, want = r->mem_per_node;
+	if (!max || !c->conf->cr_memory)
+		return false;
+	if (r->mem_per_cpu) {
+		uint32_t tasks = r->ntasks_per_node ? r->ntasks_per_node : 1;
+		want = r->mem_per_cpu * (r->cpus_per_task ? r->cpus_per_task : 1) * tasks;
+	} else if (want == SCHED_MEM_WHOLE) {
+		want = 0;
+		for (uint32_t i = 0; i < p->n_nodes; i++)
+			if (c->nodes.nodes[p->node_idx[i]].conf->real_memory > want)
+				want = c->nodes.nodes[p->node_idx[i]].conf->real_memory;
+	}
+	return want > max;
+}
+
 /* Could the request ever run in p? Slurm refuses it at submit if not; a
  * refusal slurmctld explains first comes back as "why\nrc text". */
 static int check_request(struct ctld *c, const struct part *p, struct job *j,
@@ -157,6 +178,8 @@ static int check_request(struct ctld *c, const struct part *p, struct job *j,
 	}
 	if (q->gpu_type && !gpu_type_known(c, p, q->gpu_type))
 		return DRV_RC_INVALID_GRES;
+	if (over_max_mem(c, p, &q->sched))
+		return DRV_RC_INVALID_TASK_MEMORY;
 	struct sched_node *nodes = calloc(c->nodes.n ? c->nodes.n : 1, sizeof(*nodes));
 	if (!nodes)
 		return DRV_RC_ERROR;

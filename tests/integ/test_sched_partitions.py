@@ -150,3 +150,16 @@ def test_oversubscribe_yes_shares_among_jobs_that_ask(make_cluster):
     c.wait_state(b, "RUNNING")  # shares the CPU with a
     (c.work / "go").touch()
     assert c.wait_done(plain)["JobState"] == "COMPLETED"
+
+
+def test_memory_over_max_mem_per_node_refused(make_cluster):
+    c = cluster(make_cluster, cpus=2)
+    c.ok("scontrol", "create", "PartitionName=small", "Nodes=n1", "MaxMemPerNode=100")
+    refusal = ("sbatch: error: Batch job submission failed: Memory required by "
+               "task is not available\n")
+    for args in (["--mem=200"], ["--mem-per-cpu=60", "-c", "2"], ["--mem=0"]):
+        assert c.run("sbatch", "-p", "small", *args, "--wrap", "true") == (
+            1, "", refusal), args
+    assert c.job_ids() == []
+    jid = c.sbatch("-p", "small", "--mem=100", "--wrap", "true")
+    assert c.wait_done(jid)["JobState"] == "COMPLETED"

@@ -63,6 +63,12 @@ const char *drv_rc_text(int rc)
 		return "Invalid qos specification";
 	case DRV_RC_QOS_PREEMPTION_LOOP:
 		return "QOS Preemption loop detected";
+	case DRV_RC_PART_CONFIG_UNAVAIL:
+		return "Requested partition configuration not available now";
+	case DRV_RC_JOB_HELD:
+		return "Job is in held state, pending scheduler release";
+	case DRV_RC_PRIO_RESET_FAIL:
+		return "Changes to job priority are not persistent, change nice instead";
 	case DRV_RC_JOBS_RUNNING_ON_ASSOC:
 		return "Job(s) active, cancel job(s) before remove";
 	case DRV_RC_DISABLED:

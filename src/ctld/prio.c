@@ -161,22 +161,18 @@ bool prio_job_update(struct ctld *c, struct job *j)
 {
 	if (!multifactor(c) || !recalculated(c, j))
 		return false;
-	uint32_t n = 0;
-	const uint32_t *cand = NULL;
-	uint32_t one;
+	struct sched_prio_factors f;
+	uint64_t best = 0;
 	int p = j->state == JOB_RUNNING ? ctld_part_index(c, j->partition) : -1;
 	if (p >= 0) { /* a running job: the partition it runs in */
-		one = (uint32_t)p;
-		cand = &one;
-		n = 1;
-	} else {
-		cand = part_job_candidates(c, j, &n);
-	}
-	uint64_t best = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		struct sched_prio_factors f;
-		if (prio_job_factors(c, j, cand[i], &f) == 0 && f.priority > best)
+		if (prio_job_factors(c, j, (uint32_t)p, &f) == 0)
 			best = f.priority;
+	} else {
+		uint32_t n = 0;
+		const uint32_t *cand = part_job_candidates(c, j, &n);
+		for (uint32_t i = 0; i < n; i++)
+			if (prio_job_factors(c, j, cand[i], &f) == 0 && f.priority > best)
+				best = f.priority;
 	}
 	if (!best || best == j->priority)
 		return false;

@@ -78,6 +78,13 @@ static size_t tres_of(const struct ctld *c, const struct sched_prio_factors *f,
 	return n;
 }
 
+static bool part_wanted(const struct ctld *c, const struct drv_prio_query *m,
+			uint32_t part)
+{
+	return !m->has_partitions ||
+	       has_str(m->partitions, m->n_partitions, c->parts[part].conf->name);
+}
+
 struct rows {
 	struct drv_rec_prio_row *v;
 	struct drv_rec_prio_tres *tres; /* SCHED_TRES_COUNT per row */
@@ -140,17 +147,17 @@ void rpc_prio_query(struct rpc_req *r)
 	for (struct job *j = c->jobs.head; j && rc == 0; j = j->next) {
 		if (!shown(c, j, m, now))
 			continue;
-		uint32_t n = 0, one;
-		const uint32_t *cand = part_job_candidates(c, j, &n);
 		int p = j->state == JOB_RUNNING ? ctld_part_index(c, j->partition) : -1;
-		if (p >= 0) {
-			one = (uint32_t)p;
-			cand = &one;
-			n = 1;
+		if (p >= 0) { /* CALCULATE_RUNNING: where it runs */
+			rc = part_wanted(c, m, (uint32_t)p)
+				 ? row_add(c, &rs, j, (uint32_t)p)
+				 : 0;
+			continue;
 		}
+		uint32_t n = 0;
+		const uint32_t *cand = part_job_candidates(c, j, &n);
 		for (uint32_t i = 0; i < n && rc == 0; i++)
-			if (!m->has_partitions || has_str(m->partitions, m->n_partitions,
-							  c->parts[cand[i]].conf->name))
+			if (part_wanted(c, m, cand[i]))
 				rc = row_add(c, &rs, j, cand[i]);
 	}
 	for (size_t k = 0; rc == 0 && k < rs.n; k++)

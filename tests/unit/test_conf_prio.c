@@ -31,8 +31,10 @@ static int setup(void **state)
 	if (!f)
 		return -1;
 	strcpy(f->dir, "/tmp/test_conf_prio.XXXXXX");
-	if (!mkdtemp(f->dir))
+	if (!mkdtemp(f->dir)) {
+		free(f);
 		return -1;
+	}
 	snprintf(f->path, sizeof(f->path), "%s/drover.conf", f->dir);
 	*state = f;
 	return 0;

@@ -137,6 +137,11 @@ def test_sprio_shows_the_factors_as_slurm(make_cluster):
         0, "Unable to find jobs matching user/id(s) specified\n", "")
     assert c.run("sprio", "-j", "abc") == (1, "", "sprio: error: Invalid job id: abc\n")
     assert c.ok("sprio", "-h", "-p", "nosuch") == ""
+    assert c.ok("sprio", "-h", "-u", ME, "-o", "%i") == f"{a}\n{b}\n"
+    assert c.ok("sprio", "-h", "-S", "-y", "-o", "%i") == f"{b}\n{a}\n"
+    assert c.run("sprio", "-h", "-u", "no_such_user_x", "-o", "%i") == (
+        0, "", "sprio: error: Invalid user: no_such_user_x\n\n")
+    assert c.run("sprio", "-S", "z") == (1, "", "sprio: error: Invalid sort specification: z\n")
 
 
 def test_sprio_under_priority_basic(cluster):

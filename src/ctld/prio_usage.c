@@ -387,11 +387,17 @@ int prio_fs_refresh(struct ctld *c)
 		     ? sched_fairshare(t, sp->n_assocs, algo, p->fs)
 		     : -ENOMEM;
 	free(t);
-	if (rc < 0) {
+	if (rc == -ENOMEM) {
 		fs_clear(p);
-		log_error("priority: fair share not computed (%s)",
-			  rc == -ENOMEM ? "out of memory" : "malformed tree");
-		return rc == -ENOMEM ? rc : 0;
+		log_error("priority: out of memory computing fair share");
+		return rc;
+	}
+	if (rc < 0) { /* every factor 0 until the tables change: said once */
+		fs_clear(p);
+		log_error("priority: the association tree is malformed: fair share 0");
+		p->fs_gen = c->acct_gen;
+		p->fs_ok = true;
+		return 0;
 	}
 	p->n_fs = sp->n_assocs;
 	for (uint32_t i = 0; i < p->n_fs; i++)

@@ -511,6 +511,7 @@ static int update_apply(struct rpc_req *r, struct job *j, const struct drv_job_u
 	}
 	if (m->has_nice)
 		update_nice(r->c, j, m->nice);
+	prio_job_update(r->c, j); /* multifactor: its partitions, limit, begin */
 	commit_job(r->c, j);
 	sched_request(r->c);
 	log_info("job=%u updated by uid=%u", j->id, (unsigned)r->cred.uid);

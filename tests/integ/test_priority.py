@@ -142,6 +142,13 @@ def test_sprio_shows_the_factors_as_slurm(make_cluster):
     assert c.run("sprio", "-h", "-u", "no_such_user_x", "-o", "%i") == (
         0, "", "sprio: error: Invalid user: no_such_user_x\n\n")
     assert c.run("sprio", "-S", "z") == (1, "", "sprio: error: Invalid sort specification: z\n")
+    # a QOS with a higher Priority: B's QOS factor is 10/40 at once
+    c.ok("sacctmgr", "-i", "add", "qos", "top", "Priority=40")
+    assert prio(c, b) == 6000 - 2000 + 500
+    # a partition's PriorityJobFactor is relative to the highest one
+    c.ok("scontrol", "create", "PartitionName=big", "Nodes=ALL", "PriorityJobFactor=4",
+         "State=DOWN")
+    assert prio(c, a) == 1875 - 1000 + 250
 
 
 def test_sprio_under_priority_basic(cluster):

@@ -1,7 +1,7 @@
 /* scontrol.c — Slurm's scontrol for the commands Drover has: show job |
  * node | partition | licenses | hostnames | hostlist | config, hold, uhold,
  * release, update NodeName=|JobId=|PartitionName=..., create and delete
- * PartitionName=..., ping and version. Parses the command words, sends one
+ * PartitionName=..., top, ping and version. Parses the command words, sends one
  * request per command and prints with scontrol_show.c. */
 #include <errno.h>
 #include <getopt.h>
@@ -53,6 +53,8 @@ static void usage(void)
 	       "     show <ENTITY> [<ID>]         display state of identified entity, "
 	       "default\n"
 	       "                                  is all records.\n"
+	       "     top <job_list>               put specified jobs first in queue for "
+	       "user.\n"
 	       "     uhold <job_list>             place user hold on specified job.\n"
 	       "     update <SPECIFICATIONS>      update job, node or partition "
 	       "configuration.\n"
@@ -415,6 +417,8 @@ static int dispatch(struct sctl *s, int argc, char **argv)
 		return sctl_delete(s, argc - 1, argv + 1);
 	if (sctl_is_cmd(cmd, "ping", 2))
 		return sctl_ping(s);
+	if (sctl_is_cmd(cmd, "top", 3))
+		return sctl_top(s, argc, argv);
 	if (sctl_is_cmd(cmd, "requeuehold", 8) || sctl_is_cmd(cmd, "requeue", 3))
 		return sctl_requeue(s, argc, argv);
 	if (sctl_is_cmd(cmd, "suspend", 2) || sctl_is_cmd(cmd, "resume", 3)) {

@@ -42,6 +42,8 @@ int sctl_requeue(struct sctl *s, int argc, char **argv);
 int sctl_hold(struct sctl *s, int argc, char **argv);
 int sctl_update(struct sctl *s, int argc, char **argv);
 int sctl_ping(struct sctl *s);
+/* scontrol top JOBLIST (argv[0] is "top"). Returns the exit code. */
+int sctl_top(struct sctl *s, int argc, char **argv);
 
 /* scontrol_part.c: create PartitionName=..., update PartitionName=... (argv
  * without the command word), delete PartitionName=P | PartitionName P, and

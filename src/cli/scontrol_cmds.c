@@ -236,6 +236,17 @@ static int job_field(const char *word, json_t *ids, struct drv_job_update *u)
 		u->has_begin = true;
 		return 0;
 	}
+	if (klen >= 2 && !strncasecmp(word, "Priority", klen)) {
+		/* Slurm's parse_uint32: digits only, below NO_VAL */
+		if (!*val || strspn(val, "0123456789") != strlen(val) ||
+		    cli_parse_int(val, 0, 4294967294LL, &v) < 0) {
+			fprintf(stderr, "Invalid Priority value: %s\n", val);
+			return -EINVAL;
+		}
+		u->priority = v;
+		u->has_priority = true;
+		return 0;
+	}
 	if (klen >= 2 && !strncasecmp(word, "Nice", klen)) {
 		if (cli_parse_int(*val ? val : "100", -2147483645LL, 2147483645LL, &v) <
 		    0) {
@@ -264,7 +275,7 @@ static int update_job(struct sctl *s, int argc, char **argv)
 	if (rc == -ENOENT)
 		rc = 0;
 	if (rc == 0 && !u.has_time_limit && !u.partition && !u.dependency &&
-	    !u.has_begin && !u.has_nice) {
+	    !u.has_begin && !u.has_nice && !u.has_priority) {
 		fprintf(stderr, "No changes specified\n");
 		rc = -EINVAL;
 	}
@@ -367,6 +378,49 @@ int sctl_update(struct sctl *s, int argc, char **argv)
 	json_decref(reply);
 	if (rc != 0) {
 		fprintf(stderr, "slurm_update error: %s\n", sctl_failure_text(rc, &err));
+		return 1;
+	}
+	return 0;
+}
+
+/* --- top ------------------------------------------------------------------- */
+
+/* scontrol top JOB[,JOB...] (JobId= or Job= before it allowed): one
+ * request; a refusal is "TEXT for job LIST", exit 1, as Slurm 22.05. */
+int sctl_top(struct sctl *s, int argc, char **argv)
+{
+	struct drv_error err = {{0}};
+	json_t *reply = NULL, *jobs = json_array();
+	if (argc != 2) {
+		if (!s->quiet)
+			fprintf(stderr, "too %s arguments for keyword:%s\n",
+				argc < 2 ? "few" : "many", argv[0]);
+		json_decref(jobs);
+		return 1;
+	}
+	const char *list = argv[1];
+	if (!strncasecmp(list, "jobid=", 6))
+		list += 6;
+	else if (!strncasecmp(list, "job=", 4))
+		list += 4;
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ",");
+		if (n && n <= 64)
+			json_array_append_new(jobs, json_stringn(p, n));
+		else if (n) /* too long to be an id: the controller says so */
+			json_array_append_new(jobs, json_string("0"));
+		p += n + (p[n] == ',');
+	}
+	if (!json_array_size(jobs))
+		json_array_append_new(jobs, json_string("0"));
+	json_t *body = json_object();
+	json_object_set_new(body, drv_shape_job_top.fields[DRV_JOB_TOP__JOBS].name, jobs);
+	int rc = sctl_call(s, "job.top", body, &reply, &err);
+	json_decref(reply);
+	if (rc != 0) {
+		if (!s->quiet)
+			fprintf(stderr, "%s for job %s\n", sctl_failure_text(rc, &err),
+				list);
 		return 1;
 	}
 	return 0;

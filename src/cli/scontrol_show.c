@@ -351,6 +351,8 @@ static void print_part_tail(FILE *out, const struct drv_rec_partition *p)
 		mem > 0 ? ",mem=" : "", mem > 0 ? mems : "", p->total_nodes, cpus);
 	if (p->total_gpus > 0)
 		fprintf(out, ",gres/gpu=%" PRId64, p->total_gpus);
+	if (p->tres_billing_weights)
+		fprintf(out, NL "TRESBillingWeights=%s", p->tres_billing_weights);
 	fprintf(out, "\n\n");
 }
 

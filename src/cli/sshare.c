@@ -4,10 +4,12 @@
  * some accounts, -U for user rows only, -l for the long columns, -m for
  * partitions, -o/--format, -n, -p, -P.
  *
- * The fair-share figures (NormShares, NormUsage, EffectvUsage, FairShare,
- * LevelFS) are the priority work's: see figures() below, the one place
- * they come from. */
+ * The fair-share figures (RawUsage of a subtree, NormShares, NormUsage,
+ * EffectvUsage, FairShare, LevelFS) come with assoc.query's reply under
+ * priority/multifactor, computed by ctld (sched_fairshare); figures() reads
+ * them. With priority/basic there are none, as in Slurm. */
 #include <getopt.h>
+#include <math.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +66,7 @@ static const struct cli_field_def share_fields[] = {
 
 struct opts {
 	bool users_only, all, noheader, long_fmt, partitions;
+	bool classic; /* PriorityFlags=NO_FAIR_TREE: every row has a FairShare */
 	enum cli_fields_mode mode;
 	const char *users, *accounts, *format;
 };
@@ -128,18 +131,41 @@ struct fig {
 	double norm_shares, norm_usage, eff_usage, level_fs, factor;
 };
 
-/* CALL SITE for the fair-share factor: once the priority work
- * (sched_fairshare in src/sched/fairshare.c, branch h-prio) is in, run it
- * over the tree t holds (parents before children: shares and raw_usage of
- * each association) and fill *out from its struct sched_fs for the
- * association at index i. Until then the tree has no usage, and the
- * figures are those Slurm prints with priority/basic: NormShares and
- * NormUsage empty, the others 0. */
+/* The figures ctld sent for association i (billionths, see store.schema's
+ * acct_assoc); none with priority/basic: NormShares and NormUsage print
+ * empty, the others 0, as Slurm prints them then. */
 static void figures(const struct cli_acct *t, size_t i, struct fig *out)
 {
-	(void)t;
-	(void)i;
+	const struct drv_rec_acct_assoc *a = &t->r.assocs[i];
 	*out = (struct fig){0};
+	if (!a->has_norm_shares)
+		return;
+	out->known = true;
+	out->norm_shares = (double)a->norm_shares / 1e9;
+	out->norm_usage = (double)a->norm_usage / 1e9;
+	out->eff_usage = (double)a->eff_usage / 1e9;
+	out->factor = (double)a->fairshare / 1e9;
+	out->level_fs = a->level_fs_inf ? INFINITY : (double)a->level_fs / 1e9;
+}
+
+/* Slurm's print_fields_double: "%f", in a table at most width characters
+ * (an exponent form when "%f" is longer). */
+static const char *dbl(char *buf, size_t len, double v, int width,
+		       enum cli_fields_mode mode)
+{
+	int w = width < 0 ? -width : width;
+	int n = snprintf(buf, len, "%*f", w, v);
+	if (mode != CLI_FIELDS_TABLE) {
+		snprintf(buf, len, "%f", v);
+	} else if (n > w) {
+		int p = w, e = snprintf(NULL, 0, "%*.*e", w, w, v);
+		if (e > w)
+			p -= e - w;
+		snprintf(buf, len, "%.*e", p > 0 ? p : 0, v);
+	} else {
+		snprintf(buf, len, "%f", v);
+	}
+	return buf;
 }
 
 /* The tree's indentation (Slurm's slurmdb_tree_name_get): one more than
@@ -182,6 +208,7 @@ static void row(const struct opts *o, const struct cli_fields *fl,
 	for (size_t i = 0; i < fl->n; i++) {
 		char *b = bufs[i];
 		size_t len = sizeof(bufs[i]);
+		int w = fl->width[i];
 		switch (fl->def[i]->id) {
 		case F_ACCOUNT:
 			v[i] = acct;
@@ -208,20 +235,22 @@ static void row(const struct opts *o, const struct cli_fields *fl,
 			v[i] = num(b, len, "%.0f", (double)a->raw_usage);
 			break;
 		case F_NORM_SHARES:
-			v[i] = f->known ? num(b, len, "%f", f->norm_shares) : "";
+			v[i] = f->known ? dbl(b, len, f->norm_shares, w, o->mode) : "";
 			break;
 		case F_NORM_USAGE:
-			v[i] = f->known ? num(b, len, "%f", f->norm_usage) : "";
+			v[i] = f->known ? dbl(b, len, f->norm_usage, w, o->mode) : "";
 			break;
 		case F_EFF_USAGE:
-			v[i] = num(b, len, "%f", f->eff_usage);
+			v[i] = dbl(b, len, f->eff_usage, w, o->mode);
 			break;
 		case F_FAIRSHARE: /* fair tree: users only */
-			v[i] = user ? num(b, len, "%f", f->factor) : "";
+			v[i] =
+			    user || o->classic ? dbl(b, len, f->factor, w, o->mode) : "";
 			break;
 		case F_LEVEL_FS:
-			v[i] = a->shares == 2147483647u ? ""
-							: num(b, len, "%f", f->level_fs);
+			v[i] = a->shares == 2147483647u
+				   ? ""
+				   : dbl(b, len, f->level_fs, w, o->mode);
 			break;
 		case F_TRES_RUN_MINS:
 		case F_GRP_TRES_RAW:
@@ -267,7 +296,7 @@ static const char *default_format(const struct opts *o)
 			     : "A,User,RawShares,NormShares,RawUsage,Eff,Fairshare";
 }
 
-static int run(const struct opts *o)
+static int run(struct opts *o)
 {
 	struct cli_fields fl = {.n = 0};
 	struct drv_error err = {{0}};
@@ -288,6 +317,7 @@ static int run(const struct opts *o)
 	}
 	if (cli_conf_load(&conf) < 0)
 		return 1;
+	o->classic = conf->prio.flags & DRV_PRIO_NO_FAIR_TREE;
 	if (cli_acct_load(conf, &t, &err) != 0) {
 		cli_error("%s",
 			  err.text[0] ? err.text : "Unable to contact slurm controller");

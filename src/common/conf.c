@@ -614,6 +614,8 @@ static int finish(struct loader *L, struct drv_error *err)
 		return drv_error_set(err, EINVAL,
 				     "%s: FirstJobId=%d must be below MaxJobId=%d",
 				     c->path, c->first_job_id, c->max_job_id);
+	if (conf_prio_check(c, err) < 0)
+		return -EINVAL;
 	for (size_t i = 0; i < c->n_nodes; i++)
 		if (c->nodes[i].port == 0)
 			c->nodes[i].port = c->slurmd_port;
@@ -677,8 +679,10 @@ int drv_conf_load(const char *path, drv_conf_warn_f warn, void *warn_arg,
 	int rc = c ? set_path(c, path) : -ENOMEM;
 
 	L.p.conf = c;
-	if (c)
+	if (c) {
 		conf_sched_defaults(&c->sched);
+		conf_prio_defaults(&c->prio);
+	}
 	if (rc == 0) {
 		L.p.file = c->path;
 		rc = conf_keys_defaults(&L.p, conf_global_keys, c, err);

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "common/error.h"
+#include "common/tres.h"
 
 #define DRV_INFINITE (-1) /* time limits: UNLIMITED / INFINITE */
 /* The largest local job id Slurm allows (MAX_JOB_ID, 26 bits: the rest is
@@ -73,6 +74,9 @@ struct drv_part_conf {
 	uint32_t priority_job_factor;	      /* PriorityJobFactor, 1 by default */
 	enum drv_oversubscribe oversubscribe; /* NO by default */
 	uint32_t oversubscribe_max; /* YES:N / FORCE:N's N (4 without one); 1 for NO */
+	/* TRESBillingWeights: what a job's usage is billed at (fair share);
+	 * unset: its CPUs */
+	struct drv_tres_weights billing_weights;
 };
 
 /* One cluster-wide license: Licenses=name[:count],... */
@@ -101,6 +105,49 @@ struct drv_sched_conf {
 	bool bf_continue;	  /* the next pass goes on where one stopped */
 	uint32_t default_queue_depth; /* jobs a quick pass tries, 100 */
 	bool kill_invalid_depend;
+};
+
+/* PriorityUsageResetPeriod. */
+enum drv_prio_reset {
+	DRV_PRIO_RESET_NONE,
+	DRV_PRIO_RESET_NOW, /* once, at start */
+	DRV_PRIO_RESET_DAILY,
+	DRV_PRIO_RESET_WEEKLY,
+	DRV_PRIO_RESET_MONTHLY,
+	DRV_PRIO_RESET_QUARTERLY,
+	DRV_PRIO_RESET_YEARLY,
+};
+
+/* PriorityFlags, Slurm's names. */
+enum {
+	DRV_PRIO_ACCRUE_ALWAYS = 1u << 0,
+	DRV_PRIO_SMALL_RELATIVE_TO_TIME = 1u << 1,
+	DRV_PRIO_CALCULATE_RUNNING = 1u << 2,
+	DRV_PRIO_DEPTH_OBLIVIOUS = 1u << 3, /* accepted; classic fair share */
+	DRV_PRIO_NO_FAIR_TREE = 1u << 4,
+	DRV_PRIO_INCR_ONLY = 1u << 5,	    /* accepted, not acted on */
+	DRV_PRIO_MAX_TRES = 1u << 6,	    /* accepted, not acted on */
+	DRV_PRIO_NO_NORMAL_ASSOC = 1u << 7, /* the NO_NORMAL_*: accepted, not */
+	DRV_PRIO_NO_NORMAL_PART = 1u << 8,  /* acted on (docs/compat.md) */
+	DRV_PRIO_NO_NORMAL_QOS = 1u << 9,
+	DRV_PRIO_NO_NORMAL_TRES = 1u << 10,
+};
+
+/* PriorityType and the settings of priority/multifactor (conf_prio.c).
+ * Times are seconds: Slurm's minutes keys take its time syntax, so "5" is
+ * five minutes and "0:10" ten seconds. */
+struct drv_prio_conf {
+	bool multifactor; /* PriorityType=priority/multifactor; else basic */
+	uint32_t weight_age, weight_assoc, weight_fairshare, weight_job_size;
+	uint32_t weight_partition, weight_qos;
+	struct drv_tres_weights weight_tres; /* PriorityWeightTRES */
+	int64_t max_age;		     /* PriorityMaxAge, 7 days */
+	int64_t decay_half_life;	     /* PriorityDecayHalfLife, 7 days; 0: none */
+	int64_t calc_period;		     /* PriorityCalcPeriod, 5 minutes */
+	enum drv_prio_reset reset_period;    /* PriorityUsageResetPeriod, NONE */
+	bool reset_given;		     /* PriorityUsageResetPeriod was written */
+	bool favor_small;		     /* PriorityFavorSmall */
+	unsigned flags;			     /* PriorityFlags: DRV_PRIO_* */
 };
 
 struct drv_ctld_host {
@@ -173,6 +220,7 @@ struct drv_conf {
 	 * request becomes its steps' memory limit */
 	char *cgroup_plugin, *cgroup_mountpoint;
 	struct drv_sched_conf sched;
+	struct drv_prio_conf prio;
 	bool constrain_ram_space;
 	/* Bounds on what anyone who reaches a daemon can hold (docs/protocol.md,
 	 * "Limits"): seconds to complete a first authenticated request, seconds

@@ -68,6 +68,18 @@ struct conf_node_line {
 /* Slurm's defaults of SchedulerParameters (conf_keys.c). */
 void conf_sched_defaults(struct drv_sched_conf *s);
 
+/* conf_prio.c: the priority keys. Slurm's defaults (the keys' rows have
+ * none, so that an unwritten key stays out of `scontrol show config`); the
+ * apply of every Priority* row of the global table (by the row's name) and
+ * of a partition's TRESBillingWeights; the checks that need several keys,
+ * once the whole file is read. */
+void conf_prio_defaults(struct drv_prio_conf *p);
+int conf_apply_prio(struct conf_parser *p, const struct conf_key *k, void *target,
+		    const char *value, struct drv_error *err);
+int conf_apply_billing(struct conf_parser *p, const struct conf_key *k, void *target,
+		       const char *value, struct drv_error *err);
+int conf_prio_check(const struct drv_conf *c, struct drv_error *err);
+
 /* The parser's state while one drv_conf_load runs; never outlives it. */
 struct conf_parser {
 	struct drv_conf *conf; /* being built; freed on failure */

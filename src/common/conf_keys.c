@@ -716,6 +716,12 @@ static int apply_licenses(struct conf_parser *p, const struct conf_key *k, void 
 		.name = key, .type = CONF_OTHER, .reload = true                          \
 	}
 
+#define PRIO(key)                                                                        \
+	{                                                                                \
+		.name = key, .type = CONF_CUSTOM, .reload = false,                       \
+		.apply = conf_apply_prio                                                 \
+	}
+
 /* clang-format off */
 const struct conf_key conf_global_keys[] = {
 	{"ClusterName", CONF_STR_LOWER, FIELD(drv_conf, cluster_name), "drover", 0, 0, NULL, false, NULL},
@@ -772,6 +778,21 @@ const struct conf_key conf_global_keys[] = {
 	{"MaxConnectionsPerUser", CONF_INT, FIELD(drv_conf, max_connections_per_user), "128", 1, 1000000, NULL, false, NULL},
 	{"NonceCacheSize", CONF_U64, FIELD(drv_conf, nonce_cache_size), "1048576", 64, 67108864, NULL, false, NULL},
 	{"NonceCachePerUser", CONF_U64, FIELD(drv_conf, nonce_cache_per_user), "65536", 16, 67108864, NULL, false, NULL},
+	/* the priority keys: values read by conf_prio.c, defaults there */
+	PRIO("PriorityType"),
+	PRIO("PriorityWeightAge"),
+	PRIO("PriorityWeightAssoc"),
+	PRIO("PriorityWeightFairshare"),
+	PRIO("PriorityWeightJobSize"),
+	PRIO("PriorityWeightPartition"),
+	PRIO("PriorityWeightQOS"),
+	PRIO("PriorityWeightTRES"),
+	PRIO("PriorityMaxAge"),
+	PRIO("PriorityDecayHalfLife"),
+	PRIO("PriorityCalcPeriod"),
+	PRIO("PriorityUsageResetPeriod"),
+	PRIO("PriorityFavorSmall"),
+	PRIO("PriorityFlags"),
 	OTHER("AccountingStorageBackupHost"),
 	OTHER("AccountingStorageExternalHost"), OTHER("AccountingStorageHost"),
 	OTHER("AccountingStorageParameters"), OTHER("AccountingStoragePass"),
@@ -809,14 +830,9 @@ const struct conf_key conf_global_keys[] = {
 	OTHER("NodeFeaturesPlugins"), OTHER("OverTimeLimit"), OTHER("PluginDir"),
 	OTHER("PlugStackConfig"), OTHER("PowerParameters"), OTHER("PreemptExemptTime"),
 	OTHER("PreemptMode"), OTHER("PreemptParameters"), OTHER("PreemptType"),
-	OTHER("PrEpParameters"), OTHER("PrEpPlugins"), OTHER("PriorityCalcPeriod"),
-	OTHER("PriorityDecayHalfLife"), OTHER("PriorityFavorSmall"), OTHER("PriorityFlags"),
-	OTHER("PriorityMaxAge"), OTHER("PriorityParameters"),
+	OTHER("PrEpParameters"), OTHER("PrEpPlugins"), OTHER("PriorityParameters"),
 	OTHER("PrioritySiteFactorParameters"), OTHER("PrioritySiteFactorPlugin"),
-	OTHER("PriorityType"), OTHER("PriorityUsageResetPeriod"), OTHER("PriorityWeightAge"),
-	OTHER("PriorityWeightAssoc"), OTHER("PriorityWeightFairshare"),
-	OTHER("PriorityWeightJobSize"), OTHER("PriorityWeightPartition"),
-	OTHER("PriorityWeightQOS"), OTHER("PriorityWeightTRES"), OTHER("PrivateData"),
+	OTHER("PrivateData"),
 	OTHER("ProctrackType"), 
 	OTHER("PropagatePrioProcess"),
 	OTHER("PropagateResourceLimits"), OTHER("PropagateResourceLimitsExcept"),

@@ -122,6 +122,7 @@ const struct conf_key conf_part_keys[] = {
 	{"Priority", CONF_CUSTOM, 0, NULL, 0, 0, NULL, true, apply_priority},
 	{"OverSubscribe", CONF_CUSTOM, 0, "NO", 0, 0, NULL, true, apply_oversubscribe},
 	{"Shared", CONF_CUSTOM, 0, NULL, 0, 0, NULL, true, apply_oversubscribe},
+	{"TRESBillingWeights", CONF_CUSTOM, 0, NULL, 0, 0, NULL, true, conf_apply_billing},
 	OTHER("AllocNodes"), OTHER("Alternate"), OTHER("CpuBind"),
 	OTHER("DisableRootJobs"), OTHER("ExclusiveTopo"),
 	OTHER("ExclusiveUser"), OTHER("GraceTime"), OTHER("Hidden"), OTHER("JobDefaults"),
@@ -129,7 +130,6 @@ const struct conf_key conf_part_keys[] = {
 	OTHER("OverTimeLimit"), OTHER("PowerDownOnIdle"), OTHER("PreemptMode"),
 	OTHER("ReqResv"), OTHER("ResumeTimeout"), OTHER("RootOnly"),
 	OTHER("SelectTypeParameters"), OTHER("SuspendTime"), OTHER("SuspendTimeout"),
-	OTHER("TRESBillingWeights"),
 	{0},
 };
 /* clang-format on */

@@ -13,85 +13,62 @@
 
 #include <sodium.h>
 
+/* Slurm's words for each code (slurm_errno.c). */
+static const struct {
+	int rc;
+	const char *text;
+} rc_texts[] = {
+    {DRV_RC_OK, "No error"},
+    {DRV_RC_ERROR, "Unspecified error"},
+    {DRV_RC_PROTOCOL, "Message receive failure"},
+    {DRV_RC_AUTH, "Protocol authentication error"},
+    {DRV_RC_INVALID_PARTITION, "Invalid partition name specified"},
+    {DRV_RC_ACCESS_DENIED, "Access/permission denied"},
+    {DRV_RC_INVALID_NODE_NAME, "Invalid node name specified"},
+    {DRV_RC_INVALID_FEATURE, "Invalid feature specification"},
+    {DRV_RC_NODE_CONFIG_UNAVAIL, "Requested node configuration is not available"},
+    {DRV_RC_INVALID_JOB_ID, "Invalid job id specified"},
+    {DRV_RC_JOB_NOT_PENDING, "Job is no longer pending execution"},
+    {DRV_RC_ALREADY_DONE, "Job/step already completing or completed"},
+    {DRV_RC_JOB_PENDING, "Job is pending execution"},
+    {DRV_RC_NODES_BUSY, "Requested nodes are busy"},
+    {DRV_RC_TOO_MANY_CPUS, "More processors requested than permitted"},
+    {DRV_RC_BAD_TASK_COUNT, "Task count specification invalid"},
+    {DRV_RC_INVALID_STEP, "Invalid job id specified"},
+    {DRV_RC_INVALID_ARRAY, "Invalid job array specification"},
+    {DRV_RC_INVALID_ACCOUNT,
+     "Invalid account or account/partition combination specified"},
+    {DRV_RC_INVALID_PARENT_ACCOUNT, "Invalid parent account specified"},
+    {DRV_RC_ACCOUNTING_POLICY, "Job violates accounting/QOS policy (job submit limit, "
+			       "user's size and/or time limits)"},
+    {DRV_RC_INVALID_QOS, "Invalid qos specification"},
+    {DRV_RC_QOS_PREEMPTION_LOOP, "QOS Preemption loop detected"},
+    {DRV_RC_PART_CONFIG_UNAVAIL, "Requested partition configuration not available now"},
+    {DRV_RC_JOB_HELD, "Job is in held state, pending scheduler release"},
+    {DRV_RC_PRIO_RESET_FAIL,
+     "Changes to job priority are not persistent, change nice instead"},
+    {DRV_RC_JOBS_RUNNING_ON_ASSOC, "Job(s) active, cancel job(s) before remove"},
+    {DRV_RC_DISABLED, "Requested operation is presently disabled"},
+    {DRV_RC_DEPENDENCY, "Job dependency problem"},
+    {DRV_RC_INVALID_GRES, "Invalid generic resource (gres) specification"},
+    {DRV_RC_INVALID_TIME_LIMIT,
+     "Requested time limit is invalid (missing or exceeds some limit)"},
+    {DRV_RC_NOT_SUPPORTED, "Operation not supported"},
+    {DRV_RC_CIRCULAR_DEPENDENCY, "Circular job dependency"},
+    {DRV_RC_JOB_FINISHED, "Job has already finished"},
+    {DRV_RC_PART_GROUP, "User's group not permitted to use this partition"},
+    {DRV_RC_INVALID_NODE_COUNT, "Node count specification invalid"},
+    {DRV_RC_INVALID_TASK_MEMORY, "Memory required by task is not available"},
+    {DRV_RC_INVALID_LICENSES, "Invalid license specification"},
+    {DRV_RC_PARTITION_NOT_AVAIL, "Required partition not available (inactive or drain)"},
+    {DRV_RC_PARTITION_IN_USE, "Partition is in use"},
+};
+
 const char *drv_rc_text(int rc)
 {
-	switch (rc) {
-	case DRV_RC_OK:
-		return "No error";
-	case DRV_RC_ERROR:
-		return "Unspecified error";
-	case DRV_RC_PROTOCOL:
-		return "Message receive failure";
-	case DRV_RC_AUTH:
-		return "Protocol authentication error";
-	case DRV_RC_INVALID_PARTITION:
-		return "Invalid partition name specified";
-	case DRV_RC_ACCESS_DENIED:
-		return "Access/permission denied";
-	case DRV_RC_INVALID_NODE_NAME:
-		return "Invalid node name specified";
-	case DRV_RC_INVALID_FEATURE:
-		return "Invalid feature specification";
-	case DRV_RC_NODE_CONFIG_UNAVAIL:
-		return "Requested node configuration is not available";
-	case DRV_RC_INVALID_JOB_ID:
-		return "Invalid job id specified";
-	case DRV_RC_JOB_NOT_PENDING:
-		return "Job is no longer pending execution";
-	case DRV_RC_ALREADY_DONE:
-		return "Job/step already completing or completed";
-	case DRV_RC_JOB_PENDING:
-		return "Job is pending execution";
-	case DRV_RC_NODES_BUSY:
-		return "Requested nodes are busy";
-	case DRV_RC_TOO_MANY_CPUS:
-		return "More processors requested than permitted";
-	case DRV_RC_BAD_TASK_COUNT:
-		return "Task count specification invalid";
-	case DRV_RC_INVALID_STEP:
-		return "Invalid job id specified";
-	case DRV_RC_INVALID_ARRAY:
-		return "Invalid job array specification";
-	case DRV_RC_INVALID_ACCOUNT:
-		return "Invalid account or account/partition combination specified";
-	case DRV_RC_INVALID_PARENT_ACCOUNT:
-		return "Invalid parent account specified";
-	case DRV_RC_ACCOUNTING_POLICY:
-		return "Job violates accounting/QOS policy (job submit limit, user's "
-		       "size and/or time limits)";
-	case DRV_RC_INVALID_QOS:
-		return "Invalid qos specification";
-	case DRV_RC_QOS_PREEMPTION_LOOP:
-		return "QOS Preemption loop detected";
-	case DRV_RC_JOBS_RUNNING_ON_ASSOC:
-		return "Job(s) active, cancel job(s) before remove";
-	case DRV_RC_DISABLED:
-		return "Requested operation is presently disabled";
-	case DRV_RC_DEPENDENCY:
-		return "Job dependency problem";
-	case DRV_RC_INVALID_GRES:
-		return "Invalid generic resource (gres) specification";
-	case DRV_RC_INVALID_TIME_LIMIT:
-		return "Requested time limit is invalid (missing or exceeds some limit)";
-	case DRV_RC_NOT_SUPPORTED:
-		return "Operation not supported";
-	case DRV_RC_CIRCULAR_DEPENDENCY:
-		return "Circular job dependency";
-	case DRV_RC_JOB_FINISHED:
-		return "Job has already finished";
-	case DRV_RC_PART_GROUP:
-		return "User's group not permitted to use this partition";
-	case DRV_RC_INVALID_NODE_COUNT:
-		return "Node count specification invalid";
-	case DRV_RC_INVALID_TASK_MEMORY:
-		return "Memory required by task is not available";
-	case DRV_RC_INVALID_LICENSES:
-		return "Invalid license specification";
-	case DRV_RC_PARTITION_NOT_AVAIL:
-		return "Required partition not available (inactive or drain)";
-	case DRV_RC_PARTITION_IN_USE:
-		return "Partition is in use";
-	}
+	for (size_t i = 0; i < sizeof(rc_texts) / sizeof(rc_texts[0]); i++)
+		if (rc_texts[i].rc == rc)
+			return rc_texts[i].text;
 	return "Unknown error";
 }
 

@@ -72,6 +72,10 @@ enum drv_rc {
 	DRV_RC_QOS_PREEMPTION_LOOP = 2067, /* "QOS Preemption loop detected" */
 	DRV_RC_PARTITION_NOT_AVAIL = 2070, /* "Required partition not available ..." */
 	DRV_RC_PARTITION_IN_USE = 2075,	   /* "Partition is in use" */
+	DRV_RC_PART_CONFIG_UNAVAIL = 2015, /* "Requested partition configuration ..." */
+	DRV_RC_JOB_HELD = 2042,		   /* "Job is in held state, pending ..." */
+	/* "Changes to job priority are not persistent, change nice instead" */
+	DRV_RC_PRIO_RESET_FAIL = 2095,
 	/* "Job(s) active, cancel job(s) before remove" */
 	DRV_RC_JOBS_RUNNING_ON_ASSOC = 7001,
 };

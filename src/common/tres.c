@@ -180,3 +180,66 @@ size_t drv_tres_format(const struct drv_tres *t, bool units, char *buf, size_t l
 	}
 	return used;
 }
+
+/* One "name=weight[unit]" item of len bytes into w. */
+static int weight_item(const char *item, size_t len, double *w, struct drv_error *err)
+{
+	const char *eq = memchr(item, '=', len);
+	char num[64];
+	size_t nlen = eq ? len - (size_t)(eq + 1 - item) : 0;
+	if (!eq || eq == item || !nlen || nlen >= sizeof(num))
+		return drv_error_set(err, EINVAL,
+				     "\"%.*s\" is an invalid TRES weight entry", (int)len,
+				     item);
+	int id = find(item, (size_t)(eq - item));
+	if (id < 0)
+		return drv_error_set(err, EINVAL,
+				     "TRES weight '%.*s' is not a configured TRES type.",
+				     (int)(eq - item), item);
+	memcpy(num, eq + 1, nlen);
+	num[nlen] = '\0';
+	char *end;
+	errno = 0;
+	double v = strtod(num, &end);
+	if (end == num || errno || v != v || isspace((unsigned char)num[0]))
+		return drv_error_set(err, EINVAL,
+				     "\"%.*s\" is an invalid TRES weight entry", (int)len,
+				     item);
+	if (*end) {
+		uint64_t scale =
+		    end[1] ? 0 : unit_scale(*end, id == DRV_TRES_MEM ? 2 : 0);
+		if (!scale)
+			return drv_error_set(
+			    err, EINVAL,
+			    "Invalid unit type '%s'. Possible options are "
+			    "'KMGTP'",
+			    end);
+		v /= (double)scale;
+	}
+	w[id] = v;
+	return 0;
+}
+
+int drv_tres_weights_parse(const char *text, struct drv_tres_weights *out,
+			   struct drv_error *err)
+{
+	struct drv_tres_weights t = {0};
+	size_t len = text ? strlen(text) : 0;
+	if (len >= sizeof(t.text))
+		return drv_error_set(err, EINVAL,
+				     "the list is longer than %zu characters",
+				     sizeof(t.text) - 1);
+	for (const char *s = text; s && *s;) {
+		size_t n = strcspn(s, ",");
+		int rc = weight_item(s, n, t.w, err);
+		if (rc < 0)
+			return rc;
+		s += n + (s[n] == ',');
+	}
+	if (len) {
+		t.set = true;
+		memcpy(t.text, text, len + 1);
+	}
+	*out = t;
+	return 0;
+}

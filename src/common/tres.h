@@ -62,4 +62,23 @@ size_t drv_tres_format(const struct drv_tres *t, bool units, char *buf, size_t l
 /* One MiB count as Slurm prints memory in TRES ("10G", "1500M", "0"). */
 void drv_tres_mem_text(int64_t mib, char *buf, size_t len);
 
+/* A weight per TRES, as PriorityWeightTRES and a partition's
+ * TRESBillingWeights write them: "CPU=1.0,Mem=0.25G,GRES/gpu=2.0" (names in
+ * any case, reals, negative allowed). A unit letter K, M, G, T, P after a
+ * weight makes it a weight per that unit, as Slurm: mem's base unit is the
+ * MiB ("Mem=0.25G" is 0.25 per GiB), every other TRES counts (K: per 1024).
+ * Plain data, copied by assignment. */
+struct drv_tres_weights {
+	bool set;		  /* a list was given (an empty one is not) */
+	double w[DRV_TRES_COUNT]; /* per unit of the TRES (mem: per MiB); 0 unset */
+	char text[256];		  /* the list as written, for show commands */
+};
+
+/* Parses text into *out. 0; -EINVAL with err holding Slurm's words ("\"x\"
+ * is an invalid TRES weight entry", "TRES weight 'foo' is not a configured
+ * TRES type.", "Invalid unit type 'x'. Possible options are 'KMGTP'"),
+ * *out unchanged. NULL or "" gives an unset list. */
+int drv_tres_weights_parse(const char *text, struct drv_tres_weights *out,
+			   struct drv_error *err);
+
 #endif

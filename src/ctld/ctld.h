@@ -44,6 +44,7 @@ struct snap;
 struct job_submit_lua;
 struct timer_heap;
 struct acct_db;
+struct prio;
 
 struct ctld {
 	struct event_base *base;
@@ -98,6 +99,8 @@ struct ctld {
 	struct event *sigchld_ev;
 	/* JobSubmitPlugins=lua (job_submit_lua.c); NULL without it */
 	struct job_submit_lua *job_submit;
+	/* PriorityType=priority/multifactor (prio.h); NULL with basic */
+	struct prio *prio;
 };
 
 /* --- commit.c: group commit and effects released after it ------------- */
@@ -199,6 +202,9 @@ void timed_node(struct ctld *c, const struct node *n);
  * partition coming back, an after:+min entry). The earliest asked wins;
  * it fires into sched_request(). */
 void timed_sched_wake(struct ctld *c, int64_t when);
+/* priority/multifactor's next period at epoch second when (prio.c): it
+ * fires into prio_period(). */
+void timed_prio(struct ctld *c, int64_t when);
 
 /* --- schedule.c ------------------------------------------------------------ */
 void sched_request(struct ctld *c); /* a quick pass at the end of this turn */

@@ -111,6 +111,9 @@ struct job {
 	enum job_hold hold;
 	uint32_t restart_count;
 	uint64_t priority;
+	/* an administrator's scontrol update Priority=: priority/multifactor
+	 * leaves it alone (Slurm's direct_set_prio) */
+	bool priority_set;
 	struct job_req req;
 	struct job_alloc *alloc;   /* while nodes are held; alloc[0] is the batch host */
 	uint32_t n_alloc;	   /* 0 when no nodes are held */

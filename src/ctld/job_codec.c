@@ -53,6 +53,7 @@ store_fields(const struct job *j, char *const *node_names, struct drv_rec_job *s
 	/* the record shows 0 while held; recovery needs the real one */
 	s->base_priority = (int64_t)j->priority;
 	s->has_base_priority = true;
+	s->priority_set = j->priority_set;
 	s->next_step_id = j->next_step_id;
 	return alloc;
 }
@@ -117,6 +118,7 @@ static void decode_numbers(struct job *j, const struct drv_rec_job *r)
 	j->exit_code = r->exit_code;
 	j->exit_signal = r->exit_signal;
 	j->priority = (uint64_t)(r->has_base_priority ? r->base_priority : r->priority);
+	j->priority_set = r->priority_set;
 	j->restart_count = r->restart_count;
 	j->cancel_uid = (uid_t)r->cancel_uid;
 	j->alloc_cpus_total = r->alloc_cpus_total;

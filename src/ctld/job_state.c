@@ -16,6 +16,7 @@
 #include "ctld/step.h"
 #include "ctld/job_req.h"
 #include "ctld/job_tres.h"
+#include "ctld/prio.h"
 #include "ctld/rpc_handlers.h"
 
 /* Slurm's priority/basic: the earlier the submit, the higher. */
@@ -45,6 +46,7 @@ void job_accept(struct ctld *c, struct job *j, int64_t now)
 	else
 		j->eligible_time = j->hold ? 0 : now;
 	j->priority = job_submit_priority(j);
+	prio_job_update(c, j); /* priority/multifactor's */
 	j->reason = j->hold == HOLD_USER      ? "JobHeldUser"
 		    : j->req.begin_time > now ? "BeginTime"
 		    : j->req.deps.n	      ? "Dependency"
@@ -259,6 +261,7 @@ static void end_run(struct ctld *c, struct job *j, int exit_code, int sig, bool 
 	j->exit_code = exit_code;
 	j->exit_signal = sig;
 	if (j->state == JOB_RUNNING) {
+		prio_job_stop(c, j, now); /* its last fair-share usage */
 		j->state = exit_code == 0 && sig == 0 ? JOB_COMPLETED : JOB_FAILED;
 		if (timed_out) {
 			j->state = JOB_TIMEOUT;
@@ -319,6 +322,8 @@ static void signal_later(struct ctld *c, struct job *j, int sig, bool batch_only
 int job_cancel(struct ctld *c, struct job *j, uid_t by, int64_t now)
 {
 	bool running = j->state == JOB_RUNNING;
+	if (running)
+		prio_job_stop(c, j, now);
 	j->state = JOB_CANCELLED;
 	j->end_time = now;
 	j->cancel_uid = by;
@@ -356,6 +361,8 @@ int job_signal(struct ctld *c, struct job *j, int sig, bool batch_only)
 static void requeue(struct ctld *c, struct job *j, enum job_state run_state, bool hold,
 		    int64_t now)
 {
+	if (j->state == JOB_RUNNING)
+		prio_job_stop(c, j, now);
 	steps_end_all(c, j, false, false, now); /* the next run starts over */
 	commit_run(c, j, job_state_name(run_state), now);
 	steps_free(j); /* the next run numbers its steps from 0 again */
@@ -384,6 +391,7 @@ static void requeue(struct ctld *c, struct job *j, enum job_state run_state, boo
 		j->hold = HOLD_USER;
 		j->reason = job_reason_requeue_held;
 	}
+	prio_job_update(c, j);
 	commit_job(c, j);
 	sched_request(c);
 }
@@ -403,6 +411,8 @@ void job_node_fail(struct ctld *c, struct job *j, int64_t now)
 		return;
 	}
 	if (!job_state_final(j->state)) {
+		if (j->state == JOB_RUNNING)
+			prio_job_stop(c, j, now);
 		j->state = JOB_NODE_FAIL;
 		j->end_time = now;
 		j->reason = "NodeDown";
@@ -494,6 +504,7 @@ uint32_t job_run_restart(const struct job *j)
 int job_set_hold(struct ctld *c, struct job *j, enum job_hold hold)
 {
 	int64_t now = time(NULL);
+	bool released = j->hold != HOLD_NONE && hold == HOLD_NONE;
 	j->hold = hold;
 	j->reason = hold == HOLD_USER	 ? "JobHeldUser"
 		    : hold == HOLD_ADMIN ? "JobHeldAdmin"
@@ -502,6 +513,10 @@ int job_set_hold(struct ctld *c, struct job *j, enum job_hold hold)
 	 * begin time); one that waits for a dependency stays unknown. */
 	if (hold == HOLD_NONE && !j->req.deps.n && !j->eligible_time)
 		j->eligible_time = j->req.begin_time > now ? j->req.begin_time : now;
+	if (released) { /* Slurm: a release computes the priority again */
+		j->priority_set = false;
+		prio_job_update(c, j);
+	}
 	commit_job(c, j);
 	sched_request(c);
 	return 0;

@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "ctld/ctld.h"
 #include "ctld/job_submit_lua.h"
+#include "ctld/prio.h"
 #include "ctld/rpc_handlers.h"
 #include "drv_config.h"
 
@@ -158,6 +159,8 @@ static int start_loop(struct ctld *c, struct drv_error *err)
 	commit_init(c);
 	if (acct_start(c, err) < 0)
 		return -EIO;
+	if (prio_init(c, err) < 0)
+		return -EIO;
 	sched_init(c);
 	sched_request(c); /* a first pass over what recovery brought back */
 	hook_init(c);
@@ -182,6 +185,7 @@ static void stop_loop(struct ctld *c)
 	hook_fini(c);
 	jsl_free(c->job_submit);
 	store_close(c->store);
+	prio_fini(c);
 	acct_stop(c);
 	drv_nonce_cache_free(c->nonces);
 	job_table_fini(&c->jobs);

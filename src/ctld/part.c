@@ -136,6 +136,8 @@ struct drv_rec_partition part_record(const struct ctld *c, const struct part *p,
 	    .priority_tier = pc->priority_tier,
 	    .priority_job_factor = pc->priority_job_factor,
 	    .oversubscribe = os,
+	    .tres_billing_weights =
+		pc->billing_weights.set ? pc->billing_weights.text : NULL,
 	};
 	if (stored) { /* its own settings: the cluster's may change */
 		o.has_def_mem_per_cpu = pc->def_mem_per_cpu != 0;
@@ -511,6 +513,7 @@ static int conf_from_record(const struct drv_rec_partition *r, struct drv_part_c
 	    {"DenyQos", r->deny_qos},
 	    {"QOS", r->qos},
 	    {"Nodes", r->nodes},
+	    {"TRESBillingWeights", r->tres_billing_weights},
 	};
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < sizeof(text) / sizeof(text[0]); i++)

@@ -13,6 +13,7 @@
 #include "common/proto.h"
 #include "common/proto_gen.h"
 #include "ctld/ctld.h"
+#include "ctld/prio.h"
 #include "ctld/rpc_handlers.h"
 #include "ctld/step.h"
 
@@ -33,6 +34,8 @@ static const struct handler handlers[] = {
 	{"acct.query", rpc_acct_query, false, false},
 	{"assoc.query", rpc_assoc_query, false, false},
 	{"assoc.update", rpc_assoc_update, false, true},
+	{"prio.query", rpc_prio_query, false, false},
+	{"job.top", rpc_job_top, false, true},
 	{"job.cancel", rpc_job_cancel, false, true},
 	{"job.release", rpc_job_release, false, true},
 	{"job.hold", rpc_job_hold, false, true},

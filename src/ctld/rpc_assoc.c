@@ -15,6 +15,7 @@
 #include "common/proto.h"
 #include "ctld/acct.h"
 #include "ctld/ctld.h"
+#include "ctld/prio.h"
 #include "ctld/rpc_handlers.h"
 
 static void put_object(int kind, const char *name, const char *rec_json, void *arg)
@@ -54,7 +55,9 @@ void acct_stop(struct ctld *c)
 
 void rpc_assoc_query(struct rpc_req *r)
 {
-	rpc_reply(r, 0, NULL, acct_query_reply(r->c->acct));
+	json_t *body = acct_query_reply(r->c->acct);
+	prio_assoc_reply(r->c, body); /* sshare's fair-share figures */
+	rpc_reply(r, 0, NULL, body);
 }
 
 static json_t *strs_json(const struct acct_strs *l)
@@ -181,6 +184,7 @@ void rpc_assoc_update(struct rpc_req *r)
 			 res.n_added, res.lines.n);
 		rpc_reply_durable(r, 0, NULL, result_json(c->acct, &res));
 		sched_request(c); /* limits may have changed */
+		prio_changed(c);  /* QOS Priority, shares: the factors move */
 	}
 	acct_db_free(copy);
 	acct_result_fini(&res);

@@ -13,6 +13,7 @@
 #include "ctld/ctld.h"
 #include "ctld/job_fields.h"
 #include "ctld/job_policy.h"
+#include "ctld/prio.h"
 #include "ctld/rpc_handlers.h"
 #include "ctld/step.h"
 
@@ -423,6 +424,50 @@ void rpc_job_requeue(struct rpc_req *r)
 	for_each_job(r, m->job_ids, m->n_job_ids, requeue_one);
 }
 
+/* Priority=, as Slurm 22.05's _update_job: 0 holds the job (an admin
+ * hold when an administrator asks); an administrator's value is kept
+ * (recalculation leaves it alone) and resets nice; a user may only lower
+ * the priority of a job, and is told that it will not last. A held job
+ * keeps its 0. */
+static int update_priority(struct rpc_req *r, struct job *j, int64_t want)
+{
+	bool admin = rpc_is_admin(r);
+	uint64_t shown = j->hold ? 0 : j->priority;
+	if ((uint64_t)want == shown)
+		return 0;
+	if (j->hold)
+		return DRV_RC_JOB_HELD;
+	if (!admin && (uint64_t)want > shown)
+		return DRV_RC_ACCESS_DENIED;
+	if (want == 0)
+		return job_set_hold(r->c, j, admin ? HOLD_ADMIN : HOLD_USER);
+	j->req.nice = 0;
+	j->priority = (uint64_t)want;
+	j->priority_set = admin;
+	commit_job(r->c, j);
+	sched_request(r->c);
+	log_info("job=%u priority set to %lld by uid=%u", j->id, (long long)want,
+		 (unsigned)r->cred.uid);
+	return admin ? 0 : DRV_RC_PRIO_RESET_FAIL;
+}
+
+/* Nice=: priority/basic moves the priority by the difference, multifactor
+ * computes it again; ignored on a job whose priority an administrator set,
+ * as Slurm does. */
+static void update_nice(struct ctld *c, struct job *j, int32_t nice)
+{
+	if (j->priority_set)
+		return;
+	if (c->conf->prio.multifactor) {
+		j->req.nice = nice;
+		prio_job_update(c, j);
+		return;
+	}
+	j->priority += (uint64_t)j->req.nice;
+	j->req.nice = nice;
+	j->priority -= (uint64_t)j->req.nice;
+}
+
 /* Applies m (the request, or what the site's policy left of it) to j. */
 static int update_apply(struct rpc_req *r, struct job *j, const struct drv_job_update *m,
 			int64_t now)
@@ -433,6 +478,11 @@ static int update_apply(struct rpc_req *r, struct job *j, const struct drv_job_u
 		return DRV_RC_JOB_NOT_PENDING;
 	if (m->has_nice && m->nice < 0 && !rpc_is_admin(r))
 		return DRV_RC_ACCESS_DENIED;
+	if (m->has_priority) { /* first, as in Slurm: a refusal stops the rest */
+		int rc = update_priority(r, j, m->priority);
+		if (rc)
+			return rc;
+	}
 	uint32_t *cand = NULL, n = 0;
 	char bad[96];
 	if (m->partition &&
@@ -459,11 +509,9 @@ static int update_apply(struct rpc_req *r, struct job *j, const struct drv_job_u
 		j->req.n_part_idx = n;
 		j->req.part_gen = r->c->parts_gen;
 	}
-	if (m->has_nice) {
-		j->priority += (uint64_t)j->req.nice;
-		j->req.nice = m->nice;
-		j->priority -= (uint64_t)j->req.nice;
-	}
+	if (m->has_nice)
+		update_nice(r->c, j, m->nice);
+	prio_job_update(r->c, j); /* multifactor: its partitions, limit, begin */
 	commit_job(r->c, j);
 	sched_request(r->c);
 	log_info("job=%u updated by uid=%u", j->id, (unsigned)r->cred.uid);

@@ -9,6 +9,7 @@
 #include "common/proto.h"
 #include "ctld/ctld.h"
 #include "ctld/lic.h"
+#include "ctld/prio.h"
 #include "ctld/rpc_handlers.h"
 
 /* names: the request's list, or NULL for all. */
@@ -61,6 +62,7 @@ void rpc_part_update(struct rpc_req *r)
 	}
 	log_info("partition %s %s by uid=%u", m->name, m->create ? "created" : "updated",
 		 (unsigned)r->cred.uid);
+	prio_changed(r->c); /* PriorityJobFactor, nodes: the factors move */
 	rpc_reply_durable(r, 0, NULL, NULL);
 }
 
@@ -78,6 +80,7 @@ void rpc_part_delete(struct rpc_req *r)
 		return;
 	}
 	log_info("partition %s deleted by uid=%u", m->name, (unsigned)r->cred.uid);
+	prio_changed(r->c);
 	rpc_reply_durable(r, 0, NULL, NULL);
 }
 

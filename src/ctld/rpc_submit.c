@@ -19,6 +19,7 @@
 #include "ctld/job_policy.h"
 #include "ctld/job_req.h"
 #include "ctld/lic.h"
+#include "ctld/prio.h"
 #include "ctld/rpc_handlers.h"
 
 #define NAME_BAD_LEN 96 /* the unknown partition a refusal names */
@@ -383,6 +384,7 @@ static void submit_job(struct rpc_req *r, const struct drv_job_submit *m,
 	if (m->test_only) { /* the id it would get; nothing is taken or stored */
 		j->id = c->jobs.next_id;
 		j->priority = job_submit_priority(j);
+		prio_job_update(c, j);
 		rpc_job_will_run(r, j);
 		return;
 	}

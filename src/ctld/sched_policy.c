@@ -161,3 +161,8 @@ uint32_t sched_policy_qos(struct ctld *c, const char *name)
 	uint32_t q = acct_policy_qos_index(&c->policy->ap, name);
 	return q == ACCT_POLICY_NONE ? SCHED_NONE : q;
 }
+
+const struct acct_policy *sched_policy_acct(struct ctld *c)
+{
+	return sched_policy_get(c) ? &c->policy->ap : NULL;
+}

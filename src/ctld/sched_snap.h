@@ -75,6 +75,11 @@ void sched_policy_job(struct ctld *c, const struct job *j, const char *partition
 		      uint32_t *assoc, uint32_t *qos);
 /* The index of QOS name, SCHED_NONE when none (or name is NULL). */
 uint32_t sched_policy_qos(struct ctld *c, const char *name);
+/* The tables the policy was built from, index for index (the association
+ * ids and users behind sched_policy's assocs); NULL where
+ * sched_policy_get is. Borrowed from c, valid as the policy is. */
+struct acct_policy;
+const struct acct_policy *sched_policy_acct(struct ctld *c);
 
 /* The scheduler's view of partition i. */
 void ctld_sched_part(struct ctld *c, size_t i, struct sched_part *out);

@@ -15,6 +15,7 @@
 #include "common/log.h"
 #include "ctld/ctld.h"
 #include "ctld/job_req.h"
+#include "ctld/prio.h"
 #include "ctld/step.h"
 #include "ctld/timer.h"
 
@@ -30,6 +31,7 @@ enum timed_kind {
 	TIMED_HISTORY_PURGE, /* 0: PurgeJobAfter, a bounded batch at a time */
 	TIMED_NONCE_PRUNE,   /* 0: stored nonces whose credentials expired */
 	TIMED_LOG_FLUSH,     /* 0: counts of rate-limited warnings */
+	TIMED_PRIO_CALC,     /* 0: PriorityCalcPeriod: usage, fair share, priorities */
 };
 
 /* Seconds between the housekeeping runs. */
@@ -121,6 +123,12 @@ void timed_sched_wake(struct ctld *c, int64_t when)
 	if (c->timers &&
 	    timer_set_earlier(c->timers, TIMED_SCHED_WAKE, 0, at_second(when)) < 0)
 		log_error("out of memory arming the scheduler's wake-up");
+}
+
+void timed_prio(struct ctld *c, int64_t when)
+{
+	if (c->timers)
+		set_ms(c, TIMED_PRIO_CALC, 0, at_second(when));
 }
 
 /* The hook where time wakes the scheduler: a job's begin time or deadline
@@ -218,6 +226,9 @@ static void housekeeping_due(struct ctld *c, unsigned kind, int64_t now)
 	case TIMED_LOG_FLUSH: /* a flood that stopped is still reported */
 		drv_log_limit_flush();
 		set_ms(c, TIMED_LOG_FLUSH, 0, at_second(now + LOG_FLUSH_EVERY));
+		break;
+	case TIMED_PRIO_CALC: /* re-arms itself */
+		prio_period(c, now);
 		break;
 	}
 }

@@ -214,9 +214,36 @@ static int store_lifecycle(struct sbatch_opts *o, int c, const char *arg)
 	return 0;
 }
 
+/* The options that only switch something on (or off). */
+static int store_flag(struct sbatch_opts *o, int c)
+{
+	switch (c) {
+	case 'H':
+		o->hold = true;
+		return 0;
+	case SBATCH_OPT_REQUEUE:
+	case SBATCH_OPT_NO_REQUEUE:
+		o->requeue = c == SBATCH_OPT_REQUEUE;
+		o->no_requeue = c == SBATCH_OPT_NO_REQUEUE;
+		return 0;
+	case SBATCH_OPT_PARSABLE:
+		o->parsable = true;
+		return 0;
+	case SBATCH_OPT_TEST_ONLY:
+		o->test_only = true;
+		return 0;
+	case 'W':
+		o->wait = true;
+		return 0;
+	default:
+		return 1;
+	}
+}
+
 int sbatch_opts_store(struct sbatch_opts *o, int c, const char *arg)
 {
-	if (store_res(o, c, arg) == 0 || store_lifecycle(o, c, arg) == 0)
+	if (store_res(o, c, arg) == 0 || store_lifecycle(o, c, arg) == 0 ||
+	    store_flag(o, c) == 0)
 		return 0;
 	switch (c) {
 	case 'A':
@@ -258,20 +285,6 @@ int sbatch_opts_store(struct sbatch_opts *o, int c, const char *arg)
 	case 'D':
 		o->chdir = arg;
 		break;
-	case 'H':
-		o->hold = true;
-		break;
-	case SBATCH_OPT_REQUEUE:
-	case SBATCH_OPT_NO_REQUEUE:
-		o->requeue = c == SBATCH_OPT_REQUEUE;
-		o->no_requeue = c == SBATCH_OPT_NO_REQUEUE;
-		break;
-	case SBATCH_OPT_PARSABLE:
-		o->parsable = true;
-		break;
-	case SBATCH_OPT_TEST_ONLY:
-		o->test_only = true;
-		break;
 	case SBATCH_OPT_COMMENT:
 		o->comment = arg;
 		break;
@@ -291,9 +304,6 @@ int sbatch_opts_store(struct sbatch_opts *o, int c, const char *arg)
 		break;
 	case 'M':
 		o->clusters = arg;
-		break;
-	case 'W':
-		o->wait = true;
 		break;
 	default:
 		return 1;

@@ -27,6 +27,7 @@
 struct store;
 struct drv_assoc_update;
 struct drv_rec_acct_change;
+struct drv_rec_acct_cond;
 
 #define ACCT_UNSET (-1)		       /* a count limit that is not set */
 #define ACCT_SHARES_PARENT 2147483647u /* Fairshare=parent */
@@ -234,6 +235,14 @@ int acct_apply_qos_change(struct acct_db *db, struct acct_qos *q,
 			  const struct drv_rec_acct_change *ch, struct acct_result *r);
 /* Does ch set anything an association holds (limits, shares, QOS, parent)? */
 bool acct_change_has_assoc_fields(const struct drv_rec_acct_change *ch);
+/* The conditions' matching rules (acct_modify.c), for modify and delete.
+ * Is s in the list v of n (compared exactly; a NULL s is in none)? A list
+ * that was not given holds everything. */
+bool acct_listed(const char *const *v, size_t n, bool given, const char *s);
+/* Is the partition (NULL: none, written "") among c's partitions? */
+bool acct_part_listed(const struct drv_rec_acct_cond *c, const char *part);
+/* Is the QOS called name among c's names (any case, as Slurm compares)? */
+bool acct_qos_named(const struct drv_rec_acct_cond *c, const char *name);
 /* An association as Slurm's database names it in modify/delete replies:
  * "C = peer       A = physics of root", "C = peer       A = chem  U = bob". */
 void acct_assoc_line(const struct acct_assoc *a, bool wide_account, char *buf,

@@ -7,32 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "common/proto.h"
 #include "common/proto_gen.h"
 #include "ctld/acct.h"
 #include "ctld/acct_tree.h"
-
-static bool listed(const char *const *v, size_t n, bool given, const char *s)
-{
-	if (!given)
-		return true;
-	for (size_t i = 0; i < n; i++)
-		if (s && !strcmp(v[i], s))
-			return true;
-	return false;
-}
-
-static bool part_listed(const struct drv_rec_acct_cond *c, const char *part)
-{
-	if (!c->has_partitions)
-		return true;
-	for (size_t i = 0; i < c->n_partitions; i++)
-		if (!strcmp(c->partitions[i], part ? part : ""))
-			return true;
-	return false;
-}
 
 static int by_text(const void *a, const void *b)
 {
@@ -180,9 +159,10 @@ static int delete_account(struct acct_db *db, const struct drv_rec_acct_cond *c,
 	for (size_t i = 0; i < db->n_assocs; i++) {
 		const struct acct_assoc *top = db->assocs[i];
 		if (top->user ||
-		    !listed(c->names, c->n_names, c->has_names, top->account) ||
-		    !listed(c->clusters, c->n_clusters, c->has_clusters, top->cluster) ||
-		    !listed(c->parents, c->n_parents, c->has_parents, top->parent))
+		    !acct_listed(c->names, c->n_names, c->has_names, top->account) ||
+		    !acct_listed(c->clusters, c->n_clusters, c->has_clusters,
+				 top->cluster) ||
+		    !acct_listed(c->parents, c->n_parents, c->has_parents, top->parent))
 			continue;
 		if (!strcmp(top->account, "root")) {
 			free(d.gone);
@@ -220,7 +200,7 @@ static int delete_account(struct acct_db *db, const struct drv_rec_acct_cond *c,
 	/* the accounts named whose every association goes */
 	for (size_t i = db->n_accounts; rc == 0 && i > 0; i--) {
 		struct acct_account *a = db->accounts[i - 1];
-		bool named = listed(c->names, c->n_names, c->has_names, a->name);
+		bool named = acct_listed(c->names, c->n_names, c->has_names, a->name);
 		bool any = false, kept = false;
 		for (size_t k = 0; k < db->n_assocs; k++)
 			if (!db->assocs[k]->user &&
@@ -255,11 +235,13 @@ static int delete_user(struct acct_db *db, const struct drv_rec_acct_cond *c,
 		return -ENOMEM;
 	for (size_t i = 0; i < db->n_assocs; i++) {
 		const struct acct_assoc *a = db->assocs[i];
-		d.gone[i] =
-		    a->user && listed(c->names, c->n_names, c->has_names, a->user) &&
-		    listed(c->accounts, c->n_accounts, c->has_accounts, a->account) &&
-		    listed(c->clusters, c->n_clusters, c->has_clusters, a->cluster) &&
-		    part_listed(c, a->partition);
+		d.gone[i] = a->user &&
+			    acct_listed(c->names, c->n_names, c->has_names, a->user) &&
+			    acct_listed(c->accounts, c->n_accounts, c->has_accounts,
+					a->account) &&
+			    acct_listed(c->clusters, c->n_clusters, c->has_clusters,
+					a->cluster) &&
+			    acct_part_listed(c, a->partition);
 	}
 	int rc = whole ? 0 : check_defaults(db, &d, NULL, true, r);
 	struct acct_assoc **order = acct_lft_order(db);
@@ -273,7 +255,7 @@ static int delete_user(struct acct_db *db, const struct drv_rec_acct_cond *c,
 	free(order);
 	for (size_t i = db->n_users; rc == 0 && i > 0; i--) {
 		struct acct_user *u = db->users[i - 1];
-		if (!listed(c->names, c->n_names, c->has_names, u->name) ||
+		if (!acct_listed(c->names, c->n_names, c->has_names, u->name) ||
 		    !strcmp(u->name, "root"))
 			continue;
 		if (whole || !keeps(db, &d, u->name, NULL)) {
@@ -313,10 +295,7 @@ static int delete_qos(struct acct_db *db, const struct drv_rec_acct_cond *c,
 {
 	for (size_t i = db->n_qos; i > 0; i--) {
 		struct acct_qos *q = db->qos[i - 1];
-		bool named = !c->has_names;
-		for (size_t k = 0; k < c->n_names; k++)
-			named |= !strcasecmp(c->names[k], q->name);
-		if (!named)
+		if (!acct_qos_named(c, q->name))
 			continue;
 		if (!strcmp(q->name, "normal"))
 			return acct_fail(r, DRV_RC_ERROR,
@@ -334,7 +313,7 @@ static int delete_cluster(struct acct_db *db, const char *local_cluster,
 {
 	for (size_t i = db->n_clusters; i > 0; i--) {
 		struct acct_cluster *cl = db->clusters[i - 1];
-		if (!listed(c->names, c->n_names, c->has_names, cl->name))
+		if (!acct_listed(c->names, c->n_names, c->has_names, cl->name))
 			continue;
 		if (!strcmp(cl->name, local_cluster))
 			return acct_fail(
@@ -361,12 +340,13 @@ static int delete_coord(struct acct_db *db, const struct drv_rec_acct_cond *c,
 				 " You need to specify a user list here.");
 	for (size_t i = 0; i < db->n_users; i++) {
 		struct acct_user *u = db->users[i];
-		if (!listed(c->names, c->n_names, c->has_names, u->name))
+		if (!acct_listed(c->names, c->n_names, c->has_names, u->name))
 			continue;
 		for (size_t k = u->coord.n; k > 0; k--) {
 			char line[512];
 			const char *acct = u->coord.v[k - 1];
-			if (!listed(c->accounts, c->n_accounts, c->has_accounts, acct))
+			if (!acct_listed(c->accounts, c->n_accounts, c->has_accounts,
+					 acct))
 				continue;
 			snprintf(line, sizeof(line), "U = %-9s A = %-10s", u->name, acct);
 			if (acct_strs_add(&r->lines, line) < 0)

@@ -1,6 +1,7 @@
 /* acct_modify.c — sacctmgr modify: accounts, users, QOS and clusters, and
- * the pieces adds share (a change applied to an association or a QOS, the
- * lines Slurm's database names associations by). Works on a copy of the
+ * the pieces add and delete share (a change applied to an association or a
+ * QOS, the lines Slurm's database names associations by, the conditions'
+ * matching rules). Works on a copy of the
  * tables (acct.h): on any refusal the caller drops the copy. */
 #include <errno.h>
 #include <stdarg.h>
@@ -332,11 +333,9 @@ int acct_apply_qos_change(struct acct_db *db, struct acct_qos *q,
 	return rc;
 }
 
-/* --- the matching rules ----------------------------------------------------------- */
+/* --- the matching rules (modify and delete) ------------------------------------- */
 
-/* Is s in the list (any case for names Slurm compares so)? A list that was
- * not given holds everything. */
-static bool listed(const char *const *v, size_t n, bool given, const char *s)
+bool acct_listed(const char *const *v, size_t n, bool given, const char *s)
 {
 	if (!given)
 		return true;
@@ -346,8 +345,7 @@ static bool listed(const char *const *v, size_t n, bool given, const char *s)
 	return false;
 }
 
-/* Is the partition in the list ("" stands for none)? */
-static bool part_listed(const struct drv_rec_acct_cond *c, const char *part)
+bool acct_part_listed(const struct drv_rec_acct_cond *c, const char *part)
 {
 	if (!c->has_partitions)
 		return true;
@@ -355,6 +353,14 @@ static bool part_listed(const struct drv_rec_acct_cond *c, const char *part)
 		if (!strcmp(c->partitions[i], part ? part : ""))
 			return true;
 	return false;
+}
+
+bool acct_qos_named(const struct drv_rec_acct_cond *c, const char *name)
+{
+	bool named = !c->has_names;
+	for (size_t k = 0; k < c->n_names; k++)
+		named |= !strcasecmp(c->names[k], name);
+	return named;
 }
 
 /* Associations' kids (direct children) newest first: the order Slurm's
@@ -428,16 +434,18 @@ static struct acct_assoc **select_assocs(const struct acct_db *db,
 	for (size_t i = 0; i < db->n_assocs; i++) {
 		struct acct_assoc *a = order[i];
 		bool ok =
-		    users ? a->user &&
-				listed(c->names, c->n_names, c->has_names, a->user) &&
-				listed(c->accounts, c->n_accounts, c->has_accounts,
-				       a->account)
-			  : !a->user &&
-				listed(c->names, c->n_names, c->has_names, a->account);
+		    users
+			? a->user &&
+			      acct_listed(c->names, c->n_names, c->has_names, a->user) &&
+			      acct_listed(c->accounts, c->n_accounts, c->has_accounts,
+					  a->account)
+			: !a->user &&
+			      acct_listed(c->names, c->n_names, c->has_names, a->account);
 		ok = ok &&
-		     listed(c->clusters, c->n_clusters, c->has_clusters, a->cluster) &&
-		     part_listed(c, a->partition) &&
-		     listed(c->parents, c->n_parents, c->has_parents, a->parent);
+		     acct_listed(c->clusters, c->n_clusters, c->has_clusters,
+				 a->cluster) &&
+		     acct_part_listed(c, a->partition) &&
+		     acct_listed(c->parents, c->n_parents, c->has_parents, a->parent);
 		if (ok)
 			order[k++] = a;
 	}
@@ -453,7 +461,7 @@ static int modify_account(struct acct_db *db, const struct drv_rec_acct_cond *c,
 	if (ch->description || ch->organization)
 		for (size_t i = 0; i < db->n_accounts; i++) {
 			struct acct_account *a = db->accounts[i];
-			if (!listed(c->names, c->n_names, c->has_names, a->name))
+			if (!acct_listed(c->names, c->n_names, c->has_names, a->name))
 				continue;
 			if ((ch->description &&
 			     acct_set_str(&a->description, ch->description)) ||
@@ -516,8 +524,8 @@ static int modify_user(struct acct_db *db, const struct drv_rec_acct_cond *c,
 		if (!v)
 			return -ENOMEM;
 		for (size_t i = 0; i < db->n_users; i++)
-			if (listed(c->names, c->n_names, c->has_names,
-				   db->users[i]->name))
+			if (acct_listed(c->names, c->n_names, c->has_names,
+					db->users[i]->name))
 				v[n++] = db->users[i];
 		int rc = ch->default_account
 			     ? set_default_account(db, v, n, ch->default_account, r)
@@ -547,10 +555,7 @@ static int modify_qos(struct acct_db *db, const struct drv_rec_acct_cond *c,
 {
 	for (size_t i = 0; i < db->n_qos; i++) {
 		struct acct_qos *q = db->qos[i];
-		bool named = !c->has_names;
-		for (size_t k = 0; k < c->n_names; k++)
-			named |= !strcasecmp(c->names[k], q->name);
-		if (!named)
+		if (!acct_qos_named(c, q->name))
 			continue;
 		int rc = acct_apply_qos_change(db, q, ch, r);
 		if (rc == 0)
@@ -575,7 +580,7 @@ static int modify_cluster(struct acct_db *db, const struct drv_rec_acct_cond *c,
 	for (size_t i = 0; i < db->n_clusters; i++) {
 		const char *name = db->clusters[i]->name;
 		struct acct_assoc *top = acct_find_assoc(db, name, "root", NULL, NULL);
-		if (top && listed(c->names, c->n_names, c->has_names, name))
+		if (top && acct_listed(c->names, c->n_names, c->has_names, name))
 			v[n++] = top;
 	}
 	int rc = modify_assocs(db, v, n, ch, r);

@@ -220,12 +220,29 @@ int acct_refuse(struct acct_result *r, const char *fmt, ...)
  * r->error set. */
 int acct_update(struct acct_db *db, const char *local_cluster,
 		const struct drv_assoc_update *m, struct acct_result *r);
+/* The same for one verb each (m->action says which). */
 int acct_add(struct acct_db *db, const char *local_cluster,
 	     const struct drv_assoc_update *m, struct acct_result *r);
 int acct_modify(struct acct_db *db, const char *local_cluster,
 		const struct drv_assoc_update *m, struct acct_result *r);
 int acct_delete(struct acct_db *db, const char *local_cluster,
 		const struct drv_assoc_update *m, struct acct_result *r);
+
+/* What one verb does to one kind of entity: c and ch are the request's
+ * cond and change (empty ones where it carries none), local_cluster is
+ * ClusterName; all borrowed. 0, or -EINVAL/-ENOMEM with r->error set. */
+typedef int (*acct_entity_f)(struct acct_db *db, const char *local_cluster,
+			     const struct drv_rec_acct_cond *c,
+			     const struct drv_rec_acct_change *ch, struct acct_result *r);
+struct acct_verb {
+	acct_entity_f account, user, qos, cluster;
+	acct_entity_f other; /* coordinator (the schema allows no other) */
+};
+/* Runs v's handler for m's entity (acct_modify.c): what acct_add,
+ * acct_modify and acct_delete do. Its result. */
+int acct_verb_run(const struct acct_verb *v, struct acct_db *db,
+		  const char *local_cluster, const struct drv_assoc_update *m,
+		  struct acct_result *r);
 
 /* Sets an association's limits from a change (acct_modify.c; also what an
  * add gives a new association). 0, or -EINVAL with r->error. */

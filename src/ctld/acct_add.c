@@ -64,7 +64,8 @@ static int new_assoc(struct acct_db *db, const char *cluster, const char *accoun
 	return rc < 0 ? rc : added(r, a);
 }
 
-static int add_account(struct acct_db *db, const struct drv_rec_acct_cond *c,
+static int add_account(struct acct_db *db, const char *local_cluster,
+		       const struct drv_rec_acct_cond *c,
 		       const struct drv_rec_acct_change *ch, struct acct_result *r)
 {
 	const char *parent = ch->parent ? ch->parent : "root";
@@ -142,7 +143,8 @@ static int user_assocs(struct acct_db *db, const char *user, const char *account
 	return rc;
 }
 
-static int add_user(struct acct_db *db, const struct drv_rec_acct_cond *c,
+static int add_user(struct acct_db *db, const char *local_cluster,
+		    const struct drv_rec_acct_cond *c,
 		    const struct drv_rec_acct_change *ch, struct acct_result *r)
 {
 	struct acct_strs accounts = {0}, clusters = {0};
@@ -200,7 +202,8 @@ static int add_user(struct acct_db *db, const struct drv_rec_acct_cond *c,
 	return rc;
 }
 
-static int add_qos(struct acct_db *db, const struct drv_rec_acct_cond *c,
+static int add_qos(struct acct_db *db, const char *local_cluster,
+		   const struct drv_rec_acct_cond *c,
 		   const struct drv_rec_acct_change *ch, struct acct_result *r)
 {
 	int rc = no_blank(c, r);
@@ -219,7 +222,8 @@ static int add_qos(struct acct_db *db, const struct drv_rec_acct_cond *c,
 
 /* A new cluster's tree: root, root's user, and the limits given (those of
  * the cluster are its root association's). */
-static int add_cluster(struct acct_db *db, const struct drv_rec_acct_cond *c,
+static int add_cluster(struct acct_db *db, const char *local_cluster,
+		       const struct drv_rec_acct_cond *c,
 		       const struct drv_rec_acct_change *ch, struct acct_result *r)
 {
 	int rc = no_blank(c, r);
@@ -246,8 +250,9 @@ static int add_cluster(struct acct_db *db, const struct drv_rec_acct_cond *c,
 }
 
 /* Coordinators: users (names) of accounts; both must exist. */
-static int add_coord(struct acct_db *db, const struct drv_rec_acct_cond *c,
-		     struct acct_result *r)
+static int add_coord(struct acct_db *db, const char *local_cluster,
+		     const struct drv_rec_acct_cond *c,
+		     const struct drv_rec_acct_change *ch, struct acct_result *r)
 {
 	if (!c->n_names)
 		return acct_fail(r, DRV_RC_ERROR,
@@ -279,18 +284,7 @@ static int add_coord(struct acct_db *db, const struct drv_rec_acct_cond *c,
 int acct_add(struct acct_db *db, const char *local_cluster,
 	     const struct drv_assoc_update *m, struct acct_result *r)
 {
-	static const struct drv_rec_acct_cond none = {0};
-	static const struct drv_rec_acct_change nothing = {0};
-	const struct drv_rec_acct_cond *c = m->has_cond ? &m->cond : &none;
-	const struct drv_rec_acct_change *ch = m->has_change ? &m->change : &nothing;
-	(void)local_cluster;
-	if (!strcmp(m->entity, "account"))
-		return add_account(db, c, ch, r);
-	if (!strcmp(m->entity, "user"))
-		return add_user(db, c, ch, r);
-	if (!strcmp(m->entity, "qos"))
-		return add_qos(db, c, ch, r);
-	if (!strcmp(m->entity, "cluster"))
-		return add_cluster(db, c, ch, r);
-	return add_coord(db, c, r);
+	static const struct acct_verb add = {add_account, add_user, add_qos, add_cluster,
+					     add_coord};
+	return acct_verb_run(&add, db, local_cluster, m, r);
 }

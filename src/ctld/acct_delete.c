@@ -147,8 +147,9 @@ static int doomed_init(const struct acct_db *db, struct doomed *d)
 	return d->gone ? 0 : -ENOMEM;
 }
 
-static int delete_account(struct acct_db *db, const struct drv_rec_acct_cond *c,
-			  struct acct_result *r)
+static int delete_account(struct acct_db *db, const char *local_cluster,
+			  const struct drv_rec_acct_cond *c,
+			  const struct drv_rec_acct_change *ch, struct acct_result *r)
 {
 	struct doomed d;
 	bool *checked = calloc(db->n_assocs + 1, sizeof(*checked));
@@ -226,8 +227,9 @@ static int delete_account(struct acct_db *db, const struct drv_rec_acct_cond *c,
 /* Without account, cluster or partition conditions a user goes whole;
  * with them only the associations they select, and a user left with none
  * goes too (Slurm's "Deleting users (No Associations)"). */
-static int delete_user(struct acct_db *db, const struct drv_rec_acct_cond *c,
-		       struct acct_result *r)
+static int delete_user(struct acct_db *db, const char *local_cluster,
+		       const struct drv_rec_acct_cond *c,
+		       const struct drv_rec_acct_change *ch, struct acct_result *r)
 {
 	bool whole = !c->has_accounts && !c->has_clusters && !c->has_partitions;
 	struct doomed d;
@@ -290,8 +292,9 @@ static int forget_qos(struct acct_db *db, const char *name)
 	return 0;
 }
 
-static int delete_qos(struct acct_db *db, const struct drv_rec_acct_cond *c,
-		      struct acct_result *r)
+static int delete_qos(struct acct_db *db, const char *local_cluster,
+		      const struct drv_rec_acct_cond *c,
+		      const struct drv_rec_acct_change *ch, struct acct_result *r)
 {
 	for (size_t i = db->n_qos; i > 0; i--) {
 		struct acct_qos *q = db->qos[i - 1];
@@ -309,7 +312,8 @@ static int delete_qos(struct acct_db *db, const struct drv_rec_acct_cond *c,
 }
 
 static int delete_cluster(struct acct_db *db, const char *local_cluster,
-			  const struct drv_rec_acct_cond *c, struct acct_result *r)
+			  const struct drv_rec_acct_cond *c,
+			  const struct drv_rec_acct_change *ch, struct acct_result *r)
 {
 	for (size_t i = db->n_clusters; i > 0; i--) {
 		struct acct_cluster *cl = db->clusters[i - 1];
@@ -332,8 +336,9 @@ static int delete_cluster(struct acct_db *db, const char *local_cluster,
 	return 0;
 }
 
-static int delete_coord(struct acct_db *db, const struct drv_rec_acct_cond *c,
-			struct acct_result *r)
+static int delete_coord(struct acct_db *db, const char *local_cluster,
+			const struct drv_rec_acct_cond *c,
+			const struct drv_rec_acct_change *ch, struct acct_result *r)
 {
 	if (!c->n_names && !c->n_accounts)
 		return acct_fail(r, DRV_RC_ERROR,
@@ -360,17 +365,9 @@ static int delete_coord(struct acct_db *db, const struct drv_rec_acct_cond *c,
 int acct_delete(struct acct_db *db, const char *local_cluster,
 		const struct drv_assoc_update *m, struct acct_result *r)
 {
-	static const struct drv_rec_acct_cond none = {0};
-	const struct drv_rec_acct_cond *c = m->has_cond ? &m->cond : &none;
-	if (!strcmp(m->entity, "account"))
-		return delete_account(db, c, r);
-	if (!strcmp(m->entity, "user"))
-		return delete_user(db, c, r);
-	if (!strcmp(m->entity, "qos"))
-		return delete_qos(db, c, r);
-	if (!strcmp(m->entity, "cluster"))
-		return delete_cluster(db, local_cluster, c, r);
-	return delete_coord(db, c, r);
+	static const struct acct_verb delete = {delete_account, delete_user, delete_qos,
+						delete_cluster, delete_coord};
+	return acct_verb_run(&delete, db, local_cluster, m, r);
 }
 
 int acct_update(struct acct_db *db, const char *local_cluster,

@@ -1,8 +1,9 @@
 /* acct_modify.c — sacctmgr modify: accounts, users, QOS and clusters, and
- * the pieces add and delete share (a change applied to an association or a
- * QOS, the lines Slurm's database names associations by, the conditions'
- * matching rules). Works on a copy of the
- * tables (acct.h): on any refusal the caller drops the copy. */
+ * the pieces add and delete share (a request routed to its verb's handler
+ * for its entity, a change applied to an association or a QOS, the lines
+ * Slurm's database names associations by, the conditions' matching rules).
+ * Works on a copy of the tables (acct.h): on any refusal the caller drops
+ * the copy. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -55,6 +56,22 @@ int acct_refuse(struct acct_result *r, const char *fmt, ...)
 	int ret = vset(&r->notice, fmt, ap);
 	va_end(ap);
 	return ret;
+}
+
+int acct_verb_run(const struct acct_verb *v, struct acct_db *db,
+		  const char *local_cluster, const struct drv_assoc_update *m,
+		  struct acct_result *r)
+{
+	static const struct drv_rec_acct_cond none = {0};
+	static const struct drv_rec_acct_change nothing = {0};
+	const struct drv_rec_acct_cond *c = m->has_cond ? &m->cond : &none;
+	const struct drv_rec_acct_change *ch = m->has_change ? &m->change : &nothing;
+	acct_entity_f f = !strcmp(m->entity, "account")	  ? v->account
+			  : !strcmp(m->entity, "user")	  ? v->user
+			  : !strcmp(m->entity, "qos")	  ? v->qos
+			  : !strcmp(m->entity, "cluster") ? v->cluster
+							  : v->other;
+	return f(db, local_cluster, c, ch, r);
 }
 
 void acct_assoc_line(const struct acct_assoc *a, bool wide_account, char *buf, size_t len)
@@ -455,7 +472,8 @@ static struct acct_assoc **select_assocs(const struct acct_db *db,
 
 /* --- sacctmgr modify ---------------------------------------------------------------- */
 
-static int modify_account(struct acct_db *db, const struct drv_rec_acct_cond *c,
+static int modify_account(struct acct_db *db, const char *local_cluster,
+			  const struct drv_rec_acct_cond *c,
 			  const struct drv_rec_acct_change *ch, struct acct_result *r)
 {
 	if (ch->description || ch->organization)
@@ -515,7 +533,8 @@ static int set_default_account(const struct acct_db *db, struct acct_user **user
 	return rc;
 }
 
-static int modify_user(struct acct_db *db, const struct drv_rec_acct_cond *c,
+static int modify_user(struct acct_db *db, const char *local_cluster,
+		       const struct drv_rec_acct_cond *c,
 		       const struct drv_rec_acct_change *ch, struct acct_result *r)
 {
 	if (ch->default_account || ch->admin_level) {
@@ -550,7 +569,8 @@ static int modify_user(struct acct_db *db, const struct drv_rec_acct_cond *c,
 	return rc;
 }
 
-static int modify_qos(struct acct_db *db, const struct drv_rec_acct_cond *c,
+static int modify_qos(struct acct_db *db, const char *local_cluster,
+		      const struct drv_rec_acct_cond *c,
 		      const struct drv_rec_acct_change *ch, struct acct_result *r)
 {
 	for (size_t i = 0; i < db->n_qos; i++) {
@@ -567,7 +587,8 @@ static int modify_qos(struct acct_db *db, const struct drv_rec_acct_cond *c,
 }
 
 /* A cluster's limits are those of its root association. */
-static int modify_cluster(struct acct_db *db, const struct drv_rec_acct_cond *c,
+static int modify_cluster(struct acct_db *db, const char *local_cluster,
+			  const struct drv_rec_acct_cond *c,
 			  const struct drv_rec_acct_change *ch, struct acct_result *r)
 {
 	if (ch->parent)
@@ -588,25 +609,22 @@ static int modify_cluster(struct acct_db *db, const struct drv_rec_acct_cond *c,
 	return rc;
 }
 
-int acct_modify(struct acct_db *db, const char *local_cluster,
-		const struct drv_assoc_update *m, struct acct_result *r)
+/* sacctmgr modify coordinator: Slurm has no such thing. */
+static int modify_other(struct acct_db *db, const char *local_cluster,
+			const struct drv_rec_acct_cond *c,
+			const struct drv_rec_acct_change *ch, struct acct_result *r)
 {
-	static const struct drv_rec_acct_cond none = {0};
-	static const struct drv_rec_acct_change nothing = {0};
-	const struct drv_rec_acct_cond *c = m->has_cond ? &m->cond : &none;
-	const struct drv_rec_acct_change *ch = m->has_change ? &m->change : &nothing;
-	(void)local_cluster;
-	if (!strcmp(m->entity, "account"))
-		return modify_account(db, c, ch, r);
-	if (!strcmp(m->entity, "user"))
-		return modify_user(db, c, ch, r);
-	if (!strcmp(m->entity, "qos"))
-		return modify_qos(db, c, ch, r);
-	if (!strcmp(m->entity, "cluster"))
-		return modify_cluster(db, c, ch, r);
 	return acct_fail(
 	    r, DRV_RC_NOT_SUPPORTED,
 	    "No valid entity in modify command\n"
 	    "Input line must include \"Account\", \"Cluster\", \"Federation\", "
 	    "\"Job\", \"QOS\", \"Resource\" or \"User\"");
+}
+
+int acct_modify(struct acct_db *db, const char *local_cluster,
+		const struct drv_assoc_update *m, struct acct_result *r)
+{
+	static const struct acct_verb modify = {modify_account, modify_user, modify_qos,
+						modify_cluster, modify_other};
+	return acct_verb_run(&modify, db, local_cluster, m, r);
 }

@@ -140,6 +140,24 @@ static void remove_doomed(struct acct_db *db, struct doomed *d)
 	}
 }
 
+/* The doomed associations of one kind (accounts' own, or users') into
+ * r->lines, as Slurm's database names and orders them. */
+static int doomed_lines(const struct acct_db *db, const struct doomed *d, bool users,
+			struct acct_result *r)
+{
+	struct acct_assoc **order = acct_lft_order(db);
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < db->n_assocs; i++) {
+		char line[512];
+		if ((order[i]->user != NULL) != users || !doomed(db, d, order[i]))
+			continue;
+		acct_assoc_line(order[i], false, line, sizeof(line));
+		rc = acct_strs_add(&r->lines, line);
+	}
+	free(order);
+	return rc;
+}
+
 static int doomed_init(const struct acct_db *db, struct doomed *d)
 {
 	d->n = db->n_assocs;
@@ -187,17 +205,9 @@ static int delete_account(struct acct_db *db, const char *local_cluster,
 		free(d.gone);
 		return rc;
 	}
-	/* the account associations that go, as Slurm's database names them
-	 * (sacctmgr prints them when clusters were named) */
-	struct acct_assoc **order = acct_lft_order(db);
-	for (size_t i = 0; rc == 0 && i < db->n_assocs; i++) {
-		char line[512];
-		if (order[i]->user || !doomed(db, &d, order[i]))
-			continue;
-		acct_assoc_line(order[i], false, line, sizeof(line));
-		rc = acct_strs_add(&r->lines, line);
-	}
-	free(order);
+	/* the account associations that go (sacctmgr prints them when
+	 * clusters were named) */
+	rc = doomed_lines(db, &d, false, r);
 	/* the accounts named whose every association goes */
 	for (size_t i = db->n_accounts; rc == 0 && i > 0; i--) {
 		struct acct_account *a = db->accounts[i - 1];
@@ -246,15 +256,8 @@ static int delete_user(struct acct_db *db, const char *local_cluster,
 			    acct_part_listed(c, a->partition);
 	}
 	int rc = whole ? 0 : check_defaults(db, &d, NULL, true, r);
-	struct acct_assoc **order = acct_lft_order(db);
-	for (size_t i = 0; rc == 0 && !whole && i < db->n_assocs; i++) {
-		char line[512];
-		if (!doomed(db, &d, order[i]))
-			continue;
-		acct_assoc_line(order[i], false, line, sizeof(line));
-		rc = acct_strs_add(&r->lines, line);
-	}
-	free(order);
+	if (rc == 0 && !whole)
+		rc = doomed_lines(db, &d, true, r);
 	for (size_t i = db->n_users; rc == 0 && i > 0; i--) {
 		struct acct_user *u = db->users[i - 1];
 		if (!acct_listed(c->names, c->n_names, c->has_names, u->name) ||

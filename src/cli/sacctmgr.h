@@ -71,6 +71,10 @@ void sm_word_split(const char *word, struct sm_word *w);
 bool sm_set_assoc_rec(struct sm_req *q, const struct sm_word *w,
 		      const struct cli_acct *t);
 bool sm_set_qos_rec(struct sm_req *q, const struct sm_word *w, const struct cli_acct *t);
+/* A word no rule knows: q->bad, and Slurm's " Unknown option" lines on
+ * stderr (none while reading a QOS's words: Slurm prints only the value's
+ * error then). */
+void sm_unknown_option(struct sm_req *q, const struct sm_word *w);
 /* An association condition (Accounts=, Clusters=, Partitions=, Parents=,
  * Users=) into the request's cond. */
 bool sm_set_assoc_cond(struct sm_req *q, const struct sm_word *w);

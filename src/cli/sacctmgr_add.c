@@ -328,10 +328,7 @@ static bool account_word(struct sm_req *q, const struct sm_word *w,
 	} else if (sm_set_assoc_rec(q, w, t)) {
 		q->rec_assoc = true;
 	} else {
-		q->bad = true;
-		fprintf(stderr,
-			" Unknown option: %s\n Use keyword 'where' to modify condition\n",
-			w->word);
+		sm_unknown_option(q, w);
 	}
 	return true;
 }
@@ -509,14 +506,10 @@ static bool print_clusters(const struct sm_req *q, const struct drv_assoc_update
 static bool cluster_word(struct sm_req *q, const struct sm_word *w,
 			 const struct cli_acct *t)
 {
-	if (sm_set_assoc_rec(q, w, t)) {
+	if (sm_set_assoc_rec(q, w, t))
 		q->limit_set = true;
-	} else if (!q->bad) {
-		q->bad = true;
-		fprintf(stderr,
-			" Unknown option: %s\n Use keyword 'where' to modify condition\n",
-			w->word);
-	}
+	else if (!q->bad)
+		sm_unknown_option(q, w);
 	return true;
 }
 

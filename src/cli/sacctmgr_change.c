@@ -200,9 +200,7 @@ static bool set_word(struct sm_req *q, char entity, const struct sm_word *w,
 		return !q->bad;
 	}
 	if (!q->bad)
-		fprintf(stderr,
-			" Unknown option: %s\n Use keyword 'where' to modify condition\n",
-			k);
+		sm_unknown_option(q, w); /* sets q->bad: the command fails either way */
 	return false;
 }
 

@@ -138,7 +138,7 @@ void sm_word_split(const char *word, struct sm_word *w)
 
 /* --- values -------------------------------------------------------------------- */
 
-static void unknown_option(struct sm_req *q, const struct sm_word *w)
+void sm_unknown_option(struct sm_req *q, const struct sm_word *w)
 {
 	q->bad = true;
 	if (q->in_qos) /* Slurm's QOS words print only the value's error */
@@ -159,7 +159,7 @@ static bool count(struct sm_req *q, const struct sm_word *w, const char *type,
 		if (q->in_qos)
 			q->soft_bad = true;
 		else
-			unknown_option(q, w);
+			sm_unknown_option(q, w);
 		return true;
 	}
 	*out = n < 0 ? -1 : n;
@@ -176,7 +176,7 @@ static bool minutes(struct sm_req *q, const struct sm_word *w, const char *what,
 	if (drv_time_parse_limit(w->value, &secs) < 0) {
 		q->bad = true;
 		fprintf(stderr, " Bad %s time format: %s\n", what, w->word);
-		unknown_option(q, w);
+		sm_unknown_option(q, w);
 		return true;
 	}
 	*out = secs == DRV_INFINITE ? -1 : (secs + 59) / 60;
@@ -191,7 +191,7 @@ static bool tres(struct sm_req *q, const struct sm_word *w, const char **out)
 	struct drv_error err = {""};
 	if (drv_tres_parse(w->value, &t, &err) < 0) {
 		cli_error("%s", err.text);
-		unknown_option(q, w);
+		sm_unknown_option(q, w);
 		return true;
 	}
 	size_t need = drv_tres_format(&t, false, NULL, 0) + 1;
@@ -228,13 +228,13 @@ static bool qos_list(struct sm_req *q, const struct sm_word *w, const struct cli
 			cli_acct_qos_names(t, names, sizeof(names));
 			cli_error("You gave a bad qos '%s'. Valid QOS's are %s", item,
 				  names);
-			unknown_option(q, w);
+			sm_unknown_option(q, w);
 			return true;
 		}
 		if (len && ((op && *has_set) || (!op && (*has_add || *has_del)))) {
 			cli_error("You can't set qos equal to something and then add or "
 				  "subtract from it in the same line");
-			unknown_option(q, w);
+			sm_unknown_option(q, w);
 			return true;
 		}
 		if (len)

@@ -79,6 +79,13 @@ void sm_unknown_option(struct sm_req *q, const struct sm_word *w);
  * Users=) into the request's cond. */
 bool sm_set_assoc_cond(struct sm_req *q, const struct sm_word *w);
 
+/* Reads the config and ctld's tables into *t (free with cli_acct_fini);
+ * *conf, when conf is not NULL, gets the config (free with
+ * drv_conf_free). 0; or 1 after saying why: the config's error, or
+ * problem (followed by ctld's reason when with_reason) when the tables
+ * could not be had. */
+int sm_load_tables(struct cli_acct *t, struct drv_conf **conf, const char *problem,
+		   bool with_reason);
 /* The request sent: assoc.update; *reply decoded (free with
  * drv_assoc_update_reply_free, then json_decref(*json)). 0, or 1 after
  * printing why it failed. */

@@ -596,18 +596,12 @@ int sm_add(const struct sm_opts *o, int argc, char **argv)
 			"\"User\"\n");
 		return 1;
 	}
-	struct drv_conf *conf = NULL;
-	struct cli_acct t = {0};
-	struct drv_error err = {""};
-	if (cli_conf_load(&conf) < 0)
+	struct cli_acct t;
+	if (sm_load_tables(
+		&t, NULL, " Problem getting accounts from database.  Contact your admin.",
+		false))
 		return 1;
-	int rc = cli_acct_load(conf, &t, &err);
-	drv_conf_free(conf);
-	if (rc != 0) {
-		fprintf(stderr, " Problem getting accounts from database.  Contact your "
-				"admin.\n");
-		return 1;
-	}
+	int rc;
 	struct sm_req q;
 	sm_req_init(&q, "add", entity);
 	if (!strcmp(entity, "account"))

@@ -222,17 +222,9 @@ int sm_modify(const struct sm_opts *o, int argc, char **argv)
 			"\"Federation\", \"Job\", \"QOS\", \"Resource\" or \"User\"\n");
 		return 1;
 	}
-	struct drv_conf *conf = NULL;
-	struct cli_acct t = {0};
-	struct drv_error err = {""};
-	if (cli_conf_load(&conf) < 0)
+	struct cli_acct t;
+	if (sm_load_tables(&t, NULL, " Error with request:", true))
 		return 1;
-	int rc = cli_acct_load(conf, &t, &err);
-	drv_conf_free(conf);
-	if (rc != 0) {
-		fprintf(stderr, " Error with request: %s\n", err.text);
-		return 1;
-	}
 	struct sm_req q;
 	const char *name = entity == 'a'   ? "account"
 			   : entity == 'u' ? "user"
@@ -262,7 +254,7 @@ int sm_modify(const struct sm_opts *o, int argc, char **argv)
 		rp.names_head = NULL;
 	if ((entity == 'a' || entity == 'u') && !q.limit_set)
 		rp.lines_head = NULL;
-	rc = 1;
+	int rc = 1;
 	if (ok && !q.bad && q.soft_bad && !rec) {
 		/* Slurm's QOS words leave a bad count unset, then this */
 		fprintf(stderr, " You didn't give me anything to set\n");

@@ -567,20 +567,14 @@ static int run(const struct sm_opts *so, struct sm_list_opts *o, char entity)
 {
 	struct drv_conf *conf = NULL;
 	struct cli_acct t;
-	struct drv_error err = {""};
 	if (entity == 'u' && !o->assoc && assoc_conds(o) && !so->immediate &&
 	    !sm_ask("You requested options that are only valid when querying with the "
 		    "withassoc option.\nAre you sure you want to continue?")) {
 		printf("Aborted\n");
 		return 0;
 	}
-	if (cli_conf_load(&conf) < 0)
+	if (sm_load_tables(&t, &conf, " Problem with query.", false))
 		return 1;
-	if (cli_acct_load(conf, &t, &err) != 0) {
-		fprintf(stderr, " Problem with query.\n");
-		drv_conf_free(conf);
-		return 1;
-	}
 	int rc = entity == 'u'	 ? list_users(so, o, &t, conf)
 		 : entity == 'a' ? list_accounts(so, o, &t, conf)
 		 : entity == 's' ? list_assocs(so, o, &t, conf)

@@ -461,6 +461,30 @@ static bool qos_rec(struct sm_req *q, const struct sm_word *w, const struct cli_
 /* --- sending --------------------------------------------------------------------------
  */
 
+int sm_load_tables(struct cli_acct *t, struct drv_conf **conf, const char *problem,
+		   bool with_reason)
+{
+	struct drv_conf *c = NULL;
+	struct drv_error err = {""};
+	*t = (struct cli_acct){0};
+	if (cli_conf_load(&c) < 0)
+		return 1;
+	if (cli_acct_load(c, t, &err) != 0) {
+		if (with_reason)
+			fprintf(stderr, "%s %s\n", problem, err.text);
+		else
+			fprintf(stderr, "%s\n", problem);
+		cli_acct_fini(t);
+		drv_conf_free(c);
+		return 1;
+	}
+	if (conf)
+		*conf = c;
+	else
+		drv_conf_free(c);
+	return 0;
+}
+
 int sm_send(const struct drv_conf *conf, struct sm_req *q, bool dry_run,
 	    struct drv_assoc_update_reply *reply, json_t **json)
 {

@@ -91,6 +91,14 @@ int sm_load_tables(struct cli_acct *t, struct drv_conf **conf, const char *probl
  * printing why it failed. */
 int sm_send(const struct drv_conf *conf, struct sm_req *q, bool dry_run,
 	    struct drv_assoc_update_reply *reply, json_t **json);
+/* Prints what a dry run's (or -i's) reply says will change; returns
+ * whether anything will (then sacctmgr asks), *failed (false on entry)
+ * when Slurm exits 1 all the same. arg: the verb's. */
+typedef bool (*sm_show_f)(const struct sm_req *q, const struct drv_assoc_update_reply *r,
+			  const void *arg, bool *failed);
+/* Sends q (a dry run unless -i), prints ctld's refusal or what show
+ * prints, asks (not with -i) and commits. The exit code. */
+int sm_run(const struct sm_opts *o, struct sm_req *q, sm_show_f show, const void *arg);
 /* Slurm's commit question; true on y/Y. Prints " Changes Discarded"
  * otherwise (or "timeout" and it after 30 s). */
 bool sm_commit_check(const char *warning);

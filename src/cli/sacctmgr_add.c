@@ -1,7 +1,7 @@
 /* sacctmgr_add.c — sacctmgr add|create for accounts, users, QOS,
  * clusters and coordinators: the words read as Slurm's sacctmgr reads
  * them, what will be added printed as it prints it (ctld works it out:
- * a dry run, or with -i the change itself), then the question. */
+ * a dry run, or with -i the change itself), then the question (sm_run). */
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,49 +12,6 @@
 #include "cli/sacctmgr.h"
 #include "common/qos_flags.h"
 #include "common/timefmt.h"
-
-typedef bool (*print_f)(const struct sm_req *q, const struct drv_assoc_update_reply *r);
-
-/* Asks ctld, prints the reply with print (false: nothing to add), asks the
- * question (not with -i) and commits. The exit code. */
-static int commit(const struct sm_opts *o, struct sm_req *q, print_f print)
-{
-	struct drv_conf *conf = NULL;
-	struct drv_assoc_update_reply r = {0};
-	json_t *json = NULL;
-	int rc = 1;
-	if (cli_conf_load(&conf) < 0)
-		return 1;
-	if (sm_send(conf, q, !o->immediate, &r, &json) != 0)
-		goto out;
-	if (r.error || r.notice) {
-		fprintf(r.error ? stderr : stdout, "%s\n", r.error ? r.error : r.notice);
-		goto done;
-	}
-	if (!print(q, &r))
-		goto done;
-	rc = 0;
-	if (!o->immediate && sm_commit_check("Would you like to commit changes?")) {
-		drv_assoc_update_reply_free(&r);
-		json_decref(json);
-		r = (struct drv_assoc_update_reply){0};
-		if (sm_send(conf, q, false, &r, &json) != 0) {
-			rc = 1;
-			goto out;
-		}
-		if (r.error || r.notice) {
-			fprintf(r.error ? stderr : stdout, "%s\n",
-				r.error ? r.error : r.notice);
-			rc = 1;
-		}
-	}
-done:
-	drv_assoc_update_reply_free(&r);
-	json_decref(json);
-out:
-	drv_conf_free(conf);
-	return rc;
-}
 
 /* --- the " Settings" blocks --------------------------------------------------------- */
 
@@ -289,7 +246,8 @@ static int read_words(struct sm_req *q, const struct cli_acct *t,
 
 /* --- accounts -------------------------------------------------------------------- */
 
-static bool print_accounts(const struct sm_req *q, const struct drv_assoc_update_reply *r)
+static bool print_accounts(const struct sm_req *q, const struct drv_assoc_update_reply *r,
+			   const void *arg, bool *failed)
 {
 	const struct drv_rec_acct_change *c = &q->m.change;
 	if (!adding(r, true, " Adding Account(s)", ""))
@@ -344,12 +302,13 @@ static int add_account(const struct sm_opts *o, struct sm_req *q,
 	q->limit_set = q->rec_user || q->rec_assoc;
 	if (!q->m.change.parent)
 		q->m.change.parent = "root"; /* printed as Slurm does */
-	return commit(o, q, print_accounts);
+	return sm_run(o, q, print_accounts, NULL);
 }
 
 /* --- users ------------------------------------------------------------------------ */
 
-static bool print_users(const struct sm_req *q, const struct drv_assoc_update_reply *r)
+static bool print_users(const struct sm_req *q, const struct drv_assoc_update_reply *r,
+			const void *arg, bool *failed)
 {
 	const struct drv_rec_acct_change *c = &q->m.change;
 	if (!adding(r, true, " Adding User(s)", ""))
@@ -451,12 +410,13 @@ static int add_user(const struct sm_opts *o, struct sm_req *q, const struct cli_
 	}
 	if (!users_exist(o, q, t))
 		return 1;
-	return commit(o, q, print_users);
+	return sm_run(o, q, print_users, NULL);
 }
 
 /* --- QOS ---------------------------------------------------------------------------- */
 
-static bool print_qos(const struct sm_req *q, const struct drv_assoc_update_reply *r)
+static bool print_qos(const struct sm_req *q, const struct drv_assoc_update_reply *r,
+		      const void *arg, bool *failed)
 {
 	if (!adding(r, false, " Adding QOS(s)", ""))
 		return false;
@@ -485,13 +445,14 @@ static int add_qos(const struct sm_opts *o, struct sm_req *q, const struct cli_a
 	static const struct add_words how = {"qos", true, names, qos_word};
 	if (read_words(q, t, &how, argc, argv))
 		return 1;
-	return commit(o, q, print_qos);
+	return sm_run(o, q, print_qos, NULL);
 }
 
 /* --- clusters -------------------------------------------------------------------------
  */
 
-static bool print_clusters(const struct sm_req *q, const struct drv_assoc_update_reply *r)
+static bool print_clusters(const struct sm_req *q, const struct drv_assoc_update_reply *r,
+			   const void *arg, bool *failed)
 {
 	if (!adding(r, false, " Adding Cluster(s)", "Name           = "))
 		return false;
@@ -530,13 +491,14 @@ static int add_cluster(const struct sm_opts *o, struct sm_req *q,
 			c->names[kept++] = c->names[i];
 	}
 	c->n_names = kept;
-	return kept ? commit(o, q, print_clusters) : 1;
+	return kept ? sm_run(o, q, print_clusters, NULL) : 1;
 }
 
 /* --- coordinators ---------------------------------------------------------------------
  */
 
-static bool print_coords(const struct sm_req *q, const struct drv_assoc_update_reply *r)
+static bool print_coords(const struct sm_req *q, const struct drv_assoc_update_reply *r,
+			 const void *arg, bool *failed)
 {
 	const struct drv_rec_acct_cond *c = &q->m.cond;
 	printf(" Adding Coordinator User(s)\n");
@@ -570,7 +532,7 @@ static int add_coord(const struct sm_opts *o, struct sm_req *q, const struct cli
 	static const struct add_words how = {NULL, true, names, coord_word};
 	if (read_words(q, t, &how, argc, argv))
 		return 1;
-	return commit(o, q, print_coords);
+	return sm_run(o, q, print_coords, NULL);
 }
 
 /* --- the verb

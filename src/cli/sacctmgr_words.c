@@ -458,7 +458,7 @@ static bool qos_rec(struct sm_req *q, const struct sm_word *w, const struct cli_
 	return false;
 }
 
-/* --- sending --------------------------------------------------------------------------
+/* --- sending and committing --------------------------------------------------------
  */
 
 int sm_load_tables(struct cli_acct *t, struct drv_conf **conf, const char *problem,
@@ -520,4 +520,48 @@ int sm_send(const struct drv_conf *conf, struct sm_req *q, bool dry_run,
 		cli_error("%s",
 			  err.text[0] ? err.text : "Unable to contact slurm controller");
 	return 1;
+}
+
+/* Prints a reply's refusal (stderr) or notice (stdout); true when it had one. */
+static bool refused(const struct drv_assoc_update_reply *r)
+{
+	if (!r->error && !r->notice)
+		return false;
+	fprintf(r->error ? stderr : stdout, "%s\n", r->error ? r->error : r->notice);
+	return true;
+}
+
+int sm_run(const struct sm_opts *o, struct sm_req *q, sm_show_f show, const void *arg)
+{
+	struct drv_conf *conf = NULL;
+	struct drv_assoc_update_reply r = {0};
+	json_t *json = NULL;
+	bool any = false, failed = false;
+	if (cli_conf_load(&conf) < 0)
+		return 1;
+	int rc = sm_send(conf, q, !o->immediate, &r, &json);
+	if (rc == 0 && refused(&r)) {
+		rc = 1;
+	} else if (rc == 0) {
+		any = show(q, &r, arg, &failed);
+		rc = any && !failed ? 0 : 1;
+	}
+	if (json) {
+		drv_assoc_update_reply_free(&r);
+		json_decref(json);
+	}
+	if (any && !o->immediate &&
+	    sm_commit_check("Would you like to commit changes?")) {
+		r = (struct drv_assoc_update_reply){0};
+		if (sm_send(conf, q, false, &r, &json) != 0) {
+			rc = 1;
+		} else {
+			if (refused(&r))
+				rc = 1;
+			drv_assoc_update_reply_free(&r);
+			json_decref(json);
+		}
+	}
+	drv_conf_free(conf);
+	return rc;
 }

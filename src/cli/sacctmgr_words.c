@@ -253,6 +253,28 @@ static bool qos_list(struct sm_req *q, const struct sm_word *w, const struct cli
 	return true;
 }
 
+/* The limits associations and QOS both have, read alike; false when w
+ * names none of them. No word matches one of these keywords and another
+ * of either reader, so where a reader asks this changes no word's meaning. */
+static bool shared_limit(struct sm_req *q, const struct sm_word *w)
+{
+	struct drv_rec_acct_change *c = &q->m.change;
+	const char *k = w->word;
+	size_t n = w->klen;
+	if (sm_kw(k, n, "GrpJobs", 4))
+		return count(q, w, "GrpJobs", &c->grp_jobs, &c->has_grp_jobs);
+	if (sm_kw(k, n, "GrpSubmitJobs", 4))
+		return count(q, w, "GrpSubmitJobs", &c->grp_submit_jobs,
+			     &c->has_grp_submit_jobs);
+	if (sm_kw(k, n, "GrpTRES", 7))
+		return tres(q, w, &c->grp_tres);
+	if (sm_kw(k, n, "MaxTRESPerJob", 7))
+		return tres(q, w, &c->max_tres_per_job);
+	if (sm_kw(k, n, "MaxWallDurationPerJob", 4))
+		return minutes(q, w, "MaxWall", &c->max_wall, &c->has_max_wall);
+	return false;
+}
+
 bool sm_set_assoc_rec(struct sm_req *q, const struct sm_word *w, const struct cli_acct *t)
 {
 	struct drv_rec_acct_change *c = &q->m.change;
@@ -283,22 +305,13 @@ bool sm_set_assoc_rec(struct sm_req *q, const struct sm_word *w, const struct cl
 		}
 		return count(q, w, "FairShare", &c->shares, &c->has_shares);
 	}
-	if (sm_kw(k, n, "GrpJobs", 4))
-		return count(q, w, "GrpJobs", &c->grp_jobs, &c->has_grp_jobs);
-	if (sm_kw(k, n, "GrpSubmitJobs", 4))
-		return count(q, w, "GrpSubmitJobs", &c->grp_submit_jobs,
-			     &c->has_grp_submit_jobs);
-	if (sm_kw(k, n, "GrpTRES", 7))
-		return tres(q, w, &c->grp_tres);
+	if (shared_limit(q, w))
+		return true;
 	if (sm_kw(k, n, "MaxJobs", 4))
 		return count(q, w, "MaxJobs", &c->max_jobs, &c->has_max_jobs);
 	if (sm_kw(k, n, "MaxSubmitJobs", 4))
 		return count(q, w, "MaxSubmitJobs", &c->max_submit_jobs,
 			     &c->has_max_submit_jobs);
-	if (sm_kw(k, n, "MaxTRESPerJob", 7))
-		return tres(q, w, &c->max_tres_per_job);
-	if (sm_kw(k, n, "MaxWallDurationPerJob", 4))
-		return minutes(q, w, "MaxWall", &c->max_wall, &c->has_max_wall);
 	if (sm_kw(k, n, "Parent", 2)) {
 		c->parent = stripped(q, w->value, strlen(w->value), false);
 		return true;
@@ -417,25 +430,16 @@ static bool qos_rec(struct sm_req *q, const struct sm_word *w, const struct cli_
 		return qos_flags(q, w);
 	if (sm_kw(k, n, "GraceTime", 3))
 		return count(q, w, "GraceTime", &c->grace_time, &c->has_grace_time);
-	if (sm_kw(k, n, "GrpJobs", 4))
-		return count(q, w, "GrpJobs", &c->grp_jobs, &c->has_grp_jobs);
-	if (sm_kw(k, n, "GrpSubmitJobs", 4))
-		return count(q, w, "GrpSubmitJobs", &c->grp_submit_jobs,
-			     &c->has_grp_submit_jobs);
-	if (sm_kw(k, n, "GrpTRES", 7))
-		return tres(q, w, &c->grp_tres);
+	if (shared_limit(q, w))
+		return true;
 	if (sm_kw(k, n, "MaxJobsPerUser", 4) || sm_kw(k, n, "MaxJobsPU", 9))
 		return count(q, w, "MaxJobsPU", &c->max_jobs_per_user,
 			     &c->has_max_jobs_per_user);
 	if (sm_kw(k, n, "MaxSubmitJobsPerUser", 4) || sm_kw(k, n, "MaxSubmitJobsPU", 10))
 		return count(q, w, "MaxSubmitJobsPU", &c->max_submit_jobs_per_user,
 			     &c->has_max_submit_jobs_per_user);
-	if (sm_kw(k, n, "MaxTRESPerJob", 7))
-		return tres(q, w, &c->max_tres_per_job);
 	if (sm_kw(k, n, "MaxTRESPerUser", 11) || sm_kw(k, n, "MaxTRESPU", 9))
 		return tres(q, w, &c->max_tres_per_user);
-	if (sm_kw(k, n, "MaxWallDurationPerJob", 4))
-		return minutes(q, w, "MaxWall", &c->max_wall, &c->has_max_wall);
 	if (sm_kw(k, n, "PreemptMode", 8)) {
 		for (size_t i = 0; preempt_modes[i]; i++)
 			if (!strcasecmp(w->value, preempt_modes[i])) {

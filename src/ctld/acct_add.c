@@ -51,6 +51,15 @@ static int no_blank(const struct drv_rec_acct_cond *c, struct acct_result *r)
 
 /* A new association's limits: the change without what is not the
  * association's (the parent is set apart). */
+static int new_limits(struct acct_db *db, struct acct_assoc *a,
+		      const struct drv_rec_acct_change *ch, struct acct_result *r)
+{
+	struct drv_rec_acct_change limits = *ch;
+	limits.parent = NULL;
+	return acct_apply_assoc_change(db, a, &limits, r);
+}
+
+/* A new association with the change's limits, listed as added. */
 static int new_assoc(struct acct_db *db, const char *cluster, const char *account,
 		     const char *user, const char *partition,
 		     const struct drv_rec_acct_change *ch, struct acct_result *r)
@@ -58,9 +67,7 @@ static int new_assoc(struct acct_db *db, const char *cluster, const char *accoun
 	struct acct_assoc *a = acct_add_assoc(db, cluster, account, user, partition);
 	if (!a)
 		return -ENOMEM;
-	struct drv_rec_acct_change limits = *ch;
-	limits.parent = NULL;
-	int rc = acct_apply_assoc_change(db, a, &limits, r);
+	int rc = new_limits(db, a, ch, r);
 	return rc < 0 ? rc : added(r, a);
 }
 
@@ -122,6 +129,18 @@ static int accounts_of(const struct drv_rec_acct_cond *c,
 	return 0;
 }
 
+/* The default account an add gives a user (accounts: accounts_of's, not
+ * empty): as Slurm's database, the one given, else the first by name. */
+static const char *default_of(const struct acct_strs *accounts,
+			      const struct drv_rec_acct_change *ch)
+{
+	const char *def = accounts->v[0];
+	for (size_t a = 1; !ch->default_account && a < accounts->n; a++)
+		if (strcmp(accounts->v[a], def) < 0)
+			def = accounts->v[a];
+	return def;
+}
+
 static int user_assocs(struct acct_db *db, const char *user, const char *account,
 		       const char *cluster, const struct drv_rec_acct_cond *c,
 		       const struct drv_rec_acct_change *ch, struct acct_result *r)
@@ -167,12 +186,7 @@ static int add_user(struct acct_db *db, const char *local_cluster,
 		const char *name = c->names[i];
 		struct acct_user *u = acct_find_user(db, name);
 		if (!u) {
-			/* as Slurm's database: the one given, else the first
-			 * account by name */
-			const char *def = accounts.v[0];
-			for (size_t a = 1; !ch->default_account && a < accounts.n; a++)
-				if (strcmp(accounts.v[a], def) < 0)
-					def = accounts.v[a];
+			const char *def = default_of(&accounts, ch);
 			if (!(u = acct_add_user(db, name)) ||
 			    acct_set_str(&u->default_account, def) < 0 ||
 			    acct_strs_add(&r->names, name) < 0) {
@@ -186,11 +200,7 @@ static int add_user(struct acct_db *db, const char *local_cluster,
 		} else if (!u->default_account) {
 			/* as slurmdbd: a user with no default gets one with its
 			 * next association */
-			const char *def = accounts.v[0];
-			for (size_t a = 1; a < accounts.n; a++)
-				if (strcmp(accounts.v[a], def) < 0)
-					def = accounts.v[a];
-			rc = acct_set_str(&u->default_account, def);
+			rc = acct_set_str(&u->default_account, default_of(&accounts, ch));
 		}
 		for (size_t a = 0; rc == 0 && a < accounts.n; a++)
 			for (size_t k = 0; rc == 0 && k < clusters.n; k++)
@@ -242,9 +252,7 @@ static int add_cluster(struct acct_db *db, const char *local_cluster,
 			    0)
 				return -ENOMEM;
 		}
-		struct drv_rec_acct_change limits = *ch;
-		limits.parent = NULL;
-		rc = acct_apply_assoc_change(db, top, &limits, r);
+		rc = new_limits(db, top, ch, r);
 	}
 	return rc;
 }

@@ -3,7 +3,7 @@
  * an arena owns), Slurm's word matching, and the entry points per verb.
  *
  * Files: sacctmgr.c (options, verbs, the prompt), sacctmgr_words.c (words
- * and values as Slurm's sacctmgr reads them), sacctmgr_add.c,
+ * and values as Slurm's sacctmgr reads them; talking to ctld), sacctmgr_add.c,
  * sacctmgr_change.c (modify, delete), sacctmgr_list.c and
  * sacctmgr_fields.c (show/list). */
 #ifndef DRV_CLI_SACCTMGR_H

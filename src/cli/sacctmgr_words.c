@@ -3,7 +3,8 @@
  * "key-=value", comma lists lower-cased, and the values of limits with
  * Slurm's messages for bad ones. Values of the wrong shape that Slurm lets
  * through as 0 (a count "5x", GrpTRES=cpu=x) are refused here: nothing is
- * sent then (docs/compat.md). Also the request's arena and sending it. */
+ * sent then (docs/compat.md). Also the request's arena, ctld's tables
+ * read, and the request sent, shown, asked about and committed (sm_run). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * an arena owns), Slurm's word matching, and the entry points per verb.
  *
  * Files: sacctmgr.c (options, verbs, the prompt), sacctmgr_words.c (words
- * and values as Slurm's sacctmgr reads them), sacctmgr_add.c,
+ * and values as Slurm's sacctmgr reads them; talking to ctld), sacctmgr_add.c,
  * sacctmgr_change.c (modify, delete), sacctmgr_list.c and
  * sacctmgr_fields.c (show/list). */
 #ifndef DRV_CLI_SACCTMGR_H
@@ -71,15 +71,34 @@ void sm_word_split(const char *word, struct sm_word *w);
 bool sm_set_assoc_rec(struct sm_req *q, const struct sm_word *w,
 		      const struct cli_acct *t);
 bool sm_set_qos_rec(struct sm_req *q, const struct sm_word *w, const struct cli_acct *t);
+/* A word no rule knows: q->bad, and Slurm's " Unknown option" lines on
+ * stderr (none while reading a QOS's words: Slurm prints only the value's
+ * error then). */
+void sm_unknown_option(struct sm_req *q, const struct sm_word *w);
 /* An association condition (Accounts=, Clusters=, Partitions=, Parents=,
  * Users=) into the request's cond. */
 bool sm_set_assoc_cond(struct sm_req *q, const struct sm_word *w);
 
+/* Reads the config and ctld's tables into *t (free with cli_acct_fini);
+ * *conf, when conf is not NULL, gets the config (free with
+ * drv_conf_free). 0; or 1 after saying why: the config's error, or
+ * problem (followed by ctld's reason when with_reason) when the tables
+ * could not be had. */
+int sm_load_tables(struct cli_acct *t, struct drv_conf **conf, const char *problem,
+		   bool with_reason);
 /* The request sent: assoc.update; *reply decoded (free with
  * drv_assoc_update_reply_free, then json_decref(*json)). 0, or 1 after
  * printing why it failed. */
 int sm_send(const struct drv_conf *conf, struct sm_req *q, bool dry_run,
 	    struct drv_assoc_update_reply *reply, json_t **json);
+/* Prints what a dry run's (or -i's) reply says will change; returns
+ * whether anything will (then sacctmgr asks), *failed (false on entry)
+ * when Slurm exits 1 all the same. arg: the verb's. */
+typedef bool (*sm_show_f)(const struct sm_req *q, const struct drv_assoc_update_reply *r,
+			  const void *arg, bool *failed);
+/* Sends q (a dry run unless -i), prints ctld's refusal or what show
+ * prints, asks (not with -i) and commits. The exit code. */
+int sm_run(const struct sm_opts *o, struct sm_req *q, sm_show_f show, const void *arg);
 /* Slurm's commit question; true on y/Y. Prints " Changes Discarded"
  * otherwise (or "timeout" and it after 30 s). */
 bool sm_commit_check(const char *warning);

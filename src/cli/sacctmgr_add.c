@@ -1,7 +1,7 @@
 /* sacctmgr_add.c — sacctmgr add|create for accounts, users, QOS,
  * clusters and coordinators: the words read as Slurm's sacctmgr reads
  * them, what will be added printed as it prints it (ctld works it out:
- * a dry run, or with -i the change itself), then the question. */
+ * a dry run, or with -i the change itself), then the question (sm_run). */
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,49 +12,6 @@
 #include "cli/sacctmgr.h"
 #include "common/qos_flags.h"
 #include "common/timefmt.h"
-
-typedef bool (*print_f)(const struct sm_req *q, const struct drv_assoc_update_reply *r);
-
-/* Asks ctld, prints the reply with print (false: nothing to add), asks the
- * question (not with -i) and commits. The exit code. */
-static int commit(const struct sm_opts *o, struct sm_req *q, print_f print)
-{
-	struct drv_conf *conf = NULL;
-	struct drv_assoc_update_reply r = {0};
-	json_t *json = NULL;
-	int rc = 1;
-	if (cli_conf_load(&conf) < 0)
-		return 1;
-	if (sm_send(conf, q, !o->immediate, &r, &json) != 0)
-		goto out;
-	if (r.error || r.notice) {
-		fprintf(r.error ? stderr : stdout, "%s\n", r.error ? r.error : r.notice);
-		goto done;
-	}
-	if (!print(q, &r))
-		goto done;
-	rc = 0;
-	if (!o->immediate && sm_commit_check("Would you like to commit changes?")) {
-		drv_assoc_update_reply_free(&r);
-		json_decref(json);
-		r = (struct drv_assoc_update_reply){0};
-		if (sm_send(conf, q, false, &r, &json) != 0) {
-			rc = 1;
-			goto out;
-		}
-		if (r.error || r.notice) {
-			fprintf(r.error ? stderr : stdout, "%s\n",
-				r.error ? r.error : r.notice);
-			rc = 1;
-		}
-	}
-done:
-	drv_assoc_update_reply_free(&r);
-	json_decref(json);
-out:
-	drv_conf_free(conf);
-	return rc;
-}
 
 /* --- the " Settings" blocks --------------------------------------------------------- */
 
@@ -209,19 +166,93 @@ void sm_print_qos_limits(const struct sm_req *q)
 		       (double)c->usage_factor / 1e6);
 }
 
-/* --- accounts -------------------------------------------------------------------- */
+/* --- what every add shares ---------------------------------------------------------- */
 
-static bool print_accounts(const struct sm_req *q, const struct drv_assoc_update_reply *r)
+/* The head of an add's listing: " Nothing new added." (then false) when
+ * the reply adds no name (nor, with_assocs, association); else head and
+ * the names added, each after label. */
+static bool adding(const struct drv_assoc_update_reply *r, bool with_assocs,
+		   const char *head, const char *label)
 {
-	const struct drv_rec_acct_change *c = &q->m.change;
-	if (!r->n_names && !r->n_assocs) {
+	if (!r->n_names && !(with_assocs && r->n_assocs)) {
 		printf(" Nothing new added.\n");
 		return false;
 	}
 	if (r->n_names) {
-		printf(" Adding Account(s)\n");
+		printf("%s\n", head);
 		for (size_t i = 0; i < r->n_names; i++)
-			printf("  %s\n", r->names[i]);
+			printf("  %s%s\n", label, r->names[i]);
+	}
+	return true;
+}
+
+/* A keyword with the length of its shortest form (sm_kw). */
+struct key {
+	const char *name;
+	size_t min;
+};
+
+/* One word that names no entity; false stops the reading (q->bad set
+ * when it refused the word). */
+typedef bool (*word_f)(struct sm_req *q, const struct sm_word *w,
+		       const struct cli_acct *t);
+
+/* How an entity's add reads its words: a bare word, or one keyed by one
+ * of names, is a name; "where" and "set" alone are skipped (skip_where;
+ * else they are names too); other takes any other word. entity is for
+ * " Need name of %s to add." (NULL: names may lack). */
+struct add_words {
+	const char *entity;
+	bool skip_where;
+	const struct key *names;
+	word_f other;
+};
+
+static bool names_key(const struct sm_word *w, const struct key *keys)
+{
+	for (; keys->name; keys++)
+		if (sm_kw(w->word, w->klen, keys->name, keys->min))
+			return true;
+	return false;
+}
+
+/* Reads an add's words as how says. 0, or 1 after the message of a word
+ * refused or of names missing. */
+static int read_words(struct sm_req *q, const struct cli_acct *t,
+		      const struct add_words *how, int argc, char **argv)
+{
+	struct drv_rec_acct_cond *c = &q->m.cond;
+	for (int i = 0; i < argc; i++) {
+		struct sm_word w;
+		sm_word_split(argv[i], &w);
+		if (!w.value && how->skip_where &&
+		    (sm_kw(w.word, w.klen, "Where", 5) ||
+		     sm_kw(w.word, w.klen, "Set", 3)))
+			continue;
+		if (!w.value || names_key(&w, how->names))
+			sm_list_add(q, &c->names, &c->n_names, &c->has_names,
+				    w.value ? w.value : w.word, false);
+		else if (!how->other(q, &w, t))
+			break;
+	}
+	if (q->bad || q->soft_bad)
+		return 1;
+	if (how->entity && !c->n_names) {
+		fprintf(stderr, " Need name of %s to add.\n", how->entity);
+		return 1;
+	}
+	return 0;
+}
+
+/* --- accounts -------------------------------------------------------------------- */
+
+static bool print_accounts(const struct sm_req *q, const struct drv_assoc_update_reply *r,
+			   const void *arg, bool *failed)
+{
+	const struct drv_rec_acct_change *c = &q->m.change;
+	if (!adding(r, true, " Adding Account(s)", ""))
+		return false;
+	if (r->n_names) {
 		printf(" Settings\n");
 		printf("  Description     = %s\n",
 		       c->description ? c->description : "Account Name");
@@ -239,67 +270,51 @@ static bool print_accounts(const struct sm_req *q, const struct drv_assoc_update
 	return true;
 }
 
+static bool account_word(struct sm_req *q, const struct sm_word *w,
+			 const struct cli_acct *t)
+{
+	struct drv_rec_acct_cond *c = &q->m.cond;
+	if (sm_kw(w->word, w->klen, "Clusters", 1)) {
+		sm_list_add(q, &c->clusters, &c->n_clusters, &c->has_clusters, w->value,
+			    false);
+	} else if (sm_kw(w->word, w->klen, "Description", 1)) {
+		q->m.change.description = sm_value(q, w->value, false);
+		q->rec_user = true;
+	} else if (sm_kw(w->word, w->klen, "Organization", 1)) {
+		q->m.change.organization = sm_value(q, w->value, false);
+		q->rec_user = true;
+	} else if (sm_set_assoc_rec(q, w, t)) {
+		q->rec_assoc = true;
+	} else {
+		sm_unknown_option(q, w);
+	}
+	return true;
+}
+
 static int add_account(const struct sm_opts *o, struct sm_req *q,
 		       const struct cli_acct *t, int argc, char **argv)
 {
-	struct drv_rec_acct_cond *c = &q->m.cond;
-	for (int i = 0; i < argc; i++) {
-		struct sm_word w;
-		sm_word_split(argv[i], &w);
-		const char *k = argv[i];
-		size_t n = w.klen;
-		if (!w.value && (sm_kw(k, n, "Where", 5) || sm_kw(k, n, "Set", 3)))
-			continue;
-		if (!w.value || sm_kw(k, n, "Accounts", 1) || sm_kw(k, n, "Names", 1) ||
-		    sm_kw(k, n, "Acct", 4)) {
-			sm_list_add(q, &c->names, &c->n_names, &c->has_names,
-				    w.value ? w.value : k, false);
-		} else if (sm_kw(k, n, "Clusters", 1)) {
-			sm_list_add(q, &c->clusters, &c->n_clusters, &c->has_clusters,
-				    w.value, false);
-		} else if (sm_kw(k, n, "Description", 1)) {
-			q->m.change.description = sm_value(q, w.value, false);
-			q->rec_user = true;
-		} else if (sm_kw(k, n, "Organization", 1)) {
-			q->m.change.organization = sm_value(q, w.value, false);
-			q->rec_user = true;
-		} else if (sm_set_assoc_rec(q, &w, t)) {
-			q->rec_assoc = true;
-		} else {
-			q->bad = true;
-			fprintf(stderr,
-				" Unknown option: %s\n Use keyword 'where' to modify "
-				"condition\n",
-				argv[i]);
-		}
-	}
-	if (q->bad)
+	static const struct key names[] = {
+	    {"Accounts", 1}, {"Names", 1}, {"Acct", 4}, {NULL, 0}};
+	static const struct add_words how = {"account", true, names, account_word};
+	if (read_words(q, t, &how, argc, argv))
 		return 1;
-	if (!c->n_names) {
-		fprintf(stderr, " Need name of account to add.\n");
-		return 1;
-	}
 	q->limit_set = q->rec_user || q->rec_assoc;
 	if (!q->m.change.parent)
 		q->m.change.parent = "root"; /* printed as Slurm does */
-	return commit(o, q, print_accounts);
+	return sm_run(o, q, print_accounts, NULL);
 }
 
 /* --- users ------------------------------------------------------------------------ */
 
-static bool print_users(const struct sm_req *q, const struct drv_assoc_update_reply *r)
+static bool print_users(const struct sm_req *q, const struct drv_assoc_update_reply *r,
+			const void *arg, bool *failed)
 {
 	const struct drv_rec_acct_change *c = &q->m.change;
-	if (!r->n_names && !r->n_assocs) {
-		printf(" Nothing new added.\n");
+	if (!adding(r, true, " Adding User(s)", ""))
 		return false;
-	}
-	if (r->n_names) {
-		printf(" Adding User(s)\n");
-		for (size_t i = 0; i < r->n_names; i++)
-			printf("  %s\n", r->names[i]);
-		if (c->default_account || c->admin_level)
-			printf(" Settings =\n");
+	if (r->n_names && (c->default_account || c->admin_level)) {
+		printf(" Settings =\n");
 		if (c->default_account)
 			printf("  Default Account = %s\n", c->default_account);
 		if (c->admin_level)
@@ -357,63 +372,54 @@ static bool users_exist(const struct sm_opts *o, const struct sm_req *q,
 	return true;
 }
 
+static bool user_word(struct sm_req *q, const struct sm_word *w, const struct cli_acct *t)
+{
+	const char *k = w->word;
+	size_t n = w->klen;
+	if (sm_kw(k, n, "AdminLevel", 2)) {
+		q->m.change.admin_level = admin_level(w->value);
+	} else if (sm_kw(k, n, "DefaultAccount", 8)) {
+		if (q->m.change.default_account) {
+			fprintf(stderr, " Already listed DefaultAccount %s\n",
+				q->m.change.default_account);
+			q->bad = true;
+		} else {
+			q->m.change.default_account = sm_value(q, w->value, false);
+		}
+	} else if (sm_kw(k, n, "DefaultWCKey", 8) || sm_kw(k, n, "WCKeys", 1)) {
+		/* WCKeys are not tracked */
+	} else if (sm_set_assoc_rec(q, w, t) || sm_set_assoc_cond(q, w)) {
+		q->limit_set = true;
+	} else if (!q->bad) {
+		q->bad = true;
+		fprintf(stderr, " Unknown option: %s\n", k);
+	}
+	return true;
+}
+
 static int add_user(const struct sm_opts *o, struct sm_req *q, const struct cli_acct *t,
 		    int argc, char **argv)
 {
-	struct drv_rec_acct_cond *c = &q->m.cond;
-	for (int i = 0; i < argc; i++) {
-		struct sm_word w;
-		sm_word_split(argv[i], &w);
-		const char *k = argv[i];
-		size_t n = w.klen;
-		if (!w.value || sm_kw(k, n, "Names", 1) || sm_kw(k, n, "Users", 1)) {
-			sm_list_add(q, &c->names, &c->n_names, &c->has_names,
-				    w.value ? w.value : k, false);
-		} else if (sm_kw(k, n, "AdminLevel", 2)) {
-			q->m.change.admin_level = admin_level(w.value);
-		} else if (sm_kw(k, n, "DefaultAccount", 8)) {
-			if (q->m.change.default_account) {
-				fprintf(stderr, " Already listed DefaultAccount %s\n",
-					q->m.change.default_account);
-				q->bad = true;
-				continue;
-			}
-			q->m.change.default_account = sm_value(q, w.value, false);
-		} else if (sm_kw(k, n, "DefaultWCKey", 8) || sm_kw(k, n, "WCKeys", 1)) {
-			continue; /* WCKeys are not tracked */
-		} else if (sm_set_assoc_rec(q, &w, t) || sm_set_assoc_cond(q, &w)) {
-			q->limit_set = true;
-		} else if (!q->bad) {
-			q->bad = true;
-			fprintf(stderr, " Unknown option: %s\n", argv[i]);
-		}
-	}
-	if (q->bad)
+	static const struct key names[] = {{"Names", 1}, {"Users", 1}, {NULL, 0}};
+	static const struct add_words how = {"user", false, names, user_word};
+	if (read_words(q, t, &how, argc, argv))
 		return 1;
-	if (!c->n_names) {
-		fprintf(stderr, " Need name of user to add.\n");
-		return 1;
-	}
-	if (!c->n_accounts && !q->m.change.default_account) {
+	if (!q->m.cond.n_accounts && !q->m.change.default_account) {
 		fprintf(stderr, " Need name of account to add user to.\n");
 		return 1;
 	}
 	if (!users_exist(o, q, t))
 		return 1;
-	return commit(o, q, print_users);
+	return sm_run(o, q, print_users, NULL);
 }
 
 /* --- QOS ---------------------------------------------------------------------------- */
 
-static bool print_qos(const struct sm_req *q, const struct drv_assoc_update_reply *r)
+static bool print_qos(const struct sm_req *q, const struct drv_assoc_update_reply *r,
+		      const void *arg, bool *failed)
 {
-	if (!r->n_names) {
-		printf(" Nothing new added.\n");
+	if (!adding(r, false, " Adding QOS(s)", ""))
 		return false;
-	}
-	printf(" Adding QOS(s)\n");
-	for (size_t i = 0; i < r->n_names; i++)
-		printf("  %s\n", r->names[i]);
 	printf(" Settings\n");
 	printf("  Description    = %s\n", q->m.change.description
 					      ? q->m.change.description
@@ -422,48 +428,34 @@ static bool print_qos(const struct sm_req *q, const struct drv_assoc_update_repl
 	return true;
 }
 
+static bool qos_word(struct sm_req *q, const struct sm_word *w, const struct cli_acct *t)
+{
+	if (!sm_set_qos_rec(q, w, t)) {
+		q->bad = true; /* Slurm says this one on stdout */
+		printf(" Unknown option: %s\n Use keyword 'where' to modify condition\n",
+		       w->word);
+	}
+	return true;
+}
+
 static int add_qos(const struct sm_opts *o, struct sm_req *q, const struct cli_acct *t,
 		   int argc, char **argv)
 {
-	struct drv_rec_acct_cond *c = &q->m.cond;
-	for (int i = 0; i < argc; i++) {
-		struct sm_word w;
-		sm_word_split(argv[i], &w);
-		const char *k = argv[i];
-		size_t n = w.klen;
-		if (!w.value && (sm_kw(k, n, "Where", 5) || sm_kw(k, n, "Set", 3)))
-			continue;
-		if (!w.value || sm_kw(k, n, "Names", 1)) {
-			sm_list_add(q, &c->names, &c->n_names, &c->has_names,
-				    w.value ? w.value : k, false);
-		} else if (!sm_set_qos_rec(q, &w, t)) {
-			q->bad = true; /* Slurm says this one on stdout */
-			printf(" Unknown option: %s\n Use keyword 'where' to modify "
-			       "condition\n",
-			       argv[i]);
-		}
-	}
-	if (q->bad || q->soft_bad)
+	static const struct key names[] = {{"Names", 1}, {NULL, 0}};
+	static const struct add_words how = {"qos", true, names, qos_word};
+	if (read_words(q, t, &how, argc, argv))
 		return 1;
-	if (!c->n_names) {
-		fprintf(stderr, " Need name of qos to add.\n");
-		return 1;
-	}
-	return commit(o, q, print_qos);
+	return sm_run(o, q, print_qos, NULL);
 }
 
 /* --- clusters -------------------------------------------------------------------------
  */
 
-static bool print_clusters(const struct sm_req *q, const struct drv_assoc_update_reply *r)
+static bool print_clusters(const struct sm_req *q, const struct drv_assoc_update_reply *r,
+			   const void *arg, bool *failed)
 {
-	if (!r->n_names) {
-		printf(" Nothing new added.\n");
+	if (!adding(r, false, " Adding Cluster(s)", "Name           = "))
 		return false;
-	}
-	printf(" Adding Cluster(s)\n");
-	for (size_t i = 0; i < r->n_names; i++)
-		printf("  Name           = %s\n", r->names[i]);
 	if (q->limit_set) {
 		printf(" Setting\n");
 		printf("  Default Limits:\n");
@@ -472,36 +464,24 @@ static bool print_clusters(const struct sm_req *q, const struct drv_assoc_update
 	return true;
 }
 
+static bool cluster_word(struct sm_req *q, const struct sm_word *w,
+			 const struct cli_acct *t)
+{
+	if (sm_set_assoc_rec(q, w, t))
+		q->limit_set = true;
+	else if (!q->bad)
+		sm_unknown_option(q, w);
+	return true;
+}
+
 static int add_cluster(const struct sm_opts *o, struct sm_req *q,
 		       const struct cli_acct *t, int argc, char **argv)
 {
+	static const struct key names[] = {{"Names", 1}, {"Clusters", 1}, {NULL, 0}};
+	static const struct add_words how = {"cluster", true, names, cluster_word};
 	struct drv_rec_acct_cond *c = &q->m.cond;
-	for (int i = 0; i < argc; i++) {
-		struct sm_word w;
-		sm_word_split(argv[i], &w);
-		const char *k = argv[i];
-		size_t n = w.klen;
-		if (!w.value && (sm_kw(k, n, "Where", 5) || sm_kw(k, n, "Set", 3)))
-			continue;
-		if (!w.value || sm_kw(k, n, "Names", 1) || sm_kw(k, n, "Clusters", 1)) {
-			sm_list_add(q, &c->names, &c->n_names, &c->has_names,
-				    w.value ? w.value : k, false);
-		} else if (sm_set_assoc_rec(q, &w, t)) {
-			q->limit_set = true;
-		} else if (!q->bad) {
-			q->bad = true;
-			fprintf(stderr,
-				" Unknown option: %s\n Use keyword 'where' to modify "
-				"condition\n",
-				argv[i]);
-		}
-	}
-	if (q->bad)
+	if (read_words(q, t, &how, argc, argv))
 		return 1;
-	if (!c->n_names) {
-		fprintf(stderr, " Need name of cluster to add.\n");
-		return 1;
-	}
 	size_t kept = 0;
 	for (size_t i = 0; i < c->n_names; i++) {
 		if (cli_acct_cluster(t, c->names[i]))
@@ -511,13 +491,14 @@ static int add_cluster(const struct sm_opts *o, struct sm_req *q,
 			c->names[kept++] = c->names[i];
 	}
 	c->n_names = kept;
-	return kept ? commit(o, q, print_clusters) : 1;
+	return kept ? sm_run(o, q, print_clusters, NULL) : 1;
 }
 
 /* --- coordinators ---------------------------------------------------------------------
  */
 
-static bool print_coords(const struct sm_req *q, const struct drv_assoc_update_reply *r)
+static bool print_coords(const struct sm_req *q, const struct drv_assoc_update_reply *r,
+			 const void *arg, bool *failed)
 {
 	const struct drv_rec_acct_cond *c = &q->m.cond;
 	printf(" Adding Coordinator User(s)\n");
@@ -529,28 +510,29 @@ static bool print_coords(const struct sm_req *q, const struct drv_assoc_update_r
 	return r->n_names > 0;
 }
 
-static int add_coord(const struct sm_opts *o, struct sm_req *q, int argc, char **argv)
+static bool coord_word(struct sm_req *q, const struct sm_word *w,
+		       const struct cli_acct *t)
 {
 	struct drv_rec_acct_cond *c = &q->m.cond;
-	for (int i = 0; i < argc; i++) {
-		struct sm_word w;
-		sm_word_split(argv[i], &w);
-		const char *k = argv[i];
-		size_t n = w.klen;
-		if (!w.value && (sm_kw(k, n, "Where", 5) || sm_kw(k, n, "Set", 3)))
-			continue;
-		if (!w.value || sm_kw(k, n, "Names", 1) || sm_kw(k, n, "Users", 1))
-			sm_list_add(q, &c->names, &c->n_names, &c->has_names,
-				    w.value ? w.value : k, false);
-		else if (sm_kw(k, n, "Accounts", 2) || sm_kw(k, n, "Acct", 4))
-			sm_list_add(q, &c->accounts, &c->n_accounts, &c->has_accounts,
-				    w.value, false);
-		else {
-			fprintf(stderr, " Unknown condition: %s\n", argv[i]);
-			return 1;
-		}
+	if (sm_kw(w->word, w->klen, "Accounts", 2) ||
+	    sm_kw(w->word, w->klen, "Acct", 4)) {
+		sm_list_add(q, &c->accounts, &c->n_accounts, &c->has_accounts, w->value,
+			    false);
+		return true;
 	}
-	return commit(o, q, print_coords);
+	fprintf(stderr, " Unknown condition: %s\n", w->word);
+	q->bad = true;
+	return false;
+}
+
+static int add_coord(const struct sm_opts *o, struct sm_req *q, const struct cli_acct *t,
+		     int argc, char **argv)
+{
+	static const struct key names[] = {{"Names", 1}, {"Users", 1}, {NULL, 0}};
+	static const struct add_words how = {NULL, true, names, coord_word};
+	if (read_words(q, t, &how, argc, argv))
+		return 1;
+	return sm_run(o, q, print_coords, NULL);
 }
 
 /* --- the verb
@@ -576,18 +558,12 @@ int sm_add(const struct sm_opts *o, int argc, char **argv)
 			"\"User\"\n");
 		return 1;
 	}
-	struct drv_conf *conf = NULL;
-	struct cli_acct t = {0};
-	struct drv_error err = {""};
-	if (cli_conf_load(&conf) < 0)
+	struct cli_acct t;
+	if (sm_load_tables(
+		&t, NULL, " Problem getting accounts from database.  Contact your admin.",
+		false))
 		return 1;
-	int rc = cli_acct_load(conf, &t, &err);
-	drv_conf_free(conf);
-	if (rc != 0) {
-		fprintf(stderr, " Problem getting accounts from database.  Contact your "
-				"admin.\n");
-		return 1;
-	}
+	int rc;
 	struct sm_req q;
 	sm_req_init(&q, "add", entity);
 	if (!strcmp(entity, "account"))
@@ -599,7 +575,7 @@ int sm_add(const struct sm_opts *o, int argc, char **argv)
 	else if (!strcmp(entity, "cluster"))
 		rc = add_cluster(o, &q, &t, argc - 1, argv + 1);
 	else
-		rc = add_coord(o, &q, argc - 1, argv + 1);
+		rc = add_coord(o, &q, &t, argc - 1, argv + 1);
 	sm_req_fini(&q);
 	cli_acct_fini(&t);
 	return rc;

@@ -18,41 +18,40 @@ struct sm_report {
 	const char *nothing; /* " Nothing modified" / " Nothing deleted" */
 };
 
-/* Prints the reply's sections; false when a section found nothing (Slurm
- * then exits 1), *any when something will change. */
-static bool report(const struct sm_report *rp, const struct drv_assoc_update_reply *r,
-		   bool *any)
+/* One section of the listing: head and the items; nothing (then *failed)
+ * when there are none. */
+static void section(const char *head, const char *const *v, size_t n, const char *nothing,
+		    bool *any, bool *failed)
 {
-	bool ok = true;
-	*any = false;
-	if (rp->names_head) {
-		if (r->n_names) {
-			printf("%s\n", rp->names_head);
-			for (size_t i = 0; i < r->n_names; i++)
-				printf("  %s\n", r->names[i]);
-			*any = true;
-		} else {
-			printf("%s\n", rp->nothing);
-			ok = false;
-		}
+	if (!n) {
+		printf("%s\n", nothing);
+		*failed = true;
+		return;
 	}
-	if (rp->lines_head) {
-		if (r->n_lines) {
-			printf("%s\n", rp->lines_head);
-			for (size_t i = 0; i < r->n_lines; i++)
-				printf("  %s\n", r->lines[i]);
-			*any = true;
-		} else {
-			printf("%s\n", rp->nothing);
-			ok = false;
-		}
-	}
+	printf("%s\n", head);
+	for (size_t i = 0; i < n; i++)
+		printf("  %s\n", v[i]);
+	*any = true;
+}
+
+/* Prints the reply's sections (arg: the struct sm_report); *failed when a
+ * section found nothing (Slurm then exits 1); true when something will
+ * change. */
+static bool report(const struct sm_req *q, const struct drv_assoc_update_reply *r,
+		   const void *arg, bool *failed)
+{
+	const struct sm_report *rp = arg;
+	bool any = false;
+	if (rp->names_head)
+		section(rp->names_head, r->names, r->n_names, rp->nothing, &any, failed);
+	if (rp->lines_head)
+		section(rp->lines_head, r->lines, r->n_lines, rp->nothing, &any, failed);
 	if (rp->orphans_head && r->n_orphans) {
 		printf("%s\n", rp->orphans_head);
 		for (size_t i = 0; i < r->n_orphans; i++)
 			printf("  %s\n", r->orphans[i]);
 	}
-	return ok;
+	return any;
 }
 
 /* Sends q (a dry run unless -i), reports, asks, commits. */
@@ -62,40 +61,7 @@ static int run(const struct sm_opts *o, struct sm_req *q, const struct sm_report
 		printf(" Setting\n  Default Limits:\n"); /* Slurm says first */
 		sm_print_assoc_limits(q);
 	}
-	struct drv_conf *conf = NULL;
-	struct drv_assoc_update_reply r = {0};
-	json_t *json = NULL;
-	bool any = false;
-	if (cli_conf_load(&conf) < 0)
-		return 1;
-	int rc = sm_send(conf, q, !o->immediate, &r, &json);
-	if (rc == 0 && (r.error || r.notice)) {
-		fprintf(r.error ? stderr : stdout, "%s\n", r.error ? r.error : r.notice);
-		rc = 1;
-	} else if (rc == 0) {
-		rc = report(rp, &r, &any) ? 0 : 1;
-	}
-	if (json) {
-		drv_assoc_update_reply_free(&r);
-		json_decref(json);
-	}
-	if (any && !o->immediate &&
-	    sm_commit_check("Would you like to commit changes?")) {
-		r = (struct drv_assoc_update_reply){0};
-		if (sm_send(conf, q, false, &r, &json) != 0) {
-			rc = 1;
-		} else {
-			if (r.error || r.notice) {
-				fprintf(r.error ? stderr : stdout, "%s\n",
-					r.error ? r.error : r.notice);
-				rc = 1;
-			}
-			drv_assoc_update_reply_free(&r);
-			json_decref(json);
-		}
-	}
-	drv_conf_free(conf);
-	return rc;
+	return sm_run(o, q, report, rp);
 }
 
 static char entity_of(const char *e, bool delete)
@@ -200,9 +166,7 @@ static bool set_word(struct sm_req *q, char entity, const struct sm_word *w,
 		return !q->bad;
 	}
 	if (!q->bad)
-		fprintf(stderr,
-			" Unknown option: %s\n Use keyword 'where' to modify condition\n",
-			k);
+		sm_unknown_option(q, w); /* sets q->bad: the command fails either way */
 	return false;
 }
 
@@ -224,17 +188,9 @@ int sm_modify(const struct sm_opts *o, int argc, char **argv)
 			"\"Federation\", \"Job\", \"QOS\", \"Resource\" or \"User\"\n");
 		return 1;
 	}
-	struct drv_conf *conf = NULL;
-	struct cli_acct t = {0};
-	struct drv_error err = {""};
-	if (cli_conf_load(&conf) < 0)
+	struct cli_acct t;
+	if (sm_load_tables(&t, NULL, " Error with request:", true))
 		return 1;
-	int rc = cli_acct_load(conf, &t, &err);
-	drv_conf_free(conf);
-	if (rc != 0) {
-		fprintf(stderr, " Error with request: %s\n", err.text);
-		return 1;
-	}
 	struct sm_req q;
 	const char *name = entity == 'a'   ? "account"
 			   : entity == 'u' ? "user"
@@ -264,7 +220,7 @@ int sm_modify(const struct sm_opts *o, int argc, char **argv)
 		rp.names_head = NULL;
 	if ((entity == 'a' || entity == 'u') && !q.limit_set)
 		rp.lines_head = NULL;
-	rc = 1;
+	int rc = 1;
 	if (ok && !q.bad && q.soft_bad && !rec) {
 		/* Slurm's QOS words leave a bad count unset, then this */
 		fprintf(stderr, " You didn't give me anything to set\n");

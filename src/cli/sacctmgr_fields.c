@@ -166,9 +166,7 @@ static int by_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Names joined by ',' in Slurm's order (sorted), into buf. */
-static const char *joined(const char *const *v, size_t n, bool sort, char *buf,
-			  size_t len)
+const char *sm_joined(const char *const *v, size_t n, bool sort, char *buf, size_t len)
 {
 	const char **copy = calloc(n ? n : 1, sizeof(*copy));
 	size_t used = 0;
@@ -275,7 +273,7 @@ static const char *assoc_value(int id, const struct sm_row *r, char *buf, size_t
 	case F_MAXNODES:
 		return tres_count(&e->max_tres_per_job, DRV_TRES_NODE, buf, len);
 	case F_QOS:
-		return joined(e->qos, e->n_qos, true, buf, len);
+		return sm_joined(e->qos, e->n_qos, true, buf, len);
 	case F_DQOS:
 		return e->default_qos ? e->default_qos : "";
 	default:
@@ -299,11 +297,11 @@ static const char *qos_value(int id, const struct drv_rec_acct_qos *q, char *buf
 		drv_time_fmt_limit(q->grace_time, buf, len);
 		return buf;
 	case F_PREEMPT:
-		return joined(q->preempt, q->n_preempt, true, buf, len);
+		return sm_joined(q->preempt, q->n_preempt, true, buf, len);
 	case F_PREEMPTMODE:
 		return q->preempt_mode;
 	case F_FLAGS:
-		return joined(q->flags, q->n_flags, false, buf, len);
+		return sm_joined(q->flags, q->n_flags, false, buf, len);
 	case F_USAGEFACTOR:
 		snprintf(buf, len, "%f", (double)q->usage_factor / 1000000.0);
 		return buf;
@@ -360,8 +358,8 @@ static const char *entity_value(int id, const struct sm_row *r, char *buf, size_
 		case F_COORD:
 			return r->coords
 				   ? r->coords
-				   : joined(r->user->coord_accounts,
-					    r->user->n_coord_accounts, true, buf, len);
+				   : sm_joined(r->user->coord_accounts,
+					       r->user->n_coord_accounts, true, buf, len);
 		default:
 			break;
 		}

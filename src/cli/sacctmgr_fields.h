@@ -60,6 +60,10 @@ extern const struct cli_field_def sm_fields[];
  * tree). 0, or -1 after Slurm's "Unknown field 'x'". */
 int sm_parse_format(const char *spec, bool tree, struct cli_fields *fl);
 
+/* Names joined by ',' into buf (sorted first when sort, Slurm's order for
+ * lists), cut at len; returns buf. */
+const char *sm_joined(const char *const *v, size_t n, bool sort, char *buf, size_t len);
+
 /* What one row shows; all borrowed, any may be NULL. */
 struct sm_row {
 	const struct cli_acct *t;

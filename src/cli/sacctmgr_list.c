@@ -197,6 +197,27 @@ static void lft_sort(const struct cli_acct *t, const struct drv_rec_acct_assoc *
 		}
 }
 
+/* One row per association of v, each with its limits (inherited ones too
+ * when inherit); with none, r itself with its numbers 0 (as Slurm prints
+ * a user or an account none of whose associations is shown). */
+static void assoc_rows(const struct sm_opts *so, const struct cli_acct *t,
+		       const struct cli_fields *fl, struct sm_row r,
+		       const struct drv_rec_acct_assoc *const *v, size_t n, bool inherit)
+{
+	if (!n) {
+		r.zeros = true;
+		sm_print_row(fl, so->mode, &r);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct cli_acct_eff e;
+		cli_acct_effective(t, v[i], inherit, &e);
+		r.assoc = v[i];
+		r.eff = &e;
+		sm_print_row(fl, so->mode, &r);
+	}
+}
+
 static void coordinated(const struct cli_acct *t, const struct drv_rec_acct_user *u,
 			char *buf, size_t len);
 
@@ -234,17 +255,7 @@ static void user_rows(const struct sm_opts *so, struct sm_list_opts *o,
 			v[n++] = a;
 	}
 	lft_sort(t, v, n);
-	r.zeros = !n; /* none (that matches): Slurm prints the user, numbers 0 */
-	if (!n)
-		sm_print_row(fl, so->mode, &r);
-	r.zeros = false;
-	for (size_t i = 0; i < n; i++) {
-		struct cli_acct_eff e;
-		cli_acct_effective(t, v[i], true, &e);
-		r.assoc = v[i];
-		r.eff = &e;
-		sm_print_row(fl, so->mode, &r);
-	}
+	assoc_rows(so, t, fl, r, v, n, true);
 	free(v);
 }
 
@@ -321,27 +332,17 @@ static void coordinators(const struct cli_acct *t, const char *account, char *bu
 						 used ? "," : "", t->r.users[i].name);
 }
 
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* The accounts u coordinates, sub-accounts included, sorted (user
  * withcoord). */
 static void coordinated(const struct cli_acct *t, const struct drv_rec_acct_user *u,
 			char *buf, size_t len)
 {
 	const char **v = calloc(t->r.n_accounts + 1, sizeof(*v));
-	size_t n = 0, used = 0;
-	buf[0] = '\0';
+	size_t n = 0;
 	for (size_t i = 0; v && i < t->r.n_accounts; i++)
 		if (coordinates(t, u, t->r.accounts[i].name))
 			v[n++] = t->r.accounts[i].name;
-	if (n > 1)
-		qsort(v, n, sizeof(*v), by_name);
-	for (size_t i = 0; i < n && used < len; i++)
-		used +=
-		    (size_t)snprintf(buf + used, len - used, "%s%s", i ? "," : "", v[i]);
+	sm_joined(v, n, true, buf, len);
 	free(v);
 }
 
@@ -356,7 +357,7 @@ static int by_id_desc(const void *a, const void *b)
  * first (the order Slurm's database keeps them in). */
 static void account_rows(const struct sm_opts *so, struct sm_list_opts *o,
 			 const struct cli_acct *t, const struct cli_fields *fl,
-			 struct sm_row *r)
+			 const struct sm_row *r)
 {
 	const struct drv_rec_acct_assoc **v = calloc(t->r.n_assocs + 1, sizeof(*v));
 	size_t n = 0, own = 0;
@@ -374,19 +375,7 @@ static void account_rows(const struct sm_opts *so, struct sm_list_opts *o,
 	}
 	if (n - own > 1)
 		qsort(v + own, n - own, sizeof(*v), by_id_desc);
-	if (!n) { /* an account without associations: itself */
-		r->zeros = true;
-		sm_print_row(fl, so->mode, r);
-		r->zeros = false;
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct cli_acct_eff e;
-		struct sm_row row = *r;
-		cli_acct_effective(t, v[i], !o->wop_limits, &e);
-		row.assoc = v[i];
-		row.eff = &e;
-		sm_print_row(fl, so->mode, &row);
-	}
+	assoc_rows(so, t, fl, *r, v, n, !o->wop_limits);
 	free(v);
 }
 
@@ -567,20 +556,14 @@ static int run(const struct sm_opts *so, struct sm_list_opts *o, char entity)
 {
 	struct drv_conf *conf = NULL;
 	struct cli_acct t;
-	struct drv_error err = {""};
 	if (entity == 'u' && !o->assoc && assoc_conds(o) && !so->immediate &&
 	    !sm_ask("You requested options that are only valid when querying with the "
 		    "withassoc option.\nAre you sure you want to continue?")) {
 		printf("Aborted\n");
 		return 0;
 	}
-	if (cli_conf_load(&conf) < 0)
+	if (sm_load_tables(&t, &conf, " Problem with query.", false))
 		return 1;
-	if (cli_acct_load(conf, &t, &err) != 0) {
-		fprintf(stderr, " Problem with query.\n");
-		drv_conf_free(conf);
-		return 1;
-	}
 	int rc = entity == 'u'	 ? list_users(so, o, &t, conf)
 		 : entity == 'a' ? list_accounts(so, o, &t, conf)
 		 : entity == 's' ? list_assocs(so, o, &t, conf)

@@ -3,7 +3,8 @@
  * "key-=value", comma lists lower-cased, and the values of limits with
  * Slurm's messages for bad ones. Values of the wrong shape that Slurm lets
  * through as 0 (a count "5x", GrpTRES=cpu=x) are refused here: nothing is
- * sent then (docs/compat.md). Also the request's arena and sending it. */
+ * sent then (docs/compat.md). Also the request's arena, ctld's tables
+ * read, and the request sent, shown, asked about and committed (sm_run). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -138,7 +139,7 @@ void sm_word_split(const char *word, struct sm_word *w)
 
 /* --- values -------------------------------------------------------------------- */
 
-static void unknown_option(struct sm_req *q, const struct sm_word *w)
+void sm_unknown_option(struct sm_req *q, const struct sm_word *w)
 {
 	q->bad = true;
 	if (q->in_qos) /* Slurm's QOS words print only the value's error */
@@ -159,7 +160,7 @@ static bool count(struct sm_req *q, const struct sm_word *w, const char *type,
 		if (q->in_qos)
 			q->soft_bad = true;
 		else
-			unknown_option(q, w);
+			sm_unknown_option(q, w);
 		return true;
 	}
 	*out = n < 0 ? -1 : n;
@@ -176,7 +177,7 @@ static bool minutes(struct sm_req *q, const struct sm_word *w, const char *what,
 	if (drv_time_parse_limit(w->value, &secs) < 0) {
 		q->bad = true;
 		fprintf(stderr, " Bad %s time format: %s\n", what, w->word);
-		unknown_option(q, w);
+		sm_unknown_option(q, w);
 		return true;
 	}
 	*out = secs == DRV_INFINITE ? -1 : (secs + 59) / 60;
@@ -191,7 +192,7 @@ static bool tres(struct sm_req *q, const struct sm_word *w, const char **out)
 	struct drv_error err = {""};
 	if (drv_tres_parse(w->value, &t, &err) < 0) {
 		cli_error("%s", err.text);
-		unknown_option(q, w);
+		sm_unknown_option(q, w);
 		return true;
 	}
 	size_t need = drv_tres_format(&t, false, NULL, 0) + 1;
@@ -228,13 +229,13 @@ static bool qos_list(struct sm_req *q, const struct sm_word *w, const struct cli
 			cli_acct_qos_names(t, names, sizeof(names));
 			cli_error("You gave a bad qos '%s'. Valid QOS's are %s", item,
 				  names);
-			unknown_option(q, w);
+			sm_unknown_option(q, w);
 			return true;
 		}
 		if (len && ((op && *has_set) || (!op && (*has_add || *has_del)))) {
 			cli_error("You can't set qos equal to something and then add or "
 				  "subtract from it in the same line");
-			unknown_option(q, w);
+			sm_unknown_option(q, w);
 			return true;
 		}
 		if (len)
@@ -251,6 +252,28 @@ static bool qos_list(struct sm_req *q, const struct sm_word *w, const struct cli
 				    qos ? qos->name : item, true);
 	}
 	return true;
+}
+
+/* The limits associations and QOS both have, read alike; false when w
+ * names none of them. No word matches one of these keywords and another
+ * of either reader, so where a reader asks this changes no word's meaning. */
+static bool shared_limit(struct sm_req *q, const struct sm_word *w)
+{
+	struct drv_rec_acct_change *c = &q->m.change;
+	const char *k = w->word;
+	size_t n = w->klen;
+	if (sm_kw(k, n, "GrpJobs", 4))
+		return count(q, w, "GrpJobs", &c->grp_jobs, &c->has_grp_jobs);
+	if (sm_kw(k, n, "GrpSubmitJobs", 4))
+		return count(q, w, "GrpSubmitJobs", &c->grp_submit_jobs,
+			     &c->has_grp_submit_jobs);
+	if (sm_kw(k, n, "GrpTRES", 7))
+		return tres(q, w, &c->grp_tres);
+	if (sm_kw(k, n, "MaxTRESPerJob", 7))
+		return tres(q, w, &c->max_tres_per_job);
+	if (sm_kw(k, n, "MaxWallDurationPerJob", 4))
+		return minutes(q, w, "MaxWall", &c->max_wall, &c->has_max_wall);
+	return false;
 }
 
 bool sm_set_assoc_rec(struct sm_req *q, const struct sm_word *w, const struct cli_acct *t)
@@ -283,22 +306,13 @@ bool sm_set_assoc_rec(struct sm_req *q, const struct sm_word *w, const struct cl
 		}
 		return count(q, w, "FairShare", &c->shares, &c->has_shares);
 	}
-	if (sm_kw(k, n, "GrpJobs", 4))
-		return count(q, w, "GrpJobs", &c->grp_jobs, &c->has_grp_jobs);
-	if (sm_kw(k, n, "GrpSubmitJobs", 4))
-		return count(q, w, "GrpSubmitJobs", &c->grp_submit_jobs,
-			     &c->has_grp_submit_jobs);
-	if (sm_kw(k, n, "GrpTRES", 7))
-		return tres(q, w, &c->grp_tres);
+	if (shared_limit(q, w))
+		return true;
 	if (sm_kw(k, n, "MaxJobs", 4))
 		return count(q, w, "MaxJobs", &c->max_jobs, &c->has_max_jobs);
 	if (sm_kw(k, n, "MaxSubmitJobs", 4))
 		return count(q, w, "MaxSubmitJobs", &c->max_submit_jobs,
 			     &c->has_max_submit_jobs);
-	if (sm_kw(k, n, "MaxTRESPerJob", 7))
-		return tres(q, w, &c->max_tres_per_job);
-	if (sm_kw(k, n, "MaxWallDurationPerJob", 4))
-		return minutes(q, w, "MaxWall", &c->max_wall, &c->has_max_wall);
 	if (sm_kw(k, n, "Parent", 2)) {
 		c->parent = stripped(q, w->value, strlen(w->value), false);
 		return true;
@@ -417,25 +431,16 @@ static bool qos_rec(struct sm_req *q, const struct sm_word *w, const struct cli_
 		return qos_flags(q, w);
 	if (sm_kw(k, n, "GraceTime", 3))
 		return count(q, w, "GraceTime", &c->grace_time, &c->has_grace_time);
-	if (sm_kw(k, n, "GrpJobs", 4))
-		return count(q, w, "GrpJobs", &c->grp_jobs, &c->has_grp_jobs);
-	if (sm_kw(k, n, "GrpSubmitJobs", 4))
-		return count(q, w, "GrpSubmitJobs", &c->grp_submit_jobs,
-			     &c->has_grp_submit_jobs);
-	if (sm_kw(k, n, "GrpTRES", 7))
-		return tres(q, w, &c->grp_tres);
+	if (shared_limit(q, w))
+		return true;
 	if (sm_kw(k, n, "MaxJobsPerUser", 4) || sm_kw(k, n, "MaxJobsPU", 9))
 		return count(q, w, "MaxJobsPU", &c->max_jobs_per_user,
 			     &c->has_max_jobs_per_user);
 	if (sm_kw(k, n, "MaxSubmitJobsPerUser", 4) || sm_kw(k, n, "MaxSubmitJobsPU", 10))
 		return count(q, w, "MaxSubmitJobsPU", &c->max_submit_jobs_per_user,
 			     &c->has_max_submit_jobs_per_user);
-	if (sm_kw(k, n, "MaxTRESPerJob", 7))
-		return tres(q, w, &c->max_tres_per_job);
 	if (sm_kw(k, n, "MaxTRESPerUser", 11) || sm_kw(k, n, "MaxTRESPU", 9))
 		return tres(q, w, &c->max_tres_per_user);
-	if (sm_kw(k, n, "MaxWallDurationPerJob", 4))
-		return minutes(q, w, "MaxWall", &c->max_wall, &c->has_max_wall);
 	if (sm_kw(k, n, "PreemptMode", 8)) {
 		for (size_t i = 0; preempt_modes[i]; i++)
 			if (!strcasecmp(w->value, preempt_modes[i])) {
@@ -458,8 +463,32 @@ static bool qos_rec(struct sm_req *q, const struct sm_word *w, const struct cli_
 	return false;
 }
 
-/* --- sending --------------------------------------------------------------------------
+/* --- sending and committing --------------------------------------------------------
  */
+
+int sm_load_tables(struct cli_acct *t, struct drv_conf **conf, const char *problem,
+		   bool with_reason)
+{
+	struct drv_conf *c = NULL;
+	struct drv_error err = {""};
+	*t = (struct cli_acct){0};
+	if (cli_conf_load(&c) < 0)
+		return 1;
+	if (cli_acct_load(c, t, &err) != 0) {
+		if (with_reason)
+			fprintf(stderr, "%s %s\n", problem, err.text);
+		else
+			fprintf(stderr, "%s\n", problem);
+		cli_acct_fini(t);
+		drv_conf_free(c);
+		return 1;
+	}
+	if (conf)
+		*conf = c;
+	else
+		drv_conf_free(c);
+	return 0;
+}
 
 int sm_send(const struct drv_conf *conf, struct sm_req *q, bool dry_run,
 	    struct drv_assoc_update_reply *reply, json_t **json)
@@ -496,4 +525,48 @@ int sm_send(const struct drv_conf *conf, struct sm_req *q, bool dry_run,
 		cli_error("%s",
 			  err.text[0] ? err.text : "Unable to contact slurm controller");
 	return 1;
+}
+
+/* Prints a reply's refusal (stderr) or notice (stdout); true when it had one. */
+static bool refused(const struct drv_assoc_update_reply *r)
+{
+	if (!r->error && !r->notice)
+		return false;
+	fprintf(r->error ? stderr : stdout, "%s\n", r->error ? r->error : r->notice);
+	return true;
+}
+
+int sm_run(const struct sm_opts *o, struct sm_req *q, sm_show_f show, const void *arg)
+{
+	struct drv_conf *conf = NULL;
+	struct drv_assoc_update_reply r = {0};
+	json_t *json = NULL;
+	bool any = false, failed = false;
+	if (cli_conf_load(&conf) < 0)
+		return 1;
+	int rc = sm_send(conf, q, !o->immediate, &r, &json);
+	if (rc == 0 && refused(&r)) {
+		rc = 1;
+	} else if (rc == 0) {
+		any = show(q, &r, arg, &failed);
+		rc = any && !failed ? 0 : 1;
+	}
+	if (json) {
+		drv_assoc_update_reply_free(&r);
+		json_decref(json);
+	}
+	if (any && !o->immediate &&
+	    sm_commit_check("Would you like to commit changes?")) {
+		r = (struct drv_assoc_update_reply){0};
+		if (sm_send(conf, q, false, &r, &json) != 0) {
+			rc = 1;
+		} else {
+			if (refused(&r))
+				rc = 1;
+			drv_assoc_update_reply_free(&r);
+			json_decref(json);
+		}
+	}
+	drv_conf_free(conf);
+	return rc;
 }

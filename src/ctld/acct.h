@@ -27,6 +27,7 @@
 struct store;
 struct drv_assoc_update;
 struct drv_rec_acct_change;
+struct drv_rec_acct_cond;
 
 #define ACCT_UNSET (-1)		       /* a count limit that is not set */
 #define ACCT_SHARES_PARENT 2147483647u /* Fairshare=parent */
@@ -219,12 +220,29 @@ int acct_refuse(struct acct_result *r, const char *fmt, ...)
  * r->error set. */
 int acct_update(struct acct_db *db, const char *local_cluster,
 		const struct drv_assoc_update *m, struct acct_result *r);
+/* The same for one verb each (m->action says which). */
 int acct_add(struct acct_db *db, const char *local_cluster,
 	     const struct drv_assoc_update *m, struct acct_result *r);
 int acct_modify(struct acct_db *db, const char *local_cluster,
 		const struct drv_assoc_update *m, struct acct_result *r);
 int acct_delete(struct acct_db *db, const char *local_cluster,
 		const struct drv_assoc_update *m, struct acct_result *r);
+
+/* What one verb does to one kind of entity: c and ch are the request's
+ * cond and change (empty ones where it carries none), local_cluster is
+ * ClusterName; all borrowed. 0, or -EINVAL/-ENOMEM with r->error set. */
+typedef int (*acct_entity_f)(struct acct_db *db, const char *local_cluster,
+			     const struct drv_rec_acct_cond *c,
+			     const struct drv_rec_acct_change *ch, struct acct_result *r);
+struct acct_verb {
+	acct_entity_f account, user, qos, cluster;
+	acct_entity_f other; /* coordinator (the schema allows no other) */
+};
+/* Runs v's handler for m's entity (acct_modify.c): what acct_add,
+ * acct_modify and acct_delete do. Its result. */
+int acct_verb_run(const struct acct_verb *v, struct acct_db *db,
+		  const char *local_cluster, const struct drv_assoc_update *m,
+		  struct acct_result *r);
 
 /* Sets an association's limits from a change (acct_modify.c; also what an
  * add gives a new association). 0, or -EINVAL with r->error. */
@@ -234,6 +252,14 @@ int acct_apply_qos_change(struct acct_db *db, struct acct_qos *q,
 			  const struct drv_rec_acct_change *ch, struct acct_result *r);
 /* Does ch set anything an association holds (limits, shares, QOS, parent)? */
 bool acct_change_has_assoc_fields(const struct drv_rec_acct_change *ch);
+/* The conditions' matching rules (acct_modify.c), for modify and delete.
+ * Is s in the list v of n (compared exactly; a NULL s is in none)? A list
+ * that was not given holds everything. */
+bool acct_listed(const char *const *v, size_t n, bool given, const char *s);
+/* Is the partition (NULL: none, written "") among c's partitions? */
+bool acct_part_listed(const struct drv_rec_acct_cond *c, const char *part);
+/* Is the QOS called name among c's names (any case, as Slurm compares)? */
+bool acct_qos_named(const struct drv_rec_acct_cond *c, const char *name);
 /* An association as Slurm's database names it in modify/delete replies:
  * "C = peer       A = physics of root", "C = peer       A = chem  U = bob". */
 void acct_assoc_line(const struct acct_assoc *a, bool wide_account, char *buf,

@@ -51,6 +51,15 @@ static int no_blank(const struct drv_rec_acct_cond *c, struct acct_result *r)
 
 /* A new association's limits: the change without what is not the
  * association's (the parent is set apart). */
+static int new_limits(struct acct_db *db, struct acct_assoc *a,
+		      const struct drv_rec_acct_change *ch, struct acct_result *r)
+{
+	struct drv_rec_acct_change limits = *ch;
+	limits.parent = NULL;
+	return acct_apply_assoc_change(db, a, &limits, r);
+}
+
+/* A new association with the change's limits, listed as added. */
 static int new_assoc(struct acct_db *db, const char *cluster, const char *account,
 		     const char *user, const char *partition,
 		     const struct drv_rec_acct_change *ch, struct acct_result *r)
@@ -58,13 +67,12 @@ static int new_assoc(struct acct_db *db, const char *cluster, const char *accoun
 	struct acct_assoc *a = acct_add_assoc(db, cluster, account, user, partition);
 	if (!a)
 		return -ENOMEM;
-	struct drv_rec_acct_change limits = *ch;
-	limits.parent = NULL;
-	int rc = acct_apply_assoc_change(db, a, &limits, r);
+	int rc = new_limits(db, a, ch, r);
 	return rc < 0 ? rc : added(r, a);
 }
 
-static int add_account(struct acct_db *db, const struct drv_rec_acct_cond *c,
+static int add_account(struct acct_db *db, const char *local_cluster,
+		       const struct drv_rec_acct_cond *c,
 		       const struct drv_rec_acct_change *ch, struct acct_result *r)
 {
 	const char *parent = ch->parent ? ch->parent : "root";
@@ -121,6 +129,18 @@ static int accounts_of(const struct drv_rec_acct_cond *c,
 	return 0;
 }
 
+/* The default account an add gives a user (accounts: accounts_of's, not
+ * empty): as Slurm's database, the one given, else the first by name. */
+static const char *default_of(const struct acct_strs *accounts,
+			      const struct drv_rec_acct_change *ch)
+{
+	const char *def = accounts->v[0];
+	for (size_t a = 1; !ch->default_account && a < accounts->n; a++)
+		if (strcmp(accounts->v[a], def) < 0)
+			def = accounts->v[a];
+	return def;
+}
+
 static int user_assocs(struct acct_db *db, const char *user, const char *account,
 		       const char *cluster, const struct drv_rec_acct_cond *c,
 		       const struct drv_rec_acct_change *ch, struct acct_result *r)
@@ -142,7 +162,8 @@ static int user_assocs(struct acct_db *db, const char *user, const char *account
 	return rc;
 }
 
-static int add_user(struct acct_db *db, const struct drv_rec_acct_cond *c,
+static int add_user(struct acct_db *db, const char *local_cluster,
+		    const struct drv_rec_acct_cond *c,
 		    const struct drv_rec_acct_change *ch, struct acct_result *r)
 {
 	struct acct_strs accounts = {0}, clusters = {0};
@@ -165,12 +186,7 @@ static int add_user(struct acct_db *db, const struct drv_rec_acct_cond *c,
 		const char *name = c->names[i];
 		struct acct_user *u = acct_find_user(db, name);
 		if (!u) {
-			/* as Slurm's database: the one given, else the first
-			 * account by name */
-			const char *def = accounts.v[0];
-			for (size_t a = 1; !ch->default_account && a < accounts.n; a++)
-				if (strcmp(accounts.v[a], def) < 0)
-					def = accounts.v[a];
+			const char *def = default_of(&accounts, ch);
 			if (!(u = acct_add_user(db, name)) ||
 			    acct_set_str(&u->default_account, def) < 0 ||
 			    acct_strs_add(&r->names, name) < 0) {
@@ -184,11 +200,7 @@ static int add_user(struct acct_db *db, const struct drv_rec_acct_cond *c,
 		} else if (!u->default_account) {
 			/* as slurmdbd: a user with no default gets one with its
 			 * next association */
-			const char *def = accounts.v[0];
-			for (size_t a = 1; a < accounts.n; a++)
-				if (strcmp(accounts.v[a], def) < 0)
-					def = accounts.v[a];
-			rc = acct_set_str(&u->default_account, def);
+			rc = acct_set_str(&u->default_account, default_of(&accounts, ch));
 		}
 		for (size_t a = 0; rc == 0 && a < accounts.n; a++)
 			for (size_t k = 0; rc == 0 && k < clusters.n; k++)
@@ -200,7 +212,8 @@ static int add_user(struct acct_db *db, const struct drv_rec_acct_cond *c,
 	return rc;
 }
 
-static int add_qos(struct acct_db *db, const struct drv_rec_acct_cond *c,
+static int add_qos(struct acct_db *db, const char *local_cluster,
+		   const struct drv_rec_acct_cond *c,
 		   const struct drv_rec_acct_change *ch, struct acct_result *r)
 {
 	int rc = no_blank(c, r);
@@ -219,7 +232,8 @@ static int add_qos(struct acct_db *db, const struct drv_rec_acct_cond *c,
 
 /* A new cluster's tree: root, root's user, and the limits given (those of
  * the cluster are its root association's). */
-static int add_cluster(struct acct_db *db, const struct drv_rec_acct_cond *c,
+static int add_cluster(struct acct_db *db, const char *local_cluster,
+		       const struct drv_rec_acct_cond *c,
 		       const struct drv_rec_acct_change *ch, struct acct_result *r)
 {
 	int rc = no_blank(c, r);
@@ -238,16 +252,15 @@ static int add_cluster(struct acct_db *db, const struct drv_rec_acct_cond *c,
 			    0)
 				return -ENOMEM;
 		}
-		struct drv_rec_acct_change limits = *ch;
-		limits.parent = NULL;
-		rc = acct_apply_assoc_change(db, top, &limits, r);
+		rc = new_limits(db, top, ch, r);
 	}
 	return rc;
 }
 
 /* Coordinators: users (names) of accounts; both must exist. */
-static int add_coord(struct acct_db *db, const struct drv_rec_acct_cond *c,
-		     struct acct_result *r)
+static int add_coord(struct acct_db *db, const char *local_cluster,
+		     const struct drv_rec_acct_cond *c,
+		     const struct drv_rec_acct_change *ch, struct acct_result *r)
 {
 	if (!c->n_names)
 		return acct_fail(r, DRV_RC_ERROR,
@@ -279,18 +292,7 @@ static int add_coord(struct acct_db *db, const struct drv_rec_acct_cond *c,
 int acct_add(struct acct_db *db, const char *local_cluster,
 	     const struct drv_assoc_update *m, struct acct_result *r)
 {
-	static const struct drv_rec_acct_cond none = {0};
-	static const struct drv_rec_acct_change nothing = {0};
-	const struct drv_rec_acct_cond *c = m->has_cond ? &m->cond : &none;
-	const struct drv_rec_acct_change *ch = m->has_change ? &m->change : &nothing;
-	(void)local_cluster;
-	if (!strcmp(m->entity, "account"))
-		return add_account(db, c, ch, r);
-	if (!strcmp(m->entity, "user"))
-		return add_user(db, c, ch, r);
-	if (!strcmp(m->entity, "qos"))
-		return add_qos(db, c, ch, r);
-	if (!strcmp(m->entity, "cluster"))
-		return add_cluster(db, c, ch, r);
-	return add_coord(db, c, r);
+	static const struct acct_verb add = {add_account, add_user, add_qos, add_cluster,
+					     add_coord};
+	return acct_verb_run(&add, db, local_cluster, m, r);
 }

@@ -7,32 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "common/proto.h"
 #include "common/proto_gen.h"
 #include "ctld/acct.h"
 #include "ctld/acct_tree.h"
-
-static bool listed(const char *const *v, size_t n, bool given, const char *s)
-{
-	if (!given)
-		return true;
-	for (size_t i = 0; i < n; i++)
-		if (s && !strcmp(v[i], s))
-			return true;
-	return false;
-}
-
-static bool part_listed(const struct drv_rec_acct_cond *c, const char *part)
-{
-	if (!c->has_partitions)
-		return true;
-	for (size_t i = 0; i < c->n_partitions; i++)
-		if (!strcmp(c->partitions[i], part ? part : ""))
-			return true;
-	return false;
-}
 
 static int by_text(const void *a, const void *b)
 {
@@ -161,6 +140,24 @@ static void remove_doomed(struct acct_db *db, struct doomed *d)
 	}
 }
 
+/* The doomed associations of one kind (accounts' own, or users') into
+ * r->lines, as Slurm's database names and orders them. */
+static int doomed_lines(const struct acct_db *db, const struct doomed *d, bool users,
+			struct acct_result *r)
+{
+	struct acct_assoc **order = acct_lft_order(db);
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < db->n_assocs; i++) {
+		char line[512];
+		if ((order[i]->user != NULL) != users || !doomed(db, d, order[i]))
+			continue;
+		acct_assoc_line(order[i], false, line, sizeof(line));
+		rc = acct_strs_add(&r->lines, line);
+	}
+	free(order);
+	return rc;
+}
+
 static int doomed_init(const struct acct_db *db, struct doomed *d)
 {
 	d->n = db->n_assocs;
@@ -168,8 +165,9 @@ static int doomed_init(const struct acct_db *db, struct doomed *d)
 	return d->gone ? 0 : -ENOMEM;
 }
 
-static int delete_account(struct acct_db *db, const struct drv_rec_acct_cond *c,
-			  struct acct_result *r)
+static int delete_account(struct acct_db *db, const char *local_cluster,
+			  const struct drv_rec_acct_cond *c,
+			  const struct drv_rec_acct_change *ch, struct acct_result *r)
 {
 	struct doomed d;
 	bool *checked = calloc(db->n_assocs + 1, sizeof(*checked));
@@ -180,9 +178,10 @@ static int delete_account(struct acct_db *db, const struct drv_rec_acct_cond *c,
 	for (size_t i = 0; i < db->n_assocs; i++) {
 		const struct acct_assoc *top = db->assocs[i];
 		if (top->user ||
-		    !listed(c->names, c->n_names, c->has_names, top->account) ||
-		    !listed(c->clusters, c->n_clusters, c->has_clusters, top->cluster) ||
-		    !listed(c->parents, c->n_parents, c->has_parents, top->parent))
+		    !acct_listed(c->names, c->n_names, c->has_names, top->account) ||
+		    !acct_listed(c->clusters, c->n_clusters, c->has_clusters,
+				 top->cluster) ||
+		    !acct_listed(c->parents, c->n_parents, c->has_parents, top->parent))
 			continue;
 		if (!strcmp(top->account, "root")) {
 			free(d.gone);
@@ -206,21 +205,13 @@ static int delete_account(struct acct_db *db, const struct drv_rec_acct_cond *c,
 		free(d.gone);
 		return rc;
 	}
-	/* the account associations that go, as Slurm's database names them
-	 * (sacctmgr prints them when clusters were named) */
-	struct acct_assoc **order = acct_lft_order(db);
-	for (size_t i = 0; rc == 0 && i < db->n_assocs; i++) {
-		char line[512];
-		if (order[i]->user || !doomed(db, &d, order[i]))
-			continue;
-		acct_assoc_line(order[i], false, line, sizeof(line));
-		rc = acct_strs_add(&r->lines, line);
-	}
-	free(order);
+	/* the account associations that go (sacctmgr prints them when
+	 * clusters were named) */
+	rc = doomed_lines(db, &d, false, r);
 	/* the accounts named whose every association goes */
 	for (size_t i = db->n_accounts; rc == 0 && i > 0; i--) {
 		struct acct_account *a = db->accounts[i - 1];
-		bool named = listed(c->names, c->n_names, c->has_names, a->name);
+		bool named = acct_listed(c->names, c->n_names, c->has_names, a->name);
 		bool any = false, kept = false;
 		for (size_t k = 0; k < db->n_assocs; k++)
 			if (!db->assocs[k]->user &&
@@ -246,8 +237,9 @@ static int delete_account(struct acct_db *db, const struct drv_rec_acct_cond *c,
 /* Without account, cluster or partition conditions a user goes whole;
  * with them only the associations they select, and a user left with none
  * goes too (Slurm's "Deleting users (No Associations)"). */
-static int delete_user(struct acct_db *db, const struct drv_rec_acct_cond *c,
-		       struct acct_result *r)
+static int delete_user(struct acct_db *db, const char *local_cluster,
+		       const struct drv_rec_acct_cond *c,
+		       const struct drv_rec_acct_change *ch, struct acct_result *r)
 {
 	bool whole = !c->has_accounts && !c->has_clusters && !c->has_partitions;
 	struct doomed d;
@@ -255,25 +247,20 @@ static int delete_user(struct acct_db *db, const struct drv_rec_acct_cond *c,
 		return -ENOMEM;
 	for (size_t i = 0; i < db->n_assocs; i++) {
 		const struct acct_assoc *a = db->assocs[i];
-		d.gone[i] =
-		    a->user && listed(c->names, c->n_names, c->has_names, a->user) &&
-		    listed(c->accounts, c->n_accounts, c->has_accounts, a->account) &&
-		    listed(c->clusters, c->n_clusters, c->has_clusters, a->cluster) &&
-		    part_listed(c, a->partition);
+		d.gone[i] = a->user &&
+			    acct_listed(c->names, c->n_names, c->has_names, a->user) &&
+			    acct_listed(c->accounts, c->n_accounts, c->has_accounts,
+					a->account) &&
+			    acct_listed(c->clusters, c->n_clusters, c->has_clusters,
+					a->cluster) &&
+			    acct_part_listed(c, a->partition);
 	}
 	int rc = whole ? 0 : check_defaults(db, &d, NULL, true, r);
-	struct acct_assoc **order = acct_lft_order(db);
-	for (size_t i = 0; rc == 0 && !whole && i < db->n_assocs; i++) {
-		char line[512];
-		if (!doomed(db, &d, order[i]))
-			continue;
-		acct_assoc_line(order[i], false, line, sizeof(line));
-		rc = acct_strs_add(&r->lines, line);
-	}
-	free(order);
+	if (rc == 0 && !whole)
+		rc = doomed_lines(db, &d, true, r);
 	for (size_t i = db->n_users; rc == 0 && i > 0; i--) {
 		struct acct_user *u = db->users[i - 1];
-		if (!listed(c->names, c->n_names, c->has_names, u->name) ||
+		if (!acct_listed(c->names, c->n_names, c->has_names, u->name) ||
 		    !strcmp(u->name, "root"))
 			continue;
 		if (whole || !keeps(db, &d, u->name, NULL)) {
@@ -308,15 +295,13 @@ static int forget_qos(struct acct_db *db, const char *name)
 	return 0;
 }
 
-static int delete_qos(struct acct_db *db, const struct drv_rec_acct_cond *c,
-		      struct acct_result *r)
+static int delete_qos(struct acct_db *db, const char *local_cluster,
+		      const struct drv_rec_acct_cond *c,
+		      const struct drv_rec_acct_change *ch, struct acct_result *r)
 {
 	for (size_t i = db->n_qos; i > 0; i--) {
 		struct acct_qos *q = db->qos[i - 1];
-		bool named = !c->has_names;
-		for (size_t k = 0; k < c->n_names; k++)
-			named |= !strcasecmp(c->names[k], q->name);
-		if (!named)
+		if (!acct_qos_named(c, q->name))
 			continue;
 		if (!strcmp(q->name, "normal"))
 			return acct_fail(r, DRV_RC_ERROR,
@@ -330,11 +315,12 @@ static int delete_qos(struct acct_db *db, const struct drv_rec_acct_cond *c,
 }
 
 static int delete_cluster(struct acct_db *db, const char *local_cluster,
-			  const struct drv_rec_acct_cond *c, struct acct_result *r)
+			  const struct drv_rec_acct_cond *c,
+			  const struct drv_rec_acct_change *ch, struct acct_result *r)
 {
 	for (size_t i = db->n_clusters; i > 0; i--) {
 		struct acct_cluster *cl = db->clusters[i - 1];
-		if (!listed(c->names, c->n_names, c->has_names, cl->name))
+		if (!acct_listed(c->names, c->n_names, c->has_names, cl->name))
 			continue;
 		if (!strcmp(cl->name, local_cluster))
 			return acct_fail(
@@ -353,20 +339,22 @@ static int delete_cluster(struct acct_db *db, const char *local_cluster,
 	return 0;
 }
 
-static int delete_coord(struct acct_db *db, const struct drv_rec_acct_cond *c,
-			struct acct_result *r)
+static int delete_coord(struct acct_db *db, const char *local_cluster,
+			const struct drv_rec_acct_cond *c,
+			const struct drv_rec_acct_change *ch, struct acct_result *r)
 {
 	if (!c->n_names && !c->n_accounts)
 		return acct_fail(r, DRV_RC_ERROR,
 				 " You need to specify a user list here.");
 	for (size_t i = 0; i < db->n_users; i++) {
 		struct acct_user *u = db->users[i];
-		if (!listed(c->names, c->n_names, c->has_names, u->name))
+		if (!acct_listed(c->names, c->n_names, c->has_names, u->name))
 			continue;
 		for (size_t k = u->coord.n; k > 0; k--) {
 			char line[512];
 			const char *acct = u->coord.v[k - 1];
-			if (!listed(c->accounts, c->n_accounts, c->has_accounts, acct))
+			if (!acct_listed(c->accounts, c->n_accounts, c->has_accounts,
+					 acct))
 				continue;
 			snprintf(line, sizeof(line), "U = %-9s A = %-10s", u->name, acct);
 			if (acct_strs_add(&r->lines, line) < 0)
@@ -380,17 +368,9 @@ static int delete_coord(struct acct_db *db, const struct drv_rec_acct_cond *c,
 int acct_delete(struct acct_db *db, const char *local_cluster,
 		const struct drv_assoc_update *m, struct acct_result *r)
 {
-	static const struct drv_rec_acct_cond none = {0};
-	const struct drv_rec_acct_cond *c = m->has_cond ? &m->cond : &none;
-	if (!strcmp(m->entity, "account"))
-		return delete_account(db, c, r);
-	if (!strcmp(m->entity, "user"))
-		return delete_user(db, c, r);
-	if (!strcmp(m->entity, "qos"))
-		return delete_qos(db, c, r);
-	if (!strcmp(m->entity, "cluster"))
-		return delete_cluster(db, local_cluster, c, r);
-	return delete_coord(db, c, r);
+	static const struct acct_verb delete = {delete_account, delete_user, delete_qos,
+						delete_cluster, delete_coord};
+	return acct_verb_run(&delete, db, local_cluster, m, r);
 }
 
 int acct_update(struct acct_db *db, const char *local_cluster,

@@ -1,7 +1,9 @@
 /* acct_modify.c — sacctmgr modify: accounts, users, QOS and clusters, and
- * the pieces adds share (a change applied to an association or a QOS, the
- * lines Slurm's database names associations by). Works on a copy of the
- * tables (acct.h): on any refusal the caller drops the copy. */
+ * the pieces add and delete share (a request routed to its verb's handler
+ * for its entity, a change applied to an association or a QOS, the lines
+ * Slurm's database names associations by, the conditions' matching rules).
+ * Works on a copy of the tables (acct.h): on any refusal the caller drops
+ * the copy. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -54,6 +56,22 @@ int acct_refuse(struct acct_result *r, const char *fmt, ...)
 	int ret = vset(&r->notice, fmt, ap);
 	va_end(ap);
 	return ret;
+}
+
+int acct_verb_run(const struct acct_verb *v, struct acct_db *db,
+		  const char *local_cluster, const struct drv_assoc_update *m,
+		  struct acct_result *r)
+{
+	static const struct drv_rec_acct_cond none = {0};
+	static const struct drv_rec_acct_change nothing = {0};
+	const struct drv_rec_acct_cond *c = m->has_cond ? &m->cond : &none;
+	const struct drv_rec_acct_change *ch = m->has_change ? &m->change : &nothing;
+	acct_entity_f f = !strcmp(m->entity, "account")	  ? v->account
+			  : !strcmp(m->entity, "user")	  ? v->user
+			  : !strcmp(m->entity, "qos")	  ? v->qos
+			  : !strcmp(m->entity, "cluster") ? v->cluster
+							  : v->other;
+	return f(db, local_cluster, c, ch, r);
 }
 
 void acct_assoc_line(const struct acct_assoc *a, bool wide_account, char *buf, size_t len)
@@ -332,11 +350,9 @@ int acct_apply_qos_change(struct acct_db *db, struct acct_qos *q,
 	return rc;
 }
 
-/* --- the matching rules ----------------------------------------------------------- */
+/* --- the matching rules (modify and delete) ------------------------------------- */
 
-/* Is s in the list (any case for names Slurm compares so)? A list that was
- * not given holds everything. */
-static bool listed(const char *const *v, size_t n, bool given, const char *s)
+bool acct_listed(const char *const *v, size_t n, bool given, const char *s)
 {
 	if (!given)
 		return true;
@@ -346,8 +362,7 @@ static bool listed(const char *const *v, size_t n, bool given, const char *s)
 	return false;
 }
 
-/* Is the partition in the list ("" stands for none)? */
-static bool part_listed(const struct drv_rec_acct_cond *c, const char *part)
+bool acct_part_listed(const struct drv_rec_acct_cond *c, const char *part)
 {
 	if (!c->has_partitions)
 		return true;
@@ -355,6 +370,14 @@ static bool part_listed(const struct drv_rec_acct_cond *c, const char *part)
 		if (!strcmp(c->partitions[i], part ? part : ""))
 			return true;
 	return false;
+}
+
+bool acct_qos_named(const struct drv_rec_acct_cond *c, const char *name)
+{
+	bool named = !c->has_names;
+	for (size_t k = 0; k < c->n_names; k++)
+		named |= !strcasecmp(c->names[k], name);
+	return named;
 }
 
 /* Associations' kids (direct children) newest first: the order Slurm's
@@ -428,16 +451,18 @@ static struct acct_assoc **select_assocs(const struct acct_db *db,
 	for (size_t i = 0; i < db->n_assocs; i++) {
 		struct acct_assoc *a = order[i];
 		bool ok =
-		    users ? a->user &&
-				listed(c->names, c->n_names, c->has_names, a->user) &&
-				listed(c->accounts, c->n_accounts, c->has_accounts,
-				       a->account)
-			  : !a->user &&
-				listed(c->names, c->n_names, c->has_names, a->account);
+		    users
+			? a->user &&
+			      acct_listed(c->names, c->n_names, c->has_names, a->user) &&
+			      acct_listed(c->accounts, c->n_accounts, c->has_accounts,
+					  a->account)
+			: !a->user &&
+			      acct_listed(c->names, c->n_names, c->has_names, a->account);
 		ok = ok &&
-		     listed(c->clusters, c->n_clusters, c->has_clusters, a->cluster) &&
-		     part_listed(c, a->partition) &&
-		     listed(c->parents, c->n_parents, c->has_parents, a->parent);
+		     acct_listed(c->clusters, c->n_clusters, c->has_clusters,
+				 a->cluster) &&
+		     acct_part_listed(c, a->partition) &&
+		     acct_listed(c->parents, c->n_parents, c->has_parents, a->parent);
 		if (ok)
 			order[k++] = a;
 	}
@@ -447,13 +472,14 @@ static struct acct_assoc **select_assocs(const struct acct_db *db,
 
 /* --- sacctmgr modify ---------------------------------------------------------------- */
 
-static int modify_account(struct acct_db *db, const struct drv_rec_acct_cond *c,
+static int modify_account(struct acct_db *db, const char *local_cluster,
+			  const struct drv_rec_acct_cond *c,
 			  const struct drv_rec_acct_change *ch, struct acct_result *r)
 {
 	if (ch->description || ch->organization)
 		for (size_t i = 0; i < db->n_accounts; i++) {
 			struct acct_account *a = db->accounts[i];
-			if (!listed(c->names, c->n_names, c->has_names, a->name))
+			if (!acct_listed(c->names, c->n_names, c->has_names, a->name))
 				continue;
 			if ((ch->description &&
 			     acct_set_str(&a->description, ch->description)) ||
@@ -507,7 +533,8 @@ static int set_default_account(const struct acct_db *db, struct acct_user **user
 	return rc;
 }
 
-static int modify_user(struct acct_db *db, const struct drv_rec_acct_cond *c,
+static int modify_user(struct acct_db *db, const char *local_cluster,
+		       const struct drv_rec_acct_cond *c,
 		       const struct drv_rec_acct_change *ch, struct acct_result *r)
 {
 	if (ch->default_account || ch->admin_level) {
@@ -516,8 +543,8 @@ static int modify_user(struct acct_db *db, const struct drv_rec_acct_cond *c,
 		if (!v)
 			return -ENOMEM;
 		for (size_t i = 0; i < db->n_users; i++)
-			if (listed(c->names, c->n_names, c->has_names,
-				   db->users[i]->name))
+			if (acct_listed(c->names, c->n_names, c->has_names,
+					db->users[i]->name))
 				v[n++] = db->users[i];
 		int rc = ch->default_account
 			     ? set_default_account(db, v, n, ch->default_account, r)
@@ -542,15 +569,13 @@ static int modify_user(struct acct_db *db, const struct drv_rec_acct_cond *c,
 	return rc;
 }
 
-static int modify_qos(struct acct_db *db, const struct drv_rec_acct_cond *c,
+static int modify_qos(struct acct_db *db, const char *local_cluster,
+		      const struct drv_rec_acct_cond *c,
 		      const struct drv_rec_acct_change *ch, struct acct_result *r)
 {
 	for (size_t i = 0; i < db->n_qos; i++) {
 		struct acct_qos *q = db->qos[i];
-		bool named = !c->has_names;
-		for (size_t k = 0; k < c->n_names; k++)
-			named |= !strcasecmp(c->names[k], q->name);
-		if (!named)
+		if (!acct_qos_named(c, q->name))
 			continue;
 		int rc = acct_apply_qos_change(db, q, ch, r);
 		if (rc == 0)
@@ -562,7 +587,8 @@ static int modify_qos(struct acct_db *db, const struct drv_rec_acct_cond *c,
 }
 
 /* A cluster's limits are those of its root association. */
-static int modify_cluster(struct acct_db *db, const struct drv_rec_acct_cond *c,
+static int modify_cluster(struct acct_db *db, const char *local_cluster,
+			  const struct drv_rec_acct_cond *c,
 			  const struct drv_rec_acct_change *ch, struct acct_result *r)
 {
 	if (ch->parent)
@@ -575,7 +601,7 @@ static int modify_cluster(struct acct_db *db, const struct drv_rec_acct_cond *c,
 	for (size_t i = 0; i < db->n_clusters; i++) {
 		const char *name = db->clusters[i]->name;
 		struct acct_assoc *top = acct_find_assoc(db, name, "root", NULL, NULL);
-		if (top && listed(c->names, c->n_names, c->has_names, name))
+		if (top && acct_listed(c->names, c->n_names, c->has_names, name))
 			v[n++] = top;
 	}
 	int rc = modify_assocs(db, v, n, ch, r);
@@ -583,25 +609,22 @@ static int modify_cluster(struct acct_db *db, const struct drv_rec_acct_cond *c,
 	return rc;
 }
 
-int acct_modify(struct acct_db *db, const char *local_cluster,
-		const struct drv_assoc_update *m, struct acct_result *r)
+/* sacctmgr modify coordinator: Slurm has no such thing. */
+static int modify_other(struct acct_db *db, const char *local_cluster,
+			const struct drv_rec_acct_cond *c,
+			const struct drv_rec_acct_change *ch, struct acct_result *r)
 {
-	static const struct drv_rec_acct_cond none = {0};
-	static const struct drv_rec_acct_change nothing = {0};
-	const struct drv_rec_acct_cond *c = m->has_cond ? &m->cond : &none;
-	const struct drv_rec_acct_change *ch = m->has_change ? &m->change : &nothing;
-	(void)local_cluster;
-	if (!strcmp(m->entity, "account"))
-		return modify_account(db, c, ch, r);
-	if (!strcmp(m->entity, "user"))
-		return modify_user(db, c, ch, r);
-	if (!strcmp(m->entity, "qos"))
-		return modify_qos(db, c, ch, r);
-	if (!strcmp(m->entity, "cluster"))
-		return modify_cluster(db, c, ch, r);
 	return acct_fail(
 	    r, DRV_RC_NOT_SUPPORTED,
 	    "No valid entity in modify command\n"
 	    "Input line must include \"Account\", \"Cluster\", \"Federation\", "
 	    "\"Job\", \"QOS\", \"Resource\" or \"User\"");
+}
+
+int acct_modify(struct acct_db *db, const char *local_cluster,
+		const struct drv_assoc_update *m, struct acct_result *r)
+{
+	static const struct acct_verb modify = {modify_account, modify_user, modify_qos,
+						modify_cluster, modify_other};
+	return acct_verb_run(&modify, db, local_cluster, m, r);
 }

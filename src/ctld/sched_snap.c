@@ -235,6 +235,7 @@ int snap_begin(struct ctld *c, struct snap *s, int64_t now)
 	s->s.lics = s->lics;
 	s->s.policy = sched_policy_get(c);
 	s->s.n_lics = (uint32_t)c->conf->n_licenses;
+	snap_overbooked(c, s);
 	return 0;
 }
 

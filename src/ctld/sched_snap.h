@@ -63,6 +63,10 @@ int snap_add_pending(struct ctld *c, struct snap *s, struct job *j, const uint32
 /* Finishes s once every pending job is added; plans may be NULL. */
 void snap_end(struct snap *s, const struct sched_plans *plans);
 void snap_free(struct snap *s);
+/* sched_overbook.c: running jobs that overbook a node (after an admin
+ * change) make it take no new work instead of failing the pass; a
+ * license's total is at least what they use. Called by snap_begin. */
+void snap_overbooked(struct ctld *c, struct snap *s);
 
 /* --- sched_policy.c: the policy's tables as the scheduler reads them ----- */
 /* The snapshot's policy, built again when the tables changed since

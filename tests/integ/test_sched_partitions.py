@@ -163,3 +163,25 @@ def test_memory_over_max_mem_per_node_refused(make_cluster):
     assert c.job_ids() == []
     jid = c.sbatch("-p", "small", "--mem=100", "--wrap", "true")
     assert c.wait_done(jid)["JobState"] == "COMPLETED"
+
+
+def test_overbooked_node_takes_no_work_but_others_schedule(make_cluster):
+    """A partition changed from FORCE to NO under two jobs sharing a CPU:
+    their node takes nothing new until they end, the rest of the cluster
+    goes on scheduling."""
+    c = cluster(make_cluster, nodes=2, cpus=1)
+    c.ok("scontrol", "create", "PartitionName=shared", "Nodes=n1",
+         "OverSubscribe=FORCE:2")
+    a = c.sbatch("-p", "shared", "--wrap", hold_until_go(c))
+    b = c.sbatch("-p", "shared", "--wrap", hold_until_go(c))
+    c.wait_state(a, "RUNNING")
+    c.wait_state(b, "RUNNING")
+    c.ok("scontrol", "update", "PartitionName=shared", "OverSubscribe=NO")
+    elsewhere = c.sbatch("-w", "n2", "--wrap", "true")
+    assert c.wait_done(elsewhere)["JobState"] == "COMPLETED"
+    here = c.sbatch("-p", "shared", "--wrap", "true")
+    wait_for(lambda: c.show_job(here).get("Reason") == "Resources", 20,
+             what="a job for the overbooked node waiting")
+    assert "refused the snapshot" not in c.log()
+    (c.work / "go").touch()
+    assert c.wait_done(here)["JobState"] == "COMPLETED"

@@ -135,8 +135,9 @@ def test_finished_job_can_be_requeued(make_cluster):
     assert c.wait_done(jid)["JobState"] == "COMPLETED"
     later = c.sbatch("-H", "--wrap", "true")
     # the requeue in a later second than `later`'s submit, for the order below
+    # (with a margin: ctld's time() reads the coarse clock, a tick behind)
     second = int(time.time())
-    wait_for(lambda: int(time.time()) > second, 3, 0.05, what="the next second")
+    wait_for(lambda: time.time() > second + 1.05, 3, 0.05, what="the next second")
     c.ok("scontrol", "requeue", str(jid))
     job = c.wait_done(jid, 30)
     assert job["JobState"] == "COMPLETED" and job["Restarts"] == "1", job

@@ -479,6 +479,37 @@ static void dump_world(const struct world *w)
 	}
 }
 
+/* PROP_DIGEST=1: a digest of every decision of every pass (FNV-1a over
+ * decisions, allocations, CPU ids and GPU units), printed per test, so
+ * that a faster scheduler can be checked to decide exactly as before. */
+static uint64_t digest = 1469598103934665603ULL;
+
+static void fnv(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++)
+		digest = (digest ^ b[i]) * 1099511628211ULL;
+}
+
+static void digest_result(const struct fx *f, const struct sched_result *res)
+{
+	for (uint32_t i = 0; i < res->n_decisions; i++) {
+		const struct sched_decision *d = &res->decisions[i];
+		int64_t v[] = {d->index, d->job_id,	d->verdict, d->reason, d->part,
+			       d->start, d->time_limit, d->alloc_n, d->lacks};
+		fnv(v, sizeof(v));
+		for (uint32_t k = 0; k < d->alloc_n; k++) {
+			const struct sched_alloc *a = &res->allocs[d->alloc_off + k];
+			const struct sched_node *n = &f->nodes[a->node];
+			uint64_t u[] = {a->node, a->cpus, a->tasks, a->mem};
+			fnv(u, sizeof(u));
+			fnv(a->cpu_ids, SCHED_WORDS(n->n_cpus) * sizeof(uint64_t));
+			if (a->gpu_units)
+				fnv(a->gpu_units, n->n_gpus * sizeof(uint32_t));
+		}
+	}
+}
+
 /* Runs one pass of kind over the world, checks it and applies its starts;
  * NULL, or what went wrong. */
 static const char *one_pass(struct world *w, enum sched_pass_kind kind,
@@ -492,6 +523,7 @@ static const char *one_pass(struct world *w, enum sched_pass_kind kind,
 	if (sched_run(&f->snap, &f->par, res) < 0)
 		return "a pass failed";
 	trace(w, bf ? "backfill" : "quick", res);
+	digest_result(f, res);
 	const char *what = over(f, h, holds_of(f, res, h, bf));
 	if (what)
 		return what;
@@ -542,6 +574,8 @@ static void run_worlds(uint64_t first, uint32_t n, int64_t res, bool time_min)
 		assert_null(err);
 		fx_free(w.f);
 	}
+	if (getenv("PROP_DIGEST"))
+		fprintf(stderr, "digest %016llx\n", (unsigned long long)digest);
 }
 
 static void backfill_never_delays_a_plan_nor_overcommits(void **state)

@@ -22,8 +22,10 @@ struct leaf_key {
 
 struct leaf_class {
 	struct leaf_key key;
-	uint32_t id;
-	struct leaf_entry *node; /* n_nodes, calloc'ed when first needed */
+	uint32_t id, m;		 /* m: nodes of its partition */
+	struct leaf_entry *node; /* m, by position in the partition's order;
+				  * calloc'ed when first needed */
+	uint32_t *first;	 /* m: first leaves, or NULL (leaf_class_first) */
 	struct leaf_class *next;
 };
 
@@ -95,6 +97,7 @@ int leaf_class_of(struct pass *c, struct shape *s)
 	}
 	lc->key = k;
 	lc->id = c->n_classes;
+	lc->m = s->m;
 	c->class_list[c->n_classes++] = lc;
 	lc->next = *slot;
 	*slot = lc;
@@ -102,45 +105,96 @@ int leaf_class_of(struct pass *c, struct shape *s)
 	return 0;
 }
 
-/* What node is known to give class lc from t on. An entry made before
- * the node changed still holds when it says "not before at" (what is added
- * only delays), or when it says "fits at at" and nothing added since
- * touches that window. */
-const struct leaf_entry *leaf_cache_get(const struct pass *c, uint32_t node, uint32_t lc,
-					uint32_t t)
+/* An entry that says "fits at t", made at an older version of the node:
+ * still true when what was added since over the window took no more than
+ * the node had to spare (what is added elsewhere in time changes
+ * nothing); the spare shrinks by it and the task count is asked again. */
+static bool still_fits(struct pass *c, const struct shape *s, uint32_t node,
+		       struct leaf_entry *e, uint32_t version)
 {
-	struct leaf_class *cl = c->class_list[lc];
-	if (!cl->node)
-		return NULL;
-	struct leaf_entry *e = &cl->node[node];
-	uint32_t version = c->prof.np[node].version, n;
-	if (!e->lc || e->from > t || t > e->at)
-		return NULL;
-	if (e->version != version && e->fits) {
-		struct spare added;
-		bool excl;
-		prof_added(&c->prof, node, e->version, c->prof.now + e->at, cl->key.len,
-			   &added, &n, &excl);
-		if (n)
-			return NULL;
-	}
+	struct spare add, *sp = &e->spare;
+	uint32_t n;
+	bool excl;
+	prof_added(&c->prof, node, e->version, c->prof.now + e->at, s->len, &add, &n,
+		   &excl);
 	e->version = version;
-	return e;
+	if (!n)
+		return true;
+	if (excl || s->view.excl || add.cpus > sp->cpus || add.mem > sp->mem ||
+	    add.gpus > sp->gpus) {
+		e->state = LEAF_BOUND; /* it does not fit before at: still true */
+		return false;
+	}
+	sp->cpus -= add.cpus;
+	sp->gpus -= add.gpus;
+	sp->mem -= sp->mem == UINT32_MAX ? 0 : add.mem;
+	e->cap = 0;
+	return true;
 }
 
-void leaf_cache_put(struct pass *c, uint32_t node, const struct leaf_entry *in)
+/* An entry from `from` holds for any t in [from, at): what is added only
+ * delays a fit; at `at` itself only when it fits and still does. */
+uint32_t leaf_cache_ask(struct pass *c, const struct shape *s, uint32_t pos, uint32_t t,
+			uint32_t *cap)
 {
-	struct leaf_class *lc = c->class_list[in->lc - 1];
-	if (!lc->node) /* calloc: untouched pages cost nothing */
-		lc->node = calloc(c->prof.n_nodes + 1, sizeof(*lc->node));
-	if (lc->node) /* else only slower */
-		lc->node[node] = *in;
+	struct leaf_class *cl = c->class_list[s->lc];
+	struct leaf_entry *e = cl->node ? &cl->node[pos] : NULL;
+	if (!e || e->state == LEAF_EMPTY || e->from > t || t > e->at)
+		return LEAF_UNKNOWN;
+	if (t < e->at)
+		return e->at;
+	uint32_t node = s->order[pos], version = c->prof.np[node].version;
+	if (e->state != LEAF_FITS ||
+	    (e->version != version && !still_fits(c, s, node, e, version)))
+		return LEAF_UNKNOWN;
+	*cap = e->cap;
+	return t;
+}
+
+void leaf_cache_put(struct pass *c, const struct shape *s, uint32_t pos,
+		    const struct leaf_entry *in)
+{
+	struct leaf_class *cl = c->class_list[s->lc];
+	if (!cl->node) /* calloc: untouched pages cost nothing */
+		cl->node = calloc(cl->m + 1, sizeof(*cl->node));
+	if (cl->node) /* else only slower */
+		cl->node[pos] = *in;
+}
+
+/* Nothing but the class decides whether a node may serve a shape without
+ * -x, --tmp or -C, and its first bound. */
+static bool plain(const struct shape *s)
+{
+	const struct sched_req *r = s->req;
+	return !r->n_exc_nodes && !r->min_tmp && !r->constraint;
+}
+
+uint32_t *leaf_class_first(struct pass *c, const struct shape *s)
+{
+	struct leaf_class *cl = c->class_list[s->lc];
+	if (!plain(s))
+		return NULL;
+	if (cl->first)
+		return cl->first;
+	cl->first = malloc((cl->m + 1) * sizeof(*cl->first));
+	for (uint32_t i = 0; cl->first && i < cl->m; i++) {
+		struct node_need need;
+		uint32_t node = s->order[i];
+		cl->first[i] = REL_INF;
+		if (!place_node_allowed(c, s, node, -2))
+			continue;
+		place_node_need(c, s, node, &need);
+		cl->first[i] = prof_bound_now(&c->prof, node, &need);
+	}
+	return cl->first;
 }
 
 void leaf_classes_free(struct pass *c)
 {
-	for (uint32_t i = 0; i < c->n_classes; i++)
+	for (uint32_t i = 0; i < c->n_classes; i++) {
 		free(c->class_list[i]->node);
+		free(c->class_list[i]->first);
+	}
 	free(c->class_list);
 	free(c->classes);
 }

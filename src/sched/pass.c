@@ -133,9 +133,6 @@ void pass_release(struct pass *c)
 	for (uint32_t i = 0; c->shapes && i <= c->shapes_mask; i++)
 		for (struct shape *s = c->shapes[i]; s; s = s->next) {
 			mintree_fini(&s->tree);
-			free(s->ver);
-			free(s->cap);
-			free(s->spare);
 		}
 	free(c->shapes);
 	if (c->idle_pass) {

@@ -222,16 +222,20 @@ static inline uint32_t sched_popcount64(uint64_t x)
 
 struct mintree {
 	uint32_t n, levels;
-	uint32_t *lv[MINTREE_LEVELS]; /* lv[0]: the values; lv[l + 1][i]: the
-				       * least of lv[l][16 i .. 16 i + 15] */
+	int32_t *lv[MINTREE_LEVELS]; /* lv[0]: the values as keys (mintree.c);
+				      * lv[l + 1][i]: the least of lv[l][16 i ..
+				      * 16 i + 15]; one allocation */
 	uint32_t len[MINTREE_LEVELS];
 };
 
-/* n values, all REL_INF: 0 or -ENOMEM. The values are lv[0]; after writing
- * them directly, mintree_rebuild. mintree_fini frees it. */
+/* n values, all REL_INF: 0 or -ENOMEM. mintree_fill writes values without
+ * updating the levels above, mintree_rebuild then does it at once.
+ * mintree_fini frees it. */
 int mintree_init(struct mintree *t, uint32_t n);
+void mintree_fill(struct mintree *t, uint32_t i, uint32_t v);
 void mintree_rebuild(struct mintree *t);
 void mintree_fini(struct mintree *t);
+uint32_t mintree_get(const struct mintree *t, uint32_t i);
 void mintree_set(struct mintree *t, uint32_t i, uint32_t v);
 uint32_t mintree_min(const struct mintree *t);
 /* The first i >= from whose value is <= x, or POS_NONE. */
@@ -266,12 +270,8 @@ struct shape {
 	uint32_t m;	       /* partition nodes */
 	bool has_tree;	       /* else nodes are scanned in order */
 	struct mintree tree;   /* a lower bound of each node's earliest fit, in
-				* seconds after now (node order[i] at i) */
-	uint32_t *ver;	       /* m: the node's version the leaf was computed at,
-				* VERIFIED when the node fits at its value */
-	uint32_t *cap;	       /* m: when VERIFIED, the tasks it takes then (0:
-				* not known, ask again) */
-	struct spare *spare;   /* m: when VERIFIED, what it had beyond the need */
+				* seconds after now (node order[i] at i); what
+				* was seen to fit is its leaf class's to say */
 	const uint32_t *order; /* the partition's nodes by (weight, position) */
 };
 
@@ -324,23 +324,34 @@ uint32_t place_lacks(struct pass *c, const struct shape *s);
 
 /* --- leafcache.c: node checks shared by shapes of one leaf class ----------- */
 
-/* A node checked for a leaf class at from: it fits at `at` (fits), or not
- * before it; valid while the node's version stays. */
+/* What one node was seen to give a leaf class: from `from` on, it does not
+ * fit before `at`; fits: it fits at `at`, taking cap tasks (0: not known)
+ * with spare beyond the need, as of the node's version. */
 struct leaf_entry {
-	uint32_t lc; /* the class's id + 1; 0: empty */
 	uint32_t version, from, at, cap;
 	struct spare spare;
-	bool fits;
+	uint8_t state; /* LEAF_EMPTY, LEAF_BOUND, LEAF_FITS */
 };
+
+enum { LEAF_EMPTY, LEAF_BOUND, LEAF_FITS };
 
 struct leaf_class;
 
 /* Finds or makes s's leaf class (s->lc): 0 or -ENOMEM. */
 int leaf_class_of(struct pass *c, struct shape *s);
-/* What node is known to give class lc from t on, or NULL. */
-const struct leaf_entry *leaf_cache_get(const struct pass *c, uint32_t node, uint32_t lc,
-					uint32_t t);
-void leaf_cache_put(struct pass *c, uint32_t node, const struct leaf_entry *e);
+/* What the node at position pos of s's order is known to give s's class
+ * at now + t: t when it fits then (*cap: the tasks it takes, 0 when not
+ * known), a later time before which it does not fit, or REL_INF - 1 when
+ * nothing is known (the caller checks). */
+#define LEAF_UNKNOWN (REL_INF - 1)
+uint32_t leaf_cache_ask(struct pass *c, const struct shape *s, uint32_t pos, uint32_t t,
+			uint32_t *cap);
+/* Remembers what the node at pos was seen to give s's class from t on. */
+void leaf_cache_put(struct pass *c, const struct shape *s, uint32_t pos,
+		    const struct leaf_entry *e);
+/* The first leaves of a new tree of s's class, made by the first shape of
+ * the class without -x, --tmp or -C and copied by the others; NULL. */
+uint32_t *leaf_class_first(struct pass *c, const struct shape *s);
 void leaf_classes_free(struct pass *c);
 
 /* --- limits.c: association and QOS limits ---------------------------------- */

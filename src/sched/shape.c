@@ -197,34 +197,27 @@ int shape_get(struct pass *c, const struct sched_pending *j, uint32_t part, int6
 /* --- the tree ------------------------------------------------------------- */
 
 /* A new shape's tree: each node bounded from below by what it holds now
- * (REL_INF where the job can never go), none of them checked yet. */
+ * (REL_INF where the job can never go), none of them checked yet; shapes
+ * of one leaf class without -x, --tmp or -C start from the same bounds. */
 static int tree_make(struct pass *c, struct shape *s)
 {
-	s->ver = calloc(s->m, sizeof(*s->ver));
-	s->cap = calloc(s->m, sizeof(*s->cap));
-	s->spare = calloc(s->m, sizeof(*s->spare));
-	if (!s->ver || !s->cap || !s->spare || mintree_init(&s->tree, s->m) < 0) {
-		free(s->ver);
-		free(s->cap);
-		free(s->spare);
-		s->ver = s->cap = NULL;
-		s->spare = NULL;
+	if (mintree_init(&s->tree, s->m) < 0)
 		return -ENOMEM;
-	}
+	const uint32_t *first = leaf_class_first(c, s);
 	for (uint32_t i = 0; i < s->m; i++) {
 		struct node_need need;
 		uint32_t node = s->order[i];
-		if (!place_node_allowed(c, s, node, -2))
-			continue;
-		place_node_need(c, s, node, &need);
-		s->tree.lv[0][i] = prof_bound_now(&c->prof, node, &need);
+		if (first) {
+			mintree_fill(&s->tree, i, first[i]);
+		} else if (place_node_allowed(c, s, node, -2)) {
+			place_node_need(c, s, node, &need);
+			mintree_fill(&s->tree, i, prof_bound_now(&c->prof, node, &need));
+		}
 	}
 	mintree_rebuild(&s->tree);
 	s->has_tree = true;
 	return 0;
 }
-
-#define VERIFIED 0x80000000u /* in ver[]: the node was seen to fit at val */
 
 /* leaf_check's walk: the first candidate time from now + t at which node
  * fits a job of s, by counts then by what is free. */
@@ -253,54 +246,29 @@ static uint32_t walk(struct pass *c, struct shape *s, uint32_t node, uint32_t t,
 	return (uint32_t)(at - p->now);
 }
 
-/* When can node alone serve a job of s, from now + t on? Walks forward a
- * few candidate times (skipping, by counts, what cannot fit) and returns
- * the first where it fits (*fits, *cap: the tasks it takes then), or a time
- * before which it cannot, or REL_INF. */
-static uint32_t leaf_check(struct pass *c, struct shape *s, uint32_t node, uint32_t t,
-			   bool *fits, uint32_t *cap, struct spare *spare)
+/* When can the node at pos serve a job of s, from now + t on? What its
+ * leaf class knows, else a walk forward a few candidate times (skipping,
+ * by counts, what cannot fit), which the class then knows: t when it fits
+ * then (*cap: the tasks it takes, 0 when not known), or a later time
+ * before which it cannot, or REL_INF. Only allowed nodes have a leaf <=
+ * the window (tree_make), so they are not asked again. */
+static uint32_t leaf_check(struct pass *c, struct shape *s, uint32_t pos, uint32_t t,
+			   uint32_t *cap)
 {
 	const struct prof *p = &c->prof;
-	*fits = false;
-	if (t > p->window || !place_node_allowed(c, s, node, -2))
+	if (t > p->window)
 		return REL_INF;
-	const struct leaf_entry *known = leaf_cache_get(c, node, s->lc, t);
-	if (known) {
-		*fits = known->fits;
-		*cap = known->cap;
-		*spare = known->spare;
-		return known->at;
-	}
-	uint32_t at = walk(c, s, node, t, fits, cap, spare);
-	struct leaf_entry e = {s->lc + 1, p->np[node].version, t, at, *cap, *spare,
-			       *fits};
-	leaf_cache_put(c, node, &e);
-	return at;
-}
-
-/* Was leaf pos seen to fit at t, and has what was added to its node since
- * over that window taken no more than it had to spare? (What is added
- * elsewhere in time changes nothing.) Then it still fits; what it can take
- * is asked again when it is picked. */
-static bool still_fits(const struct pass *c, struct shape *s, uint32_t pos, uint32_t t)
-{
-	uint32_t ver = s->ver[pos], n;
-	struct spare add, *sp = &s->spare[pos];
-	bool excl;
-	if (!(ver & VERIFIED) || s->tree.lv[0][pos] != t)
-		return false;
-	prof_added(&c->prof, s->order[pos], ver & ~VERIFIED, c->prof.now + t, s->len,
-		   &add, &n, &excl);
-	if (!n)
-		return true;
-	if (excl || s->view.excl || add.cpus > sp->cpus || add.mem > sp->mem ||
-	    add.gpus > sp->gpus)
-		return false;
-	sp->cpus -= add.cpus;
-	sp->gpus -= add.gpus;
-	sp->mem -= sp->mem == UINT32_MAX ? 0 : add.mem;
-	s->cap[pos] = 0;
-	return true;
+	uint32_t known = leaf_cache_ask(c, s, pos, t, cap);
+	if (known != LEAF_UNKNOWN)
+		return known;
+	uint32_t node = s->order[pos];
+	struct leaf_entry e = {.version = p->np[node].version, .from = t};
+	bool fits = false;
+	e.at = walk(c, s, node, t, &fits, &e.cap, &e.spare);
+	e.state = fits ? LEAF_FITS : LEAF_BOUND;
+	leaf_cache_put(c, s, pos, &e);
+	*cap = e.cap;
+	return e.at;
 }
 
 uint32_t shape_next(struct pass *c, struct shape *s, uint32_t t, uint32_t from,
@@ -316,23 +284,18 @@ uint32_t shape_next(struct pass *c, struct shape *s, uint32_t t, uint32_t from,
 		return POS_NONE;
 	}
 	for (;;) {
-		uint32_t pos = mintree_first_le(&s->tree, from, t);
+		uint32_t pos = mintree_first_le(&s->tree, from, t), got = 0;
 		if (pos == POS_NONE)
 			return POS_NONE;
-		uint32_t node = s->order[pos], version = c->prof.np[node].version;
-		if (still_fits(c, s, pos, t)) {
-			s->ver[pos] = version | VERIFIED;
-		} else {
-			bool fits;
-			uint32_t v = leaf_check(c, s, node, t, &fits, &s->cap[pos],
-						&s->spare[pos]);
-			s->ver[pos] = version | (fits ? VERIFIED : 0);
+		uint32_t v = leaf_check(c, s, pos, t, &got);
+		if (v != mintree_get(&s->tree, pos))
 			mintree_set(&s->tree, pos, v);
-			if (v != t)
-				continue;
+		if (v != t) {
+			from = pos + 1; /* the leaves before it are above t */
+			continue;
 		}
 		if (cap)
-			*cap = s->cap[pos];
+			*cap = got;
 		return pos;
 	}
 }

@@ -18,7 +18,9 @@
  *   build/bench/sched_scale/bench_sched_scale [NODESxPENDING ...]   # RUNS=… SEED=…
  * Each size's line ends with digests of the full and the incremental
  * pass's decisions: a change that must not change what is decided keeps
- * them. */
+ * them. REFERENCE=1 also runs both passes by the plainest search
+ * (sched_reference.h, slow: small sizes) and says whether they decide
+ * the same. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +28,7 @@
 #include <time.h>
 
 #include "sched/sched.h"
+#include "sched/sched_reference.h"
 
 #define HOUR 3600
 #define NOW 1000000000
@@ -505,6 +508,18 @@ static int measure(uint32_t nodes, uint32_t pending, int runs, bool last)
 		if (sched_run(&s2, &quick, &inc) < 0)
 			return fprintf(stderr, "the incremental pass failed\n"), 1;
 		t_inc[r] = now_ms() - t0;
+	}
+	if (getenv("REFERENCE")) { /* the same passes by the plainest search */
+		struct sched_result ref = {0}, ref_inc = {0};
+		if (sched_run_reference(&w.snap, &full, &ref) < 0 ||
+		    sched_run_reference(&s2, &quick, &ref_inc) < 0)
+			return fprintf(stderr, "a reference pass failed\n"), 1;
+		bool same = digest(&w, &ref) == digest(&w, &res) &&
+			    digest(&w, &ref_inc) == digest(&w, &inc);
+		printf("reference %ux%u: %s\n", nodes, pending,
+		       same ? "same" : "DIFFERENT");
+		sched_result_free(&ref);
+		sched_result_free(&ref_inc);
 	}
 	printf("%6u nodes x %6u pending: full pass %8.1f ms (started %u, planned %u, "
 	       "tested %u); incremental %6.2f ms (started %u); %zu B per pending job; "

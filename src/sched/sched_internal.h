@@ -49,6 +49,29 @@ int steps_add(struct steps *s, int64_t start, int64_t end, uint64_t amount);
 /* The most in use at one instant of [t, end). */
 uint64_t steps_max(const struct steps *s, int64_t t, int64_t end);
 
+/* What a node holds over time: memory, the CPUs held alone and the GPU
+ * devices held, in one array so that one scan sees them all. */
+struct nstep {
+	int64_t t; /* from t to the next step's t */
+	uint64_t mem;
+	uint32_t cpus, gpus;
+};
+
+struct nsteps {
+	struct nstep *s; /* s[0].t is INT64_MIN; sorted by t; NULL: nothing yet */
+	uint32_t n, cap;
+	bool borrowed; /* s is in an arena: copied out when it grows */
+};
+
+int nsteps_init(struct nsteps *s); /* 0 or -ENOMEM */
+void nsteps_fini(struct nsteps *s);
+/* these amounts more in use over [start, end): 0 or -ENOMEM */
+int nsteps_add(struct nsteps *s, int64_t start, int64_t end, uint64_t mem, uint32_t cpus,
+	       uint32_t gpus);
+uint32_t nsteps_at(const struct nsteps *s, int64_t t); /* the step holding t */
+/* The most memory in use at one instant of [t, end). */
+uint64_t nsteps_max_mem(const struct nsteps *s, int64_t t, int64_t end);
+
 /* --- profile.c: free resources per node and per license over time --------- */
 
 /* One job's hold on one node over [start, end). */
@@ -77,9 +100,10 @@ struct node_prof {
 	uint32_t n, cap;
 	bool r_borrowed;	     /* r is in the profile's arena */
 	uint32_t version;	     /* bumped by every change; starts at 1 */
-	struct steps mem;	     /* memory held over time */
-	struct steps cpus, gpus;     /* CPUs and GPU devices held over time */
+	struct nsteps use;	     /* memory, CPUs and GPU devices over time */
 	uint32_t cpus_now, gpus_now; /* held at now (CPUs: alone) */
+	bool overbooked;	     /* two holders of a CPU or device at once
+				      * (prof_add): its counts are no bound */
 	uint64_t mem_now;
 	int64_t first_end;	 /* the earliest end of what it holds; INT64_MAX */
 	struct steps *part_cpus; /* per partition with MaxCPUsPerNode (mcpn_slot) */
@@ -180,8 +204,8 @@ struct node_need {
 /* The earliest time >= t at which node has, by count, need free over
  * [t', t' + len) (CPUs held, memory, GPU devices, the partition's CPUs
  * under MaxCPUsPerNode): a lower bound of when a job can fit there that
- * ignores which CPU ids and devices are free. INT64_MAX: not within the
- * window. */
+ * ignores which CPU ids and devices are free, unless the node is
+ * overbooked (then t). INT64_MAX: not within the window. */
 int64_t prof_earliest_counts(const struct prof *p, uint32_t node, int64_t t, int64_t len,
 			     const struct job_view *v, const struct node_need *need);
 /* A cheap lower bound of when a job needing need can fit on node, in
@@ -411,8 +435,9 @@ struct pass {
 	const struct sched_snapshot *snap;
 	const struct sched_params *par;
 	bool backfill;
-	bool idle; /* sched_fits_config: every node up and empty */
-	int err;   /* -ENOMEM met on the way */
+	bool idle;	/* sched_fits_config: every node up and empty */
+	bool reference; /* sched_run_reference: the plainest search */
+	int err;	/* -ENOMEM met on the way */
 	struct arena arena;
 	struct prof prof;
 	const uint32_t **order; /* per partition: its nodes by (weight, position) */

@@ -220,7 +220,10 @@ static int tree_make(struct pass *c, struct shape *s)
 }
 
 /* leaf_check's walk: the first candidate time from now + t at which node
- * fits a job of s, by counts then by what is free. */
+ * fits a job of s: by counts first (CPUs held, memory, GPU devices, the
+ * partition's CPUs: a few scans of steps), then by what is free (which
+ * CPU ids and devices), moving to the next end when the counts allow it
+ * but the ids do not. A few steps, then a bound. */
 static uint32_t walk(struct pass *c, struct shape *s, uint32_t node, uint32_t t,
 		     bool *fits, uint32_t *cap, struct spare *spare)
 {
@@ -228,22 +231,21 @@ static uint32_t walk(struct pass *c, struct shape *s, uint32_t node, uint32_t t,
 	struct node_need need;
 	place_node_need(c, s, node, &need);
 	int64_t at = p->now + t;
+	*cap = 0;
 	for (int step = 0; step < 16; step++) {
+		if (!s->view.shares) /* by count, it fits no earlier than */
+			at = prof_earliest_counts(p, node, at, s->len, &s->view, &need);
+		if (at == INT64_MAX || at - p->now > p->window)
+			return REL_INF;
 		*cap = place_node_cap(c, s, node, at, spare);
 		if (*cap) {
 			*fits = true;
 			return (uint32_t)(at - p->now);
 		}
-		int64_t e = INT64_MIN;
-		if (!s->view.shares) /* by count, it fits no earlier than */
-			e = prof_earliest_counts(p, node, at, s->len, &s->view, &need);
-		if (e <= at) /* the ids or devices free are not the right ones */
-			e = prof_next_end(p, node, at);
-		if (e == INT64_MAX || e - p->now > p->window)
-			return REL_INF;
-		at = e;
+		at = prof_next_end(p, node, at); /* the ids or devices are not */
 	}
-	return (uint32_t)(at - p->now);
+	return at == INT64_MAX || at - p->now > p->window ? REL_INF
+							  : (uint32_t)(at - p->now);
 }
 
 /* When can the node at pos serve a job of s, from now + t on? What its
@@ -318,11 +320,34 @@ static uint32_t next_time(struct pass *c, struct shape *s, uint32_t t)
 	return above < next ? above : next;
 }
 
+/* The plainest search, for sched_run_reference: every candidate time in
+ * order (now, then each end the profile marks), every node of the
+ * partition checked exactly at it; no tree, no bound, no cache. */
+static uint32_t earliest_plain(struct pass *c, struct shape *s, uint32_t tmax,
+			       struct pick *picks, uint32_t *n)
+{
+	const struct prof *p = &c->prof;
+	for (int64_t at = p->now; at != INT64_MAX; at = prof_next_event(p, at)) {
+		uint32_t t = (uint32_t)(at - p->now);
+		if (at - p->now > tmax || at - p->now > p->window)
+			break;
+		if (s->n_lics &&
+		    prof_lics_earliest(p, s->lics, s->n_lics, at, s->len) != at)
+			continue;
+		*n = place_choose(c, s, t, picks);
+		if (*n)
+			return t;
+	}
+	return REL_INF;
+}
+
 uint32_t shape_earliest(struct pass *c, struct shape *s, uint32_t tmax,
 			struct pick *picks, uint32_t *n)
 {
 	if (!s->m)
 		return REL_INF;
+	if (c->reference)
+		return earliest_plain(c, s, tmax, picks, n);
 	if (!s->has_tree && tree_make(c, s) < 0) {
 		c->err = -ENOMEM;
 		return REL_INF;

@@ -25,6 +25,7 @@ struct leaf_class {
 	uint32_t id, m;		 /* m: nodes of its partition */
 	struct leaf_entry *node; /* m, by position in the partition's order;
 				  * calloc'ed when first needed */
+	struct spare *spare;	 /* m, beside node: a fit's spare */
 	uint32_t *first;	 /* m: first leaves, or NULL (leaf_class_first) */
 	struct leaf_class *next;
 };
@@ -110,9 +111,9 @@ int leaf_class_of(struct pass *c, struct shape *s)
  * the node had to spare (what is added elsewhere in time changes
  * nothing); the spare shrinks by it and the task count is asked again. */
 static bool still_fits(struct pass *c, const struct shape *s, uint32_t node,
-		       struct leaf_entry *e, uint32_t version)
+		       struct leaf_entry *e, struct spare *sp, uint32_t version)
 {
-	struct spare add, *sp = &e->spare;
+	struct spare add;
 	uint32_t n;
 	bool excl;
 	prof_added(&c->prof, node, e->version, c->prof.now + e->at, s->len, &add, &n,
@@ -145,20 +146,30 @@ uint32_t leaf_cache_ask(struct pass *c, const struct shape *s, uint32_t pos, uin
 		return e->at;
 	uint32_t node = s->order[pos], version = c->prof.np[node].version;
 	if (e->state != LEAF_FITS ||
-	    (e->version != version && !still_fits(c, s, node, e, version)))
+	    (e->version != version &&
+	     !still_fits(c, s, node, e, &cl->spare[pos], version)))
 		return LEAF_UNKNOWN;
 	*cap = e->cap;
 	return t;
 }
 
 void leaf_cache_put(struct pass *c, const struct shape *s, uint32_t pos,
-		    const struct leaf_entry *in)
+		    const struct leaf_entry *in, const struct spare *spare)
 {
 	struct leaf_class *cl = c->class_list[s->lc];
-	if (!cl->node) /* calloc: untouched pages cost nothing */
+	if (!cl->node) { /* calloc: untouched pages cost nothing */
 		cl->node = calloc(cl->m + 1, sizeof(*cl->node));
-	if (cl->node) /* else only slower */
-		cl->node[pos] = *in;
+		cl->spare = malloc((cl->m + 1) * sizeof(*cl->spare));
+		if (!cl->spare) {
+			free(cl->node);
+			cl->node = NULL;
+		}
+	}
+	if (!cl->node) /* else only slower */
+		return;
+	cl->node[pos] = *in;
+	if (in->state == LEAF_FITS)
+		cl->spare[pos] = *spare;
 }
 
 /* Nothing but the class decides whether a node may serve a shape without
@@ -193,6 +204,7 @@ void leaf_classes_free(struct pass *c)
 {
 	for (uint32_t i = 0; i < c->n_classes; i++) {
 		free(c->class_list[i]->node);
+		free(c->class_list[i]->spare);
 		free(c->class_list[i]->first);
 	}
 	free(c->class_list);

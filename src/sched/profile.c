@@ -201,9 +201,19 @@ static bool overbooks(const struct prof *p, const struct node_prof *np, uint32_t
 	return false;
 }
 
-int prof_add(struct prof *p, uint32_t node, const struct resv *r)
+void resv_masks(const struct sched_node *n, struct resv *r)
+{
+	r->cpus64 = r->cpu_ids ? r->cpu_ids[0] : 0;
+	r->gpus64 = 0;
+	for (uint32_t d = 0; r->gpu_units && d < n->n_gpus && d < 64; d++)
+		r->gpus64 |= (uint64_t)(r->gpu_units[d] != 0) << d;
+}
+
+int prof_add(struct prof *p, uint32_t node, const struct resv *in)
 {
 	struct node_prof *np = &p->np[node];
+	struct resv copy = *in, *r = &copy;
+	resv_masks(&p->nodes[node], r);
 	np->overbooked |= overbooks(p, np, node, r);
 	if (np->n == np->cap) {
 		uint32_t cap = np->cap ? np->cap * 2 : 4;
@@ -401,6 +411,8 @@ void prof_window(struct prof *p, uint32_t node, int64_t t, int64_t len,
 	memset(cpu_free, 0, words * sizeof(*cpu_free));
 	memset(gpu_busy, 0, n->n_gpus);
 	*out = (struct node_free){0};
+	bool small = words == 1 && n->n_gpus <= 64;
+	uint64_t gpus = 0;
 	for (uint32_t i = first; i < np->n; i++) {
 		const struct resv *r = &np->r[i];
 		if (r->start >= end)
@@ -409,13 +421,19 @@ void prof_window(struct prof *p, uint32_t node, int64_t t, int64_t len,
 		out->blocked |= r->excl;
 		if (v->shares && r->shares)
 			any_shared = true;
+		else if (small)
+			cpu_free[0] |= r->cpus64;
 		else
 			for (uint32_t w = 0; r->cpu_ids && w < words; w++)
 				cpu_free[w] |= r->cpu_ids[w];
-
-		for (uint32_t d = 0; r->gpu_units && d < n->n_gpus; d++)
-			gpu_busy[d] |= r->gpu_units[d] != 0;
+		if (small)
+			gpus |= r->gpus64;
+		else
+			for (uint32_t d = 0; r->gpu_units && d < n->n_gpus; d++)
+				gpu_busy[d] |= r->gpu_units[d] != 0;
 	}
+	for (uint32_t d = 0; small && d < n->n_gpus; d++)
+		gpu_busy[d] = gpus >> d & 1;
 	if (any_shared)
 		shared_cpus(p, np, first, t, end, n->n_cpus, v->share_max, cpu_free);
 	for (uint32_t w = 0; w < words; w++) {

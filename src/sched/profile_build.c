@@ -221,6 +221,7 @@ static int place_running(struct prof *p, const struct sched_snapshot *s,
 		    .excl = v.excl,
 		    .version = 1,
 		};
+		resv_masks(&s->nodes[a->node], &np->r[np->n - 1]);
 	}
 	for (uint32_t k = 0; k < j->n_lics; k++)
 		if (!j->lics || j->lics[k].lic >= s->n_lics)

@@ -77,6 +77,10 @@ uint64_t nsteps_max_mem(const struct nsteps *s, int64_t t, int64_t end);
 /* One job's hold on one node over [start, end). */
 struct resv {
 	int64_t start, end;
+	uint64_t cpus64; /* cpu_ids' first word, kept here (prof_add): most
+			  * nodes have no more CPUs, and a window check then
+			  * reads nothing but the node's array */
+	uint64_t gpus64; /* bit d: it holds units of device d (d < 64) */
 	uint64_t mem;
 	const uint64_t *cpu_ids;   /* SCHED_WORDS(n_cpus) words; borrowed */
 	const uint32_t *gpu_units; /* per device, or NULL; borrowed */
@@ -169,7 +173,10 @@ int prof_init(struct prof *p, const struct sched_snapshot *snap, int64_t res,
 	      int64_t window, bool idle);
 void prof_fini(struct prof *p);
 
-/* Adds r (copied; its arrays stay borrowed) to node; 0 or -ENOMEM. */
+/* r's cpus64 and gpus64 from its arrays. */
+void resv_masks(const struct sched_node *n, struct resv *r);
+/* Adds r (copied, with its masks; its arrays stay borrowed) to node; 0 or
+ * -ENOMEM. */
 int prof_add(struct prof *p, uint32_t node, const struct resv *r);
 /* Adds licenses held over [start, end); 0 or -ENOMEM. */
 int prof_add_lics(struct prof *p, const struct sched_lic_req *l, uint32_t n,
@@ -350,10 +357,12 @@ uint32_t place_lacks(struct pass *c, const struct shape *s);
 
 /* What one node was seen to give a leaf class: from `from` on, it does not
  * fit before `at`; fits: it fits at `at`, taking cap tasks (0: not known)
- * with spare beyond the need, as of the node's version. */
+ * with what the class keeps as its spare beyond the need, as of the
+ * node's version. 16 bytes: a class keeps one per node of its partition,
+ * and they are read far more often than the spare. */
 struct leaf_entry {
-	uint32_t version, from, at, cap;
-	struct spare spare;
+	uint32_t from, at, version;
+	uint16_t cap;
 	uint8_t state; /* LEAF_EMPTY, LEAF_BOUND, LEAF_FITS */
 };
 
@@ -370,9 +379,10 @@ int leaf_class_of(struct pass *c, struct shape *s);
 #define LEAF_UNKNOWN (REL_INF - 1)
 uint32_t leaf_cache_ask(struct pass *c, const struct shape *s, uint32_t pos, uint32_t t,
 			uint32_t *cap);
-/* Remembers what the node at pos was seen to give s's class from t on. */
+/* Remembers what the node at pos was seen to give s's class from t on
+ * (spare: when it fits). */
 void leaf_cache_put(struct pass *c, const struct shape *s, uint32_t pos,
-		    const struct leaf_entry *e);
+		    const struct leaf_entry *e, const struct spare *spare);
 /* The first leaves of a new tree of s's class, made by the first shape of
  * the class without -x, --tmp or -C and copied by the others; NULL. */
 uint32_t *leaf_class_first(struct pass *c, const struct shape *s);

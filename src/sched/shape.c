@@ -263,13 +263,15 @@ static uint32_t leaf_check(struct pass *c, struct shape *s, uint32_t pos, uint32
 	uint32_t known = leaf_cache_ask(c, s, pos, t, cap);
 	if (known != LEAF_UNKNOWN)
 		return known;
-	uint32_t node = s->order[pos];
+	uint32_t node = s->order[pos], tasks = 0;
 	struct leaf_entry e = {.version = p->np[node].version, .from = t};
+	struct spare spare;
 	bool fits = false;
-	e.at = walk(c, s, node, t, &fits, &e.cap, &e.spare);
+	e.at = walk(c, s, node, t, &fits, &tasks, &spare);
 	e.state = fits ? LEAF_FITS : LEAF_BOUND;
-	leaf_cache_put(c, s, pos, &e);
-	*cap = e.cap;
+	e.cap = tasks <= UINT16_MAX ? (uint16_t)tasks : 0; /* 0: asked again */
+	leaf_cache_put(c, s, pos, &e, &spare);
+	*cap = tasks;
 	return e.at;
 }
 

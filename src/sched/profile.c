@@ -261,36 +261,40 @@ int prof_add(struct prof *p, uint32_t node, const struct resv *in)
 /* The earliest candidate time >= t at which no step of what node holds
  * over [t', t' + len) leaves it less than need; INT64_MAX when none is
  * within the window. One scan: a step that blocks moves t' past its end,
- * and the scan goes on from there. */
+ * and the scan goes on from there. A step blocks when it holds more than
+ * the node has less the need; memory held past the node's size (a plan
+ * honoured over a start) leaves none free, and a job that needs none
+ * still fits. */
 static int64_t use_clear(const struct prof *p, uint32_t node, int64_t t, int64_t len,
 			 const struct node_need *need)
 {
 	const struct sched_node *n = &p->nodes[node];
 	const struct nsteps *u = &p->np[node].use;
-	bool gpus = need->gpus && whole_devices(n);
-	/* memory held past what the node has (a plan honoured over a start)
-	 * leaves none free, and a job that needs none still fits */
-	if (!u->s) /* nothing held */
-		return need->cpus > n->n_cpus || (n->mem && need->mem > n->mem) ||
-			       (gpus && need->gpus > n->n_gpus)
-			   ? INT64_MAX
-			   : t;
+	bool mem = n->mem && need->mem, gpus = need->gpus && whole_devices(n);
+	if (need->cpus > n->n_cpus || (mem && need->mem > n->mem) ||
+	    (gpus && need->gpus > n->n_gpus))
+		return INT64_MAX; /* not even on the empty node */
+	if (!u->s)		  /* nothing held */
+		return t;
+	uint32_t max_cpus = n->n_cpus - need->cpus;
+	uint32_t max_gpus = gpus ? n->n_gpus - need->gpus : UINT32_MAX;
+	uint64_t max_mem = mem ? n->mem - need->mem : UINT64_MAX;
+	int64_t end = add_sat(t, len);
 	for (uint32_t i = nsteps_at(u, t); i < u->n; i++) {
 		const struct nstep *st = &u->s[i];
-		int64_t next = i + 1 < u->n ? u->s[i + 1].t : INT64_MAX;
-		if (st->t >= add_sat(t, len))
+		if (st->t >= end)
 			break;
+		if (st->cpus <= max_cpus && st->mem <= max_mem && st->gpus <= max_gpus)
+			continue;
+		int64_t next = i + 1 < u->n ? u->s[i + 1].t : INT64_MAX;
 		if (next <= t)
 			continue;
-		if ((uint64_t)st->cpus + need->cpus > n->n_cpus ||
-		    (n->mem && need->mem && st->mem + need->mem > n->mem) ||
-		    (gpus && (uint64_t)st->gpus + need->gpus > n->n_gpus)) {
-			if (next == INT64_MAX)
-				return INT64_MAX;
-			t = prof_quant(p, next);
-			if (t - p->now > p->window)
-				return INT64_MAX;
-		}
+		if (next == INT64_MAX)
+			return INT64_MAX;
+		t = prof_quant(p, next);
+		if (t - p->now > p->window)
+			return INT64_MAX;
+		end = add_sat(t, len);
 	}
 	return t;
 }

@@ -20,13 +20,20 @@ struct leaf_key {
 	bool excl, shares;
 };
 
+#define WEAKER 4 /* weaker classes a class asks (the strongest of them) */
+
 struct leaf_class {
 	struct leaf_key key;
 	uint32_t id, m;		 /* m: nodes of its partition */
 	struct leaf_entry *node; /* m, by position in the partition's order;
 				  * calloc'ed when first needed */
 	struct spare *spare;	 /* m, beside node: a fit's spare */
-	uint32_t *first;	 /* m: first leaves, or NULL (leaf_class_first) */
+	uint32_t *first;	 /* m: first leaves, or NULL (leaf_class_first):
+				  * bounds from now, raised as walks learn */
+	uint32_t n_never;	 /* first[] that are REL_INF */
+	uint64_t learnt;	 /* raises of first[] so far (leaf_refresh) */
+	uint32_t weaker[WEAKER]; /* the strongest classes weaker than it */
+	uint32_t n_weaker;
 	struct leaf_class *next;
 };
 
@@ -70,6 +77,93 @@ static uint64_t key_hash(const struct leaf_key *k)
 	return h;
 }
 
+/* --- weaker classes ---------------------------------------------------------
+
+ * A node serves a class at t when, over [t, t + len), it has need_cpus
+ * CPUs free (CPU ids, and the partition's MaxCPUsPerNode room), need_mem
+ * memory free and gpus_node free devices of the type (cap_of): a class W
+ * that asks no more of each, of any type or the same, for no longer, in
+ * the same partition with the same sharing, is served wherever and
+ * whenever a stronger class is. So what W knows, "not before at", holds
+ * for the stronger class too. Whole nodes (--exclusive, --mem=0) ask what
+ * depends on the node: they have no weaker class. */
+static bool need_of(const struct leaf_key *k, uint64_t *cpus, uint64_t *mem)
+{
+	uint64_t tasks = k->tpn ? k->tpn : k->node_min;
+	if (k->excl || k->mem_per_node == SCHED_MEM_WHOLE)
+		return false;
+	*cpus = tasks * k->cpt > k->min_cpus ? tasks * k->cpt : k->min_cpus;
+	*mem = k->mem_per_cpu ? k->mem_per_cpu * k->cpt * tasks : k->mem_per_node;
+	return true;
+}
+
+static bool is_weaker(const struct leaf_key *w, const struct leaf_key *k)
+{
+	uint64_t wc, wm, kc, km;
+	if (w->part != k->part || w->shares != k->shares || !need_of(w, &wc, &wm) ||
+	    !need_of(k, &kc, &km))
+		return false;
+	if (wc > kc || wm > km || w->len > k->len || w->gpus_node > k->gpus_node)
+		return false;
+	return !w->gpu_type || (k->gpu_type && !strcmp(w->gpu_type, k->gpu_type));
+}
+
+/* Is a stronger than b (both weaker than some class): asks more CPUs,
+ * then memory, then time. */
+static bool stronger(const struct leaf_key *a, const struct leaf_key *b)
+{
+	uint64_t ac = 0, am = 0, bc = 0, bm = 0;
+	need_of(a, &ac, &am);
+	need_of(b, &bc, &bm);
+	if (ac != bc)
+		return ac > bc;
+	return am != bm ? am > bm : a->len > b->len;
+}
+
+/* Keeps w among the WEAKER strongest classes weaker than cl. */
+static void note_weaker(struct pass *c, struct leaf_class *cl, const struct leaf_class *w)
+{
+	uint32_t i = cl->n_weaker;
+	if (i == WEAKER) { /* full: w takes the weakest one's place, if stronger */
+		if (!stronger(&w->key, &c->class_list[cl->weaker[WEAKER - 1]]->key))
+			return;
+		i = WEAKER - 1;
+	} else {
+		cl->n_weaker++;
+	}
+	for (; i > 0 && stronger(&w->key, &c->class_list[cl->weaker[i - 1]]->key); i--)
+		cl->weaker[i] = cl->weaker[i - 1];
+	cl->weaker[i] = w->id;
+}
+
+static void relate(struct pass *c, struct leaf_class *lc)
+{
+	for (uint32_t i = 0; i < c->n_classes; i++) {
+		struct leaf_class *x = c->class_list[i];
+		if (x == lc)
+			continue;
+		if (is_weaker(&x->key, &lc->key))
+			note_weaker(c, lc, x);
+		if (is_weaker(&lc->key, &x->key))
+			note_weaker(c, x, lc);
+	}
+}
+
+uint32_t leaf_class_weaker_bound(const struct pass *c, const struct shape *s,
+				 uint32_t pos)
+{
+	const struct leaf_class *cl = c->class_list[s->lc];
+	uint32_t b = 0;
+	for (uint32_t i = 0; i < cl->n_weaker; i++) {
+		const uint32_t *first = c->class_list[cl->weaker[i]]->first;
+		if (first && first[pos] > b)
+			b = first[pos];
+	}
+	return b;
+}
+
+/* --- classes ------------------------------------------------------------------ */
+
 int leaf_class_of(struct pass *c, struct shape *s)
 {
 	struct leaf_key k = key_of(s);
@@ -103,6 +197,7 @@ int leaf_class_of(struct pass *c, struct shape *s)
 	lc->next = *slot;
 	*slot = lc;
 	s->lc = lc->id;
+	relate(c, lc);
 	return 0;
 }
 
@@ -140,6 +235,8 @@ uint32_t leaf_cache_ask(struct pass *c, const struct shape *s, uint32_t pos, uin
 {
 	struct leaf_class *cl = c->class_list[s->lc];
 	struct leaf_entry *e = cl->node ? &cl->node[pos] : NULL;
+	if (cl->first && cl->first[pos] > t)
+		return cl->first[pos]; /* a bound from now */
 	if (!e || e->state == LEAF_EMPTY || e->from > t || t > e->at)
 		return LEAF_UNKNOWN;
 	if (t < e->at)
@@ -197,7 +294,47 @@ uint32_t *leaf_class_first(struct pass *c, const struct shape *s)
 		place_node_need(c, s, node, &need);
 		cl->first[i] = prof_bound_now(&c->prof, node, &need);
 	}
+	for (uint32_t i = 0; cl->first && i < cl->m; i++)
+		cl->n_never += cl->first[i] == REL_INF;
 	return cl->first;
+}
+
+void leaf_class_learn(struct pass *c, const struct shape *s, uint32_t pos, uint32_t at)
+{
+	struct leaf_class *cl = c->class_list[s->lc];
+	if (!cl->first || at <= cl->first[pos])
+		return;
+	cl->n_never += at == REL_INF;
+	cl->first[pos] = at;
+	cl->learnt++;
+}
+
+/* The class's bounds from now hold for any time a shape tries: a shape
+ * whose class learnt much since it last looked (a quarter of its nodes'
+ * worth) takes them all at once, far cheaper than meeting them one by one
+ * in its searches. */
+void leaf_refresh(struct pass *c, struct shape *s)
+{
+	const struct leaf_class *cl = c->class_list[s->lc];
+	if (!cl->first || (cl->learnt - s->seen) * 4 < s->m)
+		return;
+	s->seen = cl->learnt;
+	for (uint32_t pos = 0; pos < s->m; pos++)
+		if (cl->first[pos] > mintree_get(&s->tree, pos))
+			mintree_fill(&s->tree, pos, cl->first[pos]);
+	mintree_rebuild(&s->tree);
+}
+
+uint32_t leaf_class_bound(const struct pass *c, const struct shape *s, uint32_t pos)
+{
+	const struct leaf_class *cl = c->class_list[s->lc];
+	return cl->first ? cl->first[pos] : 0;
+}
+
+bool leaf_class_never(const struct pass *c, const struct shape *s)
+{
+	const struct leaf_class *cl = c->class_list[s->lc];
+	return cl->first && cl->n_never == cl->m;
 }
 
 void leaf_classes_free(struct pass *c)

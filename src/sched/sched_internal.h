@@ -295,6 +295,7 @@ struct shape {
 	uint32_t node_min;     /* tasks a node must take to be of use: all of
 				* them when the job has one node, else 1 */
 	uint32_t lc;	       /* its leaf class (leafcache.c) */
+	uint64_t seen;	       /* the class's learnt at its last refresh */
 	bool generic;	       /* -w or a -C count: nodes outside the order first */
 	int fits;	       /* sched_fits_config: -1 unknown, 0 yes, -ENOSPC */
 	uint32_t lb;	       /* no job of the shape fits before now + lb */
@@ -384,8 +385,23 @@ uint32_t leaf_cache_ask(struct pass *c, const struct shape *s, uint32_t pos, uin
 void leaf_cache_put(struct pass *c, const struct shape *s, uint32_t pos,
 		    const struct leaf_entry *e, const struct spare *spare);
 /* The first leaves of a new tree of s's class, made by the first shape of
- * the class without -x, --tmp or -C and copied by the others; NULL. */
+ * the class without -x, --tmp or -C and copied by the others; NULL. They
+ * are bounds from now: a walk that finds the node cannot serve the class
+ * anywhere in [now, at) raises its first leaf to at (leaf_class_learn), so
+ * that the shapes made later start from what the class knows, and once
+ * every first leaf is REL_INF no shape of the class fits within the window
+ * (leaf_class_never). */
 uint32_t *leaf_class_first(struct pass *c, const struct shape *s);
+void leaf_class_learn(struct pass *c, const struct shape *s, uint32_t pos, uint32_t at);
+/* The node at pos does not serve s's class before now + this (0: not known). */
+uint32_t leaf_class_bound(const struct pass *c, const struct shape *s, uint32_t pos);
+/* The same, as classes weaker than s's know it (what they cannot have,
+ * s's class cannot either). */
+uint32_t leaf_class_weaker_bound(const struct pass *c, const struct shape *s,
+				 uint32_t pos);
+bool leaf_class_never(const struct pass *c, const struct shape *s);
+/* s's tree takes its class's bounds from now when they grew much since. */
+void leaf_refresh(struct pass *c, struct shape *s);
 void leaf_classes_free(struct pass *c);
 
 /* --- limits.c: association and QOS limits ---------------------------------- */

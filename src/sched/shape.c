@@ -267,8 +267,29 @@ static uint32_t leaf_check(struct pass *c, struct shape *s, uint32_t pos, uint32
 	struct leaf_entry e = {.version = p->np[node].version, .from = t};
 	struct spare spare;
 	bool fits = false;
+	uint32_t weak = leaf_class_weaker_bound(c, s, pos);
+	if (weak > t) { /* a weaker class cannot have it before: no walk */
+		e = (struct leaf_entry){
+		    .version = e.version, .at = weak, .state = LEAF_BOUND};
+		leaf_cache_put(c, s, pos, &e, NULL);
+		leaf_class_learn(c, s, pos, weak);
+		return weak;
+	}
 	e.at = walk(c, s, node, t, &fits, &tasks, &spare);
 	e.state = fits ? LEAF_FITS : LEAF_BOUND;
+	/* known from now (what it learnt joins what the class knew from
+	 * now), or by counts not before t either */
+	if (t && leaf_class_bound(c, s, pos) >= t)
+		e.from = 0;
+	else if (t && e.at == REL_INF && !s->view.shares) {
+		struct node_need need;
+		place_node_need(c, s, node, &need);
+		if (prof_earliest_counts(p, node, p->now, s->len, &s->view, &need) >=
+		    p->now + t)
+			e.from = 0;
+	}
+	if (!e.from)
+		leaf_class_learn(c, s, pos, e.at);
 	e.cap = tasks <= UINT16_MAX ? (uint16_t)tasks : 0; /* 0: asked again */
 	leaf_cache_put(c, s, pos, &e, &spare);
 	*cap = tasks;
@@ -354,6 +375,9 @@ uint32_t shape_earliest(struct pass *c, struct shape *s, uint32_t tmax,
 		c->err = -ENOMEM;
 		return REL_INF;
 	}
+	if (leaf_class_never(c, s))
+		s->lb = REL_INF; /* no node ever serves the class in the window */
+	leaf_refresh(c, s);
 	uint32_t t = s->lb;
 	for (;;) {
 		if (mintree_min(&s->tree) > t)

@@ -316,13 +316,10 @@ void leaf_class_learn(struct pass *c, const struct shape *s, uint32_t pos, uint3
 void leaf_refresh(struct pass *c, struct shape *s)
 {
 	const struct leaf_class *cl = c->class_list[s->lc];
-	if (!cl->first || (cl->learnt - s->seen) * 4 < s->m)
+	if (!cl->first || (cl->learnt - s->seen) * 16 < s->m)
 		return;
 	s->seen = cl->learnt;
-	for (uint32_t pos = 0; pos < s->m; pos++)
-		if (cl->first[pos] > mintree_get(&s->tree, pos))
-			mintree_fill(&s->tree, pos, cl->first[pos]);
-	mintree_rebuild(&s->tree);
+	mintree_raise_all(&s->tree, cl->first);
 }
 
 uint32_t leaf_class_bound(const struct pass *c, const struct shape *s, uint32_t pos)

@@ -127,7 +127,7 @@ int limits_add(struct limits *l, uint32_t qos, uint32_t assoc, uint32_t uid,
 	uint32_t q[2];
 	qos_of(l->snap, qos, part, q);
 	for (int k = 0; k < 2; k++) {
-		if (q[k] >= pol->n_qos)
+		if (q[k] >= pol->n_qos || !l->qos_counted[q[k]])
 			continue;
 		use_add(&l->qos[q[k]], tres);
 		if (2 * (l->n_users + 1) > l->users_mask + 1 && user_grow(l) < 0)
@@ -141,8 +141,37 @@ int limits_add(struct limits *l, uint32_t qos, uint32_t assoc, uint32_t uid,
 	}
 	if (assoc < pol->n_assocs)
 		l->own[assoc]++;
-	for (uint32_t a = assoc; a < pol->n_assocs; a = pol->assocs[a].parent)
+	for (uint32_t a = assoc; l->assoc_grp && a < pol->n_assocs;
+	     a = pol->assocs[a].parent)
 		use_add(&l->sub[a], tres);
+	return 0;
+}
+
+static bool any_set(const struct sched_tres_vec *v)
+{
+	for (int k = 0; k < SCHED_TRES_COUNT; k++)
+		if (v->v[k] != SCHED_UNLIMITED)
+			return true;
+	return false;
+}
+
+/* What is worth counting: a QOS's use only where one of its limits reads
+ * it (Grp*, MaxJobsPerUser, MaxTRESPerUser), the associations' subtrees
+ * only when one of them has a Grp* limit. */
+static int what_counts(struct limits *l, const struct sched_policy *pol)
+{
+	l->qos_counted = calloc(pol->n_qos + 1, sizeof(*l->qos_counted));
+	if (!l->qos_counted)
+		return -ENOMEM;
+	for (uint32_t q = 0; q < pol->n_qos; q++) {
+		const struct sched_qos *qs = &pol->qos[q];
+		l->qos_counted[q] =
+		    qs->grp_jobs != SCHED_NONE || qs->max_jobs_per_user != SCHED_NONE ||
+		    any_set(&qs->grp_tres) || any_set(&qs->max_tres_per_user);
+	}
+	for (uint32_t a = 0; a < pol->n_assocs; a++)
+		l->assoc_grp |= pol->assocs[a].grp_jobs != SCHED_NONE ||
+				any_set(&pol->assocs[a].grp_tres);
 	return 0;
 }
 
@@ -157,7 +186,7 @@ int limits_init(struct limits *l, const struct sched_snapshot *snap)
 	l->qos = calloc(pol->n_qos + 1, sizeof(*l->qos));
 	l->sub = calloc(pol->n_assocs + 1, sizeof(*l->sub));
 	l->own = calloc(pol->n_assocs + 1, sizeof(*l->own));
-	if (!l->qos || !l->sub || !l->own || user_grow(l) < 0)
+	if (!l->qos || !l->sub || !l->own || user_grow(l) < 0 || what_counts(l, pol) < 0)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < snap->n_running; i++) {
 		const struct sched_running *j = &snap->running[i];
@@ -175,6 +204,7 @@ void limits_fini(struct limits *l)
 	free(l->sub);
 	free(l->own);
 	free(l->users);
+	free(l->qos_counted);
 	*l = (struct limits){0};
 }
 

@@ -22,7 +22,7 @@
 
 static int32_t key(uint32_t v)
 {
-	return (int32_t)(v ^ 0x80000000u);
+	return mintree_key(v);
 }
 
 static uint32_t value(int32_t k)
@@ -108,14 +108,26 @@ static int32_t block_min(const int32_t *v)
 #endif
 }
 
-void mintree_fill(struct mintree *t, uint32_t i, uint32_t v)
+void mintree_raise_all(struct mintree *t, const uint32_t *v)
 {
-	t->lv[0][i] = key(v);
-}
-
-uint32_t mintree_get(const struct mintree *t, uint32_t i)
-{
-	return value(t->lv[0][i]);
+	int32_t *lv = t->lv[0];
+	uint32_t i = 0;
+#if defined(__SSE2__)
+	const __m128i bias = _mm_set1_epi32((int32_t)0x80000000u);
+	for (; i + 4 <= t->n; i += 4) {
+		__m128i now = load4(lv + i);
+		__m128i up =
+		    _mm_xor_si128(_mm_loadu_si128((const __m128i *)(v + i)), bias);
+		__m128i gt = _mm_cmpgt_epi32(up, now);
+		_mm_store_si128(
+		    (__m128i *)(lv + i),
+		    _mm_or_si128(_mm_and_si128(gt, up), _mm_andnot_si128(gt, now)));
+	}
+#endif
+	for (; i < t->n; i++)
+		if (key(v[i]) > lv[i])
+			lv[i] = key(v[i]);
+	mintree_rebuild(t);
 }
 
 void mintree_rebuild(struct mintree *t)

@@ -173,11 +173,35 @@ static int sweep_part(struct prof *p, uint32_t node, struct steps *s, uint32_t p
 }
 
 /* A node's reservations sorted, its steps and counts made. */
+/* A node holds a few jobs: sorting them in place beats qsort's calls. */
+static void sort_by_end(struct resv *r, uint32_t n)
+{
+	if (n > 16) {
+		qsort(r, n, sizeof(*r), resv_by_end);
+		return;
+	}
+	for (uint32_t i = 1; i < n; i++) {
+		struct resv x = r[i];
+		uint32_t j = i;
+		for (; j > 0 && r[j - 1].end > x.end; j--)
+			r[j] = r[j - 1];
+		r[j] = x;
+	}
+}
+
+/* Does something on the node count against partition k's MaxCPUsPerNode? */
+static bool holds_part(const struct node_prof *np, uint32_t k)
+{
+	for (uint32_t i = 0; i < np->n; i++)
+		if (np->r[i].part == k)
+			return true;
+	return false;
+}
+
 static int finish_node(struct prof *p, uint32_t node)
 {
 	struct node_prof *np = &p->np[node];
-	if (np->n > 1)
-		qsort(np->r, np->n, sizeof(*np->r), resv_by_end);
+	sort_by_end(np->r, np->n);
 	for (uint32_t i = 0; i < np->n; i++)
 		prof_mark_end(p, np->r[i].end);
 	if (sweep_use(p, node) < 0)
@@ -185,7 +209,7 @@ static int finish_node(struct prof *p, uint32_t node)
 	np->first_end = np->n ? np->r[0].end : INT64_MAX;
 	for (uint32_t k = 0; k < p->n_parts; k++) {
 		uint32_t slot = p->mcpn_slot[k];
-		if (slot == UINT32_MAX)
+		if (slot == UINT32_MAX || !holds_part(np, k))
 			continue;
 		if (!np->part_cpus) /* freed by prof_fini: heap, as prof_add's */
 			np->part_cpus = calloc(p->n_mcpn, sizeof(*np->part_cpus));

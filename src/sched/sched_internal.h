@@ -263,10 +263,26 @@ struct mintree {
  * updating the levels above, mintree_rebuild then does it at once.
  * mintree_fini frees it. */
 int mintree_init(struct mintree *t, uint32_t n);
-void mintree_fill(struct mintree *t, uint32_t i, uint32_t v);
 void mintree_rebuild(struct mintree *t);
 void mintree_fini(struct mintree *t);
-uint32_t mintree_get(const struct mintree *t, uint32_t i);
+/* Each value i raised to v[i] where that is more, then rebuilt. */
+void mintree_raise_all(struct mintree *t, const uint32_t *v);
+
+static inline int32_t mintree_key(uint32_t v) /* signed order = unsigned order */
+{
+	return (int32_t)(v ^ 0x80000000u);
+}
+
+static inline void mintree_fill(struct mintree *t, uint32_t i, uint32_t v)
+{
+	t->lv[0][i] = mintree_key(v);
+}
+
+static inline uint32_t mintree_get(const struct mintree *t, uint32_t i)
+{
+	return (uint32_t)t->lv[0][i] ^ 0x80000000u;
+}
+
 void mintree_set(struct mintree *t, uint32_t i, uint32_t v);
 uint32_t mintree_min(const struct mintree *t);
 /* The first i >= from whose value is <= x, or POS_NONE. */
@@ -424,6 +440,8 @@ struct limits {
 	uint32_t *own;		/* n_assocs: the association's own jobs */
 	struct lim_user *users; /* open addressing by (qos, uid) */
 	uint32_t users_mask, n_users;
+	bool *qos_counted; /* n_qos: a limit of it reads what is counted */
+	bool assoc_grp;	   /* some association has a Grp* limit */
 };
 
 int limits_init(struct limits *l, const struct sched_snapshot *snap);

@@ -440,8 +440,10 @@ struct limits {
 	uint32_t *own;		/* n_assocs: the association's own jobs */
 	struct lim_user *users; /* open addressing by (qos, uid) */
 	uint32_t users_mask, n_users;
-	bool *qos_counted; /* n_qos: a limit of it reads what is counted */
-	bool assoc_grp;	   /* some association has a Grp* limit */
+	bool *qos_counted;	/* n_qos: a limit of it reads what is counted */
+	uint8_t (*qos_sets)[3]; /* n_qos: per kind (Grp, per user, per job),
+				 * bit k when TRES k is limited */
+	bool assoc_grp;		/* some association has a Grp* limit */
 };
 
 int limits_init(struct limits *l, const struct sched_snapshot *snap);

@@ -20,7 +20,7 @@ struct leaf_key {
 	bool excl, shares;
 };
 
-#define WEAKER 4 /* weaker classes a class asks (the strongest of them) */
+#define WEAKER 8 /* weaker classes a class asks (the strongest of them) */
 
 struct leaf_class {
 	struct leaf_key key;

@@ -31,6 +31,8 @@ struct leaf_class {
 	uint32_t *first;	 /* m: first leaves, or NULL (leaf_class_first):
 				  * bounds from now, raised as walks learn */
 	uint32_t n_never;	 /* first[] that are REL_INF */
+	uint32_t *init;		 /* its first leaves as first made, for the
+				  * classes that differ from it only by time */
 	uint64_t learnt;	 /* raises of first[] so far (leaf_refresh) */
 	uint32_t weaker[WEAKER]; /* the strongest classes weaker than it */
 	uint32_t n_weaker;
@@ -277,6 +279,33 @@ static bool plain(const struct shape *s)
 	return !r->n_exc_nodes && !r->min_tmp && !r->constraint;
 }
 
+/* The first leaves of a class as its first shape finds them (bounds
+ * from what nodes hold now), or as a class that differs from it only by
+ * the time limit found them earlier (they do not depend on it, and what
+ * was so then is still a bound). */
+static const uint32_t *first_made(struct pass *c, const struct shape *s,
+				  struct leaf_class *cl)
+{
+	for (uint32_t k = 0; k < c->n_classes; k++) {
+		const struct leaf_class *x = c->class_list[k];
+		struct leaf_key a = x->key, b = cl->key;
+		a.len = b.len = 0;
+		if (x->init && same_key(&a, &b))
+			return x->init;
+	}
+	cl->init = malloc((cl->m + 1) * sizeof(*cl->init));
+	for (uint32_t i = 0; cl->init && i < cl->m; i++) {
+		struct node_need need;
+		uint32_t node = s->order[i];
+		cl->init[i] = REL_INF;
+		if (!place_node_allowed(c, s, node, -2))
+			continue;
+		place_node_need(c, s, node, &need);
+		cl->init[i] = prof_bound_now(&c->prof, node, &need);
+	}
+	return cl->init;
+}
+
 uint32_t *leaf_class_first(struct pass *c, const struct shape *s)
 {
 	struct leaf_class *cl = c->class_list[s->lc];
@@ -284,17 +313,13 @@ uint32_t *leaf_class_first(struct pass *c, const struct shape *s)
 		return NULL;
 	if (cl->first)
 		return cl->first;
-	cl->first = malloc((cl->m + 1) * sizeof(*cl->first));
-	for (uint32_t i = 0; cl->first && i < cl->m; i++) {
-		struct node_need need;
-		uint32_t node = s->order[i];
-		cl->first[i] = REL_INF;
-		if (!place_node_allowed(c, s, node, -2))
-			continue;
-		place_node_need(c, s, node, &need);
-		cl->first[i] = prof_bound_now(&c->prof, node, &need);
-	}
-	for (uint32_t i = 0; cl->first && i < cl->m; i++)
+	const uint32_t *init = first_made(c, s, cl);
+	/* by blocks of 16 (mintree_raise_all reads whole ones); past m, 0 */
+	cl->first = init ? calloc((cl->m + 15) / 16 * 16 + 16, sizeof(*cl->first)) : NULL;
+	if (!cl->first)
+		return NULL;
+	memcpy(cl->first, init, cl->m * sizeof(*cl->first));
+	for (uint32_t i = 0; i < cl->m; i++)
 		cl->n_never += cl->first[i] == REL_INF;
 	return cl->first;
 }
@@ -340,6 +365,7 @@ void leaf_classes_free(struct pass *c)
 		free(c->class_list[i]->node);
 		free(c->class_list[i]->spare);
 		free(c->class_list[i]->first);
+		free(c->class_list[i]->init);
 	}
 	free(c->class_list);
 	free(c->classes);

@@ -357,7 +357,7 @@ int pass_honour_plan(struct pass *c, const struct sched_plan *pl,
 		    .shares = v.shares,
 		    .excl = v.excl,
 		};
-		if (prof_add(&c->prof, a->node, &r) < 0)
+		if (prof_add_plan(&c->prof, a->node, &r) < 0)
 			return -ENOMEM;
 	}
 	return prof_add_lics(&c->prof, pl->lics, pl->n_lics, pl->start, pl->end);

@@ -209,12 +209,19 @@ void resv_masks(const struct sched_node *n, struct resv *r)
 		r->gpus64 |= (uint64_t)(r->gpu_units[d] != 0) << d;
 }
 
+int prof_add_plan(struct prof *p, uint32_t node, const struct resv *r)
+{
+	struct resv copy = *r;
+	resv_masks(&p->nodes[node], &copy);
+	p->np[node].overbooked |= overbooks(p, &p->np[node], node, &copy);
+	return prof_add(p, node, r);
+}
+
 int prof_add(struct prof *p, uint32_t node, const struct resv *in)
 {
 	struct node_prof *np = &p->np[node];
 	struct resv copy = *in, *r = &copy;
 	resv_masks(&p->nodes[node], r);
-	np->overbooked |= overbooks(p, np, node, r);
 	if (np->n == np->cap) {
 		uint32_t cap = np->cap ? np->cap * 2 : 4;
 		struct resv *v = np->r_borrowed ? malloc(cap * sizeof(*v))

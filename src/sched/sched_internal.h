@@ -178,6 +178,11 @@ void resv_masks(const struct sched_node *n, struct resv *r);
 /* Adds r (copied, with its masks; its arrays stay borrowed) to node; 0 or
  * -ENOMEM. */
 int prof_add(struct prof *p, uint32_t node, const struct resv *r);
+/* The same for a plan honoured from a snapshot, which may hold what was
+ * taken since it was made (a job above it started on its CPUs): the node
+ * is then marked overbooked (its counts are no bound). What a pass gives
+ * itself was chosen among what is free and is added with prof_add. */
+int prof_add_plan(struct prof *p, uint32_t node, const struct resv *r);
 /* Adds licenses held over [start, end); 0 or -ENOMEM. */
 int prof_add_lics(struct prof *p, const struct sched_lic_req *l, uint32_t n,
 		  int64_t start, int64_t end);

@@ -15,7 +15,12 @@
  *   sched-scale 10000x100000: full_ms=N incremental_ms=N bytes_per_pending=N
  *
  *   ninja -C build bench/sched_scale/bench_sched_scale
- *   build/bench/sched_scale/bench_sched_scale [NODESxPENDING ...]   # RUNS=… */
+ *   build/bench/sched_scale/bench_sched_scale [NODESxPENDING ...]   # RUNS=… SEED=…
+ * Each size's line ends with digests of the full and the incremental
+ * pass's decisions: a change that must not change what is decided keeps
+ * them. REFERENCE=1 also runs both passes by the plainest search
+ * (sched_reference.h, slow: small sizes) and says whether they decide
+ * the same. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +28,7 @@
 #include <time.h>
 
 #include "sched/sched.h"
+#include "sched/sched_reference.h"
 
 #define HOUR 3600
 #define NOW 1000000000
@@ -338,10 +344,12 @@ static void make_pending(struct world *w)
 		make_job(w, i, 10000000 + i);
 }
 
+static uint64_t seed = 42; /* SEED=N: another cluster and queue of the same kind */
+
 static void make_world(struct world *w, uint32_t nodes, uint32_t pending)
 {
 	memset(w, 0, sizeof(*w));
-	rng = 42;
+	rng = seed;
 	w->n_nodes = nodes;
 	w->n_pending = pending;
 	make_nodes(w);
@@ -417,6 +425,46 @@ static struct sched_plan *plans_of(const struct world *w, const struct sched_res
 	return pl;
 }
 
+/* A digest of everything a pass decided (FNV-1a over each decision and
+ * its allocations, CPU ids and GPU units included): equal digests mean the
+ * same decisions, so a faster scheduler can be checked against an older
+ * one on the same queue. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211ULL;
+	return h;
+}
+
+static uint64_t digest(const struct world *w, const struct sched_result *r)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (uint32_t i = 0; i < r->n_decisions; i++) {
+		const struct sched_decision *d = &r->decisions[i];
+		uint64_t v[] = {d->index,
+				d->job_id,
+				d->verdict,
+				d->reason,
+				d->part,
+				(uint64_t)d->start,
+				(uint64_t)d->time_limit,
+				d->alloc_n,
+				d->lacks};
+		h = fnv(h, v, sizeof(v));
+		for (uint32_t k = 0; k < d->alloc_n; k++) {
+			const struct sched_alloc *a = &r->allocs[d->alloc_off + k];
+			const struct sched_node *n = &w->nodes[a->node];
+			uint64_t u[] = {a->node, a->cpus, a->tasks, a->mem};
+			h = fnv(h, u, sizeof(u));
+			h = fnv(h, a->cpu_ids, SCHED_WORDS(n->n_cpus) * sizeof(uint64_t));
+			if (a->gpu_units)
+				h = fnv(h, a->gpu_units, n->n_gpus * sizeof(uint32_t));
+		}
+	}
+	return h;
+}
+
 static size_t bytes_per_pending(const struct world *w)
 {
 	size_t bytes = 0;
@@ -461,11 +509,25 @@ static int measure(uint32_t nodes, uint32_t pending, int runs, bool last)
 			return fprintf(stderr, "the incremental pass failed\n"), 1;
 		t_inc[r] = now_ms() - t0;
 	}
+	if (getenv("REFERENCE")) { /* the same passes by the plainest search */
+		struct sched_result ref = {0}, ref_inc = {0};
+		if (sched_run_reference(&w.snap, &full, &ref) < 0 ||
+		    sched_run_reference(&s2, &quick, &ref_inc) < 0)
+			return fprintf(stderr, "a reference pass failed\n"), 1;
+		bool same = digest(&w, &ref) == digest(&w, &res) &&
+			    digest(&w, &ref_inc) == digest(&w, &inc);
+		printf("reference %ux%u: %s\n", nodes, pending,
+		       same ? "same" : "DIFFERENT");
+		sched_result_free(&ref);
+		sched_result_free(&ref_inc);
+	}
 	printf("%6u nodes x %6u pending: full pass %8.1f ms (started %u, planned %u, "
-	       "tested %u); incremental %6.2f ms (started %u); %zu B per pending job\n",
+	       "tested %u); incremental %6.2f ms (started %u); %zu B per pending job; "
+	       "digest %016llx %016llx\n",
 	       nodes, pending, median(t_full, runs), res.stats.started, res.stats.planned,
 	       res.stats.tested, median(t_inc, runs), inc.stats.started,
-	       bytes_per_pending(&w));
+	       bytes_per_pending(&w), (unsigned long long)digest(&w, &res),
+	       (unsigned long long)digest(&w, &inc));
 	if (last)
 		printf("sched-scale %ux%u: full_ms=%.0f incremental_ms=%.1f "
 		       "bytes_per_pending=%zu\n",
@@ -482,8 +544,10 @@ static int measure(uint32_t nodes, uint32_t pending, int runs, bool last)
 
 int main(int argc, char **argv)
 {
-	const char *env = getenv("RUNS");
+	const char *env = getenv("RUNS"), *env_seed = getenv("SEED");
 	int runs = env ? atoi(env) : 5;
+	if (env_seed && strtoull(env_seed, NULL, 10))
+		seed = strtoull(env_seed, NULL, 10);
 	static const char *const sizes[] = {"1000x10000", "10000x100000"};
 	int n = argc > 1 ? argc - 1 : 2;
 	if (runs < 1)

@@ -278,16 +278,23 @@ static int start_one(struct pass *c, uint32_t idx, const struct cand *cands,
 		     uint32_t n_cands, enum sched_reason *held)
 {
 	const struct sched_pending *j = &c->snap->pending[idx];
+	bool shorten = j->time_min > 0 && j->time_min < j->time_limit;
+	enum sched_reason last = SCHED_R_NONE; /* the last candidate a limit holds */
 	struct sched_tres_vec want;
 	limits_req_tres(j->req, &want);
 	for (uint32_t pass = 0; pass < 2; pass++)
 		for (uint32_t k = 0; k < n_cands; k++) {
 			const struct cand *cd = &cands[k];
+			if (pass == 1 && !shorten) { /* nothing to try: what it says */
+				if (last != SCHED_R_NONE)
+					*held = last;
+				return 0;
+			}
 			enum sched_reason why = limits_check(&c->lim, j, cd->part, &want);
 			if (blocked_now(c, cd))
 				continue;
 			if (why != SCHED_R_NONE) {
-				*held = why;
+				*held = last = why;
 				continue;
 			}
 			int rc;
@@ -298,10 +305,8 @@ static int start_one(struct pass *c, uint32_t idx, const struct cand *cands,
 				struct give g = {idx, cd->s,	   c->picks,	 n,
 						 0,   SCHED_START, SCHED_R_NONE, 0};
 				rc = give(c, &g, held);
-			} else if (j->time_min > 0 && j->time_min < j->time_limit) {
-				rc = start_shortened(c, idx, cd->part, held);
 			} else {
-				continue;
+				rc = start_shortened(c, idx, cd->part, held);
 			}
 			if (rc != 0 || c->err)
 				return c->err ? c->err : rc;

@@ -127,7 +127,7 @@ int limits_add(struct limits *l, uint32_t qos, uint32_t assoc, uint32_t uid,
 	uint32_t q[2];
 	qos_of(l->snap, qos, part, q);
 	for (int k = 0; k < 2; k++) {
-		if (q[k] >= pol->n_qos)
+		if (q[k] >= pol->n_qos || !l->qos_counted[q[k]])
 			continue;
 		use_add(&l->qos[q[k]], tres);
 		if (2 * (l->n_users + 1) > l->users_mask + 1 && user_grow(l) < 0)
@@ -141,8 +141,46 @@ int limits_add(struct limits *l, uint32_t qos, uint32_t assoc, uint32_t uid,
 	}
 	if (assoc < pol->n_assocs)
 		l->own[assoc]++;
-	for (uint32_t a = assoc; a < pol->n_assocs; a = pol->assocs[a].parent)
+	for (uint32_t a = assoc; l->assoc_grp && a < pol->n_assocs;
+	     a = pol->assocs[a].parent)
 		use_add(&l->sub[a], tres);
+	return 0;
+}
+
+static uint8_t sets(const struct sched_tres_vec *v) /* bit k: TRES k limited */
+{
+	uint8_t m = 0;
+	for (int k = 0; k < SCHED_TRES_COUNT; k++)
+		m |= (uint8_t)((v->v[k] != SCHED_UNLIMITED) << k);
+	return m;
+}
+
+static bool any_set(const struct sched_tres_vec *v)
+{
+	return sets(v) != 0;
+}
+
+/* What is worth counting: a QOS's use only where one of its limits reads
+ * it (Grp*, MaxJobsPerUser, MaxTRESPerUser), the associations' subtrees
+ * only when one of them has a Grp* limit. */
+static int what_counts(struct limits *l, const struct sched_policy *pol)
+{
+	l->qos_counted = calloc(pol->n_qos + 1, sizeof(*l->qos_counted));
+	l->qos_sets = calloc(pol->n_qos + 1, sizeof(*l->qos_sets));
+	if (!l->qos_counted || !l->qos_sets)
+		return -ENOMEM;
+	for (uint32_t q = 0; q < pol->n_qos; q++) {
+		const struct sched_qos *qs = &pol->qos[q];
+		l->qos_sets[q][K_QOS_GRP] = sets(&qs->grp_tres);
+		l->qos_sets[q][K_QOS_USER] = sets(&qs->max_tres_per_user);
+		l->qos_sets[q][K_QOS_JOB] = sets(&qs->max_tres_per_job);
+		l->qos_counted[q] =
+		    qs->grp_jobs != SCHED_NONE || qs->max_jobs_per_user != SCHED_NONE ||
+		    any_set(&qs->grp_tres) || any_set(&qs->max_tres_per_user);
+	}
+	for (uint32_t a = 0; a < pol->n_assocs; a++)
+		l->assoc_grp |= pol->assocs[a].grp_jobs != SCHED_NONE ||
+				any_set(&pol->assocs[a].grp_tres);
 	return 0;
 }
 
@@ -157,7 +195,7 @@ int limits_init(struct limits *l, const struct sched_snapshot *snap)
 	l->qos = calloc(pol->n_qos + 1, sizeof(*l->qos));
 	l->sub = calloc(pol->n_assocs + 1, sizeof(*l->sub));
 	l->own = calloc(pol->n_assocs + 1, sizeof(*l->own));
-	if (!l->qos || !l->sub || !l->own || user_grow(l) < 0)
+	if (!l->qos || !l->sub || !l->own || user_grow(l) < 0 || what_counts(l, pol) < 0)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < snap->n_running; i++) {
 		const struct sched_running *j = &snap->running[i];
@@ -175,6 +213,8 @@ void limits_fini(struct limits *l)
 	free(l->sub);
 	free(l->own);
 	free(l->users);
+	free(l->qos_counted);
+	free(l->qos_sets);
 	*l = (struct limits){0};
 }
 
@@ -202,7 +242,12 @@ static enum sched_reason qos_tres(const struct limits *l, const uint32_t q[2],
 				  const struct sched_tres_vec *tres)
 {
 	const struct sched_policy *pol = l->snap->policy;
-	for (int t = 0; t < SCHED_TRES_COUNT; t++) {
+	uint32_t set_any = 0; /* the TRES either QOS limits this way */
+	for (int k = 0; k < 2; k++)
+		set_any |= q[k] < pol->n_qos ? l->qos_sets[q[k]][kind] : 0;
+	for (int t = 0; set_any && t < SCHED_TRES_COUNT; t++) {
+		if (!(set_any >> t & 1))
+			continue;
 		for (int k = 0; k < 2; k++) {
 			if (q[k] >= pol->n_qos)
 				continue;

@@ -20,23 +20,17 @@ static int weight_cmp(const void *a, const void *b)
 }
 
 /* Part's nodes by Weight, then in its order: a counting pass over the few
- * weights a cluster has (their distinct values sorted in w). */
-static void order_part(const struct sched_snapshot *s, const struct sched_part *part,
-		       const uint32_t *w, uint32_t n_w, uint32_t *count, uint32_t *out)
+ * weights a cluster has (rank[node]: its weight's place among them). */
+static void order_part(const struct sched_part *part, const uint32_t *rank, uint32_t n_w,
+		       uint32_t *count, uint32_t *out)
 {
 	memset(count, 0, (n_w + 1) * sizeof(*count));
-	for (uint32_t i = 0; i < part->n_nodes; i++) {
-		const uint32_t *at = bsearch(&s->nodes[part->nodes[i]].weight, w, n_w,
-					     sizeof(*w), weight_cmp);
-		count[at - w + 1]++;
-	}
+	for (uint32_t i = 0; i < part->n_nodes; i++)
+		count[rank[part->nodes[i]] + 1]++;
 	for (uint32_t k = 1; k <= n_w; k++)
 		count[k] += count[k - 1];
-	for (uint32_t i = 0; i < part->n_nodes; i++) {
-		const uint32_t *at = bsearch(&s->nodes[part->nodes[i]].weight, w, n_w,
-					     sizeof(*w), weight_cmp);
-		out[count[at - w]++] = part->nodes[i];
-	}
+	for (uint32_t i = 0; i < part->n_nodes; i++)
+		out[count[rank[part->nodes[i]]]++] = part->nodes[i];
 }
 
 /* The distinct weights of the nodes, sorted; their count. Clusters have a
@@ -65,12 +59,18 @@ static int make_order(struct pass *c)
 {
 	const struct sched_snapshot *s = c->snap;
 	uint32_t **order = arena_alloc(&c->arena, (s->n_parts + 1) * sizeof(*order));
-	uint32_t *w = malloc((2 * (size_t)s->n_nodes + 2) * sizeof(*w));
+	uint32_t *w = malloc((3 * (size_t)s->n_nodes + 3) * sizeof(*w));
 	if (!order || !w) {
 		free(w);
 		return -ENOMEM;
 	}
-	uint32_t n_w = weights(s, w), *count = w + s->n_nodes + 1;
+	uint32_t n_w = weights(s, w), *count = w + s->n_nodes + 1,
+		 *rank = count + s->n_nodes + 1;
+	for (uint32_t i = 0; i < s->n_nodes; i++)
+		rank[i] =
+		    (uint32_t)((const uint32_t *)bsearch(&s->nodes[i].weight, w, n_w,
+							 sizeof(*w), weight_cmp) -
+			       w);
 	for (uint32_t p = 0; p < s->n_parts; p++) {
 		const struct sched_part *part = &s->parts[p];
 		if (part->n_nodes > c->max_part_nodes)
@@ -80,7 +80,7 @@ static int make_order(struct pass *c)
 			free(w);
 			return -ENOMEM;
 		}
-		order_part(s, part, w, n_w, count, order[p]);
+		order_part(part, rank, n_w, count, order[p]);
 	}
 	free(w);
 	c->order = (const uint32_t **)order;
@@ -133,9 +133,6 @@ void pass_release(struct pass *c)
 	for (uint32_t i = 0; c->shapes && i <= c->shapes_mask; i++)
 		for (struct shape *s = c->shapes[i]; s; s = s->next) {
 			mintree_fini(&s->tree);
-			free(s->ver);
-			free(s->cap);
-			free(s->spare);
 		}
 	free(c->shapes);
 	if (c->idle_pass) {
@@ -264,35 +261,71 @@ static void select_first(struct ord *v, size_t n, size_t k)
 		qsort(v + lo, hi - lo, sizeof(*v), ord_cmp);
 }
 
+/* Keeps in heap[0..*k) the `depth` first in order seen so far: a heap
+ * whose top is the last of them in order. */
+static void keep_first(struct ord *heap, uint32_t *k, uint32_t depth, const struct ord *o)
+{
+	uint32_t i;
+	if (*k < depth) { /* sift up */
+		for (i = (*k)++; i && ord_cmp(&heap[(i - 1) / 2], o) < 0; i = (i - 1) / 2)
+			heap[i] = heap[(i - 1) / 2];
+		heap[i] = *o;
+		return;
+	}
+	if (ord_cmp(o, &heap[0]) >= 0)
+		return;
+	for (i = 0;;) { /* sift down from the top */
+		uint32_t l = 2 * i + 1, m = l;
+		if (l >= *k)
+			break;
+		if (l + 1 < *k && ord_cmp(&heap[l + 1], &heap[l]) > 0)
+			m = l + 1;
+		if (ord_cmp(&heap[m], o) <= 0)
+			break;
+		heap[i] = heap[m];
+		i = m;
+	}
+	heap[i] = *o;
+}
+
 /* The jobs this pass reaches, in order; *n of them (*cut: some left out
- * by the pass's depth). NULL with *rc -ENOMEM, or -EINVAL when a job's
- * partitions are wrong. */
+ * by the pass's depth). A shallow pass (a quick one's 100 of a long queue)
+ * keeps the first ones as it reads the queue, a deep one selects them
+ * after. NULL with *rc -ENOMEM, or -EINVAL when a job's partitions are
+ * wrong. */
 static struct ord *make_queue(struct pass *c, uint32_t *n, bool *cut, int *rc)
 {
 	const struct sched_snapshot *s = c->snap;
 	const struct sched_resume *rs = &c->par->resume;
-	struct ord *v = malloc((s->n_pending + 1) * sizeof(*v)), at = {0};
+	uint32_t depth = c->backfill
+			     ? (c->par->bf_max_job_user ? 0 : c->par->bf_max_job_test)
+			     : c->par->default_queue_depth;
+	bool shallow = depth && depth < s->n_pending / 8;
+	struct ord *v = malloc(((shallow ? depth : s->n_pending) + 1) * sizeof(*v)),
+		   at = {0};
 	*rc = -ENOMEM;
 	if (!v)
 		return NULL;
 	if (rs->valid)
 		at = (struct ord){rs->tier, rs->job_id, 0, rs->priority};
-	uint32_t k = 0;
+	uint32_t k = 0, all = 0;
 	for (uint32_t i = 0; i < s->n_pending; i++) {
 		if (sched_check_order(s, &s->pending[i]) < 0) {
 			free(v);
 			*rc = -EINVAL;
 			return NULL;
 		}
-		v[k] = key_of(s, i);
-		if (!rs->valid || !c->backfill || ord_cmp(&v[k], &at) > 0)
-			k++;
+		struct ord o = key_of(s, i);
+		if (rs->valid && c->backfill && ord_cmp(&o, &at) <= 0)
+			continue;
+		all++;
+		if (shallow)
+			keep_first(v, &k, depth, &o);
+		else
+			v[k++] = o;
 	}
-	uint32_t depth = c->backfill
-			     ? (c->par->bf_max_job_user ? 0 : c->par->bf_max_job_test)
-			     : c->par->default_queue_depth;
-	*cut = depth && depth < k;
-	if (*cut) {
+	*cut = depth && depth < all;
+	if (*cut && !shallow) {
 		select_first(v, k, depth);
 		k = depth;
 	}
@@ -324,7 +357,7 @@ int pass_honour_plan(struct pass *c, const struct sched_plan *pl,
 		    .shares = v.shares,
 		    .excl = v.excl,
 		};
-		if (prof_add(&c->prof, a->node, &r) < 0)
+		if (prof_add_plan(&c->prof, a->node, &r) < 0)
 			return -ENOMEM;
 	}
 	return prof_add_lics(&c->prof, pl->lics, pl->n_lics, pl->start, pl->end);

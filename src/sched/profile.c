@@ -93,8 +93,10 @@ uint32_t prof_bound_now(const struct prof *p, uint32_t node, const struct node_n
 {
 	const struct sched_node *n = &p->nodes[node];
 	const struct node_prof *np = &p->np[node];
+	if (np->overbooked) /* its counts are no bound */
+		return 0;
 	bool now = np->cpus_now + need->cpus <= n->n_cpus &&
-		   (!n->mem || np->mem_now + need->mem <= n->mem) &&
+		   (!n->mem || !need->mem || np->mem_now + need->mem <= n->mem) &&
 		   (!whole_devices(n) || np->gpus_now + need->gpus <= n->n_gpus);
 	if (now)
 		return 0;
@@ -173,9 +175,53 @@ static int log_add(const struct prof *p, struct node_prof *np, const struct resv
 	return 0;
 }
 
-int prof_add(struct prof *p, uint32_t node, const struct resv *r)
+/* Does r hold, at some instant, a CPU id that another reservation holds
+ * then, neither of them sharing, or a GPU device another holds then? Only
+ * a plan honoured after what it was planned around changed (a job above
+ * it started on its CPUs) does; the node's counts (CPUs held alone,
+ * devices held) then say less is free than is. */
+static bool overbooks(const struct prof *p, const struct node_prof *np, uint32_t node,
+		      const struct resv *r)
+{
+	const struct sched_node *n = &p->nodes[node];
+	uint32_t words = SCHED_WORDS(n->n_cpus);
+	for (uint32_t i = first_after(np, r->start); i < np->n; i++) {
+		const struct resv *q = &np->r[i];
+		if (q->start >= r->end)
+			continue;
+		for (uint32_t w = 0;
+		     !r->shares && !q->shares && r->cpu_ids && q->cpu_ids && w < words;
+		     w++)
+			if (r->cpu_ids[w] & q->cpu_ids[w])
+				return true;
+		for (uint32_t d = 0; r->gpu_units && q->gpu_units && d < n->n_gpus; d++)
+			if (r->gpu_units[d] && q->gpu_units[d])
+				return true;
+	}
+	return false;
+}
+
+void resv_masks(const struct sched_node *n, struct resv *r)
+{
+	r->cpus64 = r->cpu_ids ? r->cpu_ids[0] : 0;
+	r->gpus64 = 0;
+	for (uint32_t d = 0; r->gpu_units && d < n->n_gpus && d < 64; d++)
+		r->gpus64 |= (uint64_t)(r->gpu_units[d] != 0) << d;
+}
+
+int prof_add_plan(struct prof *p, uint32_t node, const struct resv *r)
+{
+	struct resv copy = *r;
+	resv_masks(&p->nodes[node], &copy);
+	p->np[node].overbooked |= overbooks(p, &p->np[node], node, &copy);
+	return prof_add(p, node, r);
+}
+
+int prof_add(struct prof *p, uint32_t node, const struct resv *in)
 {
 	struct node_prof *np = &p->np[node];
+	struct resv copy = *in, *r = &copy;
+	resv_masks(&p->nodes[node], r);
 	if (np->n == np->cap) {
 		uint32_t cap = np->cap ? np->cap * 2 : 4;
 		struct resv *v = np->r_borrowed ? malloc(cap * sizeof(*v))
@@ -215,42 +261,75 @@ int prof_add(struct prof *p, uint32_t node, const struct resv *r)
 		np->first_end = r->end;
 	/* counts of what is held alone: two sharing holders of one CPU would
 	 * count it twice, and the counts must never say less is free */
-	if (steps_add(&np->cpus, r->start, r->end, r->shares ? 0 : r->cpus) < 0 ||
-	    steps_add(&np->gpus, r->start, r->end, devices) < 0)
-		return -ENOMEM;
-	return steps_add(&np->mem, r->start, r->end, r->mem);
+	return nsteps_add(&np->use, r->start, r->end, r->mem, r->shares ? 0 : r->cpus,
+			  devices);
+}
+
+/* The earliest candidate time >= t at which no step of what node holds
+ * over [t', t' + len) leaves it less than need; INT64_MAX when none is
+ * within the window. One scan: a step that blocks moves t' past its end,
+ * and the scan goes on from there. A step blocks when it holds more than
+ * the node has less the need; memory held past the node's size (a plan
+ * honoured over a start) leaves none free, and a job that needs none
+ * still fits. */
+static int64_t use_clear(const struct prof *p, uint32_t node, int64_t t, int64_t len,
+			 const struct node_need *need)
+{
+	const struct sched_node *n = &p->nodes[node];
+	const struct nsteps *u = &p->np[node].use;
+	bool mem = n->mem && need->mem, gpus = need->gpus && whole_devices(n);
+	if (need->cpus > n->n_cpus || (mem && need->mem > n->mem) ||
+	    (gpus && need->gpus > n->n_gpus))
+		return INT64_MAX; /* not even on the empty node */
+	if (!u->s)		  /* nothing held */
+		return t;
+	uint32_t max_cpus = n->n_cpus - need->cpus;
+	uint32_t max_gpus = gpus ? n->n_gpus - need->gpus : UINT32_MAX;
+	uint64_t max_mem = mem ? n->mem - need->mem : UINT64_MAX;
+	int64_t end = add_sat(t, len);
+	for (uint32_t i = nsteps_at(u, t); i < u->n; i++) {
+		const struct nstep *st = &u->s[i];
+		if (st->t >= end)
+			break;
+		if (st->cpus <= max_cpus && st->mem <= max_mem && st->gpus <= max_gpus)
+			continue;
+		int64_t next = i + 1 < u->n ? u->s[i + 1].t : INT64_MAX;
+		if (next <= t)
+			continue;
+		if (next == INT64_MAX)
+			return INT64_MAX;
+		t = prof_quant(p, next);
+		if (t - p->now > p->window)
+			return INT64_MAX;
+		end = add_sat(t, len);
+	}
+	return t;
 }
 
 int64_t prof_earliest_counts(const struct prof *p, uint32_t node, int64_t t, int64_t len,
 			     const struct job_view *v, const struct node_need *need)
 {
-	const struct sched_node *n = &p->nodes[node];
 	const struct node_prof *np = &p->np[node];
 	uint32_t slot = v->part < p->n_parts ? p->mcpn_slot[v->part] : UINT32_MAX;
-	while (t - p->now <= p->window) {
-		int64_t end = add_sat(t, len), jump = INT64_MIN, b;
-		b = steps_last_block(&np->cpus, n->n_cpus, need->cpus, t, end);
-		jump = b > jump ? b : jump;
-		if (n->mem) {
-			b = steps_last_block(&np->mem, n->mem, need->mem, t, end);
-			jump = b > jump ? b : jump;
-		}
-		if (need->gpus && whole_devices(n)) {
-			b = steps_last_block(&np->gpus, n->n_gpus, need->gpus, t, end);
-			jump = b > jump ? b : jump;
-		}
-		if (v->part_mcpn && slot != UINT32_MAX && np->part_cpus) {
-			b = steps_last_block(&np->part_cpus[slot], v->part_mcpn,
-					     need->cpus, t, end);
-			jump = b > jump ? b : jump;
-		}
-		if (jump == INT64_MIN)
+	bool part = v->part_mcpn && slot != UINT32_MAX && np->part_cpus;
+	if (t - p->now > p->window)
+		return INT64_MAX;
+	if (np->overbooked)
+		return t;
+	for (;;) {
+		t = use_clear(p, node, t, len, need);
+		if (!part || t == INT64_MAX)
 			return t;
-		if (jump == INT64_MAX)
+		int64_t b = steps_last_block(&np->part_cpus[slot], v->part_mcpn,
+					     need->cpus, t, add_sat(t, len));
+		if (b == INT64_MIN)
+			return t;
+		if (b == INT64_MAX)
 			return INT64_MAX;
-		t = prof_quant(p, jump);
+		t = prof_quant(p, b);
+		if (t - p->now > p->window)
+			return INT64_MAX;
 	}
-	return INT64_MAX;
 }
 
 /* --- licenses ----------------------------------------------------------------- */
@@ -343,6 +422,8 @@ void prof_window(struct prof *p, uint32_t node, int64_t t, int64_t len,
 	memset(cpu_free, 0, words * sizeof(*cpu_free));
 	memset(gpu_busy, 0, n->n_gpus);
 	*out = (struct node_free){0};
+	bool small = words == 1 && n->n_gpus <= 64;
+	uint64_t gpus = 0;
 	for (uint32_t i = first; i < np->n; i++) {
 		const struct resv *r = &np->r[i];
 		if (r->start >= end)
@@ -351,13 +432,19 @@ void prof_window(struct prof *p, uint32_t node, int64_t t, int64_t len,
 		out->blocked |= r->excl;
 		if (v->shares && r->shares)
 			any_shared = true;
+		else if (small)
+			cpu_free[0] |= r->cpus64;
 		else
 			for (uint32_t w = 0; r->cpu_ids && w < words; w++)
 				cpu_free[w] |= r->cpu_ids[w];
-
-		for (uint32_t d = 0; r->gpu_units && d < n->n_gpus; d++)
-			gpu_busy[d] |= r->gpu_units[d] != 0;
+		if (small)
+			gpus |= r->gpus64;
+		else
+			for (uint32_t d = 0; r->gpu_units && d < n->n_gpus; d++)
+				gpu_busy[d] |= r->gpu_units[d] != 0;
 	}
+	for (uint32_t d = 0; small && d < n->n_gpus; d++)
+		gpu_busy[d] = gpus >> d & 1;
 	if (any_shared)
 		shared_cpus(p, np, first, t, end, n->n_cpus, v->share_max, cpu_free);
 	for (uint32_t w = 0; w < words; w++) {
@@ -366,7 +453,7 @@ void prof_window(struct prof *p, uint32_t node, int64_t t, int64_t len,
 			cpu_free[w] &= (1ULL << (n->n_cpus % 64)) - 1;
 		out->n_cpus += sched_popcount64(cpu_free[w]);
 	}
-	uint64_t mem = n->mem ? steps_max(&np->mem, t, end) : 0, part_cpus = 0;
+	uint64_t mem = n->mem ? nsteps_max_mem(&np->use, t, end) : 0, part_cpus = 0;
 	out->mem = !n->mem ? UINT64_MAX : mem >= n->mem ? 0 : n->mem - mem;
 	uint32_t slot = v->part < p->n_parts ? p->mcpn_slot[v->part] : UINT32_MAX;
 	if (v->part_mcpn && slot != UINT32_MAX && np->part_cpus)
@@ -434,10 +521,8 @@ void prof_fini(struct prof *p)
 	for (uint32_t i = 0; p->np && i < p->n_nodes; i++) {
 		if (!p->np[i].r_borrowed)
 			free(p->np[i].r);
-		steps_fini(&p->np[i].mem);
+		nsteps_fini(&p->np[i].use);
 		free(p->np[i].log);
-		steps_fini(&p->np[i].cpus);
-		steps_fini(&p->np[i].gpus);
 		for (uint32_t k = 0; p->np[i].part_cpus && k < p->n_mcpn; k++)
 			steps_fini(&p->np[i].part_cpus[k]);
 		free(p->np[i].part_cpus);

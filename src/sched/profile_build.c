@@ -94,37 +94,66 @@ static int resv_by_end(const void *a, const void *b)
 	return x->end < y->end ? -1 : x->end > y->end;
 }
 
-enum amount { A_MEM, A_CPUS, A_GPUS, A_PART };
-
-static uint64_t amount_of(const struct prof *p, uint32_t node, const struct resv *r,
-			  enum amount what, uint32_t part)
+static uint32_t devices_of(const struct prof *p, uint32_t node, const struct resv *r)
 {
-	uint64_t k = 0;
-	switch (what) {
-	case A_MEM:
-		return r->mem;
-	case A_CPUS:
-		return r->shares ? 0 : r->cpus;
-	case A_PART:
-		return r->part == part ? r->cpus : 0;
-	case A_GPUS:
-		for (uint32_t d = 0; r->gpu_units && d < p->nodes[node].n_gpus; d++)
-			k += r->gpu_units[d] != 0;
-		return k;
-	}
-	return 0;
+	uint32_t k = 0;
+	for (uint32_t d = 0; r->gpu_units && d < p->nodes[node].n_gpus; d++)
+		k += r->gpu_units[d] != 0;
+	return k;
+}
+
+/* CPUs held alone: two sharing holders of one CPU would count it twice,
+ * and the counts must never say less is free. */
+static uint32_t cpus_alone(const struct resv *r)
+{
+	return r->shares ? 0 : r->cpus;
 }
 
 /* Steps of what np's reservations (all from now, sorted by end) hold: all
  * of it from now, less each one as it ends. */
-static int sweep(struct prof *p, uint32_t node, struct steps *s, enum amount what,
-		 uint32_t part, uint64_t *total)
+static int sweep_use(struct prof *p, uint32_t node)
+{
+	struct node_prof *np = &p->np[node];
+	struct nsteps *s = &np->use;
+	struct nstep all = {p->now, 0, 0, 0};
+	for (uint32_t i = 0; i < np->n; i++) {
+		all.mem += np->r[i].mem;
+		all.cpus += cpus_alone(&np->r[i]);
+		all.gpus += devices_of(p, node, &np->r[i]);
+	}
+	np->mem_now = all.mem;
+	np->cpus_now = all.cpus;
+	np->gpus_now = all.gpus;
+	if (!all.mem && !all.cpus && !all.gpus)
+		return 0;
+	s->s = arena_alloc(&p->arena, (np->n + 2) * sizeof(*s->s));
+	if (!s->s)
+		return -ENOMEM;
+	s->cap = np->n + 2;
+	s->borrowed = true;
+	s->s[0] = (struct nstep){INT64_MIN, 0, 0, 0};
+	s->s[1] = all;
+	s->n = 2;
+	for (uint32_t i = 0; i < np->n; i++) {
+		all.mem -= np->r[i].mem;
+		all.cpus -= cpus_alone(&np->r[i]);
+		all.gpus -= devices_of(p, node, &np->r[i]);
+		if (i + 1 < np->n && np->r[i + 1].end == np->r[i].end)
+			continue;
+		all.t = np->r[i].end;
+		s->s[s->n++] = all;
+	}
+	return 0;
+}
+
+/* Steps of the CPUs part's jobs hold on node (MaxCPUsPerNode), as above. */
+static int sweep_part(struct prof *p, uint32_t node, struct steps *s, uint32_t part)
 {
 	const struct node_prof *np = &p->np[node];
-	*total = 0;
+	uint64_t left = 0;
 	for (uint32_t i = 0; i < np->n; i++)
-		*total += amount_of(p, node, &np->r[i], what, part);
-	if (!*total)
+		left += np->r[i].part == part ? np->r[i].cpus : 0;
+	if (!left)
 		return 0;
 	s->s = arena_alloc(&p->arena, (np->n + 2) * sizeof(*s->s));
 	if (!s->s)
@@ -132,11 +161,10 @@ static int sweep(struct prof *p, uint32_t node, struct steps *s, enum amount wha
 	s->cap = np->n + 2;
 	s->borrowed = true;
 	s->s[0] = (struct step){INT64_MIN, 0};
-	s->s[1] = (struct step){p->now, *total};
+	s->s[1] = (struct step){p->now, left};
 	s->n = 2;
-	uint64_t left = *total;
 	for (uint32_t i = 0; i < np->n; i++) {
-		left -= amount_of(p, node, &np->r[i], what, part);
+		left -= np->r[i].part == part ? np->r[i].cpus : 0;
 		if (i + 1 < np->n && np->r[i + 1].end == np->r[i].end)
 			continue;
 		s->s[s->n++] = (struct step){np->r[i].end, left};
@@ -145,30 +173,47 @@ static int sweep(struct prof *p, uint32_t node, struct steps *s, enum amount wha
 }
 
 /* A node's reservations sorted, its steps and counts made. */
+/* A node holds a few jobs: sorting them in place beats qsort's calls. */
+static void sort_by_end(struct resv *r, uint32_t n)
+{
+	if (n > 16) {
+		qsort(r, n, sizeof(*r), resv_by_end);
+		return;
+	}
+	for (uint32_t i = 1; i < n; i++) {
+		struct resv x = r[i];
+		uint32_t j = i;
+		for (; j > 0 && r[j - 1].end > x.end; j--)
+			r[j] = r[j - 1];
+		r[j] = x;
+	}
+}
+
+/* Does something on the node count against partition k's MaxCPUsPerNode? */
+static bool holds_part(const struct node_prof *np, uint32_t k)
+{
+	for (uint32_t i = 0; i < np->n; i++)
+		if (np->r[i].part == k)
+			return true;
+	return false;
+}
+
 static int finish_node(struct prof *p, uint32_t node)
 {
 	struct node_prof *np = &p->np[node];
-	uint64_t mem, cpus, gpus, part;
-	if (np->n > 1)
-		qsort(np->r, np->n, sizeof(*np->r), resv_by_end);
+	sort_by_end(np->r, np->n);
 	for (uint32_t i = 0; i < np->n; i++)
 		prof_mark_end(p, np->r[i].end);
-	if (sweep(p, node, &np->mem, A_MEM, 0, &mem) < 0 ||
-	    sweep(p, node, &np->cpus, A_CPUS, 0, &cpus) < 0 ||
-	    sweep(p, node, &np->gpus, A_GPUS, 0, &gpus) < 0)
+	if (sweep_use(p, node) < 0)
 		return -ENOMEM;
-	np->mem_now = mem;
-	np->cpus_now = (uint32_t)cpus;
-	np->gpus_now = (uint32_t)gpus;
 	np->first_end = np->n ? np->r[0].end : INT64_MAX;
 	for (uint32_t k = 0; k < p->n_parts; k++) {
 		uint32_t slot = p->mcpn_slot[k];
-		if (slot == UINT32_MAX)
+		if (slot == UINT32_MAX || !holds_part(np, k))
 			continue;
 		if (!np->part_cpus) /* freed by prof_fini: heap, as prof_add's */
 			np->part_cpus = calloc(p->n_mcpn, sizeof(*np->part_cpus));
-		if (!np->part_cpus ||
-		    sweep(p, node, &np->part_cpus[slot], A_PART, k, &part) < 0)
+		if (!np->part_cpus || sweep_part(p, node, &np->part_cpus[slot], k) < 0)
 			return -ENOMEM;
 	}
 	return 0;
@@ -200,6 +245,7 @@ static int place_running(struct prof *p, const struct sched_snapshot *s,
 		    .excl = v.excl,
 		    .version = 1,
 		};
+		resv_masks(&s->nodes[a->node], &np->r[np->n - 1]);
 	}
 	for (uint32_t k = 0; k < j->n_lics; k++)
 		if (!j->lics || j->lics[k].lic >= s->n_lics)

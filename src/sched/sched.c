@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sched/sched_internal.h"
+#include "sched/sched_reference.h"
 
 /* --- checking the snapshot ---------------------------------------------------- */
 
@@ -143,15 +144,15 @@ int sched_check_snapshot(const struct sched_snapshot *s, const struct sched_para
 
 /* --- entry points ---------------------------------------------------------------- */
 
-int sched_run(const struct sched_snapshot *snap, const struct sched_params *params,
-	      struct sched_result *out)
+static int run(const struct sched_snapshot *snap, const struct sched_params *params,
+	       struct sched_result *out, bool reference)
 {
 	int rc = sched_check_snapshot(snap, params);
 	if (rc < 0)
 		return rc;
 	struct sched_result res = {0};
 	struct arena *pool = calloc(1, sizeof(*pool));
-	struct pass c = {.res = &res, .pool = pool};
+	struct pass c = {.res = &res, .pool = pool, .reference = reference};
 	res.pool = pool;
 	rc = pool ? pass_prepare(&c, snap, params) : -ENOMEM;
 	if (rc == 0)
@@ -163,6 +164,18 @@ int sched_run(const struct sched_snapshot *snap, const struct sched_params *para
 	}
 	*out = res;
 	return 0;
+}
+
+int sched_run(const struct sched_snapshot *snap, const struct sched_params *params,
+	      struct sched_result *out)
+{
+	return run(snap, params, out, false);
+}
+
+int sched_run_reference(const struct sched_snapshot *snap,
+			const struct sched_params *params, struct sched_result *out)
+{
+	return run(snap, params, out, true);
 }
 
 void sched_result_free(struct sched_result *r)

@@ -49,11 +49,38 @@ int steps_add(struct steps *s, int64_t start, int64_t end, uint64_t amount);
 /* The most in use at one instant of [t, end). */
 uint64_t steps_max(const struct steps *s, int64_t t, int64_t end);
 
+/* What a node holds over time: memory, the CPUs held alone and the GPU
+ * devices held, in one array so that one scan sees them all. */
+struct nstep {
+	int64_t t; /* from t to the next step's t */
+	uint64_t mem;
+	uint32_t cpus, gpus;
+};
+
+struct nsteps {
+	struct nstep *s; /* s[0].t is INT64_MIN; sorted by t; NULL: nothing yet */
+	uint32_t n, cap;
+	bool borrowed; /* s is in an arena: copied out when it grows */
+};
+
+int nsteps_init(struct nsteps *s); /* 0 or -ENOMEM */
+void nsteps_fini(struct nsteps *s);
+/* these amounts more in use over [start, end): 0 or -ENOMEM */
+int nsteps_add(struct nsteps *s, int64_t start, int64_t end, uint64_t mem, uint32_t cpus,
+	       uint32_t gpus);
+uint32_t nsteps_at(const struct nsteps *s, int64_t t); /* the step holding t */
+/* The most memory in use at one instant of [t, end). */
+uint64_t nsteps_max_mem(const struct nsteps *s, int64_t t, int64_t end);
+
 /* --- profile.c: free resources per node and per license over time --------- */
 
 /* One job's hold on one node over [start, end). */
 struct resv {
 	int64_t start, end;
+	uint64_t cpus64; /* cpu_ids' first word, kept here (prof_add): most
+			  * nodes have no more CPUs, and a window check then
+			  * reads nothing but the node's array */
+	uint64_t gpus64; /* bit d: it holds units of device d (d < 64) */
 	uint64_t mem;
 	const uint64_t *cpu_ids;   /* SCHED_WORDS(n_cpus) words; borrowed */
 	const uint32_t *gpu_units; /* per device, or NULL; borrowed */
@@ -77,9 +104,10 @@ struct node_prof {
 	uint32_t n, cap;
 	bool r_borrowed;	     /* r is in the profile's arena */
 	uint32_t version;	     /* bumped by every change; starts at 1 */
-	struct steps mem;	     /* memory held over time */
-	struct steps cpus, gpus;     /* CPUs and GPU devices held over time */
+	struct nsteps use;	     /* memory, CPUs and GPU devices over time */
 	uint32_t cpus_now, gpus_now; /* held at now (CPUs: alone) */
+	bool overbooked;	     /* two holders of a CPU or device at once
+				      * (prof_add): its counts are no bound */
 	uint64_t mem_now;
 	int64_t first_end;	 /* the earliest end of what it holds; INT64_MAX */
 	struct steps *part_cpus; /* per partition with MaxCPUsPerNode (mcpn_slot) */
@@ -145,8 +173,16 @@ int prof_init(struct prof *p, const struct sched_snapshot *snap, int64_t res,
 	      int64_t window, bool idle);
 void prof_fini(struct prof *p);
 
-/* Adds r (copied; its arrays stay borrowed) to node; 0 or -ENOMEM. */
+/* r's cpus64 and gpus64 from its arrays. */
+void resv_masks(const struct sched_node *n, struct resv *r);
+/* Adds r (copied, with its masks; its arrays stay borrowed) to node; 0 or
+ * -ENOMEM. */
 int prof_add(struct prof *p, uint32_t node, const struct resv *r);
+/* The same for a plan honoured from a snapshot, which may hold what was
+ * taken since it was made (a job above it started on its CPUs): the node
+ * is then marked overbooked (its counts are no bound). What a pass gives
+ * itself was chosen among what is free and is added with prof_add. */
+int prof_add_plan(struct prof *p, uint32_t node, const struct resv *r);
 /* Adds licenses held over [start, end); 0 or -ENOMEM. */
 int prof_add_lics(struct prof *p, const struct sched_lic_req *l, uint32_t n,
 		  int64_t start, int64_t end);
@@ -180,8 +216,8 @@ struct node_need {
 /* The earliest time >= t at which node has, by count, need free over
  * [t', t' + len) (CPUs held, memory, GPU devices, the partition's CPUs
  * under MaxCPUsPerNode): a lower bound of when a job can fit there that
- * ignores which CPU ids and devices are free. INT64_MAX: not within the
- * window. */
+ * ignores which CPU ids and devices are free, unless the node is
+ * overbooked (then t). INT64_MAX: not within the window. */
 int64_t prof_earliest_counts(const struct prof *p, uint32_t node, int64_t t, int64_t len,
 			     const struct job_view *v, const struct node_need *need);
 /* A cheap lower bound of when a job needing need can fit on node, in
@@ -222,16 +258,36 @@ static inline uint32_t sched_popcount64(uint64_t x)
 
 struct mintree {
 	uint32_t n, levels;
-	uint32_t *lv[MINTREE_LEVELS]; /* lv[0]: the values; lv[l + 1][i]: the
-				       * least of lv[l][16 i .. 16 i + 15] */
+	int32_t *lv[MINTREE_LEVELS]; /* lv[0]: the values as keys (mintree.c);
+				      * lv[l + 1][i]: the least of lv[l][16 i ..
+				      * 16 i + 15]; one allocation */
 	uint32_t len[MINTREE_LEVELS];
 };
 
-/* n values, all REL_INF: 0 or -ENOMEM. The values are lv[0]; after writing
- * them directly, mintree_rebuild. mintree_fini frees it. */
+/* n values, all REL_INF: 0 or -ENOMEM. mintree_fill writes values without
+ * updating the levels above, mintree_rebuild then does it at once.
+ * mintree_fini frees it. */
 int mintree_init(struct mintree *t, uint32_t n);
 void mintree_rebuild(struct mintree *t);
 void mintree_fini(struct mintree *t);
+/* Each value i raised to v[i] where that is more, then rebuilt. */
+void mintree_raise_all(struct mintree *t, const uint32_t *v);
+
+static inline int32_t mintree_key(uint32_t v) /* signed order = unsigned order */
+{
+	return (int32_t)(v ^ 0x80000000u);
+}
+
+static inline void mintree_fill(struct mintree *t, uint32_t i, uint32_t v)
+{
+	t->lv[0][i] = mintree_key(v);
+}
+
+static inline uint32_t mintree_get(const struct mintree *t, uint32_t i)
+{
+	return (uint32_t)t->lv[0][i] ^ 0x80000000u;
+}
+
 void mintree_set(struct mintree *t, uint32_t i, uint32_t v);
 uint32_t mintree_min(const struct mintree *t);
 /* The first i >= from whose value is <= x, or POS_NONE. */
@@ -260,18 +316,15 @@ struct shape {
 	uint32_t node_min;     /* tasks a node must take to be of use: all of
 				* them when the job has one node, else 1 */
 	uint32_t lc;	       /* its leaf class (leafcache.c) */
+	uint64_t seen;	       /* the class's learnt at its last refresh */
 	bool generic;	       /* -w or a -C count: nodes outside the order first */
 	int fits;	       /* sched_fits_config: -1 unknown, 0 yes, -ENOSPC */
 	uint32_t lb;	       /* no job of the shape fits before now + lb */
 	uint32_t m;	       /* partition nodes */
 	bool has_tree;	       /* else nodes are scanned in order */
 	struct mintree tree;   /* a lower bound of each node's earliest fit, in
-				* seconds after now (node order[i] at i) */
-	uint32_t *ver;	       /* m: the node's version the leaf was computed at,
-				* VERIFIED when the node fits at its value */
-	uint32_t *cap;	       /* m: when VERIFIED, the tasks it takes then (0:
-				* not known, ask again) */
-	struct spare *spare;   /* m: when VERIFIED, what it had beyond the need */
+				* seconds after now (node order[i] at i); what
+				* was seen to fit is its leaf class's to say */
 	const uint32_t *order; /* the partition's nodes by (weight, position) */
 };
 
@@ -324,23 +377,52 @@ uint32_t place_lacks(struct pass *c, const struct shape *s);
 
 /* --- leafcache.c: node checks shared by shapes of one leaf class ----------- */
 
-/* A node checked for a leaf class at from: it fits at `at` (fits), or not
- * before it; valid while the node's version stays. */
+/* What one node was seen to give a leaf class: from `from` on, it does not
+ * fit before `at`; fits: it fits at `at`, taking cap tasks (0: not known)
+ * with what the class keeps as its spare beyond the need, as of the
+ * node's version. 16 bytes: a class keeps one per node of its partition,
+ * and they are read far more often than the spare. */
 struct leaf_entry {
-	uint32_t lc; /* the class's id + 1; 0: empty */
-	uint32_t version, from, at, cap;
-	struct spare spare;
-	bool fits;
+	uint32_t from, at, version;
+	uint16_t cap;
+	uint8_t state; /* LEAF_EMPTY, LEAF_BOUND, LEAF_FITS */
 };
+
+enum { LEAF_EMPTY, LEAF_BOUND, LEAF_FITS };
 
 struct leaf_class;
 
 /* Finds or makes s's leaf class (s->lc): 0 or -ENOMEM. */
 int leaf_class_of(struct pass *c, struct shape *s);
-/* What node is known to give class lc from t on, or NULL. */
-const struct leaf_entry *leaf_cache_get(const struct pass *c, uint32_t node, uint32_t lc,
-					uint32_t t);
-void leaf_cache_put(struct pass *c, uint32_t node, const struct leaf_entry *e);
+/* What the node at position pos of s's order is known to give s's class
+ * at now + t: t when it fits then (*cap: the tasks it takes, 0 when not
+ * known), a later time before which it does not fit, or REL_INF - 1 when
+ * nothing is known (the caller checks). */
+#define LEAF_UNKNOWN (REL_INF - 1)
+uint32_t leaf_cache_ask(struct pass *c, const struct shape *s, uint32_t pos, uint32_t t,
+			uint32_t *cap);
+/* Remembers what the node at pos was seen to give s's class from t on
+ * (spare: when it fits). */
+void leaf_cache_put(struct pass *c, const struct shape *s, uint32_t pos,
+		    const struct leaf_entry *e, const struct spare *spare);
+/* The first leaves of a new tree of s's class, made by the first shape of
+ * the class without -x, --tmp or -C and copied by the others; NULL. They
+ * are bounds from now: a walk that finds the node cannot serve the class
+ * anywhere in [now, at) raises its first leaf to at (leaf_class_learn), so
+ * that the shapes made later start from what the class knows, and once
+ * every first leaf is REL_INF no shape of the class fits within the window
+ * (leaf_class_never). */
+uint32_t *leaf_class_first(struct pass *c, const struct shape *s);
+void leaf_class_learn(struct pass *c, const struct shape *s, uint32_t pos, uint32_t at);
+/* The node at pos does not serve s's class before now + this (0: not known). */
+uint32_t leaf_class_bound(const struct pass *c, const struct shape *s, uint32_t pos);
+/* The same, as classes weaker than s's know it (what they cannot have,
+ * s's class cannot either). */
+uint32_t leaf_class_weaker_bound(const struct pass *c, const struct shape *s,
+				 uint32_t pos);
+bool leaf_class_never(const struct pass *c, const struct shape *s);
+/* s's tree takes its class's bounds from now when they grew much since. */
+void leaf_refresh(struct pass *c, struct shape *s);
 void leaf_classes_free(struct pass *c);
 
 /* --- limits.c: association and QOS limits ---------------------------------- */
@@ -363,6 +445,10 @@ struct limits {
 	uint32_t *own;		/* n_assocs: the association's own jobs */
 	struct lim_user *users; /* open addressing by (qos, uid) */
 	uint32_t users_mask, n_users;
+	bool *qos_counted;	/* n_qos: a limit of it reads what is counted */
+	uint8_t (*qos_sets)[3]; /* n_qos: per kind (Grp, per user, per job),
+				 * bit k when TRES k is limited */
+	bool assoc_grp;		/* some association has a Grp* limit */
 };
 
 int limits_init(struct limits *l, const struct sched_snapshot *snap);
@@ -400,8 +486,9 @@ struct pass {
 	const struct sched_snapshot *snap;
 	const struct sched_params *par;
 	bool backfill;
-	bool idle; /* sched_fits_config: every node up and empty */
-	int err;   /* -ENOMEM met on the way */
+	bool idle;	/* sched_fits_config: every node up and empty */
+	bool reference; /* sched_run_reference: the plainest search */
+	int err;	/* -ENOMEM met on the way */
 	struct arena arena;
 	struct prof prof;
 	const uint32_t **order; /* per partition: its nodes by (weight, position) */

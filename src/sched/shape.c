@@ -197,37 +197,33 @@ int shape_get(struct pass *c, const struct sched_pending *j, uint32_t part, int6
 /* --- the tree ------------------------------------------------------------- */
 
 /* A new shape's tree: each node bounded from below by what it holds now
- * (REL_INF where the job can never go), none of them checked yet. */
+ * (REL_INF where the job can never go), none of them checked yet; shapes
+ * of one leaf class without -x, --tmp or -C start from the same bounds. */
 static int tree_make(struct pass *c, struct shape *s)
 {
-	s->ver = calloc(s->m, sizeof(*s->ver));
-	s->cap = calloc(s->m, sizeof(*s->cap));
-	s->spare = calloc(s->m, sizeof(*s->spare));
-	if (!s->ver || !s->cap || !s->spare || mintree_init(&s->tree, s->m) < 0) {
-		free(s->ver);
-		free(s->cap);
-		free(s->spare);
-		s->ver = s->cap = NULL;
-		s->spare = NULL;
+	if (mintree_init(&s->tree, s->m) < 0)
 		return -ENOMEM;
-	}
+	const uint32_t *first = leaf_class_first(c, s);
 	for (uint32_t i = 0; i < s->m; i++) {
 		struct node_need need;
 		uint32_t node = s->order[i];
-		if (!place_node_allowed(c, s, node, -2))
-			continue;
-		place_node_need(c, s, node, &need);
-		s->tree.lv[0][i] = prof_bound_now(&c->prof, node, &need);
+		if (first) {
+			mintree_fill(&s->tree, i, first[i]);
+		} else if (place_node_allowed(c, s, node, -2)) {
+			place_node_need(c, s, node, &need);
+			mintree_fill(&s->tree, i, prof_bound_now(&c->prof, node, &need));
+		}
 	}
 	mintree_rebuild(&s->tree);
 	s->has_tree = true;
 	return 0;
 }
 
-#define VERIFIED 0x80000000u /* in ver[]: the node was seen to fit at val */
-
 /* leaf_check's walk: the first candidate time from now + t at which node
- * fits a job of s, by counts then by what is free. */
+ * fits a job of s: by counts first (CPUs held, memory, GPU devices, the
+ * partition's CPUs: a few scans of steps), then by what is free (which
+ * CPU ids and devices), moving to the next end when the counts allow it
+ * but the ids do not. A few steps, then a bound. */
 static uint32_t walk(struct pass *c, struct shape *s, uint32_t node, uint32_t t,
 		     bool *fits, uint32_t *cap, struct spare *spare)
 {
@@ -235,72 +231,69 @@ static uint32_t walk(struct pass *c, struct shape *s, uint32_t node, uint32_t t,
 	struct node_need need;
 	place_node_need(c, s, node, &need);
 	int64_t at = p->now + t;
+	*cap = 0;
 	for (int step = 0; step < 16; step++) {
+		if (!s->view.shares) /* by count, it fits no earlier than */
+			at = prof_earliest_counts(p, node, at, s->len, &s->view, &need);
+		if (at == INT64_MAX || at - p->now > p->window)
+			return REL_INF;
 		*cap = place_node_cap(c, s, node, at, spare);
 		if (*cap) {
 			*fits = true;
 			return (uint32_t)(at - p->now);
 		}
-		int64_t e = INT64_MIN;
-		if (!s->view.shares) /* by count, it fits no earlier than */
-			e = prof_earliest_counts(p, node, at, s->len, &s->view, &need);
-		if (e <= at) /* the ids or devices free are not the right ones */
-			e = prof_next_end(p, node, at);
-		if (e == INT64_MAX || e - p->now > p->window)
-			return REL_INF;
-		at = e;
+		at = prof_next_end(p, node, at); /* the ids or devices are not */
 	}
-	return (uint32_t)(at - p->now);
+	return at == INT64_MAX || at - p->now > p->window ? REL_INF
+							  : (uint32_t)(at - p->now);
 }
 
-/* When can node alone serve a job of s, from now + t on? Walks forward a
- * few candidate times (skipping, by counts, what cannot fit) and returns
- * the first where it fits (*fits, *cap: the tasks it takes then), or a time
- * before which it cannot, or REL_INF. */
-static uint32_t leaf_check(struct pass *c, struct shape *s, uint32_t node, uint32_t t,
-			   bool *fits, uint32_t *cap, struct spare *spare)
+/* When can the node at pos serve a job of s, from now + t on? What its
+ * leaf class knows, else a walk forward a few candidate times (skipping,
+ * by counts, what cannot fit), which the class then knows: t when it fits
+ * then (*cap: the tasks it takes, 0 when not known), or a later time
+ * before which it cannot, or REL_INF. Only allowed nodes have a leaf <=
+ * the window (tree_make), so they are not asked again. */
+static uint32_t leaf_check(struct pass *c, struct shape *s, uint32_t pos, uint32_t t,
+			   uint32_t *cap)
 {
 	const struct prof *p = &c->prof;
-	*fits = false;
-	if (t > p->window || !place_node_allowed(c, s, node, -2))
+	if (t > p->window)
 		return REL_INF;
-	const struct leaf_entry *known = leaf_cache_get(c, node, s->lc, t);
-	if (known) {
-		*fits = known->fits;
-		*cap = known->cap;
-		*spare = known->spare;
-		return known->at;
+	uint32_t known = leaf_cache_ask(c, s, pos, t, cap);
+	if (known != LEAF_UNKNOWN)
+		return known;
+	uint32_t node = s->order[pos], tasks = 0;
+	struct leaf_entry e = {.version = p->np[node].version, .from = t};
+	struct spare spare;
+	bool fits = false;
+	uint32_t weak = leaf_class_weaker_bound(c, s, pos);
+	if (weak > t) { /* a weaker class cannot have it before: no walk */
+		e = (struct leaf_entry){
+		    .version = e.version, .at = weak, .state = LEAF_BOUND};
+		leaf_cache_put(c, s, pos, &e, NULL);
+		leaf_class_learn(c, s, pos, weak);
+		return weak;
 	}
-	uint32_t at = walk(c, s, node, t, fits, cap, spare);
-	struct leaf_entry e = {s->lc + 1, p->np[node].version, t, at, *cap, *spare,
-			       *fits};
-	leaf_cache_put(c, node, &e);
-	return at;
-}
-
-/* Was leaf pos seen to fit at t, and has what was added to its node since
- * over that window taken no more than it had to spare? (What is added
- * elsewhere in time changes nothing.) Then it still fits; what it can take
- * is asked again when it is picked. */
-static bool still_fits(const struct pass *c, struct shape *s, uint32_t pos, uint32_t t)
-{
-	uint32_t ver = s->ver[pos], n;
-	struct spare add, *sp = &s->spare[pos];
-	bool excl;
-	if (!(ver & VERIFIED) || s->tree.lv[0][pos] != t)
-		return false;
-	prof_added(&c->prof, s->order[pos], ver & ~VERIFIED, c->prof.now + t, s->len,
-		   &add, &n, &excl);
-	if (!n)
-		return true;
-	if (excl || s->view.excl || add.cpus > sp->cpus || add.mem > sp->mem ||
-	    add.gpus > sp->gpus)
-		return false;
-	sp->cpus -= add.cpus;
-	sp->gpus -= add.gpus;
-	sp->mem -= sp->mem == UINT32_MAX ? 0 : add.mem;
-	s->cap[pos] = 0;
-	return true;
+	e.at = walk(c, s, node, t, &fits, &tasks, &spare);
+	e.state = fits ? LEAF_FITS : LEAF_BOUND;
+	/* known from now (what it learnt joins what the class knew from
+	 * now), or by counts not before t either */
+	if (t && leaf_class_bound(c, s, pos) >= t)
+		e.from = 0;
+	else if (t && e.at == REL_INF && !s->view.shares) {
+		struct node_need need;
+		place_node_need(c, s, node, &need);
+		if (prof_earliest_counts(p, node, p->now, s->len, &s->view, &need) >=
+		    p->now + t)
+			e.from = 0;
+	}
+	if (!e.from)
+		leaf_class_learn(c, s, pos, e.at);
+	e.cap = tasks <= UINT16_MAX ? (uint16_t)tasks : 0; /* 0: asked again */
+	leaf_cache_put(c, s, pos, &e, &spare);
+	*cap = tasks;
+	return e.at;
 }
 
 uint32_t shape_next(struct pass *c, struct shape *s, uint32_t t, uint32_t from,
@@ -316,23 +309,18 @@ uint32_t shape_next(struct pass *c, struct shape *s, uint32_t t, uint32_t from,
 		return POS_NONE;
 	}
 	for (;;) {
-		uint32_t pos = mintree_first_le(&s->tree, from, t);
+		uint32_t pos = mintree_first_le(&s->tree, from, t), got = 0;
 		if (pos == POS_NONE)
 			return POS_NONE;
-		uint32_t node = s->order[pos], version = c->prof.np[node].version;
-		if (still_fits(c, s, pos, t)) {
-			s->ver[pos] = version | VERIFIED;
-		} else {
-			bool fits;
-			uint32_t v = leaf_check(c, s, node, t, &fits, &s->cap[pos],
-						&s->spare[pos]);
-			s->ver[pos] = version | (fits ? VERIFIED : 0);
+		uint32_t v = leaf_check(c, s, pos, t, &got);
+		if (v != mintree_get(&s->tree, pos))
 			mintree_set(&s->tree, pos, v);
-			if (v != t)
-				continue;
+		if (v != t) {
+			from = pos + 1; /* the leaves before it are above t */
+			continue;
 		}
 		if (cap)
-			*cap = s->cap[pos];
+			*cap = got;
 		return pos;
 	}
 }
@@ -355,15 +343,41 @@ static uint32_t next_time(struct pass *c, struct shape *s, uint32_t t)
 	return above < next ? above : next;
 }
 
+/* The plainest search, for sched_run_reference: every candidate time in
+ * order (now, then each end the profile marks), every node of the
+ * partition checked exactly at it; no tree, no bound, no cache. */
+static uint32_t earliest_plain(struct pass *c, struct shape *s, uint32_t tmax,
+			       struct pick *picks, uint32_t *n)
+{
+	const struct prof *p = &c->prof;
+	for (int64_t at = p->now; at != INT64_MAX; at = prof_next_event(p, at)) {
+		uint32_t t = (uint32_t)(at - p->now);
+		if (at - p->now > tmax || at - p->now > p->window)
+			break;
+		if (s->n_lics &&
+		    prof_lics_earliest(p, s->lics, s->n_lics, at, s->len) != at)
+			continue;
+		*n = place_choose(c, s, t, picks);
+		if (*n)
+			return t;
+	}
+	return REL_INF;
+}
+
 uint32_t shape_earliest(struct pass *c, struct shape *s, uint32_t tmax,
 			struct pick *picks, uint32_t *n)
 {
 	if (!s->m)
 		return REL_INF;
+	if (c->reference)
+		return earliest_plain(c, s, tmax, picks, n);
 	if (!s->has_tree && tree_make(c, s) < 0) {
 		c->err = -ENOMEM;
 		return REL_INF;
 	}
+	if (leaf_class_never(c, s))
+		s->lb = REL_INF; /* no node ever serves the class in the window */
+	leaf_refresh(c, s);
 	uint32_t t = s->lb;
 	for (;;) {
 		if (mintree_min(&s->tree) > t)

@@ -101,3 +101,91 @@ int64_t steps_last_block(const struct steps *s, uint64_t total, uint64_t need, i
 			block = i + 1 < s->n ? s->s[i + 1].t : INT64_MAX;
 	return block;
 }
+
+/* --- what a node holds over time: memory, CPUs held alone, GPU devices ---- */
+
+int nsteps_init(struct nsteps *s)
+{
+	s->s = malloc(4 * sizeof(*s->s));
+	if (!s->s)
+		return -ENOMEM;
+	s->s[0] = (struct nstep){INT64_MIN, 0, 0, 0};
+	s->n = 1;
+	s->cap = 4;
+	return 0;
+}
+
+void nsteps_fini(struct nsteps *s)
+{
+	if (!s->borrowed)
+		free(s->s);
+	memset(s, 0, sizeof(*s));
+}
+
+uint32_t nsteps_at(const struct nsteps *s, int64_t t)
+{
+	uint32_t lo = 0, hi = s->n;
+	while (hi - lo > 1) {
+		uint32_t mid = (lo + hi) / 2;
+		if (s->s[mid].t <= t)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Makes a step begin at t; its index, or -ENOMEM. */
+static int64_t nsplit_at(struct nsteps *s, int64_t t)
+{
+	uint32_t i = nsteps_at(s, t);
+	if (s->s[i].t == t)
+		return i;
+	if (s->n == s->cap) {
+		uint32_t cap = s->cap * 2;
+		struct nstep *v = s->borrowed ? malloc(cap * sizeof(*v))
+					      : realloc(s->s, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		if (s->borrowed)
+			memcpy(v, s->s, s->n * sizeof(*v));
+		s->s = v;
+		s->cap = cap;
+		s->borrowed = false;
+	}
+	memmove(&s->s[i + 2], &s->s[i + 1], (s->n - i - 1) * sizeof(*s->s));
+	s->s[i + 1] = s->s[i];
+	s->s[i + 1].t = t;
+	s->n++;
+	return i + 1;
+}
+
+int nsteps_add(struct nsteps *s, int64_t start, int64_t end, uint64_t mem, uint32_t cpus,
+	       uint32_t gpus)
+{
+	if (!s->s && nsteps_init(s) < 0)
+		return -ENOMEM;
+	if ((!mem && !cpus && !gpus) || start >= end)
+		return 0;
+	int64_t a = nsplit_at(s, start);
+	int64_t b = end == INT64_MAX ? (int64_t)s->n : nsplit_at(s, end);
+	if (a < 0 || b < 0)
+		return -ENOMEM;
+	for (int64_t i = a; i < b; i++) {
+		s->s[i].mem += mem;
+		s->s[i].cpus += cpus;
+		s->s[i].gpus += gpus;
+	}
+	return 0;
+}
+
+uint64_t nsteps_max_mem(const struct nsteps *s, int64_t t, int64_t end)
+{
+	uint64_t best = 0;
+	if (!s->s)
+		return 0;
+	for (uint32_t i = nsteps_at(s, t); i < s->n && s->s[i].t < end; i++)
+		if (s->s[i].mem > best)
+			best = s->s[i].mem;
+	return best;
+}

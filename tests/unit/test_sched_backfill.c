@@ -158,6 +158,48 @@ static void a_quick_pass_honours_the_plans_of_jobs_above(void **state)
 	fx_free(f);
 }
 
+/* A quick pass at 100: A (above P) starts on n0 where the last backfill
+ * pass planned P from 100 (CPU plan_cpus, 600 MiB); P's plan is still
+ * honoured for the jobs after it, and with A it holds more of n0 than n0
+ * has (CPU 0 twice, or 1,400 of 1,000 MiB). C needs one CPU and no memory:
+ * n0 still has a CPU nobody holds, so C starts there, first in order. */
+static void overbooked(uint32_t cpus, uint64_t plan_cpus, uint64_t c_cpu)
+{
+	struct fx *f = fx_new(100);
+	fx_node(f, cpus, 1000, 0, NULL); /* n0, first by weight */
+	fx_node(f, cpus, 1000, 0, NULL);
+	f->nodes[1].weight = 1;
+	uint32_t all = fx_part(f, 0, 1), small = fx_part(f, 0, 0);
+	fx_req(f, fx_job(f, 1, 30, all, 1, 1, 600))->mem_per_node = 800;   /* A */
+	fx_req(f, fx_job(f, 2, 20, small, 1, 1, 600))->mem_per_node = 600; /* P */
+	fx_job(f, 3, 10, all, 1, 1, 600);				   /* C */
+	uint64_t ids[1] = {plan_cpus};
+	struct sched_alloc a = {
+	    .node = 0, .cpus = 1, .tasks = 1, .mem = 600, .cpu_ids = ids};
+	struct sched_plan pl = {.job_id = 2,
+				.part = small,
+				.start = 100,
+				.end = 700,
+				.alloc = &a,
+				.n_alloc = 1};
+	f->snap.plans = &pl;
+	f->snap.n_plans = 1;
+	assert_int_equal(fx_pass(f, SCHED_PASS_QUICK), 0);
+	assert_string_equal(fx_what(f, 1), "start");
+	assert_int_equal(fx_alloc(f, fx_dec(f, 1), 0)->node, 0);
+	assert_string_equal(fx_what(f, 2), "Resources");
+	assert_string_equal(fx_what(f, 3), "start");
+	assert_int_equal(fx_alloc(f, fx_dec(f, 3), 0)->node, 0);
+	assert_int_equal(fx_alloc(f, fx_dec(f, 3), 0)->cpu_ids[0], c_cpu);
+	fx_free(f);
+}
+
+static void a_plan_honoured_over_a_start_hides_no_free_cpu(void **state)
+{
+	overbooked(2, 0x1, 0x2); /* CPU 0 held twice: CPU 1 is free */
+	overbooked(4, 0x2, 0x4); /* memory over, which C does not need */
+}
+
 static void time_min_starts_with_the_longest_limit_that_fits(void **state)
 {
 	struct fx *f = fx_new(0);
@@ -345,6 +387,7 @@ int main(void)
 	    cmocka_unit_test(bf_max_job_test_and_bf_max_job_user_bound_the_pass),
 	    cmocka_unit_test(stop_ends_the_pass_and_resume_goes_on_with_its_plans),
 	    cmocka_unit_test(a_job_in_two_partitions_takes_the_earliest),
+	    cmocka_unit_test(a_plan_honoured_over_a_start_hides_no_free_cpu),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,8 +6,13 @@
  *     or any license count than there is;
  *   - backfill never delays a planned start: all jobs known at time 0,
  *     each ends exactly at its limit, a quick then a backfill pass at each
- *     end; every job starts no later than the first start planned for it.
- * A failure prints the seed; PROP_SEED=N runs that workload alone. */
+ *     end; every job starts no later than the first start planned for it;
+ *   - every pass decides exactly what the plainest search decides
+ *     (sched_run_reference: each candidate time, each node checked).
+ * A failure prints the seed; PROP_SEED=N runs that workload alone
+ * (PROP_DEBUG=1: with what each pass decided), PROP_TIMES=N runs N times
+ * as many, PROP_ALL=1 goes on after a failure to list every failing seed,
+ * PROP_DIGEST=1 prints a digest of every decision. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +24,7 @@
 
 #include <cmocka.h>
 
+#include "sched/sched_reference.h"
 #include "sched_fixture.h"
 
 static uint64_t rng;
@@ -479,6 +485,55 @@ static void dump_world(const struct world *w)
 	}
 }
 
+/* PROP_DIGEST=1: a digest of every decision of every pass (FNV-1a over
+ * decisions, allocations, CPU ids and GPU units), printed per test, so
+ * that a faster scheduler can be checked to decide exactly as before. */
+static uint64_t digest = 1469598103934665603ULL, world_digest;
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211ULL;
+	return h;
+}
+
+static uint64_t result_digest(const struct fx *f, const struct sched_result *res)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (uint32_t i = 0; i < res->n_decisions; i++) {
+		const struct sched_decision *d = &res->decisions[i];
+		int64_t v[] = {d->index, d->job_id,	d->verdict, d->reason, d->part,
+			       d->start, d->time_limit, d->alloc_n, d->lacks};
+		h = fnv(h, v, sizeof(v));
+		for (uint32_t k = 0; k < d->alloc_n; k++) {
+			const struct sched_alloc *a = &res->allocs[d->alloc_off + k];
+			const struct sched_node *n = &f->nodes[a->node];
+			uint64_t u[] = {a->node, a->cpus, a->tasks, a->mem};
+			h = fnv(h, u, sizeof(u));
+			h = fnv(h, a->cpu_ids, SCHED_WORDS(n->n_cpus) * sizeof(uint64_t));
+			if (a->gpu_units)
+				h = fnv(h, a->gpu_units, n->n_gpus * sizeof(uint32_t));
+		}
+	}
+	return h;
+}
+
+/* The same pass by the plainest search (sched_reference.h) decides the
+ * same, to the CPU id. */
+static bool same_as_reference(struct world *w, const struct sched_result *res)
+{
+	struct fx *f = w->f;
+	struct sched_result ref = {0};
+	if (sched_run_reference(&f->snap, &f->par, &ref) < 0)
+		return false;
+	bool same = result_digest(f, &ref) == result_digest(f, res);
+	if (!same)
+		trace(w, "reference", &ref);
+	sched_result_free(&ref);
+	return same;
+}
+
 /* Runs one pass of kind over the world, checks it and applies its starts;
  * NULL, or what went wrong. */
 static const char *one_pass(struct world *w, enum sched_pass_kind kind,
@@ -492,6 +547,11 @@ static const char *one_pass(struct world *w, enum sched_pass_kind kind,
 	if (sched_run(&f->snap, &f->par, res) < 0)
 		return "a pass failed";
 	trace(w, bf ? "backfill" : "quick", res);
+	uint64_t d = result_digest(f, res);
+	digest = fnv(digest, &d, sizeof(d));
+	world_digest = fnv(world_digest, &d, sizeof(d));
+	if (!same_as_reference(w, res))
+		return "not what the plainest search decides";
 	const char *what = over(f, h, holds_of(f, res, h, bf));
 	if (what)
 		return what;
@@ -526,6 +586,8 @@ static const char *simulate(struct world *w, bool check_delay)
 static void run_worlds(uint64_t first, uint32_t n, int64_t res, bool time_min)
 {
 	const char *only = getenv("PROP_SEED"), *times = getenv("PROP_TIMES");
+	bool all = getenv("PROP_ALL"); /* report every failing seed, then fail */
+	uint32_t failed = 0;
 	if (times) /* a longer soak: PROP_TIMES=20 runs twenty times as many */
 		n *= (uint32_t)strtoul(times, NULL, 10);
 	for (uint64_t seed = first; seed < first + n; seed++) {
@@ -533,15 +595,25 @@ static void run_worlds(uint64_t first, uint32_t n, int64_t res, bool time_min)
 			continue;
 		struct world w;
 		random_world(&w, seed, res, time_min);
+		world_digest = 0;
 		if (only)
 			dump_world(&w);
 		const char *err = simulate(&w, !time_min);
 		if (err)
 			fprintf(stderr, "seed %llu (res %lld): %s\n",
 				(unsigned long long)seed, (long long)res, err);
-		assert_null(err);
+		failed += err != NULL;
+		if (getenv("PROP_SEEDLOG")) /* one digest per workload */
+			fprintf(stderr, "seed %llu digest %016llx\n",
+				(unsigned long long)seed,
+				(unsigned long long)world_digest);
+		if (!all)
+			assert_null(err);
 		fx_free(w.f);
 	}
+	assert_int_equal(failed, 0);
+	if (getenv("PROP_DIGEST"))
+		fprintf(stderr, "digest %016llx\n", (unsigned long long)digest);
 }
 
 static void backfill_never_delays_a_plan_nor_overcommits(void **state)

@@ -108,26 +108,61 @@ static int32_t block_min(const int32_t *v)
 #endif
 }
 
+/* The levels above block b of level 0, after its values changed: mended
+ * up to where a least does not change. */
+static void mend(struct mintree *t, uint32_t b)
+{
+	for (uint32_t l = 1; l < t->levels; l++, b /= FAN) {
+		int32_t m = block_min(&t->lv[l - 1][b * FAN]);
+		if (t->lv[l][b] == m)
+			break;
+		t->lv[l][b] = m;
+	}
+}
+
+/* Raises the values of block b to v's (b * 16 + 16 <= n); whether any. */
+static bool raise_block(int32_t *lv, const uint32_t *v)
+{
+#if defined(__SSE2__)
+	const __m128i bias = _mm_set1_epi32((int32_t)0x80000000u);
+	uint32_t any = 0;
+	for (int q = 0; q < FAN; q += 4) {
+		__m128i now = load4(lv + q);
+		__m128i up =
+		    _mm_xor_si128(_mm_loadu_si128((const __m128i *)(v + q)), bias);
+		__m128i gt = _mm_cmpgt_epi32(up, now);
+		any |= (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(gt));
+		_mm_store_si128(
+		    (__m128i *)(lv + q),
+		    _mm_or_si128(_mm_and_si128(gt, up), _mm_andnot_si128(gt, now)));
+	}
+	return any != 0;
+#else
+	bool any = false;
+	for (int k = 0; k < FAN; k++)
+		if (key(v[k]) > lv[k]) {
+			lv[k] = key(v[k]);
+			any = true;
+		}
+	return any;
+#endif
+}
+
 void mintree_raise_all(struct mintree *t, const uint32_t *v)
 {
 	int32_t *lv = t->lv[0];
-	uint32_t i = 0;
-#if defined(__SSE2__)
-	const __m128i bias = _mm_set1_epi32((int32_t)0x80000000u);
-	for (; i + 4 <= t->n; i += 4) {
-		__m128i now = load4(lv + i);
-		__m128i up =
-		    _mm_xor_si128(_mm_loadu_si128((const __m128i *)(v + i)), bias);
-		__m128i gt = _mm_cmpgt_epi32(up, now);
-		_mm_store_si128(
-		    (__m128i *)(lv + i),
-		    _mm_or_si128(_mm_and_si128(gt, up), _mm_andnot_si128(gt, now)));
-	}
-#endif
-	for (; i < t->n; i++)
-		if (key(v[i]) > lv[i])
+	uint32_t b = 0;
+	for (; (b + 1) * FAN <= t->n; b++)
+		if (raise_block(lv + b * FAN, v + b * FAN))
+			mend(t, b); /* only where something grew */
+	bool tail = false;	    /* the last, partial block */
+	for (uint32_t i = b * FAN; i < t->n; i++)
+		if (key(v[i]) > lv[i]) {
 			lv[i] = key(v[i]);
-	mintree_rebuild(t);
+			tail = true;
+		}
+	if (tail)
+		mend(t, b);
 }
 
 void mintree_rebuild(struct mintree *t)

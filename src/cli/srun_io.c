@@ -26,6 +26,7 @@
 #include <sodium.h>
 
 #include "cli/common.h"
+#include "cli/srun_pty.h"
 #include "common/proto_gen.h"
 #include "common/stepio.h"
 
@@ -82,8 +83,8 @@ int srun_io_listen(struct srun_io *io)
 	 * Ctrl-C while the step is being created is seen once it runs. */
 	sigset_t mask;
 	sigemptyset(&mask);
-	int fwd[] = {SIGINT,  SIGTERM, SIGHUP,	SIGQUIT,
-		     SIGUSR1, SIGUSR2, SIGCONT, SIGTSTP};
+	int fwd[] = {SIGINT,  SIGTERM, SIGHUP,	SIGQUIT, SIGUSR1,
+		     SIGUSR2, SIGCONT, SIGTSTP, SIGWINCH};
 	for (size_t i = 0; i < sizeof(fwd) / sizeof(fwd[0]); i++)
 		sigaddset(&mask, fwd[i]);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
@@ -187,6 +188,8 @@ static void task_output(struct srun_io *io, uint32_t task, uint8_t type, const c
 			size_t n)
 {
 	struct srun_io_task *t = &io->tasks[task];
+	if (io->o.pty && task != 0)
+		return; /* Slurm's --pty: the other tasks' output is /dev/null */
 	bool err = type == STEPIO_STDERR;
 	struct linebuf *b = err ? &t->err : &t->out;
 	int fd = err ? t->err_fd : t->out_fd;
@@ -281,6 +284,19 @@ static void signal_tasks(struct srun_io *io, int sig)
 	uint8_t b[4] = {(uint8_t)(sig >> 24), (uint8_t)(sig >> 16), (uint8_t)(sig >> 8),
 			(uint8_t)sig};
 	send_all_conns(io, STEPIO_SIGNAL, 0, b, 4);
+}
+
+/* --pty: our terminal's size to task 0's shepherd (stepio.h). */
+static void send_winsize(struct srun_io *io)
+{
+	int node = io->ntasks ? io->tasks[0].node : -1;
+	if (!io->o.pty || node < 0 || io->conns[node].fd < 0)
+		return;
+	uint16_t rows, cols;
+	srun_pty_size(&rows, &cols);
+	uint8_t b[4] = {(uint8_t)(rows >> 8), (uint8_t)rows, (uint8_t)(cols >> 8),
+			(uint8_t)cols};
+	stepio_send(io->conns[node].fd, STEPIO_WINSIZE, 0, b, 4);
 }
 
 static void accept_conn(struct srun_io *io)
@@ -425,6 +441,8 @@ static void on_frame(struct srun_io *io, struct srun_io_conn *c)
 	if (h.type == STEPIO_HELLO) {
 		if (!hello(io, c, p, h.len))
 			drop_conn(io, c);
+		else if (io->ntasks && io->tasks[0].node == (int)(c - io->conns))
+			send_winsize(io); /* its first frame, before any stdin */
 	} else if (h.type == STEPIO_ABORT) {
 		io->abort_asked = true;
 	} else if (h.type == STEPIO_FENCE_UP) {
@@ -503,6 +521,10 @@ static void on_signal(struct srun_io *io, bool *kill_step)
 	struct signalfd_siginfo si;
 	while (read(io->sigfd, &si, sizeof(si)) == sizeof(si)) {
 		int sig = (int)si.ssi_signo;
+		if (sig == SIGWINCH) { /* the terminal's, not the tasks' */
+			send_winsize(io);
+			continue;
+		}
 		if (sig != SIGINT) {
 			signal_tasks(io, sig);
 			continue;

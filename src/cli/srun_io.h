@@ -24,6 +24,8 @@ struct srun_io_opts {
 	 * (NULL: our stdout), err_paths[t] (NULL: our stderr, or out's file) */
 	char **out_paths, **err_paths;
 	bool open_append;
+	bool pty; /* --pty: task 0 on a remote terminal (srun_pty.h), only its
+		   * output shown, as Slurm sends the others' to /dev/null */
 };
 
 struct srun_io {

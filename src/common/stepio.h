@@ -21,7 +21,13 @@
  * contributions in shepherd order, each as length (4, big-endian) | blob.
  * One fence at a time: PMIx processes enter the next only after this one
  * completed everywhere. ABORT (no payload) from a shepherd: one of its tasks
- * called MPI_Abort; srun ends the step as -K would. */
+ * called MPI_Abort; srun ends the step as -K would.
+ *
+ * srun --pty only: task 0 runs on a pseudo-terminal, whose output (stdout
+ * and stderr merged, as a terminal does) comes as STDOUT of task 0. srun
+ * sends WINSIZE (task 0; rows (2) | cols (2), big-endian) to task 0's
+ * shepherd first of all, right after its HELLO (0 0: srun has no terminal,
+ * the size stays the kernel's default), and again on every SIGWINCH. */
 #ifndef DRV_COMMON_STEPIO_H
 #define DRV_COMMON_STEPIO_H
 
@@ -38,6 +44,7 @@ enum stepio_type {
 	STEPIO_FENCE_UP = 7,   /* shepherd -> srun: this node's blob */
 	STEPIO_FENCE_DOWN = 8, /* srun -> shepherds: every node's, length-prefixed */
 	STEPIO_ABORT = 9,      /* shepherd -> srun: MPI_Abort, end the whole step */
+	STEPIO_WINSIZE = 10,   /* srun -> shepherd: --pty's terminal size */
 };
 
 /* In an EXIT payload: the kernel's OOM killer ended the task. */

@@ -355,6 +355,7 @@ static void launch_common(struct ctld *c, const struct job *j, const struct job_
 	    .stdin_all = m->stdin_all,
 	    .stdin_task = m->stdin_task,
 	    .unbuffered = m->unbuffered,
+	    .pty = m->pty,
 	    .kill_wait = c->conf->kill_wait,
 	    .has_kill_wait = true,
 	};

@@ -20,14 +20,14 @@ static void test_header_types(void **state)
 {
 	uint8_t buf[STEPIO_HDR_LEN];
 	struct stepio_hdr h;
-	for (uint8_t t = STEPIO_HELLO; t <= STEPIO_ABORT; t++) {
+	for (uint8_t t = STEPIO_HELLO; t <= STEPIO_WINSIZE; t++) {
 		stepio_hdr_pack(buf, t, 7, 42);
 		assert_int_equal(stepio_hdr_unpack(buf, &h), 0);
 		assert_int_equal(h.type, t);
 		assert_int_equal(h.task, 7);
 		assert_int_equal(h.len, 42);
 	}
-	stepio_hdr_pack(buf, STEPIO_ABORT + 1, 0, 0);
+	stepio_hdr_pack(buf, STEPIO_WINSIZE + 1, 0, 0);
 	assert_int_equal(stepio_hdr_unpack(buf, &h), -1);
 	stepio_hdr_pack(buf, 0, 0, 0);
 	assert_int_equal(stepio_hdr_unpack(buf, &h), -1);
@@ -59,6 +59,22 @@ static void test_fence_frame_round_trip(void **state)
 	close(sv[1]);
 }
 
+/* --pty: "pty" is a bool in both step messages, false when absent */
+static void test_step_messages_pty(void **state)
+{
+	const char *types[] = {"step.create", "step.launch"};
+	for (size_t i = 0; i < 2; i++) {
+		struct drv_error err;
+		json_t *b = drv_msg_example(types[i]);
+		assert_non_null(b);
+		json_object_set_new(b, "pty", json_true());
+		assert_int_equal(drv_msg_validate(types[i], b, &err), 0);
+		json_object_set_new(b, "pty", json_string("yes"));
+		assert_int_equal(drv_msg_validate(types[i], b, &err), -EBADMSG);
+		json_decref(b);
+	}
+}
+
 /* "mpi" is optional and only "none" or "pmix" */
 static void test_step_messages_mpi(void **state)
 {
@@ -82,6 +98,7 @@ int main(void)
 	    cmocka_unit_test(test_header_types),
 	    cmocka_unit_test(test_fence_frame_round_trip),
 	    cmocka_unit_test(test_step_messages_mpi),
+	    cmocka_unit_test(test_step_messages_pty),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 
 struct srun_io_task;
 struct srun_io_conn;
+struct srun_io_replay;
 
 /* How srun handles its step's I/O; set before srun_io_run. */
 struct srun_io_opts {
@@ -30,7 +31,9 @@ struct srun_io_opts {
 
 struct srun_io {
 	int lfd, port;
-	char key[65]; /* hex io_key the shepherds must present */
+	char key[65];		       /* hex io_key the shepherds must present */
+	char attach_key[65];	       /* what sattach presents (stepio_attach_key) */
+	struct srun_io_replay *replay; /* recent output, for sattach */
 	uint32_t ntasks, job_id, step_id;
 	struct srun_io_opts o;
 	struct srun_io_task *tasks;

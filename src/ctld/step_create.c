@@ -20,6 +20,7 @@
 #include "common/hostlist.h"
 #include "common/log.h"
 #include "common/step_layout.h"
+#include "common/stepio.h"
 #include "common/proto.h"
 #include "ctld/ctld.h"
 #include "ctld/job_req.h"
@@ -557,6 +558,10 @@ void rpc_step_create(struct rpc_req *r)
 		return;
 	}
 	struct job_step *s = record_step(c, j, &l, m);
+	s->io_host = strdup(m->io_host);
+	s->io_port = m->io_port;
+	stepio_attach_key(m->io_key, s->attach_key);
+	free(step_shape(c, j, &l, &s->task_ids));
 	commit_job(c, j);
 	queue_launch(c, j, s, &l, m);
 	log_info("step=%u.%u created on %s: %u tasks", j->id, s->id, s->nodelist,

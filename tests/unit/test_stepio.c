@@ -20,14 +20,14 @@ static void test_header_types(void **state)
 {
 	uint8_t buf[STEPIO_HDR_LEN];
 	struct stepio_hdr h;
-	for (uint8_t t = STEPIO_HELLO; t <= STEPIO_WINSIZE; t++) {
+	for (uint8_t t = STEPIO_HELLO; t <= STEPIO_ATTACH; t++) {
 		stepio_hdr_pack(buf, t, 7, 42);
 		assert_int_equal(stepio_hdr_unpack(buf, &h), 0);
 		assert_int_equal(h.type, t);
 		assert_int_equal(h.task, 7);
 		assert_int_equal(h.len, 42);
 	}
-	stepio_hdr_pack(buf, STEPIO_WINSIZE + 1, 0, 0);
+	stepio_hdr_pack(buf, STEPIO_ATTACH + 1, 0, 0);
 	assert_int_equal(stepio_hdr_unpack(buf, &h), -1);
 	stepio_hdr_pack(buf, 0, 0, 0);
 	assert_int_equal(stepio_hdr_unpack(buf, &h), -1);
@@ -75,6 +75,35 @@ static void test_step_messages_pty(void **state)
 	}
 }
 
+/* sattach's key: fixed by io_key, other than it, 64 hex digits */
+static void test_attach_key(void **state)
+{
+	char a[65], b[65];
+	const char *k1 =
+	    "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+	const char *k2 =
+	    "10112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+	stepio_attach_key(k1, a);
+	stepio_attach_key(k1, b);
+	assert_string_equal(a, b);
+	assert_int_equal(strlen(a), 64);
+	assert_true(strspn(a, "0123456789abcdef") == 64);
+	assert_string_not_equal(a, k1);
+	stepio_attach_key(k2, b);
+	assert_string_not_equal(a, b);
+}
+
+/* step.attach: both ids required; its reply carries the attach key */
+static void test_step_attach_messages(void **state)
+{
+	struct drv_error err;
+	json_t *b = json_pack("{s:i,s:i}", "job_id", 5, "step_id", 0);
+	assert_int_equal(drv_msg_validate("step.attach", b, &err), 0);
+	json_object_del(b, "step_id");
+	assert_int_equal(drv_msg_validate("step.attach", b, &err), -EBADMSG);
+	json_decref(b);
+}
+
 /* "mpi" is optional and only "none" or "pmix" */
 static void test_step_messages_mpi(void **state)
 {
@@ -99,6 +128,8 @@ int main(void)
 	    cmocka_unit_test(test_fence_frame_round_trip),
 	    cmocka_unit_test(test_step_messages_mpi),
 	    cmocka_unit_test(test_step_messages_pty),
+	    cmocka_unit_test(test_attach_key),
+	    cmocka_unit_test(test_step_attach_messages),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

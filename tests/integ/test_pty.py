@@ -150,6 +150,21 @@ def test_interactive_shell_on_a_pty(make_cluster):
         t.close()
 
 
+def test_terminal_restored_when_srun_is_hung_up(make_cluster):
+    """A hang-up (the user's terminal closed) reaches the remote shell,
+    which ends; srun exits 128+1 and leaves the terminal as it found it."""
+    c = up(make_cluster)
+    t = Terminal(c, [str(c.bin / "srun"), "--pty", "bash", "--norc", "--noprofile"])
+    try:
+        t.expect(re.escape(PS1.encode()))
+        assert termios.tcgetattr(t.slave) != t.mode_before  # raw now
+        t.proc.send_signal(signal.SIGHUP)
+        assert t.wait() == 129, t.out
+        assert termios.tcgetattr(t.slave) == t.mode_before
+    finally:
+        t.close()
+
+
 def test_only_task_zero_on_the_pty(make_cluster):
     """-n2: task 0 on the terminal; the other task's output is dropped, as
     Slurm sends it to /dev/null."""

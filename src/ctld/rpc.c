@@ -54,6 +54,7 @@ static const struct handler handlers[] = {
 	{"job.complete", link_job_complete, true, false},
 	{"step.create", rpc_step_create, false, true},
 	{"alloc.complete", rpc_alloc_complete, false, true},
+	{"step.attach", rpc_step_attach, false, false},
 	{"step.complete", link_step_complete, true, false},
 };
 /* clang-format on */

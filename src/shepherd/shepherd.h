@@ -146,6 +146,18 @@ void apply_umask(char **envp);
  * none). A new array. */
 json_t *gpu_bind_pick(json_t *gpus, const char *bind, int64_t per_task, uint32_t local);
 
+/* --- pty.c: srun --pty ------------------------------------------------- */
+/* A new pseudo-terminal pair, both ends O_CLOEXEC and O_NOCTTY; when root
+ * runs it for uid, the slave becomes uid's (mode 0620). 0 with *master and
+ * *slave the caller's to close, or -errno with the reason in err. */
+int pty_open(int *master, int *slave, uid_t uid, gid_t gid, char *err, size_t errlen);
+/* Sets the terminal's size (the kernel then sends SIGWINCH to its
+ * foreground group); 0 rows or cols leaves it as it is. 0 or -errno. */
+int pty_set_size(int master, uint16_t rows, uint16_t cols);
+/* In the task, after setsid(): fd's terminal becomes its controlling one.
+ * 0 or -errno. */
+int pty_make_controlling(int fd);
+
 /* --- step.c: --step-dir ----------------------------------------------- */
 /* Runs this node's tasks of an srun step (spec in dir) and reports. The
  * process's exit status. */

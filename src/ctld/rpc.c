@@ -55,6 +55,8 @@ static const struct handler handlers[] = {
 	{"step.create", rpc_step_create, false, true},
 	{"alloc.complete", rpc_alloc_complete, false, true},
 	{"step.complete", link_step_complete, true, false},
+	{"job.notify", rpc_job_notify, false, false},
+	{"job.script", rpc_job_script, false, false},
 };
 /* clang-format on */
 

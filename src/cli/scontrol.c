@@ -425,6 +425,14 @@ static int dispatch(struct sctl *s, int argc, char **argv)
 		cli_error("%s is not supported by Drover yet", cmd);
 		return 1;
 	}
+	if (sctl_is_cmd(cmd, "wait_job", 2))
+		return sctl_wait_job(s, argc, argv);
+	if (sctl_is_cmd(cmd, "notify", 1))
+		return sctl_notify(s, argc, argv);
+	if (sctl_is_cmd(cmd, "listpids", 1))
+		return sctl_listpids(s, argc, argv);
+	if (sctl_is_cmd(cmd, "write", 5))
+		return sctl_write(s, argc, argv);
 	if (sctl_is_cmd(cmd, "version", 2)) {
 		cli_print_version();
 		return 0;

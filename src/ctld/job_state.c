@@ -55,6 +55,7 @@ void job_accept(struct ctld *c, struct job *j, int64_t now)
 	j->req_tres = job_tres_requested(j);
 	job_table_add(&c->jobs, j);
 	commit_job(c, j);
+	c->stats.jobs_submitted++;
 	sched_request_new(c, j);
 	log_info("job=%u submitted by uid=%u name=%s partition=%s nodes=%u%s%s", j->id,
 		 j->uid, j->name, j->partition, j->num_nodes, j->array ? " array=" : "",
@@ -220,6 +221,7 @@ void job_start(struct ctld *c, struct job *j, const struct sched_alloc *a, uint3
 	j->state = JOB_RUNNING;
 	j->reason = "None";
 	j->start_time = now;
+	c->stats.jobs_started++;
 	/* srun and salloc allocations run no batch script: nothing to launch */
 	j->launch_acked = j->interactive;
 	j->prolog_pending = c->conf->prolog_slurmctld != NULL && !j->interactive;
@@ -276,6 +278,8 @@ static void end_run(struct ctld *c, struct job *j, int exit_code, int sig, bool 
 			j->reason = sig ? "RaisedSignal" : "NonZeroExitCode";
 		else if (j->state == JOB_TIMEOUT)
 			j->reason = "TimeLimit";
+		stats_job_end(&c->stats, j->state == JOB_COMPLETED ? STATS_END_COMPLETED
+								   : STATS_END_FAILED);
 	}
 	finish(c, j);
 	log_info("job=%u ended %s exit=%d:%d", j->id, job_state_name(j->state), exit_code,
@@ -327,6 +331,7 @@ int job_cancel(struct ctld *c, struct job *j, uid_t by, int64_t now)
 	j->state = JOB_CANCELLED;
 	j->end_time = now;
 	j->cancel_uid = by;
+	stats_job_end(&c->stats, STATS_END_CANCELED);
 	if (running) /* a pending job keeps why it waited, as in Slurm */
 		j->reason = "None";
 	steps_end_all(c, j, false, true, now);
@@ -416,6 +421,7 @@ void job_node_fail(struct ctld *c, struct job *j, int64_t now)
 		j->state = JOB_NODE_FAIL;
 		j->end_time = now;
 		j->reason = "NodeDown";
+		stats_job_end(&c->stats, STATS_END_FAILED);
 	}
 	finish(c, j);
 	log_info("job=%u ended NODE_FAIL", j->id);
@@ -425,6 +431,7 @@ void job_deadline(struct ctld *c, struct job *j, int64_t now)
 {
 	j->state = JOB_DEADLINE;
 	j->reason = "DeadLine";
+	stats_job_end(&c->stats, STATS_END_FAILED);
 	j->start_time = now;
 	j->end_time = now;
 	j->exit_signal = 1; /* Slurm shows ExitCode=0:1 */

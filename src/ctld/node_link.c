@@ -242,3 +242,11 @@ void link_reply(struct ctld *c, struct peer *p, const struct drv_rec_envelope *e
 		return;
 	}
 }
+
+size_t link_pending_launches(const struct ctld *c)
+{
+	size_t n = 0;
+	for (const struct pending_launch *p = c->pending_launches; p; p = p->next)
+		n++;
+	return n;
+}

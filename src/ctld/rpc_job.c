@@ -296,8 +296,16 @@ static int cancel_step(struct rpc_req *r, const char *arg)
 		return DRV_RC_ACCESS_DENIED;
 	if (job_state_final(j->state))
 		return DRV_RC_ALREADY_DONE;
+	if (j->state == JOB_PENDING)
+		return 0; /* Slurm 22.05: no step yet, nothing to do, no error */
 	int sig = ((const struct drv_job_cancel *)r->msg)->signal;
-	return step_cancel(r->c, j, (uint32_t)sid, sig, r->cred.uid);
+	int rc = step_cancel(r->c, j, (uint32_t)sid, sig, r->cred.uid);
+	/* Slurm forgets a step once it ended: a cancel of it, as of one that
+	 * never was, is slurmctld's "invalid job id" for a live job; a signal
+	 * to either is accepted and reaches nothing. */
+	if (rc == DRV_RC_ALREADY_DONE || rc == DRV_RC_INVALID_STEP)
+		return sig ? 0 : DRV_RC_INVALID_STEP;
+	return rc;
 }
 
 /* The job id an "N_T" or "N.S" argument starts with; 0 when it names none

@@ -213,6 +213,8 @@ static int dispatch(struct noded *nd, const char *type, json_t *body, const void
 	}
 	if (strcmp(type, "step.signal") == 0)
 		return steps_signal(nd, msg, err);
+	if (strcmp(type, "job.notify") == 0)
+		return usermsg_deliver(nd, msg, err);
 	drv_error_set(err, EINVAL, "%s is not a request for noded", type);
 	return DRV_RC_NOT_SUPPORTED;
 }

@@ -223,6 +223,12 @@ bool steps_reply(struct noded *nd, int64_t id, int rc);
 void steps_link_lost(struct noded *nd);
 void steps_free_all(struct noded *nd);
 
+/* --- usermsg.c --------------------------------------------------------- */
+/* job.notify: "slurmstepd: error: MSG" appended to the batch job's stderr
+ * (as its user). 0, or a Slurm rc with the reason in err. */
+int usermsg_deliver(struct noded *nd, const struct drv_job_notify *m,
+		    struct drv_error *err);
+
 /* --- link.c: the connection to ctld ------------------------------------ */
 /* Sends a request (body stolen); *id gets its id. 0 or -errno. */
 int link_send_request(struct noded *nd, const char *type, json_t *body, int64_t *id);

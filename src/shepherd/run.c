@@ -259,6 +259,23 @@ static int start_child(struct child_ctx *c, int rel[2], int errp[2], pid_t *pid)
 	return 0;
 }
 
+/* DIR/stderr_path: where the job's stderr goes (its stdout's file when it
+ * has none of its own), absolute, for noded to append scontrol notify's
+ * lines to as the job's user. */
+static void record_stderr_path(const char *dir, const struct child_ctx *c)
+{
+	const char *p = *c->err_path ? c->err_path : c->out_path;
+	char *text = NULL;
+	int n = p[0] == '/' ? asprintf(&text, "%s\n", p)
+			    : asprintf(&text, "%s/%s\n", c->s->workdir, p);
+	if (n < 0)
+		return;
+	int rc = drv_write_file_replace(dir, "stderr_path", text, (size_t)n, 0644);
+	if (rc < 0)
+		log_warn("cannot write %s/stderr_path: %s", dir, strerror(-rc));
+	free(text);
+}
+
 int run_job(const char *dir, const struct spec *s, const char *script_path,
 	    struct job_result *res)
 {
@@ -282,6 +299,7 @@ int run_job(const char *dir, const struct spec *s, const char *script_path,
 	if (rc == 0)
 		rc = start_child(&c, rel, errp, &pid);
 	if (rc == 0) {
+		record_stderr_path(dir, &c);
 		log_info("job=%lld script running, pid %d", (long long)s->job_id,
 			 (int)pid);
 		/* in its cgroup before it is released to exec */

@@ -316,6 +316,25 @@ static bool gets_stdin(json_t *spec, uint32_t id)
 	       num(spec, "stdin_task", 0) == (int64_t)id;
 }
 
+/* DIR/tasks: "PID LOCALID GLOBALID" a line for each started task, for
+ * scontrol listpids. */
+static void write_task_pids(const struct step *st)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return;
+	for (uint32_t k = 0; k < st->n; k++)
+		if (st->tasks[k].pid > 0)
+			fprintf(f, "%d %u %u\n", (int)st->tasks[k].pid,
+				st->tasks[k].local, st->tasks[k].id);
+	fclose(f);
+	if (text)
+		drv_write_file_replace(st->dir, "tasks", text, len, 0644);
+	free(text);
+}
+
 /* Forks every task, records the group, then lets them all go at once. */
 static int start_tasks(struct step *st)
 {
@@ -384,6 +403,7 @@ static int start_tasks(struct step *st)
 		int n = snprintf(buf, sizeof(buf), "%d\n",
 				 (int)(st->pgid ? st->pgid : st->pty_pgid));
 		drv_write_file_replace(st->dir, "pgid", buf, (size_t)n, 0644);
+		write_task_pids(st);
 	}
 	for (uint32_t k = 0; k < st->n; k++) {
 		ssize_t w =

@@ -21,7 +21,12 @@
  * contributions in shepherd order, each as length (4, big-endian) | blob.
  * One fence at a time: PMIx processes enter the next only after this one
  * completed everywhere. ABORT (no payload) from a shepherd: one of its tasks
- * called MPI_Abort; srun ends the step as -K would. */
+ * called MPI_Abort; srun ends the step as -K would.
+ *
+ * ABORTING (shepherd -> srun, payload KillWait in seconds, 4 bytes big-endian):
+ * the step is being ended (scancel, the job's end or time limit); srun says
+ * once "srun: Job step aborted: Waiting up to N seconds for job step to
+ * finish." (N = KillWait + 2), as Slurm's srun does. */
 #ifndef DRV_COMMON_STEPIO_H
 #define DRV_COMMON_STEPIO_H
 
@@ -38,6 +43,7 @@ enum stepio_type {
 	STEPIO_FENCE_UP = 7,   /* shepherd -> srun: this node's blob */
 	STEPIO_FENCE_DOWN = 8, /* srun -> shepherds: every node's, length-prefixed */
 	STEPIO_ABORT = 9,      /* shepherd -> srun: MPI_Abort, end the whole step */
+	STEPIO_ABORTING = 10,  /* shepherd -> srun: being ended, KillWait (4 bytes) */
 };
 
 /* In an EXIT payload: the kernel's OOM killer ended the task. */

@@ -47,5 +47,9 @@ void link_send_launch(struct ctld *c, struct job *j);
 void link_track_launch(struct ctld *c, int64_t msg_id, uint32_t job_id, uint32_t restart);
 void link_fini(struct ctld *c);
 void link_send_signal(struct ctld *c, struct job *j, int sig, bool batch_only, bool kill);
+/* The same with a reason for a kill ("cancel", "time_limit"; borrowed, NULL
+ * none): the shepherd writes Slurm's "*** JOB N ON NODE CANCELLED AT ***". */
+void link_send_signal_why(struct ctld *c, struct job *j, int sig, bool batch_only,
+			  bool kill, const char *reason);
 
 #endif

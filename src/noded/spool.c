@@ -64,8 +64,13 @@ static int read_json(const char *dir, const char *file, json_t **out)
 
 int spool_read_pgid(const char *dir, pid_t *pgid)
 {
+	return spool_read_pid(dir, "pgid", pgid);
+}
+
+int spool_read_pid(const char *dir, const char *file, pid_t *pgid)
+{
 	char path[PATH_MAX];
-	if (snprintf(path, sizeof(path), "%s/pgid", dir) >= (int)sizeof(path))
+	if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
 	FILE *f = fopen(path, "re");
 	if (!f)

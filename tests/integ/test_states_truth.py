@@ -37,6 +37,9 @@ def check_completing(c, jid, final):
     out = c.ok("squeue", "-h", "-j", str(jid), "-o", "%T")
     assert out == "COMPLETING\n"
     assert c.state(jid) == "COMPLETING"
+    # sacct shows the final state at once, as Slurm's does
+    acct = c.ok("sacct", "-X", "-n", "-P", "-j", str(jid), "-o", "State")
+    assert acct.startswith(final), acct
     # default squeue's own line
     line = [ln for ln in c.ok("squeue").splitlines() if ln.split()[0] == str(jid)]
     assert re.match(rf"\s+{jid}\s+debug\s+job.sh\s+\S+\s+CG\s", line[0]), line

@@ -38,6 +38,7 @@ struct noded_job {
 	bool launch_failed;
 	bool timeout;		    /* the shepherd ended it at its time limit */
 	bool oom;		    /* the kernel OOM-killed its batch step */
+	bool lost;		    /* its shepherd died without a word */
 	char *message;		    /* owned; NULL when none */
 	struct drv_rec_usage usage; /* the status file's, when has_usage */
 	bool has_usage;

@@ -139,6 +139,7 @@ static void take_status(struct noded_job *job, const struct drv_rec_spool_status
 	job->has_usage = st->has_usage;
 	job->oom = st->oom;
 	job->prolog_failed = st->prolog_failed;
+	job->lost = st->lost;
 	log_info("job=%lld ended: exit_code=%d signal=%d%s", (long long)job->job_id,
 		 job->exit_code, job->sig, job->timeout ? " (time limit)" : "");
 }
@@ -184,10 +185,13 @@ static void kill_orphans(const char *dir)
 static void mark_lost(struct noded_job *job, const char *dir)
 {
 	kill_orphans(dir);
-	struct drv_rec_spool_status st = {
-	    .signal = 9, .restart = (uint32_t)job->restart, .message = "shepherd lost"};
+	struct drv_rec_spool_status st = {.signal = 9,
+					  .restart = (uint32_t)job->restart,
+					  .message = "shepherd lost",
+					  .lost = true};
 	spool_write_status(dir, &st);
 	jobs_set_done(job, 0, 9, false, st.message);
+	job->lost = true;
 	log_warn("job=%lld shepherd lost", (long long)job->job_id);
 }
 

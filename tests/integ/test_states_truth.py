@@ -65,3 +65,67 @@ def test_timed_out_job_is_completing_until_its_processes_end(make_cluster):
     wait_for(lambda: started(c, "job.out"), 30, what="the job running")
     check_completing(c, jid, "TIMEOUT")
     assert c.show_job(jid).get("Reason") == "TimeLimit"
+
+
+def test_cancelled_pending_array_tasks_go_as_in_slurm_22_05(make_cluster):
+    """Checked on Slurm 22.05: `scancel ID_IDX` and `scancel ID_[A-B]` of
+    pending tasks still in the array's meta record take them out of it; no
+    record of their own is left (sacct lists the rest, scontrol says
+    `Job ID_IDX not found`)."""
+    c = make_cluster(nodes=1)
+    c.write("tl.sh", "#!/bin/bash\nsleep 300\n")
+    jid = c.sbatch("-H", "--array=0-5", "-o", "/dev/null", "tl.sh")
+    c.ok("scancel", f"{jid}_2")
+    c.ok("scancel", f"{jid}_[3-4]")
+    out = c.ok("sacct", "-X", "-j", str(jid), "-o", "JobID,State,ExitCode")
+    assert out.splitlines()[2:] == [f"{jid}_[0-1,5]".ljust(12) + "    PENDING      0:0 "]
+    assert c.ok("sacct", "-j", f"{jid}_2", "-o", "JobID,State").splitlines()[2:] == []
+    assert c.ok("squeue", "-h", "-o", "%i %t") == f"{jid}_[0-1,5] PD\n"
+    rc, out, err = c.run("scontrol", "show", "job", f"{jid}_2")
+    assert (rc, out) == (1, f"Job {jid}_2 not found\n")
+
+
+def test_requeued_job_shows_no_step_rows_while_pending(make_cluster):
+    """Slurm 22.05: after `scontrol requeue` sacct shows `J PENDING` only;
+    -D keeps the earlier run (REQUEUED) with its steps."""
+    c = make_cluster(nodes=1)
+    c.write("st.sh", "#!/bin/bash\nsrun sleep 300\n")
+    jid = c.sbatch("--requeue", "-o", "/dev/null", "st.sh")
+    wait_for(lambda: f"{jid}.0" in c.ok("squeue", "-s", "-h", "-o", "%i"), 30,
+             what="its step running")
+    c.ok("scontrol", "requeue", str(jid))
+    assert c.state(jid) == "PENDING"
+    rows = c.ok("sacct", "-n", "-P", "-j", str(jid), "-o", "JobID,State")
+    assert rows == f"{jid}|PENDING\n"
+    rows = c.ok("sacct", "-D", "-n", "-P", "-j", str(jid), "-o", "JobID,State")
+    ids = [r.split("|") for r in rows.splitlines()]
+    assert ids[0] == [str(jid), "REQUEUED"] and ids[-1] == [str(jid), "PENDING"], rows
+    assert {f"{jid}.batch", f"{jid}.0"} <= {r[0] for r in ids}, rows
+    c.ok("scancel", str(jid))
+
+
+def test_drover_down_and_up_requeues_a_requeue_job_as_node_fail(make_cluster):
+    """`drover down` kills the running job with its shepherd; at `drover up`
+    its node reports the shepherd lost: the run ends NODE_FAIL and the job,
+    --requeue, goes back to the queue and runs again (never FAILED 0:9)."""
+    c = make_cluster(nodes=1, start=False)
+    c.sets["AuthInfo"] = (f"socket={c.dir}/run/authd.sock,key={c.dir}/drover.key,"
+                          "cred_expire=1")
+    c.up()
+    c.write("j.sh", "#!/bin/bash\nif [ -z \"$SLURM_RESTART_COUNT\" ]; then sleep 300; fi\n"
+            "echo restart=$SLURM_RESTART_COUNT\n")
+    rq = c.sbatch("--requeue", "-o", "rq.out", "j.sh")
+    nq = c.sbatch("--no-requeue", "-o", "/dev/null", "--wrap", "sleep 300")
+    c.wait_state(rq, "RUNNING")
+    c.wait_state(nq, "RUNNING")
+    rc, out, err = c.down()
+    assert rc == 0, err
+    c.up()
+    job = c.wait_done(rq, 60)
+    assert job["JobState"] == "COMPLETED", job
+    assert job["Restarts"] == "1"
+    assert (c.work / "rq.out").read_text() == "restart=1\n"
+    rows = c.ok("sacct", "-D", "-X", "-n", "-P", "-j", str(rq), "-o", "JobID,State")
+    assert rows.split() == [f"{rq}|NODE_FAIL", f"{rq}|COMPLETED"], rows
+    job = c.wait_state(nq, "NODE_FAIL", 30)
+    assert job["Restarts"] == "0"

@@ -474,7 +474,9 @@ static int run_step(struct srun *s)
 	rc = srun_io_run(&s->io, ntasks, step_over, s);
 	srun_pty_restore();
 	wait_step_end(s);
-	if (rc > 128 && !s->o.quiet)
+	/* Slurm's srun says it unless the step was ended for it (a cancel,
+	 * the job's end: "Job step aborted") */
+	if (rc > 128 && !s->o.quiet && !s->io.aborting_said)
 		fprintf(stderr, "srun: Force Terminated StepId=%u.%u\n", s->job_id,
 			s->step_id);
 	free_paths(s->io.o.out_paths, ntasks);

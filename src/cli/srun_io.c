@@ -548,6 +548,20 @@ static bool from_attacher(struct srun_io *io, struct srun_io_conn *c,
 	return true;
 }
 
+/* A shepherd is ending the step: Slurm's srun says so once. */
+static void aborting(struct srun_io *io, const uint8_t *b)
+{
+	uint32_t kill_wait =
+	    (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+	if (io->aborting_said)
+		return;
+	io->aborting_said = true;
+	fprintf(stderr,
+		"srun: Job step aborted: Waiting up to %u seconds for job step to "
+		"finish.\n",
+		kill_wait + 2);
+}
+
 static void on_frame(struct srun_io *io, struct srun_io_conn *c)
 {
 	uint8_t hdr[STEPIO_HDR_LEN];
@@ -575,6 +589,8 @@ static void on_frame(struct srun_io *io, struct srun_io_conn *c)
 			send_winsize(io); /* its first frame, before any stdin */
 	} else if (h.type == STEPIO_ABORT) {
 		io->abort_asked = true;
+	} else if (h.type == STEPIO_ABORTING && h.len == 4) {
+		aborting(io, (const uint8_t *)p);
 	} else if (h.type == STEPIO_FENCE_UP) {
 		fence_up(io, c, p, h.len);
 		p = NULL; /* the conn holds it now */

@@ -45,6 +45,7 @@ struct srun_io {
 	int64_t first_exit_ms; /* -W: when the first task ended, 0 before */
 	bool killed;	       /* kill sent already (-K, -W, Ctrl-C twice) */
 	bool abort_asked;      /* a shepherd sent ABORT (MPI_Abort) */
+	bool aborting_said;    /* "Job step aborted: Waiting up to ..." printed */
 	int stdin_fd;	       /* -1 once ended or not forwarded */
 };
 

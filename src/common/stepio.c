@@ -34,7 +34,7 @@ int stepio_hdr_unpack(const uint8_t *buf, struct stepio_hdr *h)
 	h->type = buf[0];
 	h->task = get32(buf + 4);
 	h->len = get32(buf + 8);
-	if (h->type < STEPIO_HELLO || h->type > STEPIO_ATTACH ||
+	if (h->type < STEPIO_HELLO || h->type > STEPIO_ABORTING ||
 	    h->len > STEPIO_MAX_PAYLOAD)
 		return -1;
 	return 0;

@@ -35,7 +35,12 @@
  * last STEPIO_REPLAY_MAX bytes, as slurmstepd replays its buffers), EXIT
  * for the tasks already ended, then every STDOUT, STDERR and EXIT frame as
  * they come; sattach's STDIN frames go to that task (STEPIO_ALL_TASKS: to
- * each), an empty one ending its input. */
+ * each), an empty one ending its input.
+ *
+ * ABORTING (shepherd -> srun, payload KillWait in seconds, 4 bytes big-endian):
+ * the step is being ended (scancel, the job's end or time limit); srun says
+ * once "srun: Job step aborted: Waiting up to N seconds for job step to
+ * finish." (N = KillWait + 2), as Slurm's srun does. */
 #ifndef DRV_COMMON_STEPIO_H
 #define DRV_COMMON_STEPIO_H
 
@@ -54,6 +59,7 @@ enum stepio_type {
 	STEPIO_ABORT = 9,      /* shepherd -> srun: MPI_Abort, end the whole step */
 	STEPIO_WINSIZE = 10,   /* srun -> shepherd: --pty's terminal size */
 	STEPIO_ATTACH = 11,    /* sattach -> srun: the attach key */
+	STEPIO_ABORTING = 12,  /* shepherd -> srun: being ended, KillWait (4 bytes) */
 };
 
 /* The task of a STDIN frame from sattach meaning "every task". */

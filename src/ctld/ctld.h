@@ -246,6 +246,8 @@ void job_end_oom(struct ctld *c, struct job *j, int exit_code, int sig, bool tim
 void job_end(struct ctld *c, struct job *j, int exit_code, int sig, bool timed_out,
 	     int64_t now);
 int job_cancel(struct ctld *c, struct job *j, uid_t by, int64_t now);
+/* j ran past its time limit: TIMEOUT, completing while its node ends it. */
+void job_time_limit(struct ctld *c, struct job *j, int64_t now);
 int job_signal(struct ctld *c, struct job *j, int sig, bool batch_only);
 void job_node_fail(struct ctld *c, struct job *j, int64_t now);
 /* scontrol requeue[hold]: 0, DRV_RC_DISABLED (--no-requeue) or

@@ -302,6 +302,7 @@ struct signal_ref {
 	uint32_t id;
 	int sig;
 	bool batch_only, kill;
+	const char *reason; /* static: "cancel", or NULL */
 };
 
 static void signal_after_commit(struct ctld *c, void *arg)
@@ -309,17 +310,18 @@ static void signal_after_commit(struct ctld *c, void *arg)
 	struct signal_ref *ref = arg;
 	struct job *j = job_table_find(&c->jobs, ref->id);
 	if (j && j->n_alloc)
-		link_send_signal(c, j, ref->sig, ref->batch_only, ref->kill);
+		link_send_signal_why(c, j, ref->sig, ref->batch_only, ref->kill,
+				     ref->reason);
 	free(ref);
 }
 
 static void signal_later(struct ctld *c, struct job *j, int sig, bool batch_only,
-			 bool kill)
+			 bool kill, const char *reason)
 {
 	struct signal_ref *ref = malloc(sizeof(*ref));
 	if (!ref)
 		abort();
-	*ref = (struct signal_ref){j->id, sig, batch_only, kill};
+	*ref = (struct signal_ref){j->id, sig, batch_only, kill, reason};
 	commit_defer(c, signal_after_commit, ref);
 }
 
@@ -339,12 +341,32 @@ int job_cancel(struct ctld *c, struct job *j, uid_t by, int64_t now)
 		/* The nodes stay held until noded reports the processes gone. */
 		j->completing = true;
 		commit_job(c, j);
-		signal_later(c, j, SIGKILL, false, true);
+		signal_later(c, j, SIGKILL, false, true, "cancel");
 	} else {
 		finish(c, j);
 	}
 	log_info("job=%u cancelled by uid=%u", j->id, (unsigned)by);
 	return 0;
+}
+
+void job_time_limit(struct ctld *c, struct job *j, int64_t now)
+{
+	log_info("job=%u reached its time limit", j->id);
+	if (j->interactive || j->prolog_pending || !j->n_alloc) {
+		job_end(c, j, 0, 0, true, now); /* nothing of its own to kill */
+		return;
+	}
+	/* Slurm: TIMEOUT at once, COMPLETING until the node reports the end;
+	 * the shepherd writes "... DUE TO TIME LIMIT ***" and ends the run (it
+	 * would at its own deadline anyway, a moment later). */
+	prio_job_stop(c, j, now);
+	j->state = JOB_TIMEOUT;
+	j->reason = "TimeLimit";
+	j->end_time = now;
+	steps_end_all(c, j, true, true, now);
+	j->completing = true;
+	commit_job(c, j);
+	signal_later(c, j, SIGKILL, false, true, "time_limit");
 }
 
 int job_signal(struct ctld *c, struct job *j, int sig, bool batch_only)
@@ -460,7 +482,7 @@ int job_requeue(struct ctld *c, struct job *j, bool hold, int64_t now)
 		/* The run is killed as a cancel would kill it; the nodes stay
 		 * held until noded reports it gone (job_end). */
 		j->completing = true;
-		signal_later(c, j, SIGKILL, false, true);
+		signal_later(c, j, SIGKILL, false, true, NULL);
 	} else if (running) {
 		finish(c, j); /* its PrologSlurmctld ran: nothing launched yet */
 	}

@@ -199,6 +199,13 @@ static void batch_ended(struct ctld *c, struct job *j, struct peer *p,
 	if (m->prolog_failed) {
 		node_drain(c, p->node, "Prolog error", time(NULL));
 		job_prolog_failed(c, j, time(NULL));
+	} else if (m->lost && j->state == JOB_RUNNING && !j->completing) {
+		/* its shepherd was killed with the node's daemons (drover down,
+		 * a crash): as Slurm, the run ends NODE_FAIL, requeued with
+		 * --requeue */
+		log_warn("job=%u: its shepherd on node=%s was lost", j->id,
+			 p->node->conf->name);
+		job_node_fail(c, j, time(NULL));
 	} else {
 		(m->oom ? job_end_oom : job_end)(c, j, code, m->signal, m->timeout,
 						 time(NULL));

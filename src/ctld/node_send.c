@@ -160,6 +160,12 @@ void link_send_launch(struct ctld *c, struct job *j)
 
 void link_send_signal(struct ctld *c, struct job *j, int sig, bool batch_only, bool kill)
 {
+	link_send_signal_why(c, j, sig, batch_only, kill, NULL);
+}
+
+void link_send_signal_why(struct ctld *c, struct job *j, int sig, bool batch_only,
+			  bool kill, const char *reason)
+{
 	struct node *n = &c->nodes.nodes[j->alloc[0].node];
 	if (!n->peer)
 		return; /* reconciled when noded registers again */
@@ -168,7 +174,8 @@ void link_send_signal(struct ctld *c, struct job *j, int sig, bool batch_only, b
 				   .batch_only = batch_only,
 				   .kill = kill,
 				   .kill_wait = c->conf->kill_wait,
-				   .has_kill_wait = true};
+				   .has_kill_wait = true,
+				   .reason = reason};
 	json_t *req =
 	    drv_request_new("job.signal", ctld_next_msg_id(c), drv_job_signal_encode(&m));
 	peer_send(c, n->peer, req);

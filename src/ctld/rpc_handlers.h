@@ -57,5 +57,9 @@ void link_send_signal(struct ctld *c, struct job *j, int sig, bool batch_only, b
 /* scontrol notify: message (borrowed) for j's batch node. 0, or
  * DRV_RC_DISABLED while that node is not linked. */
 int link_send_notify(struct ctld *c, struct job *j, const char *message);
+/* The same with a reason for a kill ("cancel", "time_limit"; borrowed, NULL
+ * none): the shepherd writes Slurm's "*** JOB N ON NODE CANCELLED AT ***". */
+void link_send_signal_why(struct ctld *c, struct job *j, int sig, bool batch_only,
+			  bool kill, const char *reason);
 
 #endif

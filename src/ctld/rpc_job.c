@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "common/jsonw.h"
@@ -35,8 +36,12 @@ static bool in_str_list(const char *const *list, size_t n, const char *v)
 
 static bool state_wanted(const char *const *states, size_t n, const struct job *j)
 {
+	/* a completing job is COMPLETING (-t CG), not yet its final state */
+	bool cg = job_state_final(j->state) && j->completing;
 	for (size_t i = 0; i < n; i++)
-		if (job_state_parse(states[i]) == (int)j->state)
+		if (cg ? !strcasecmp(states[i], "COMPLETING") ||
+			     !strcasecmp(states[i], "CG")
+		       : job_state_parse(states[i]) == (int)j->state)
 			return true;
 	return false;
 }
@@ -56,9 +61,16 @@ static bool job_wanted(const struct drv_job_query *m, const struct job *j)
 static void query_records(struct rpc_req *r)
 {
 	json_t *out = json_array();
-	for (struct job *j = r->c->jobs.head; j; j = j->next)
-		if (job_wanted(r->msg, j))
-			json_array_append_new(out, job_to_record(j));
+	for (struct job *j = r->c->jobs.head; j; j = j->next) {
+		if (!job_wanted(r->msg, j))
+			continue;
+		json_t *rec = job_to_record(j);
+		/* scontrol shows JobState=COMPLETING while its node cleans up */
+		json_object_set_new(rec,
+				    drv_shape_rec_job.fields[DRV_REC_JOB__STATE].name,
+				    json_string(job_shown_state(j)));
+		json_array_append_new(out, rec);
+	}
 	/* the records are trees already: they go in by the declared name */
 	struct drv_job_query_reply reply = {.now = time(NULL)};
 	json_t *body = drv_job_query_reply_encode(&reply);

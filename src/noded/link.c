@@ -86,6 +86,7 @@ static void send_complete(struct noded *nd, struct noded_job *job)
 	    .usage = job->usage,
 	    .has_usage = job->has_usage,
 	    .oom = job->oom,
+	    .lost = job->lost,
 	};
 	json_t *body = drv_job_complete_encode(&m);
 	if (!body)

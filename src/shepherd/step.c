@@ -8,7 +8,11 @@
  * status. Once every task has exited whatever they left in the group is
  * killed, as Slurm ends a step. SIGTERM (noded, for a cancel or the job's
  * end) terminates the tasks: SIGCONT and SIGTERM, SIGKILL after KillWait;
- * losing srun does the same. The worst status goes to DIR/status.
+ * losing srun does the same. A SIGTERM whose value names a reason (a
+ * drv_kill_why) first has srun say "Job step aborted" and, from the step's
+ * first node, sends Slurm's "*** STEP N.S ON NODE CANCELLED AT T ***" line
+ * as stderr; an OOM kill sends Slurm's OOM line. The worst status goes to
+ * DIR/status.
  *
  * srun --pty: task 0 runs on a pseudo-terminal (pty.c) in a session of its
  * own (a terminal's session cannot hold the other tasks' group); what
@@ -518,6 +522,36 @@ static void terminate(struct step *st, const char *why)
 	st->kill_at.tv_sec += st->kill_wait;
 }
 
+/* Slurm's line for srun to print, as task id's stderr (slurmstepd's log
+ * goes to srun). */
+static void say_to_srun(struct step *st, const char *line, int n)
+{
+	if (st->srun_gone || n <= 0 || !st->n)
+		return;
+	stepio_send(st->sock, STEPIO_STDERR, st->tasks[0].id, line, (uint32_t)n);
+}
+
+/* noded ends the step for why: srun hears of it before the tasks do. */
+static void announce_end(struct step *st, int why)
+{
+	if (why == DRV_KILL_WHY_NONE || st->terminating || st->srun_gone)
+		return;
+	char entity[48], line[200];
+	snprintf(entity, sizeof(entity), "STEP %lld.%lld", (long long)st->job_id,
+		 (long long)st->step_id);
+	int n = lines_cancelled(line, sizeof(line), entity, st->node, why);
+	/* Slurm's line comes from the step's first node only */
+	bool first = num(st->spec, "node_id", 0) == 0;
+	uint32_t kw = (uint32_t)st->kill_wait;
+	uint8_t b[4] = {(uint8_t)(kw >> 24), (uint8_t)(kw >> 16), (uint8_t)(kw >> 8),
+			(uint8_t)kw};
+	if (first && why == DRV_KILL_WHY_TIME_LIMIT)
+		say_to_srun(st, line, n);
+	stepio_send(st->sock, STEPIO_ABORTING, 0, b, 4);
+	if (first && why != DRV_KILL_WHY_TIME_LIMIT)
+		say_to_srun(st, line, n);
+}
+
 /* srun's connection failed: no more frames go to it (why goes to the log). */
 static void lose_srun(struct step *st, const char *what, int err)
 {
@@ -644,8 +678,10 @@ static void reap(struct step *st)
 {
 	struct signalfd_siginfo si;
 	while (read(st->sigfd, &si, sizeof(si)) == sizeof(si))
-		if (si.ssi_signo == SIGTERM)
+		if (si.ssi_signo == SIGTERM) {
+			announce_end(st, si.ssi_int);
 			terminate(st, "asked to end");
+		}
 	int status;
 	pid_t pid;
 	struct rusage ru;
@@ -687,6 +723,16 @@ static bool all_exited(const struct step *st)
 	return true;
 }
 
+/* Slurm's OOM line, before the exits srun turns into "Out Of Memory". */
+static void say_oom(struct step *st)
+{
+	char id[48], line[256];
+	int64_t kills = cg_step_oom_kills(&st->cg);
+	snprintf(id, sizeof(id), "%lld.%lld", (long long)st->job_id,
+		 (long long)st->step_id);
+	say_to_srun(st, line, lines_oom(line, sizeof(line), id, kills > 0 ? kills : 1));
+}
+
 /* Sends the exit of every task whose output is drained. True when all are. */
 static bool report_exits(struct step *st)
 {
@@ -705,6 +751,8 @@ static bool report_exits(struct step *st)
 		if (WIFSIGNALED(t->status) && WTERMSIG(t->status) == SIGKILL &&
 		    cg_step_oom(&st->cg, true)) {
 			status |= STEPIO_EXIT_OOM;
+			if (!st->oom)
+				say_oom(st);
 			st->oom = true;
 		}
 		uint8_t b[4] = {(uint8_t)(status >> 24), (uint8_t)(status >> 16),

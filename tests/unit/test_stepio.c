@@ -20,14 +20,14 @@ static void test_header_types(void **state)
 {
 	uint8_t buf[STEPIO_HDR_LEN];
 	struct stepio_hdr h;
-	for (uint8_t t = STEPIO_HELLO; t <= STEPIO_ATTACH; t++) {
+	for (uint8_t t = STEPIO_HELLO; t <= STEPIO_ABORTING; t++) {
 		stepio_hdr_pack(buf, t, 7, 42);
 		assert_int_equal(stepio_hdr_unpack(buf, &h), 0);
 		assert_int_equal(h.type, t);
 		assert_int_equal(h.task, 7);
 		assert_int_equal(h.len, 42);
 	}
-	stepio_hdr_pack(buf, STEPIO_ATTACH + 1, 0, 0);
+	stepio_hdr_pack(buf, STEPIO_ABORTING + 1, 0, 0);
 	assert_int_equal(stepio_hdr_unpack(buf, &h), -1);
 	stepio_hdr_pack(buf, 0, 0, 0);
 	assert_int_equal(stepio_hdr_unpack(buf, &h), -1);

@@ -241,11 +241,12 @@ struct drv_conf {
 	struct drv_license_conf *licenses; /* Licenses=, in the order written */
 	size_t n_licenses;
 
-	struct drv_conf_kv *other; /* known-but-unused and unknown keys, in order */
+	struct drv_conf_kv *other; /* Slurm keys kept as text, in order */
 	size_t n_other;
 };
 
-/* Called for each warning (an unknown key) with "file:line: message".
+/* Called for each warning with "file:line: message" (none today: a key
+ * unknown to Slurm, or a value Drover would not honour, is an error).
  * Daemons and `-t` print these; client commands pass NULL and stay silent. */
 typedef void (*drv_conf_warn_f)(const char *msg, void *arg);
 

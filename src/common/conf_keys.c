@@ -161,6 +161,45 @@ static int apply_u32(const struct conf_key *k, uint32_t *field, const char *valu
 	return rc;
 }
 
+static bool accepted_item(const struct conf_key *k, const char *item, size_t len)
+{
+	for (const char *const *a = k->choices; *a; a++)
+		if (strlen(*a) == len && !strncasecmp(*a, item, len))
+			return true;
+	return false;
+}
+
+/* A Slurm key Drover does not act on: every item of its comma list must be
+ * one the row accepts as harmless or equivalent; anything else would be
+ * silently not done, so it is refused, naming key and value. */
+static int check_accepted(const struct conf_key *k, const char *value,
+			  struct drv_error *err)
+{
+	char list[160] = "";
+	if (!k->choices)
+		return 0;
+	for (const char *s = value; *s;) {
+		size_t n = strcspn(s, ",");
+		if (n && !accepted_item(k, s, n))
+			goto refuse;
+		s += n + (s[n] == ',');
+	}
+	return 0;
+refuse:
+	for (const char *const *a = k->choices; *a; a++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+			 list[0] ? ", " : "", *a);
+	if (!list[0])
+		return drv_error_set(err, EINVAL,
+				     "%s=%.60s: Drover does not do what this asks; "
+				     "remove the line (docs/compat.md)",
+				     k->name, value);
+	return drv_error_set(err, EINVAL,
+			     "%s=%.60s: Drover does not do what this asks; it takes %s "
+			     "(docs/compat.md)",
+			     k->name, value, list);
+}
+
 int conf_key_apply(struct conf_parser *p, const struct conf_key *k, void *target,
 		   const char *value, struct drv_error *err)
 {
@@ -213,9 +252,12 @@ int conf_key_apply(struct conf_parser *p, const struct conf_key *k, void *target
 	case CONF_CUSTOM:
 		return k->apply(p, k, target, value, err);
 	case CONF_OTHER:
+		rc = check_accepted(k, value, err);
+		if (rc < 0)
+			return rc;
 		/* Only global keys are kept; unused node and partition keys are
 		 * accepted and dropped. */
-		if (target == p->conf)
+		if (p->conf && target == p->conf)
 			return conf_other_set(p->conf, k->name, value);
 		return 0;
 	}
@@ -277,6 +319,63 @@ const struct conf_key *conf_key_find(const struct conf_key *table, const char *n
 		if (strcasecmp(k->name, name) == 0)
 			return k;
 	return NULL;
+}
+
+#define NEAREST_LEN_MAX 64 /* longer names are not typos of a key */
+
+/* Levenshtein distance, case-insensitive; both shorter than NEAREST_LEN_MAX. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t row[NEAREST_LEN_MAX + 1];
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			bool same = tolower((unsigned char)a[i - 1]) ==
+				    tolower((unsigned char)b[j - 1]);
+			size_t best = diag + (same ? 0 : 1);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/* Keeps cand in *best when it is nearer to name than what *best holds. */
+static void nearer(const char *name, const char *cand, const char **best, size_t *dist)
+{
+	if (strlen(cand) >= NEAREST_LEN_MAX)
+		return;
+	size_t d = edit_distance(name, cand);
+	if (d < *dist) {
+		*dist = d;
+		*best = cand;
+	}
+}
+
+const char *conf_key_nearest(const struct conf_key *table, const char *const *extra,
+			     const char *name)
+{
+	size_t len = strlen(name), dist = SIZE_MAX;
+	const char *best = NULL;
+	if (len == 0 || len >= NEAREST_LEN_MAX)
+		return NULL;
+	for (const struct conf_key *k = table; k->name; k++)
+		nearer(name, k->name, &best, &dist);
+	for (const char *const *e = extra; e && *e; e++)
+		nearer(name, *e, &best, &dist);
+	/* a third of the name may be wrong, at most 3 letters: beyond that a
+	 * suggestion is a guess, not a typo's fix */
+	size_t limit = len / 3 < 1 ? 1 : len / 3 > 3 ? 3 : len / 3;
+	return dist <= limit ? best : NULL;
 }
 
 /* AuthType: only auth/drover for now; MUNGE comes with the security work. */
@@ -711,9 +810,31 @@ static int apply_licenses(struct conf_parser *p, const struct conf_key *k, void 
 	return 0;
 }
 
+/* Slurm keys Drover does not act on, each declared once here (node and
+ * partition lines: their tables below and in conf_part.c); docs/compat.md
+ * lists each once with what Drover does instead. OTHER: any value is
+ * harmless. ONLY: the values harmless or equivalent under Drover; another
+ * value is refused. NEVER: setting the key at all asks for what Drover
+ * does not do. */
 #define OTHER(key)                                                                       \
 	{                                                                                \
 		.name = key, .type = CONF_OTHER, .reload = true                          \
+	}
+#define ONLY(key, ...)                                                                   \
+	{                                                                                \
+		.name = key, .type = CONF_OTHER, .reload = true,                         \
+		.choices = (const char *const[])                                         \
+		{                                                                        \
+			__VA_ARGS__, NULL                                                \
+		}                                                                        \
+	}
+#define NEVER(key)                                                                       \
+	{                                                                                \
+		.name = key, .type = CONF_OTHER, .reload = true,                         \
+		.choices = (const char *const[])                                         \
+		{                                                                        \
+			NULL                                                             \
+		}                                                                        \
 	}
 
 #define PRIO(key)                                                                        \
@@ -793,69 +914,89 @@ const struct conf_key conf_global_keys[] = {
 	PRIO("PriorityUsageResetPeriod"),
 	PRIO("PriorityFavorSmall"),
 	PRIO("PriorityFlags"),
-	OTHER("AccountingStorageBackupHost"),
-	OTHER("AccountingStorageExternalHost"), OTHER("AccountingStorageHost"),
+	/* Slurm's keys that are harmless or equivalent under Drover */
+	OTHER("AccountingStorageBackupHost"), OTHER("AccountingStorageExternalHost"),
+	OTHER("AccountingStorageHost"), OTHER("AccountingStorageLoc"),
 	OTHER("AccountingStorageParameters"), OTHER("AccountingStoragePass"),
 	OTHER("AccountingStoragePort"), OTHER("AccountingStorageTRES"),
 	OTHER("AccountingStorageType"), OTHER("AccountingStorageUser"),
-	OTHER("AccountingStoreFlags"), OTHER("AcctGatherEnergyType"),
-	OTHER("AcctGatherFilesystemType"), OTHER("AcctGatherInterconnectType"),
+	OTHER("AccountingStoreFlags"), OTHER("AccountingStoreJobComment"),
+	OTHER("AcctGatherEnergyType"), OTHER("AcctGatherFilesystemType"),
+	OTHER("AcctGatherInfinibandType"), OTHER("AcctGatherInterconnectType"),
 	OTHER("AcctGatherNodeFreq"), OTHER("AcctGatherProfileType"),
 	OTHER("AllowSpecResourcesUsage"), OTHER("AuthAltParameters"), OTHER("AuthAltTypes"),
 	OTHER("BackupAddr"), OTHER("BackupController"), OTHER("BatchStartTimeout"),
-	OTHER("BcastExclude"), OTHER("BcastParameters"), OTHER("BurstBufferType"),
-	OTHER("CliFilterPlugins"), OTHER("CommunicationParameters"), OTHER("CompleteWait"),
-	OTHER("ControlAddr"), OTHER("ControlMachine"), OTHER("CoreSpecPlugin"),
-	OTHER("CpuFreqDef"), OTHER("CpuFreqGovernors"), OTHER("CredType"),
-	OTHER("DebugFlags"), OTHER("DependencyParameters"),
-	OTHER("DisableRootJobs"), OTHER("EioTimeout"), 
-	OTHER("EpilogMsgTime"), 
-	OTHER("FairShareDampeningFactor"), OTHER("FederationParameters"),
-	OTHER("GetEnvTimeout"), OTHER("GpuFreqDef"),
+	OTHER("BcastExclude"), OTHER("BcastParameters"), OTHER("CommunicationParameters"),
+	OTHER("CompleteWait"), OTHER("ControlAddr"), OTHER("ControlMachine"),
+	OTHER("CoreSpecPlugin"), OTHER("CpuFreqDef"), OTHER("CpuFreqGovernors"),
+	OTHER("CredType"), OTHER("CryptoType"), OTHER("DebugFlags"),
+	OTHER("DependencyParameters"), OTHER("EioTimeout"), OTHER("EpilogMsgTime"),
+	OTHER("ExtSensorsFreq"), OTHER("ExtSensorsType"), OTHER("FastSchedule"),
+	OTHER("FederationParameters"), OTHER("GetEnvTimeout"), OTHER("GpuFreqDef"),
 	OTHER("GresTypes"), OTHER("GroupUpdateForce"), OTHER("GroupUpdateTime"),
-	OTHER("HashPlugin"), OTHER("HealthCheckInterval"), OTHER("HealthCheckNodeState"),
-	OTHER("HealthCheckProgram"), OTHER("InactiveLimit"), OTHER("InteractiveStepOptions"),
-	OTHER("JobAcctGatherFrequency"), OTHER("JobAcctGatherParams"),
-	OTHER("JobAcctGatherType"), OTHER("JobCompHost"), OTHER("JobCompLoc"),
-	OTHER("JobCompParams"), OTHER("JobCompPass"), OTHER("JobCompPort"),
-	OTHER("JobCompType"), OTHER("JobCompUser"), OTHER("JobContainerType"),
-	OTHER("JobFileAppend"),
-	OTHER("KillOnBadExit"), OTHER("LaunchParameters"),
+	OTHER("HealthCheckInterval"), OTHER("HealthCheckNodeState"),
+	OTHER("InteractiveStepOptions"), OTHER("JobAcctGatherFrequency"),
+	OTHER("JobAcctGatherParams"), OTHER("JobAcctGatherType"), OTHER("JobCompHost"),
+	OTHER("JobCompLoc"), OTHER("JobCompParams"), OTHER("JobCompPass"),
+	OTHER("JobCompPort"), OTHER("JobCompUser"), OTHER("JobCredentialPrivateKey"),
+	OTHER("JobCredentialPublicCertificate"), OTHER("KeepAliveTime"),
+	OTHER("KillOnBadExit"), OTHER("LaunchParameters"), OTHER("LaunchType"),
 	OTHER("LogTimeFormat"), OTHER("MailDomain"), OTHER("MailProg"),
-	OTHER("MaxBatchRequeue"), OTHER("MaxDBDMsgs"),
-	OTHER("MaxJobCount"), OTHER("MaxMemPerCPU"),
-	OTHER("MaxMemPerNode"), OTHER("MaxNodeCount"), OTHER("MaxStepCount"),
-	OTHER("MaxTasksPerNode"), OTHER("MCSParameters"), OTHER("MCSPlugin"),
-	OTHER("MessageTimeout"), OTHER("MpiDefault"), OTHER("MpiParams"),
-	OTHER("NodeFeaturesPlugins"), OTHER("OverTimeLimit"), OTHER("PluginDir"),
-	OTHER("PlugStackConfig"), OTHER("PowerParameters"), OTHER("PreemptExemptTime"),
-	OTHER("PreemptMode"), OTHER("PreemptParameters"), OTHER("PreemptType"),
-	OTHER("PrEpParameters"), OTHER("PrEpPlugins"), OTHER("PriorityParameters"),
-	OTHER("PrioritySiteFactorParameters"), OTHER("PrioritySiteFactorPlugin"),
-	OTHER("PrivateData"),
-	OTHER("ProctrackType"), 
-	OTHER("PropagatePrioProcess"),
-	OTHER("PropagateResourceLimits"), OTHER("PropagateResourceLimitsExcept"),
-	OTHER("RebootProgram"), OTHER("ReconfigFlags"), OTHER("RequeueExit"),
-	OTHER("RequeueExitHold"), OTHER("ResumeFailProgram"), OTHER("ResumeProgram"),
-	OTHER("ResumeRate"), OTHER("ResumeTimeout"), OTHER("ResvEpilog"),
-	OTHER("ResvOverRun"), OTHER("ResvProlog"), OTHER("ReturnToService"),
-	OTHER("RoutePlugin"), OTHER("SchedulerTimeSlice"),
-	OTHER("ScronParameters"), OTHER("SelectType"),
-	 OTHER("SlurmctldAddr"), OTHER("SlurmctldDebug"),
-	OTHER("SlurmctldParameters"), OTHER("SlurmctldPrimaryOffProg"),
-	OTHER("SlurmctldPrimaryOnProg"), OTHER("SlurmctldSyslogDebug"),
-	OTHER("SlurmctldTimeout"), OTHER("SlurmdDebug"), OTHER("SlurmdSyslogDebug"),
-	OTHER("SlurmdUser"), OTHER("SlurmSchedLogFile"), OTHER("SlurmSchedLogLevel"),
-	OTHER("SrunEpilog"), OTHER("SrunPortRange"), OTHER("SrunProlog"),
-	OTHER("SuspendExcNodes"), OTHER("SuspendExcParts"), OTHER("SuspendExcStates"),
-	OTHER("SuspendProgram"), OTHER("SuspendRate"), OTHER("SuspendTime"),
-	OTHER("SuspendTimeout"), OTHER("SwitchParameters"), OTHER("SwitchType"),
-	OTHER("TaskPlugin"), OTHER("TaskPluginParam"),
-	OTHER("TCPTimeout"), OTHER("TmpFS"), OTHER("TopologyParam"),
-	OTHER("TopologyPlugin"), OTHER("TrackWCKey"), OTHER("TreeWidth"),
-	OTHER("UnkillableStepProgram"), OTHER("UnkillableStepTimeout"), OTHER("UsePAM"),
-	OTHER("VSizeFactor"), OTHER("WaitTime"), OTHER("X11Parameters"),
+	OTHER("MaxBatchRequeue"), OTHER("MaxDBDMsgs"), OTHER("MaxJobCount"),
+	OTHER("MaxNodeCount"), OTHER("MaxStepCount"), OTHER("MaxTasksPerNode"),
+	OTHER("MCSParameters"), OTHER("MessageTimeout"), OTHER("MpiParams"),
+	OTHER("PluginDir"), OTHER("PowerParameters"), OTHER("PreemptExemptTime"),
+	OTHER("PreemptParameters"), OTHER("PrEpParameters"), OTHER("PriorityParameters"),
+	OTHER("PrioritySiteFactorParameters"), OTHER("PropagateResourceLimits"),
+	OTHER("PropagateResourceLimitsExcept"), OTHER("ReconfigFlags"),
+	OTHER("ResumeRate"), OTHER("ResumeTimeout"), OTHER("ResvOverRun"),
+	OTHER("ReturnToService"), OTHER("RoutePlugin"), OTHER("SallocDefaultCommand"),
+	OTHER("SbcastParameters"), OTHER("SchedulerAuth"), OTHER("SchedulerTimeSlice"),
+	OTHER("ScronParameters"), OTHER("SlurmctldAddr"), OTHER("SlurmctldDebug"),
+	OTHER("SlurmctldParameters"), OTHER("SlurmctldPlugstack"),
+	OTHER("SlurmctldSyslogDebug"), OTHER("SlurmctldTimeout"), OTHER("SlurmdDebug"),
+	OTHER("SlurmdSyslogDebug"), OTHER("SlurmdUser"), OTHER("SlurmSchedLogFile"),
+	OTHER("SlurmSchedLogLevel"), OTHER("SrunPortRange"), OTHER("SuspendExcNodes"),
+	OTHER("SuspendExcParts"), OTHER("SuspendExcStates"), OTHER("SuspendRate"),
+	OTHER("SuspendTime"), OTHER("SuspendTimeout"), OTHER("SwitchParameters"),
+	OTHER("TaskPluginParam"), OTHER("TCPTimeout"), OTHER("TmpFS"),
+	OTHER("TopologyParam"), OTHER("TopologyPlugin"), OTHER("TrackWCKey"),
+	OTHER("TreeWidth"), OTHER("UnkillableStepProgram"), OTHER("UnkillableStepTimeout"),
+	OTHER("WaitTime"), OTHER("X11Parameters"),
+	/* harmless with these values only */
+	ONLY("DisableRootJobs", "NO", "0", "FALSE"),
+	ONLY("FairShareDampeningFactor", "1"),
+	ONLY("InactiveLimit", "0"),
+	ONLY("JobCompType", "jobcomp/none"),
+	ONLY("JobContainerType", "job_container/none"),
+	ONLY("JobFileAppend", "0"),
+	ONLY("MaxMemPerCPU", "0", "UNLIMITED"),
+	ONLY("MaxMemPerNode", "0", "UNLIMITED"),
+	ONLY("MCSPlugin", "mcs/none"),
+	ONLY("MpiDefault", "none"),
+	ONLY("OverTimeLimit", "0"),
+	ONLY("PreemptMode", "OFF"),
+	ONLY("PreemptType", "preempt/none"),
+	ONLY("PrEpPlugins", "prep/script"),
+	ONLY("PrioritySiteFactorPlugin", "site_factor/none"),
+	ONLY("PrivateData", "none"),
+	ONLY("ProctrackType", "proctrack/cgroup", "proctrack/linuxproc", "proctrack/pgid"),
+	ONLY("PropagatePrioProcess", "0"),
+	ONLY("SelectType", "select/cons_tres", "select/cons_res"),
+	ONLY("SwitchType", "switch/none"),
+	ONLY("TaskPlugin", "task/affinity", "task/cgroup", "task/none"),
+	ONLY("UsePAM", "0", "NO", "FALSE"),
+	ONLY("VSizeFactor", "0"),
+	/* programs and plugins Drover does not run: set at all, they would be
+	 * silently skipped */
+	NEVER("BurstBufferParameters"), NEVER("BurstBufferType"),
+	NEVER("CliFilterPlugins"), NEVER("HealthCheckProgram"),
+	NEVER("NodeFeaturesPlugins"), NEVER("PlugStackConfig"), NEVER("PowerPlugin"),
+	NEVER("RebootProgram"), NEVER("RequeueExit"), NEVER("RequeueExitHold"),
+	NEVER("ResumeFailProgram"), NEVER("ResumeProgram"), NEVER("ResvEpilog"),
+	NEVER("ResvProlog"), NEVER("SlurmctldPrimaryOffProg"),
+	NEVER("SlurmctldPrimaryOnProg"), NEVER("SrunEpilog"), NEVER("SrunProlog"),
+	NEVER("SuspendProgram"),
 	{0},
 };
 
@@ -874,11 +1015,12 @@ const struct conf_key conf_node_keys[] = {
 	{"State", CONF_ENUM, FIELD(conf_node_line, state), NULL, 0, 0, node_states, true, NULL},
 	{"Weight", CONF_U32, FIELD(conf_node_line, weight), "1", 0, 4294967294LL, NULL, true, NULL},
 	OTHER("ActiveFeatures"), OTHER("AvailableFeatures"), OTHER("BcastAddr"),
-	OTHER("Boards"), OTHER("Comment"), OTHER("CoresPerSocket"), OTHER("CoreSpecCount"),
-	OTHER("CpuBind"), OTHER("CpuSpecList"), OTHER("Extra"), OTHER("MemSpecLimit"),
-	OTHER("Parameters"), OTHER("Reason"), OTHER("RestrictedCoresPerGPU"),
-	OTHER("Sockets"), OTHER("SocketsPerBoard"), OTHER("ThreadsPerCore"),
-	OTHER("Topology"),
+	OTHER("Boards"), OTHER("Comment"), OTHER("CoresPerSocket"), OTHER("CpuBind"),
+	OTHER("Extra"), OTHER("Parameters"), OTHER("Reason"),
+	OTHER("RestrictedCoresPerGPU"), OTHER("Sockets"), OTHER("SocketsPerBoard"),
+	OTHER("ThreadsPerCore"), OTHER("Topology"), OTHER("TRESWeights"),
+	/* cores and memory kept from jobs: Drover would give them to jobs */
+	ONLY("CoreSpecCount", "0"), NEVER("CpuSpecList"), ONLY("MemSpecLimit", "0"),
 	{0},
 };
 

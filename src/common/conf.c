@@ -217,6 +217,8 @@ static int apply_pair(struct loader *L, const struct conf_key *table, void *targ
 		return loc_error(L, err, EINVAL, e.text);
 	}
 	rc = conf_key_apply(&L->p, k, target, pr->value, &e);
+	if (rc == 0 && target == L->p.conf)
+		rc = conf_written_add(L->p.conf, k->name, pr->value, false);
 	if (rc == -ENOMEM)
 		return drv_error_set(err, ENOMEM, "out of memory");
 	if (rc < 0)
@@ -492,7 +494,12 @@ static int process_line(struct loader *L, char *s, struct drv_error *err)
 	int rc = split_pairs(L, s, pairs, &n, err);
 	if (rc == 0 && n > 0) {
 		const char *first = pairs[0].key;
-		if (strcasecmp(first, "NodeName") == 0)
+		bool line_kind = !strcasecmp(first, "NodeName") ||
+				 !strcasecmp(first, "PartitionName") ||
+				 is_other_line(first);
+		if (line_kind && conf_written_add(L->p.conf, first, whole, true) < 0)
+			rc = -ENOMEM;
+		else if (strcasecmp(first, "NodeName") == 0)
 			rc = node_line(L, pairs, n, err);
 		else if (strcasecmp(first, "PartitionName") == 0)
 			rc = part_line(L, pairs, n, err);
@@ -783,6 +790,11 @@ void drv_conf_free(struct drv_conf *c)
 		free(c->other[i].value);
 	}
 	free(c->other);
+	for (size_t i = 0; i < c->n_written; i++) {
+		free(c->written[i].key);
+		free(c->written[i].value);
+	}
+	free(c->written);
 	free(c);
 }
 

@@ -128,6 +128,11 @@ int conf_keys_dup(const struct conf_key *table, void *target);
 /* Records key=value in conf->other, replacing an earlier value of the key. */
 int conf_other_set(struct drv_conf *conf, const char *key, const char *value);
 
+/* Records what the file wrote in conf->written: a global key's value
+ * (replacing an earlier one), or (append) a whole line of a line kind. */
+int conf_written_add(struct drv_conf *conf, const char *key, const char *value,
+		     bool append);
+
 /* Returns a malloc'd path: path itself if absolute, else dir/path. */
 char *conf_resolve(const char *dir, const char *path);
 

@@ -39,32 +39,42 @@ char *conf_resolve(const char *dir, const char *path)
 	return s;
 }
 
-int conf_other_set(struct drv_conf *conf, const char *key, const char *value)
+static int kv_add(struct drv_conf_kv **v, size_t *n, const char *key, const char *value,
+		  bool append)
 {
-	char *v = strdup(value);
-	if (!v)
+	char *val = strdup(value);
+	if (!val)
 		return -ENOMEM;
-	for (size_t i = 0; i < conf->n_other; i++) {
-		if (strcasecmp(conf->other[i].key, key) == 0) {
-			free(conf->other[i].value);
-			conf->other[i].value = v;
+	for (size_t i = 0; !append && i < *n; i++) {
+		if (strcasecmp((*v)[i].key, key) == 0) {
+			free((*v)[i].value);
+			(*v)[i].value = val;
 			return 0;
 		}
 	}
 	char *k = strdup(key);
-	struct drv_conf_kv *o = realloc(conf->other, (conf->n_other + 1) * sizeof(*o));
+	struct drv_conf_kv *o = realloc(*v, (*n + 1) * sizeof(*o));
+	if (o)
+		*v = o;
 	if (!k || !o) {
 		free(k);
-		free(v);
-		if (o)
-			conf->other = o;
+		free(val);
 		return -ENOMEM;
 	}
-	conf->other = o;
-	o[conf->n_other].key = k;
-	o[conf->n_other].value = v;
-	conf->n_other++;
+	o[*n].key = k;
+	o[(*n)++].value = val;
 	return 0;
+}
+
+int conf_written_add(struct drv_conf *conf, const char *key, const char *value,
+		     bool append)
+{
+	return kv_add(&conf->written, &conf->n_written, key, value, append);
+}
+
+int conf_other_set(struct drv_conf *conf, const char *key, const char *value)
+{
+	return kv_add(&conf->other, &conf->n_other, key, value, false);
 }
 
 static int set_string(char **field, char *s)
@@ -609,8 +619,10 @@ static int apply_sched_params(struct conf_parser *p, const struct conf_key *k,
 			      void *target, const char *value, struct drv_error *err)
 {
 	struct drv_conf *c = target;
-	struct drv_sched_conf s = c->sched;
+	struct drv_sched_conf s;
 	bool max_time_set = false;
+	conf_sched_defaults(&s); /* the last line wins whole, also on reconfigure */
+	s.backfill = c->sched.backfill;
 	for (const char *o = value; *o;) {
 		size_t len = strcspn(o, ",");
 		if (sched_opt(&s, o, len, &max_time_set, err) < 0)
@@ -843,6 +855,13 @@ static int apply_licenses(struct conf_parser *p, const struct conf_key *k, void 
 		.apply = conf_apply_prio                                                 \
 	}
 
+/* The reload column: whether `scontrol reconfigure` may change the key in
+ * a running ctld (conf_reload.c). Keys drover-noded reads (Prolog, Epilog,
+ * TaskProlog, TaskEpilog, PrologEpilogTimeout, KillWait, SlurmdTimeout,
+ * SlurmdParameters, SlurmdLogFile, ConstrainRAMSpace) have none: noded
+ * reads its config at start, so a live change would reach ctld only. Nor
+ * have the log file, which is opened once, and JobSubmitPlugins, whose
+ * Lua state is built at start. */
 /* clang-format off */
 const struct conf_key conf_global_keys[] = {
 	{"ClusterName", CONF_STR_LOWER, FIELD(drv_conf, cluster_name), "drover", 0, 0, NULL, false, NULL},
@@ -851,20 +870,20 @@ const struct conf_key conf_global_keys[] = {
 	{"SlurmdPort", CONF_INT, FIELD(drv_conf, slurmd_port), "6818", 1, 65535, NULL, false, NULL},
 	{"StateSaveLocation", CONF_PATH, FIELD(drv_conf, state_save_location), "/var/spool/drover/ctld", 0, 0, NULL, false, NULL},
 	{"SlurmdSpoolDir", CONF_PATH, FIELD(drv_conf, slurmd_spool_dir), "/var/spool/drover/d/%n", 0, 0, NULL, false, NULL},
-	{"SlurmdLogFile", CONF_PATH, FIELD(drv_conf, slurmd_log_file), NULL, 0, 0, NULL, true, NULL},
+	{"SlurmdLogFile", CONF_PATH, FIELD(drv_conf, slurmd_log_file), NULL, 0, 0, NULL, false, NULL},
 	{"SlurmdPidFile", CONF_PATH, FIELD(drv_conf, slurmd_pid_file), NULL, 0, 0, NULL, false, NULL},
-	{"SlurmctldLogFile", CONF_PATH, FIELD(drv_conf, ctld_log_file), NULL, 0, 0, NULL, true, NULL},
+	{"SlurmctldLogFile", CONF_PATH, FIELD(drv_conf, ctld_log_file), NULL, 0, 0, NULL, false, NULL},
 	{"SlurmctldPidFile", CONF_PATH, FIELD(drv_conf, ctld_pid_file), NULL, 0, 0, NULL, false, NULL},
 	{"AuthType", CONF_CUSTOM, 0, "auth/drover", 0, 0, NULL, false, apply_auth_type},
 	{"AuthInfo", CONF_CUSTOM, 0, "socket=/run/drover/authd.sock,key=drover.key,cred_expire=120", 0, 0, NULL, false, apply_auth_info},
-	{"SlurmdTimeout", CONF_INT, FIELD(drv_conf, slurmd_timeout), "300", 0, 65533, NULL, true, NULL},
-	{"KillWait", CONF_INT, FIELD(drv_conf, kill_wait), "30", 0, 65533, NULL, true, NULL},
+	{"SlurmdTimeout", CONF_INT, FIELD(drv_conf, slurmd_timeout), "300", 0, 65533, NULL, false, NULL},
+	{"KillWait", CONF_INT, FIELD(drv_conf, kill_wait), "30", 0, 65533, NULL, false, NULL},
 	{"MinJobAge", CONF_INT, FIELD(drv_conf, min_job_age), "300", 0, 2147483647, NULL, true, NULL},
 	{"FirstJobId", CONF_INT, FIELD(drv_conf, first_job_id), "1", 1, DRV_JOB_ID_MAX, NULL, true, NULL},
 	{"MaxJobId", CONF_INT, FIELD(drv_conf, max_job_id), "67043328", 1, DRV_JOB_ID_MAX, NULL, true, NULL},
 	{"MaxArraySize", CONF_INT, FIELD(drv_conf, max_array_size), "1001", 0, 4000001, NULL, true, NULL},
 	{"MaxMessageSize", CONF_U64, FIELD(drv_conf, max_message_size), "4194304", 4096, 1073741824, NULL, false, NULL},
-	{"SlurmdParameters", CONF_CUSTOM, 0, NULL, 0, 0, NULL, true, apply_slurmd_params},
+	{"SlurmdParameters", CONF_CUSTOM, 0, NULL, 0, 0, NULL, false, apply_slurmd_params},
 	{"DefMemPerCPU", CONF_U64, FIELD(drv_conf, def_mem_per_cpu), "0", 0, 1LL << 40, NULL, true, NULL},
 	{"DefMemPerNode", CONF_U64, FIELD(drv_conf, def_mem_per_node), "0", 0, 1LL << 40, NULL, true, NULL},
 	{"SchedulerType", CONF_CUSTOM, 0, NULL, 0, 0, NULL, false, apply_sched_type},
@@ -875,23 +894,23 @@ const struct conf_key conf_global_keys[] = {
 	{"SelectTypeParameters", CONF_CUSTOM, 0, "CR_Core_Memory", 0, 0, NULL, false, apply_select_params},
 	{"EnforcePartLimits", CONF_CUSTOM, 0, "NO", 0, 0, NULL, true, apply_enforce_part},
 	{"AccountingStorageEnforce", CONF_CUSTOM, 0, "0", 0, 0, NULL, true, apply_acct_enforce},
-	{"Prolog", CONF_PATH, FIELD(drv_conf, prolog), NULL, 0, 0, NULL, true, NULL},
-	{"Epilog", CONF_PATH, FIELD(drv_conf, epilog), NULL, 0, 0, NULL, true, NULL},
-	{"TaskProlog", CONF_PATH, FIELD(drv_conf, task_prolog), NULL, 0, 0, NULL, true, NULL},
-	{"TaskEpilog", CONF_PATH, FIELD(drv_conf, task_epilog), NULL, 0, 0, NULL, true, NULL},
+	{"Prolog", CONF_PATH, FIELD(drv_conf, prolog), NULL, 0, 0, NULL, false, NULL},
+	{"Epilog", CONF_PATH, FIELD(drv_conf, epilog), NULL, 0, 0, NULL, false, NULL},
+	{"TaskProlog", CONF_PATH, FIELD(drv_conf, task_prolog), NULL, 0, 0, NULL, false, NULL},
+	{"TaskEpilog", CONF_PATH, FIELD(drv_conf, task_epilog), NULL, 0, 0, NULL, false, NULL},
 	{"PrologSlurmctld", CONF_PATH, FIELD(drv_conf, prolog_slurmctld), NULL, 0, 0, NULL, true, NULL},
 	{"EpilogSlurmctld", CONF_PATH, FIELD(drv_conf, epilog_slurmctld), NULL, 0, 0, NULL, true, NULL},
 	{"PrologFlags", CONF_STR, FIELD(drv_conf, prolog_flags), NULL, 0, 0, NULL, true, NULL},
-	{"PrologEpilogTimeout", CONF_INT, FIELD(drv_conf, prolog_epilog_timeout), "65534", 1, 65535, NULL, true, NULL},
+	{"PrologEpilogTimeout", CONF_INT, FIELD(drv_conf, prolog_epilog_timeout), "65534", 1, 65535, NULL, false, NULL},
 	{"JobRequeue", CONF_INT, FIELD(drv_conf, job_requeue), "1", 0, 1, NULL, true, NULL},
 	{"SlurmUser", CONF_STR, FIELD(drv_conf, slurm_user), NULL, 0, 0, NULL, false, NULL},
 	{"PurgeJobAfter", CONF_CUSTOM, 0, "0", 0, 0, NULL, true, apply_purge_after},
-	{"JobSubmitPlugins", CONF_CUSTOM, 0, NULL, 0, 0, NULL, true, apply_job_submit},
+	{"JobSubmitPlugins", CONF_CUSTOM, 0, NULL, 0, 0, NULL, false, apply_job_submit},
 	/* Slurm's cgroup.conf keys, read here from drover.conf; noded hands them
 	 * to each shepherd in its spec */
 	{"CgroupPlugin", CONF_ENUM, FIELD(drv_conf, cgroup_plugin), "autodetect", 0, 0, cgroup_plugins, false, NULL},
 	{"CgroupMountpoint", CONF_PATH, FIELD(drv_conf, cgroup_mountpoint), "/sys/fs/cgroup", 0, 0, NULL, false, NULL},
-	{"ConstrainRAMSpace", CONF_BOOL, FIELD(drv_conf, constrain_ram_space), "YES", 0, 0, NULL, true, NULL},
+	{"ConstrainRAMSpace", CONF_BOOL, FIELD(drv_conf, constrain_ram_space), "YES", 0, 0, NULL, false, NULL},
 	/* Drover's own: connection and credential-cache bounds */
 	{"ConnAuthTimeout", CONF_INT, FIELD(drv_conf, conn_auth_timeout), "10", 1, 3600, NULL, false, NULL},
 	{"ConnIdleTimeout", CONF_INT, FIELD(drv_conf, conn_idle_timeout), "300", 0, 86400, NULL, false, NULL},

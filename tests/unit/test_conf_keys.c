@@ -200,13 +200,68 @@ static void test_compat_lists_each_key_once(void **state)
 	free(body);
 }
 
+static struct drv_conf *load_text(struct fixture *f, const char *text)
+{
+	struct drv_conf *c = NULL;
+	struct drv_error err = {{0}};
+	if (load(f, text, &c, &err))
+		fail_msg("refused: %s", err.text);
+	return c;
+}
+
+/* scontrol reconfigure: live keys change, others are refused, all or none. */
+static void test_reload(void **state)
+{
+	struct fixture *f = *state;
+	struct drv_error err = {{0}};
+	char applied[256];
+	struct drv_conf *c = load_text(f, CTLD "MinJobAge=10\nSchedulerParameters="
+					       "bf_interval=5\nNodeName=n1\n");
+	struct drv_conf *fresh = load_text(f, CTLD "MinJobAge=20\nMaxArraySize=7\n"
+						   "NodeName=n1\n");
+	/* SchedulerParameters removed: it has no default to go back to */
+	assert_int_equal(drv_conf_reload(c, fresh, applied, sizeof(applied), &err),
+			 -EPERM);
+	assert_string_equal(err.text, "SchedulerParameters cannot be removed live: "
+				      "restart drover-ctld");
+	assert_int_equal(c->min_job_age, 10);
+	drv_conf_free(fresh);
+	fresh = load_text(f, CTLD "MinJobAge=20\nMaxArraySize=7\nSchedulerParameters="
+				  "bf_continue\nNodeName=n1\n");
+	assert_int_equal(drv_conf_reload(c, fresh, applied, sizeof(applied), &err), 0);
+	assert_string_equal(applied, "MinJobAge,MaxArraySize,SchedulerParameters");
+	assert_int_equal(c->min_job_age, 20);
+	assert_int_equal(c->max_array_size, 7);
+	assert_int_equal(c->sched.bf_interval, 30); /* the new line whole */
+	assert_true(c->sched.bf_continue);
+	/* again: nothing changed */
+	assert_int_equal(drv_conf_reload(c, fresh, applied, sizeof(applied), &err), 0);
+	assert_string_equal(applied, "");
+	drv_conf_free(fresh);
+	fresh = load_text(f, CTLD "MinJobAge=30\nSlurmctldPort=7000\nNodeName=n1\n");
+	assert_int_equal(drv_conf_reload(c, fresh, applied, sizeof(applied), &err),
+			 -EPERM);
+	assert_string_equal(err.text,
+			    "SlurmctldPort cannot change live: restart drover-ctld");
+	assert_int_equal(c->min_job_age, 20);
+	drv_conf_free(fresh);
+	fresh = load_text(f, CTLD "MinJobAge=20\nMaxArraySize=7\nSchedulerParameters="
+				  "bf_continue\nNodeName=n1 CPUs=2\n");
+	assert_int_equal(drv_conf_reload(c, fresh, applied, sizeof(applied), &err),
+			 -EPERM);
+	assert_string_equal(err.text,
+			    "NodeName lines cannot change live: restart drover-ctld");
+	drv_conf_free(fresh);
+	drv_conf_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 	    T(test_unknown_key_suggests),	T(test_missing_value),
 	    T(test_harmless_keys_accepted),	T(test_unhonoured_values_refused),
-	    T(test_compat_lists_each_key_once),
+	    T(test_compat_lists_each_key_once), T(test_reload),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -77,6 +77,7 @@ struct noded {
 	int cpus;
 	uint64_t real_memory;
 	int64_t boot_time;
+	int64_t start_time; /* when this noded started (SlurmdStartTime) */
 
 	/* link.c */
 	struct drv_conn *conn;

@@ -140,7 +140,7 @@ const struct conf_key conf_part_keys[] = {
 	ONLY("AllocNodes", "ALL"), ONLY("DisableRootJobs", "NO"),
 	ONLY("ExclusiveTopo", "NO"), ONLY("ExclusiveUser", "NO"),
 	ONLY("MaxCPUsPerSocket", "UNLIMITED"), ONLY("MaxMemPerCPU", "0", "UNLIMITED"),
-	ONLY("OverTimeLimit", "0"), ONLY("PowerDownOnIdle", "NO"),
+	ONLY("OverTimeLimit", "0", "NONE"), ONLY("PowerDownOnIdle", "NO"),
 	ONLY("PreemptMode", "OFF"), ONLY("ReqResv", "NO"), ONLY("RootOnly", "NO"),
 	{0},
 };

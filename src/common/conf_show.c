@@ -385,7 +385,7 @@ static const struct row show_rows[] = {
 	W("Licenses", U_NONE, "(null)"),
 	T("LogTimeFormat", U_NONE, "iso8601_ms"),
 	T("MailDomain", U_NONE, "(null)"),
-	T("MailProg", U_NONE, "/bin/mail"),
+	T("MailProg", U_NONE, "(null)"), /* Drover sends no mail */
 	G("MaxArraySize", get_int, FIELD(max_array_size), U_NONE),
 	G("MaxDBDMsgs", get_dbd_msgs, 0, U_NONE),
 	T("MaxJobCount", U_NONE, "10000"),

@@ -425,7 +425,7 @@ static const struct row show_rows[] = {
 	G("PrologSlurmctld", get_str, FIELD(prolog_slurmctld), U_NONE),
 	G("PrologFlags", get_str, FIELD(prolog_flags), U_NONE),
 	T("PropagatePrioProcess", U_NONE, "0"),
-	T("PropagateResourceLimits", U_NONE, "ALL"),
+	T("PropagateResourceLimits", U_NONE, "NONE"), /* jobs get the daemons' limits */
 	T("PropagateResourceLimitsExcept", U_NONE, "(null)"),
 	T("RebootProgram", U_NONE, "(null)"),
 	T("ReconfigFlags", U_NONE, "(null)"),

@@ -799,12 +799,12 @@ static int apply_licenses(struct conf_parser *p, const struct conf_key *k, void 
 	}
 
 /* The reload column: whether `scontrol reconfigure` may change the key in
- * a running ctld (conf_reload.c). Keys drover-noded reads (Prolog, Epilog,
- * TaskProlog, TaskEpilog, PrologEpilogTimeout, KillWait, SlurmdTimeout,
- * SlurmdParameters, SlurmdLogFile, ConstrainRAMSpace) have none: noded
- * reads its config at start, so a live change would reach ctld only. Nor
- * have the log file, which is opened once, and JobSubmitPlugins, whose
- * Lua state is built at start. */
+ * a running cluster (conf_reload.c): ctld reads its file again and tells
+ * every noded to read its own, each taking the same keys. Keys without it
+ * are read once at start: ports, paths of state, the log files (opened
+ * once), SlurmdParameters (a node's resources, given at registration),
+ * JobSubmitPlugins (whose Lua state is built at start), the priority keys
+ * and the licenses. */
 /* clang-format off */
 const struct conf_key conf_global_keys[] = {
 	{"ClusterName", CONF_STR_LOWER, FIELD(drv_conf, cluster_name), "drover", 0, 0, NULL, false, NULL},
@@ -819,8 +819,8 @@ const struct conf_key conf_global_keys[] = {
 	{"SlurmctldPidFile", CONF_PATH, FIELD(drv_conf, ctld_pid_file), NULL, 0, 0, NULL, false, NULL},
 	{"AuthType", CONF_CUSTOM, 0, "auth/drover", 0, 0, NULL, false, apply_auth_type},
 	{"AuthInfo", CONF_CUSTOM, 0, "socket=/run/drover/authd.sock,key=drover.key,cred_expire=120", 0, 0, NULL, false, apply_auth_info},
-	{"SlurmdTimeout", CONF_INT, FIELD(drv_conf, slurmd_timeout), "300", 0, 65533, NULL, false, NULL},
-	{"KillWait", CONF_INT, FIELD(drv_conf, kill_wait), "30", 0, 65533, NULL, false, NULL},
+	{"SlurmdTimeout", CONF_INT, FIELD(drv_conf, slurmd_timeout), "300", 0, 65533, NULL, true, NULL},
+	{"KillWait", CONF_INT, FIELD(drv_conf, kill_wait), "30", 0, 65533, NULL, true, NULL},
 	{"MinJobAge", CONF_INT, FIELD(drv_conf, min_job_age), "300", 0, 2147483647, NULL, true, NULL},
 	{"FirstJobId", CONF_INT, FIELD(drv_conf, first_job_id), "1", 1, DRV_JOB_ID_MAX, NULL, true, NULL},
 	{"MaxJobId", CONF_INT, FIELD(drv_conf, max_job_id), "67043328", 1, DRV_JOB_ID_MAX, NULL, true, NULL},
@@ -837,14 +837,14 @@ const struct conf_key conf_global_keys[] = {
 	{"SelectTypeParameters", CONF_CUSTOM, 0, "CR_Core_Memory", 0, 0, NULL, false, apply_select_params},
 	{"EnforcePartLimits", CONF_CUSTOM, 0, "NO", 0, 0, NULL, true, apply_enforce_part},
 	{"AccountingStorageEnforce", CONF_CUSTOM, 0, "0", 0, 0, NULL, true, apply_acct_enforce},
-	{"Prolog", CONF_PATH, FIELD(drv_conf, prolog), NULL, 0, 0, NULL, false, NULL},
-	{"Epilog", CONF_PATH, FIELD(drv_conf, epilog), NULL, 0, 0, NULL, false, NULL},
-	{"TaskProlog", CONF_PATH, FIELD(drv_conf, task_prolog), NULL, 0, 0, NULL, false, NULL},
-	{"TaskEpilog", CONF_PATH, FIELD(drv_conf, task_epilog), NULL, 0, 0, NULL, false, NULL},
+	{"Prolog", CONF_PATH, FIELD(drv_conf, prolog), NULL, 0, 0, NULL, true, NULL},
+	{"Epilog", CONF_PATH, FIELD(drv_conf, epilog), NULL, 0, 0, NULL, true, NULL},
+	{"TaskProlog", CONF_PATH, FIELD(drv_conf, task_prolog), NULL, 0, 0, NULL, true, NULL},
+	{"TaskEpilog", CONF_PATH, FIELD(drv_conf, task_epilog), NULL, 0, 0, NULL, true, NULL},
 	{"PrologSlurmctld", CONF_PATH, FIELD(drv_conf, prolog_slurmctld), NULL, 0, 0, NULL, true, NULL},
 	{"EpilogSlurmctld", CONF_PATH, FIELD(drv_conf, epilog_slurmctld), NULL, 0, 0, NULL, true, NULL},
 	{"PrologFlags", CONF_STR, FIELD(drv_conf, prolog_flags), NULL, 0, 0, NULL, true, NULL},
-	{"PrologEpilogTimeout", CONF_INT, FIELD(drv_conf, prolog_epilog_timeout), "65534", 1, 65535, NULL, false, NULL},
+	{"PrologEpilogTimeout", CONF_INT, FIELD(drv_conf, prolog_epilog_timeout), "65534", 1, 65535, NULL, true, NULL},
 	{"JobRequeue", CONF_INT, FIELD(drv_conf, job_requeue), "1", 0, 1, NULL, true, NULL},
 	{"SlurmUser", CONF_STR, FIELD(drv_conf, slurm_user), NULL, 0, 0, NULL, false, NULL},
 	{"PurgeJobAfter", CONF_CUSTOM, 0, "0", 0, 0, NULL, true, apply_purge_after},
@@ -853,7 +853,7 @@ const struct conf_key conf_global_keys[] = {
 	 * to each shepherd in its spec */
 	{"CgroupPlugin", CONF_ENUM, FIELD(drv_conf, cgroup_plugin), "autodetect", 0, 0, cgroup_plugins, false, NULL},
 	{"CgroupMountpoint", CONF_PATH, FIELD(drv_conf, cgroup_mountpoint), "/sys/fs/cgroup", 0, 0, NULL, false, NULL},
-	{"ConstrainRAMSpace", CONF_BOOL, FIELD(drv_conf, constrain_ram_space), "YES", 0, 0, NULL, false, NULL},
+	{"ConstrainRAMSpace", CONF_BOOL, FIELD(drv_conf, constrain_ram_space), "YES", 0, 0, NULL, true, NULL},
 	/* Drover's own: connection and credential-cache bounds */
 	{"ConnAuthTimeout", CONF_INT, FIELD(drv_conf, conn_auth_timeout), "10", 1, 3600, NULL, false, NULL},
 	{"ConnIdleTimeout", CONF_INT, FIELD(drv_conf, conn_idle_timeout), "300", 0, 86400, NULL, false, NULL},

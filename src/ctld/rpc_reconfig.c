@@ -14,7 +14,24 @@
 #include "common/log.h"
 #include "common/proto.h"
 #include "ctld/ctld.h"
+#include "ctld/node.h"
 #include "ctld/rpc_handlers.h"
+
+/* Every connected noded reads its own drover.conf again (as slurmd does on
+ * Slurm's reconfigure); one that cannot logs why and keeps its config. A
+ * noded not connected now reads the file when it starts again. */
+static void tell_nodes(struct ctld *c)
+{
+	for (size_t i = 0; i < c->nodes.n; i++) {
+		struct node *n = &c->nodes.nodes[i];
+		if (!n->peer)
+			continue;
+		json_t *req = drv_request_new("node.reconfigure", ctld_next_msg_id(c),
+					      json_object());
+		peer_send(c, n->peer, req);
+		json_decref(req);
+	}
+}
 
 void rpc_ctld_reconfigure(struct rpc_req *r)
 {
@@ -38,6 +55,7 @@ void rpc_ctld_reconfigure(struct rpc_req *r)
 		return;
 	}
 	log_info("reconfigure: %s", applied[0] ? applied : "nothing changed");
+	tell_nodes(c);
 	sched_request(c); /* scheduler settings and limits may have changed */
 	rpc_reply(r, 0, NULL, NULL);
 }

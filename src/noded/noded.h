@@ -227,6 +227,11 @@ void steps_free_all(struct noded *nd);
 /* --- link.c: the connection to ctld ------------------------------------ */
 /* Sends a request (body stolen); *id gets its id. 0 or -errno. */
 int link_send_request(struct noded *nd, const char *type, json_t *body, int64_t *id);
+
+/* reconfig.c: node.reconfigure. Reads nd->conf_path again and takes the
+ * keys that may change live: 0, or DRV_RC_ERROR with err (logged) and the
+ * config unchanged. */
+int noded_reconfigure(struct noded *nd, struct drv_error *err);
 int link_start(struct noded *nd);
 void link_stop(struct noded *nd);
 /* Sends job.complete for every ended job that ctld has not acknowledged:

@@ -6,6 +6,8 @@ nothing."""
 
 import re
 
+from conftest import wait_for
+
 
 def show_config(c, env=None):
     out = c.ok("scontrol", "show", "config", env=env)
@@ -80,3 +82,24 @@ def test_broken_config_keeps_the_old_one(cluster):
     # ctld goes on serving
     assert c.run("squeue", env=env)[0] == 0
     c.conf.write_text(conf)
+
+
+def test_nodes_take_the_live_keys_too(cluster, tmp_path):
+    """A key drover-noded reads (Prolog) changes live on every node."""
+    c = cluster
+    mark = tmp_path / "prolog.ran"
+    prolog = tmp_path / "prolog.sh"
+    prolog.write_text(f"#!/bin/sh\necho $SLURM_JOB_ID >> {mark}\n")
+    prolog.chmod(0o755)
+    conf = c.conf.read_text()
+    c.conf.write_text(set_key(conf, "Prolog", str(prolog)))
+    assert c.run("scontrol", "reconfigure") == (0, "", "")
+    for n in ("n1", "n2"):
+        wait_for(lambda: f"node={n} reconfigure: Prolog" in c.log(n), 10,
+                 what=f"{n} to read its config again")
+    jobs = [c.sbatch("-w", n, "--wrap", "true") for n in ("n1", "n2")]
+    for jid in jobs:
+        assert c.wait_done(jid)["JobState"] == "COMPLETED"
+    assert sorted(mark.read_text().split()) == sorted(map(str, jobs))  # each node
+    c.conf.write_text(conf)
+    assert c.run("scontrol", "reconfigure") == (0, "", "")

@@ -212,7 +212,7 @@ static int apply_pair(struct loader *L, const struct conf_key *table, void *targ
 
 	if (!k)
 		return unknown_key(L, table, pr->key, err);
-	if (!*pr->value && (k->type != CONF_OTHER || k->choices)) {
+	if (!*pr->value) { /* any key, as Slurm's parser has it */
 		snprintf(e.text, sizeof(e.text), "the value of %s is missing", k->name);
 		return loc_error(L, err, EINVAL, e.text);
 	}

@@ -95,6 +95,7 @@ static void test_missing_value(void **state)
 		"the value of CPUs is missing");
 	refused(f, CTLD "MinJobAge=\n", 2, "the value of MinJobAge is missing");
 	refused(f, CTLD "TaskPlugin=\n", 2, "the value of TaskPlugin is missing");
+	refused(f, CTLD "DebugFlags= \n", 2, "the value of DebugFlags is missing");
 	/* spaces around '=' before a value are still allowed */
 	struct drv_conf *c = NULL;
 	struct drv_error err = {{0}};

@@ -329,6 +329,10 @@ static int up_attempt(const struct up_opts *o, const char *dir, const char *conf
 	struct drv_conf *conf = NULL;
 	if (cluster_load_conf(conf_path, first, &conf, &err) < 0) {
 		fprintf(stderr, "drover up: %s\n", err.text);
+		/* a config this run wrote from a bad --set is not kept: the next
+		 * `drover up` with the --set corrected writes a new one */
+		if (wrote && unlink(conf_path) == 0)
+			fprintf(stderr, "drover: removed %s\n", conf_path);
 		return -1;
 	}
 	struct cluster_daemon *d = NULL;

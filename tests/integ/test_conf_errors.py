@@ -3,6 +3,8 @@ harmless under Drover start a cluster; a key Slurm does not know, a value
 Drover would not honour and a missing value are refused naming file:line,
 by `drover-ctld -t` (exit 1) and by a daemon that then does not start."""
 
+import re
+
 import pytest
 
 from conftest import BIN, run
@@ -76,3 +78,17 @@ def test_bad_config_refused_with_the_exact_line(cluster, tmp_path, line, message
     # ... and neither does a client command (Slurm's scontrol is fatal too)
     rc, out, err = cluster.run("squeue", env=dict(cluster.env, DROVER_CONF=str(bad)))
     assert rc != 0 and f"{bad}:{at + 1}: {message}" in err, err
+
+
+def test_drover_up_with_a_misspelt_set_starts_nothing(tmp_path):
+    d = tmp_path / "c"
+    rc, out, err = run([BIN / "drover", "up", "--dir", d, "--nodes", "1",
+                        "--set", "SlurmdTimout=5"], timeout=60)
+    conf = d / "drover.conf"
+    assert rc == 1 and out == "", err
+    assert re.search(rf"^drover up: {re.escape(str(conf))}:\d+: Parsing error at "
+                     r"unrecognized key: SlurmdTimout \(did you mean SlurmdTimeout\?\)$",
+                     err, re.M), err
+    # not kept: the next drover up, --set corrected, writes a new one
+    assert not conf.exists()
+    assert not list((d / "run").glob("*.pid"))

@@ -49,6 +49,7 @@ static void usage(void)
 	       "     delete <SPECIFICATIONS>      delete the specified partition.\n"
 	       "     hold <job_list>              prevent specified job from starting.\n"
 	       "     ping                         print status of slurmctld daemons.\n"
+	       "     reconfigure                  re-read configuration files.\n"
 	       "     release <job_list>           permit specified job to start.\n"
 	       "     show <ENTITY> [<ID>]         display state of identified entity, "
 	       "default\n"
@@ -417,6 +418,8 @@ static int dispatch(struct sctl *s, int argc, char **argv)
 		return sctl_delete(s, argc - 1, argv + 1);
 	if (sctl_is_cmd(cmd, "ping", 2))
 		return sctl_ping(s);
+	if (sctl_is_cmd(cmd, "reconfigure", 3))
+		return sctl_reconfigure(s, argc);
 	if (sctl_is_cmd(cmd, "top", 3))
 		return sctl_top(s, argc, argv);
 	if (sctl_is_cmd(cmd, "requeuehold", 8) || sctl_is_cmd(cmd, "requeue", 3))

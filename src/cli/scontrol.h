@@ -42,6 +42,8 @@ int sctl_requeue(struct sctl *s, int argc, char **argv);
 int sctl_hold(struct sctl *s, int argc, char **argv);
 int sctl_update(struct sctl *s, int argc, char **argv);
 int sctl_ping(struct sctl *s);
+/* `scontrol reconfigure`: 0, or 1 with Slurm's message on stderr. */
+int sctl_reconfigure(struct sctl *s, int argc);
 /* scontrol top JOBLIST (argv[0] is "top"). Returns the exit code. */
 int sctl_top(struct sctl *s, int argc, char **argv);
 

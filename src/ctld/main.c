@@ -24,13 +24,14 @@ struct options {
 
 static void usage(FILE *out)
 {
-	fprintf(out, "Usage: drover-ctld [-f CONF] [-D] [-t] [-v]\n"
+	fprintf(out, "Usage: drover-ctld [-f CONF] [-D] [-t] [-v] [-V]\n"
 		     "  -f CONF   configuration file (default $DROVER_CONF, then "
 		     "/etc/drover/drover.conf)\n"
 		     "  -D        stay in the foreground\n"
 		     "  -t        check the configuration and exit\n"
 		     "  -v        verbose logging\n"
-		     "  --help, --version\n");
+		     "  -V, --version  print the version and exit\n"
+		     "  --help\n");
 }
 
 static int parse_args(int argc, char **argv, struct options *o)
@@ -39,7 +40,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 					      {"version", no_argument, NULL, 'V'},
 					      {NULL, 0, NULL, 0}};
 	int ch;
-	while ((ch = getopt_long(argc, argv, "f:Dtv", longs, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "f:DtvV", longs, NULL)) != -1) {
 		switch (ch) {
 		case 'f':
 			o->conf_path = optarg;
@@ -57,13 +58,16 @@ static int parse_args(int argc, char **argv, struct options *o)
 			usage(stdout);
 			exit(0);
 		case 'V':
-			printf("drover-ctld %s\n", DRV_VERSION);
+			printf("slurm %s (drover %s)\n", DRV_SLURM_VERSION, DRV_VERSION);
 			exit(0);
 		default:
-			fprintf(stderr,
-				"Try \"drover-ctld --help\" for more information\n");
+			usage(stderr);
 			return -EINVAL;
 		}
+	}
+	if (optind < argc) {
+		usage(stderr);
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -220,7 +224,7 @@ int main(int argc, char **argv)
 	struct drv_error err = {{0}};
 	int pid_fd = -1, rc = 1;
 	if (parse_args(argc, argv, &o) < 0)
-		return 1;
+		return 2; /* a usage error, as getopt's users say it */
 	drv_log_init("drover-ctld", o.verbose ? DRV_LOG_DEBUG : DRV_LOG_INFO);
 	signal(SIGPIPE, SIG_IGN);
 	if (load_config(&c, &o, &err) < 0) {

@@ -50,6 +50,7 @@ static const struct handler handlers[] = {
 	{"lic.query", rpc_lic_query, false, false},
 	{"ctld.ping", rpc_ctld_ping, false, false},
 	{"conf.query", rpc_conf_query, false, false},
+	{"ctld.reconfigure", rpc_ctld_reconfigure, false, false},
 	{"node.register", link_node_register, true, false},
 	{"node.ping", link_node_ping, true, false},
 	{"job.complete", link_job_complete, true, false},

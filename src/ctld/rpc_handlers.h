@@ -38,6 +38,8 @@ void rpc_node_query(struct rpc_req *r);
 void rpc_node_update(struct rpc_req *r);
 void rpc_ctld_ping(struct rpc_req *r);
 void rpc_conf_query(struct rpc_req *r);
+/* rpc_reconfig.c */
+void rpc_ctld_reconfigure(struct rpc_req *r);
 /* rpc_part.c */
 void rpc_part_query(struct rpc_req *r);
 void rpc_part_update(struct rpc_req *r);

@@ -79,6 +79,7 @@ struct noded {
 	int cpus;
 	uint64_t real_memory;
 	int64_t boot_time;
+	int64_t start_time; /* when this noded started (SlurmdStartTime) */
 
 	/* link.c */
 	struct drv_conn *conn;
@@ -236,6 +237,11 @@ int usermsg_deliver(struct noded *nd, const struct drv_job_notify *m,
 /* --- link.c: the connection to ctld ------------------------------------ */
 /* Sends a request (body stolen); *id gets its id. 0 or -errno. */
 int link_send_request(struct noded *nd, const char *type, json_t *body, int64_t *id);
+
+/* reconfig.c: node.reconfigure. Reads nd->conf_path again and takes the
+ * keys that may change live: 0, or DRV_RC_ERROR with err (logged) and the
+ * config unchanged. */
+int noded_reconfigure(struct noded *nd, struct drv_error *err);
 int link_start(struct noded *nd);
 void link_stop(struct noded *nd);
 /* Sends job.complete for every ended job that ctld has not acknowledged:

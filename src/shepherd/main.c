@@ -33,7 +33,7 @@ static const char *parse_args(int argc, char **argv, bool *step)
 	};
 	const char *dir = NULL;
 	int c;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 		case 's':
@@ -44,12 +44,15 @@ static const char *parse_args(int argc, char **argv, bool *step)
 			printf("Usage: drover-shepherd --job-dir DIR | --step-dir DIR\n");
 			exit(0);
 		case 'V':
-			printf("drover-shepherd %s\n", DRV_VERSION);
+			printf("slurm %s (drover %s)\n", DRV_SLURM_VERSION, DRV_VERSION);
 			exit(0);
 		default:
-			dir = NULL;
-			optind = argc + 1;
-			break;
+			/* getopt said what was wrong: stop at once (moving optind
+			 * past argc, as this did, made getopt return '?' for ever) */
+			fprintf(stderr,
+				"Usage: drover-shepherd --job-dir DIR | --step-dir "
+				"DIR\n");
+			exit(2);
 		}
 	}
 	if (!dir || optind != argc) {

@@ -97,10 +97,13 @@ fuzz: deps $(FUZZ_BUILD)/build.ninja
 schema-doc:
 	$(PYTHON) src/proto/gen.py --doc docs/schema.md $(wildcard src/proto/*.schema)
 
-# Every program lands in PREFIX/bin, where they find each other.
+# Every program lands in PREFIX/bin, where they find each other; the man
+# pages, bash completions and drover.conf.example under PREFIX/share, the
+# systemd units under PREFIX/lib/systemd/system. DESTDIR=DIR stages it all
+# under DIR.
 install: build
 	meson configure $(BUILD) -Dprefix=$(abspath $(PREFIX))
-	meson install -C $(BUILD) --quiet
+	meson install -C $(BUILD) --quiet $(if $(DESTDIR),--destdir $(abspath $(DESTDIR)))
 
 # A local cluster with fake GPUs and a small AI pipeline on it (drover demo):
 # only the build and run dependencies, and only the programs it runs (and

@@ -12,6 +12,7 @@ nothing into the checkout."""
 
 import os
 import pathlib
+import pwd
 import re
 import subprocess
 import time
@@ -60,6 +61,7 @@ class Tour:
         env = dict(os.environ)
         env.update(PATH=f"{BIN}:{env.get('PATH', '/usr/bin:/bin')}", TMPDIR=str(self.work),
                    HOME=str(tmp))
+        env.setdefault("USER", pwd.getpwuid(os.getuid()).pw_name)
         env.pop("DROVER_CONF", None)
         env.pop("SLURM_CONF", None)
         self.env = env
@@ -67,6 +69,8 @@ class Tour:
                                    stdout=subprocess.PIPE, text=True, cwd=tmp, env=env)
         self.n = 0
         self.dir = None  # the tour's working directory, once it has cd'd
+        self.conf = ""
+        self.confs = []  # every cluster the tour brought up
 
     def do(self, body, timeout=180):
         self.n += 1
@@ -85,6 +89,8 @@ class Tour:
             assert time.monotonic() < deadline, f"{body!r} ran past {timeout}s"
         self.dir = pathlib.Path(m.group(2))
         self.conf = m.group(3)
+        if self.conf and self.conf not in self.confs:
+            self.confs.append(self.conf)
         return (int(m.group(1)), (cap / f"out.{n}").read_text(),
                 (cap / f"err.{n}").read_text())
 
@@ -110,12 +116,20 @@ class Tour:
         out = self.cmd(BIN / "squeue", "-h", "-t", "R", "-j", str(jid), "-o", "%i")
         return [ln for ln in out.split() if ln]
 
+    @staticmethod
+    def pidfiles(cluster):
+        return [pf for pf in (cluster / "run").glob("*.pid") if pf.read_text().split()]
+
+    def down(self, cluster):
+        return not any(pid_alive(int(pf.read_text().split()[0]))
+                       for pf in self.pidfiles(self.dir / cluster))
+
     def close(self):
-        if self.conf:
-            conf = pathlib.Path(self.conf)
+        for c in self.confs:
+            conf = pathlib.Path(c)
             subprocess.run([BIN / "drover", "down", "--dir", conf.parent], capture_output=True,
                            timeout=90)
-            for pf in (conf.parent / "run").glob("*.pid"):
+            for pf in self.pidfiles(conf.parent):
                 try:
                     pid = int(pf.read_text().split()[0])
                 except (OSError, ValueError, IndexError):
@@ -203,7 +217,9 @@ CHECKS = {
         (lambda t: "ExitCode=0:15" in t.job(1),
          contains("JobId=1 JobName=hello", "JobState=CANCELLED", "ExitCode=0:15")),
     "sacct                            # today's jobs and their .batch steps, kept after":
-        (lambda t: t.state(2) == "COMPLETED",
+        # sacct's default window ends now, and takes jobs eligible before it
+        # (as Slurm's does): job 2 shows from the second after its submission
+        (lambda t: re.search(r"^2\.batch .* COMPLETED ", t.cmd(BIN / "sacct"), re.M),
          matches(r"^1\s+hello .*CANCELLED.*\n1\.batch\s+batch .*\n2\s+wrap .*COMPLETED")),
     "sacct -P -n -X -o JobID,State -j 1   # 1|CANCELLED by UID (yours): what workflow tools "
     "poll": (None, uid_line),
@@ -267,9 +283,78 @@ CHECKS = {
     "drover up                        # starts only what is missing (e.g. after a crash)":
         (None, lambda t, out, err: "started" not in err and err.count("already running") == 4),
     "drover down                      # stops jobs, nodes, controller and authd":
-        (None, lambda t, out, err: not any(
-            pid_alive(int(pf.read_text().split()[0]))
-            for pf in (t.dir / "cluster" / "run").glob("*.pid") if pf.read_text().split())),
+        (None, lambda t, out, err: t.down("cluster")),
+    # the second cluster
+    'eval "$(drover up --dir second --gpus 4 --set PriorityType=priority/multifactor \\':
+        (None, lambda t, out, err: t.conf == str(t.dir / "second" / "drover.conf")
+         and "Gres=gpu:4" in t.cmd(BIN / "scontrol", "show", "node", "n2")),
+    "sacctmgr -i add account physics,chem":
+        (None, matches(r"^ Adding Account\(s\)\n  physics\n  chem$")),
+    "sacctmgr -i add user $USER account=physics,chem":
+        (None, lambda t, out, err: {f"chem|{t.env['USER']}", f"physics|{t.env['USER']}"} <=
+         set(t.cmd(BIN / "sacctmgr", "-n", "-P", "show", "assoc",
+                   "format=Account,User").split())),
+    "sacctmgr show assoc tree         # root, then chem and physics, you under each":
+        (None, lambda t, out, err: re.search(
+            r"^\s+drover root\s.*\n(?:.*\n)*\s+drover  chem\s.*\n\s+drover   chem\s+%s\s"
+            r"(?:.*\n)*\s+drover  physics\s.*\n\s+drover   physics\s+%s\s"
+            % (t.env["USER"], t.env["USER"]), out, re.M)),
+    "sbatch -t 2 --gpus=2 --wrap 'echo $CUDA_VISIBLE_DEVICES; sleep 90'   # job 1; "
+    "slurm-1.out: 0,1": (None, submitted(1)),
+    "sbatch -t 2 --gres=gpu:2 --wrap 'echo $SLURM_JOB_GPUS; sleep 90'     # job 2 beside it: "
+    "2,3": (None, submitted(2)),
+    "scontrol show node n1            # Gres=gpu:4 ... AllocTRES=...,gres/gpu=4":
+        (lambda t: t.file("slurm-1.out") == "0,1\n" and t.file("slurm-2.out") == "2,3\n",
+         matches(r"^   Gres=gpu:4$(?:.*\n)*^   AllocTRES=\S*gres/gpu=4$")),
+    "scontrol create PartitionName=gpu Nodes=n[1-2] PriorityTier=2 MaxTime=4:00:00":
+        (None, lambda t, out, err: "PriorityTier=2" in t.cmd(BIN / "scontrol", "show",
+                                                            "partition", "gpu")),
+    "sbatch -p debug,gpu job.sh       # job 3 starts in whichever partition can run it first":
+        (None, lambda t, out, err: out == "Submitted batch job 3\n" and wait_for(
+            lambda: re.search(r"JobState=RUNNING .*\n(?:.*\n)*\s+Partition=(debug|gpu) ",
+                              t.job(3)))),
+    "sbatch -N2 --exclusive -t 5:00 --wrap 'sleep 5'   # job 4 waits for both nodes (Resources)":
+        (None, lambda t, out, err: out == "Submitted batch job 4\n" and wait_for(
+            lambda: "Reason=Resources" in t.job(4))),
+    "sbatch -N2 --exclusive -t 5:00 --wrap 'sleep 5'   # job 5 waits behind it (Priority)":
+        (None, lambda t, out, err: out == "Submitted batch job 5\n" and wait_for(
+            lambda: "Reason=Priority" in t.job(5))),
+    "sprio -l                         # each pending job's factors, weighted":
+        (None, matches(r"^\s+JOBID PARTITION\s+USER\s+PRIORITY .* FAIRSHARE .*\n"
+                       r"\s+4 debug\s+\S+\s+\d+\s.*\n\s+5 debug\s")),
+    "sshare -a -l                     # RawUsage, NormShares, EffectvUsage, FairShare, LevelFS":
+        (None, matches(r"^Account\s+User\s+RawShares\s+NormShares\s+RawUsage\s+NormUsage\s+"
+                       r"EffectvUsage\s+FairShare\s+LevelFS\s")),
+    "scontrol top 5                   # your job 5 first among your own: 5 (Resources), 4 "
+    "(Priority)":
+        (None, lambda t, out, err: wait_for(
+            lambda: t.cmd(BIN / "squeue", "-h", "-t", "PD", "-o", "%i %r").split("\n")[:2] ==
+            ["5 Resources", "4 Priority"])),
+    "scontrol update JobId=4 Nice=100     # or Priority=N (an administrator's, kept)":
+        (None, lambda t, out, err: "Nice=100" in t.job(4)),
+    "squeue --start                   # pending jobs' expected START_TIME and SCHEDNODES":
+        (lambda t: re.search(r"^\s+5\s+debug\s.*\s\d{4}-\d\d-\d\dT",
+                             t.cmd(BIN / "squeue", "--start"), re.M),
+         matches(r"^\s+JOBID PARTITION\s+NAME\s+USER ST\s+START_TIME\s+NODES SCHEDNODES\s+"
+                 r"NODELIST\(REASON\)\n(?:.*\n)*\s+5\s+debug\s+wrap\s+\S+ PD \d{4}-\S+\s+2 "
+                 r"n\[1-2\]\s+\(Resources\)")),
+    "scontrol show job 5              # Reason=Resources Lacks=cpu,mem, StartTime= the plan":
+        (None, lambda t, out, err: "JobState=PENDING Reason=Resources" in out and
+         re.search(r"Lacks=cpu,mem", out) and re.search(r"StartTime=\d{4}-", out)),
+    "sbatch --test-only -c 1 -t 30:00 job.sh  # \"sbatch: Job 6 to start at TIME using 1 "
+    "processors on nodes ...\"":
+        (None, lambda t, out, err: re.fullmatch(
+            r"sbatch: Job 6 to start at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d using 1 processors on "
+            r"nodes n[12] in partition debug\n", err)),
+    "sbatch -L matlab:2 job.sh        # job 6 holds two of the four licenses when it runs":
+        (None, lambda t, out, err: out == "Submitted batch job 6\n"
+         and "Licenses=matlab:2" in t.job(6)),
+    "scontrol show licenses           # LicenseName=matlab Total=4 ...":
+        (None, matches(r"^LicenseName=matlab\n\s+Total=4 ")),
+    "sacctmgr -i modify qos normal set MaxJobsPerUser=4": (None, ok),
+    "sacctmgr show qos normal format=Name,MaxJobsPU   # normal 4":
+        (None, matches(r"^\s+normal\s+4 ?$")),
+    "drover down": (None, lambda t, out, err: t.down("second")),
 }
 
 

@@ -23,13 +23,20 @@
 enum { OPT_HELP = 0x100, OPT_USAGE };
 
 static const struct option long_opts[] = {
+    /** more detail (with show job: the batch script's nodes, CPUs) */
     {"details", no_argument, 0, 'd'},
+    /** each record on one line */
     {"oneliner", no_argument, 0, 'o'},
+    /** print no warnings */
     {"quiet", no_argument, 0, 'Q'},
+    /** say more about what scontrol does */
     {"verbose", no_argument, 0, 'v'},
     {"version", no_argument, 0, 'V'},
+    /** hidden partitions and their jobs too */
     {"all", no_argument, 0, 'a'},
+    /** <names> the cluster to ask; Drover serves one */
     {"clusters", required_argument, 0, 'M'},
+    /** <names> the same as --clusters */
     {"cluster", required_argument, 0, 'M'},
     {"help", no_argument, 0, OPT_HELP},
     {"usage", no_argument, 0, OPT_USAGE},

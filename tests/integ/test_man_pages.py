@@ -54,12 +54,17 @@ def page(name):
 
 
 def render(path):
-    env = dict(os.environ, MANWIDTH="200", MAN_KEEP_FORMATTING="0")
-    p = subprocess.run(["man", "--warnings", "-l", str(path)], capture_output=True, text=True,
-                       env=env, timeout=60)
-    assert p.returncode == 0, p.stderr
-    text = re.sub(r".\x08", "", p.stdout)
-    return text.replace("\u2010", "-").replace("\u2212", "-"), p.stderr
+    """The page as man prints it (wide, so lines are not justified), and the
+    warnings groff gives at a terminal's usual 80 columns."""
+    out = {}
+    for width in ("80", "200"):
+        env = dict(os.environ, MANWIDTH=width, MAN_KEEP_FORMATTING="0")
+        p = subprocess.run(["man", "--warnings", "-l", str(path)], capture_output=True,
+                           text=True, env=env, timeout=60)
+        assert p.returncode == 0, p.stderr
+        out[width] = (p.stdout, p.stderr)
+    text = re.sub(r".\x08", "", out["200"][0])
+    return text.replace("\u2010", "-").replace("\u2212", "-"), out["80"][1]
 
 
 PROGS = programs() if (BIN / "build.ninja").exists() else {}
@@ -94,6 +99,7 @@ def test_sbatch_page_keeps_help_words():
 
 def test_drover_conf_page_lists_every_key():
     text, warnings = render(BIN / "man" / "drover.conf.5")
+    assert not warnings.strip(), warnings
     keys = set()
     for f in ("src/common/conf_keys.c", "src/common/conf_part.c"):
         src = (ROOT / f).read_text()
@@ -156,3 +162,20 @@ def test_make_install_places_everything(tmp_path):
         assert has(f"/lib/systemd/system/{unit}"), unit
     example = next(dest.rglob("drover.conf.example")).read_text()
     assert "#SlurmdTimeout=300" in example and "NodeName=n[1-2]" in example
+
+
+def test_example_conf_loads(tmp_path):
+    """The example drover.conf is a config drover-ctld -t accepts (with a key)."""
+    key = tmp_path / "drover.key"
+    rc, out, err = run([BIN / "drover", "keygen", key])
+    assert rc == 0, err
+    text = (BIN / "man" / "drover.conf.example").read_text()
+    assert "key=/etc/drover/drover.key" in text
+    conf = tmp_path / "drover.conf"
+    conf.write_text(text.replace("key=/etc/drover/drover.key", f"key={key}"))
+    rc, out, err = run([BIN / "drover-ctld", "-t", "-f", conf])
+    assert rc == 0, out + err
+    bad = tmp_path / "bad.conf"
+    bad.write_text(conf.read_text().replace("CPUs=4", "CPUs=0"))
+    rc, out, err = run([BIN / "drover-ctld", "-t", "-f", bad])
+    assert rc != 0 and "CPUs" in err

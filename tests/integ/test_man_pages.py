@@ -41,6 +41,11 @@ def table_options(name, sources):
         text = src.read_text(errors="replace")
         if "struct option" not in text:
             continue
+        # src/cli holds every command: a command's own files are named after
+        # it, and salloc shares srun's table
+        if src.parent.name == "cli" and not (
+                src.name.startswith(name) or (want and src.name == "srun_opts.c")):
+            continue
         for m in ROW.finditer(text):
             if m.group(2) and want and m.group(2) not in want:
                 continue

@@ -140,6 +140,25 @@ def test_completion_options_partitions_and_jobs(cluster):
     jid = cluster.sbatch("--hold", "--wrap", "true")
     assert str(jid) in complete("scancel ", env)
     assert str(jid) in complete("squeue -j ", env)
+    # scontrol: its commands, show's entities, then ids, nodes, partitions
+    assert {"show", "update", "requeue", "top"} <= set(complete("scontrol ", env))
+    assert complete("scontrol sh", env) == ["show"]
+    assert {"jobs", "nodes", "partitions"} <= set(complete("scontrol show ", env))
+    assert complete("scontrol show job ", env) == [str(jid)]
+    assert complete("scontrol show node ", env) == ["n1", "n2"]
+    assert complete("scontrol -d show partition ", env) == ["debug"]
+    assert complete("scontrol release ", env) == [str(jid)]
+
+
+def test_scontrol_page_lists_its_commands():
+    text, _ = render(page("scontrol"))
+    commands = text[text.index("\nCOMMANDS\n"):text.index("\nFILES\n")]
+    src = (ROOT / "src/cli/scontrol.c").read_text()
+    words = set(re.findall(r'sctl_is_cmd\(cmd, "(\w+)"', src))
+    assert {"show", "update", "requeue"} <= words
+    for w in words:
+        assert re.search(rf"^\s+{w}\b", commands, re.M), w
+    assert re.search(r"suspend\n\s+not supported by Drover yet", commands)
 
 
 def test_make_install_places_everything(tmp_path):

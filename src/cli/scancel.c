@@ -37,18 +37,50 @@ struct sc_opts {
 enum { OPT_HELP = 0x100, OPT_USAGE, OPT_IGNORE, OPT_ME, OPT_WCKEY };
 
 static const struct option long_opts[] = {
-    {"signal", required_argument, 0, 's'},   {"quiet", no_argument, 0, 'Q'},
-    {"batch", no_argument, 0, 'b'},	     {"user", required_argument, 0, 'u'},
-    {"name", required_argument, 0, 'n'},     {"jobname", required_argument, 0, 'n'},
-    {"state", required_argument, 0, 't'},    {"partition", required_argument, 0, 'p'},
-    {"me", no_argument, 0, OPT_ME},	     {"account", required_argument, 0, 'A'},
-    {"qos", required_argument, 0, 'q'},	     {"reservation", required_argument, 0, 'R'},
-    {"nodelist", required_argument, 0, 'w'}, {"wckey", required_argument, 0, OPT_WCKEY},
-    {"full", no_argument, 0, 'f'},	     {"help", no_argument, 0, OPT_HELP},
-    {"usage", no_argument, 0, OPT_USAGE},    {"version", no_argument, 0, 'V'},
-    {"verbose", no_argument, 0, 'v'},	     {"clusters", required_argument, 0, 'M'},
-    {"cluster", required_argument, 0, 'M'},  {"hurry", no_argument, 0, 'H'},
-    {"interactive", no_argument, 0, 'i'},    {0, 0, 0, 0},
+    /** <signal> send this signal (name or number) instead of cancelling */
+    {"signal", required_argument, 0, 's'},
+    /** print no message for jobs that have ended or do not exist */
+    {"quiet", no_argument, 0, 'Q'},
+    /** signal only the batch shell, not the steps */
+    {"batch", no_argument, 0, 'b'},
+    /** <user> only this user's jobs */
+    {"user", required_argument, 0, 'u'},
+    /** <name> only jobs with this name */
+    {"name", required_argument, 0, 'n'},
+    /** <name> the same as --name */
+    {"jobname", required_argument, 0, 'n'},
+    /** <state> only jobs in this state: PENDING, RUNNING, SUSPENDED */
+    {"state", required_argument, 0, 't'},
+    /** <name> only jobs in this partition */
+    {"partition", required_argument, 0, 'p'},
+    /** only your own jobs */
+    {"me", no_argument, 0, OPT_ME},
+    /** <account> only jobs charged to this account */
+    {"account", required_argument, 0, 'A'},
+    /** <qos> only jobs with this QOS */
+    {"qos", required_argument, 0, 'q'},
+    /** <name> only jobs in this reservation (Drover has none: matches none) */
+    {"reservation", required_argument, 0, 'R'},
+    /** <hosts> only jobs on these nodes */
+    {"nodelist", required_argument, 0, 'w'},
+    /** <wckey> only jobs with this wckey (Drover has none: matches none) */
+    {"wckey", required_argument, 0, OPT_WCKEY},
+    /** with --signal, signal the batch shell and its children too, not only the steps */
+    {"full", no_argument, 0, 'f'},
+    {"help", no_argument, 0, OPT_HELP},
+    {"usage", no_argument, 0, OPT_USAGE},
+    {"version", no_argument, 0, 'V'},
+    /** say more about what scancel does */
+    {"verbose", no_argument, 0, 'v'},
+    /** <names> the cluster to ask; Drover serves one */
+    {"clusters", required_argument, 0, 'M'},
+    /** <names> the same as --clusters */
+    {"cluster", required_argument, 0, 'M'},
+    /** do not wait for staged-out data (accepted) */
+    {"hurry", no_argument, 0, 'H'},
+    /** ask before cancelling each job */
+    {"interactive", no_argument, 0, 'i'},
+    {0, 0, 0, 0},
 };
 
 static void usage(void)

@@ -25,7 +25,9 @@
 static const char *parse_args(int argc, char **argv, bool *step)
 {
 	static const struct option longopts[] = {
+	    /** <dir> the batch job's directory under the node's spool (noded gives it) */
 	    {"job-dir", required_argument, NULL, 'j'},
+	    /** <dir> the step's directory under the node's spool (noded gives it) */
 	    {"step-dir", required_argument, NULL, 's'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},

@@ -215,6 +215,8 @@ static int dispatch(struct noded *nd, const char *type, json_t *body, const void
 		return steps_signal(nd, msg, err);
 	if (strcmp(type, "job.notify") == 0)
 		return usermsg_deliver(nd, msg, err);
+	if (strcmp(type, "bcast.write") == 0)
+		return bcast_write(nd, msg, err);
 	drv_error_set(err, EINVAL, "%s is not a request for noded", type);
 	return DRV_RC_NOT_SUPPORTED;
 }

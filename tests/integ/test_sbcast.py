@@ -8,7 +8,7 @@ and each node's copy is checked on its own, also through each node's view
 
 import os
 
-from conftest import wait_for
+from conftest import as_nobody_prefix, wait_for
 
 SLEEPER = "#!/bin/bash\necho ready > ready.$SLURM_JOB_ID\nsleep 300\n"
 
@@ -109,6 +109,10 @@ def test_bad_input_changes_nothing(cluster):
                "a Slurm job or use the --jobid option.\n")
     assert c.run("sbcast", "-j", "999999", "src.txt", "x") == (
         255, "", "sbcast: error: Slurm job 999999 lookup error: Invalid job id specified\n")
+    nobody = as_nobody_prefix() + [c.bin / "sbcast"]
+    assert c.run(*nobody, "-j", str(jid), "/etc/hostname", "/tmp/x%n") == (
+        255, "", f"sbcast: error: Slurm job {jid} lookup error: Access/permission denied\n")
+    assert not os.path.exists("/tmp/xn1")
     held = c.sbatch("-H", "--wrap", "true")
     assert c.run("sbcast", "-j", str(held), "src.txt", "x") == (
         255, "", f"sbcast: error: Slurm job {held} lookup error: "

@@ -7,7 +7,7 @@ error line; write batch_script exits 0 even after its errors)."""
 import os
 import re
 
-from conftest import wait_for
+from conftest import as_nobody_prefix, wait_for
 
 SLEEPER = "#!/bin/bash\necho ready > ready.$SLURM_JOB_ID\nsleep 300\n"
 
@@ -176,4 +176,18 @@ def test_listpids_of_a_step(cluster):
     rc, out, _ = c.run("scontrol", "listpids", str(jid))
     steps = [ln.split()[2] for ln in out.splitlines()[1:]]
     assert rc == 0 and steps[0] == "batch" and "0" in steps
+    c.ok("scancel", str(jid))
+
+
+def test_another_users_job(cluster):
+    """Only the job's owner (or an admin) may notify it or read its script:
+    Slurm's ESLURM_USER_ID_MISSING, "Invalid user id"."""
+    c = cluster
+    jid = running(c)
+    nobody = as_nobody_prefix() + [c.bin / "scontrol"]
+    assert c.run(*nobody, "notify", str(jid), "hi") == (
+        1, "", "job notify failure: Invalid user id\n")
+    assert c.run(*nobody, "write", "batch_script", str(jid), "-") == (
+        0, "", "job script retrieval failed: Invalid user id\n")
+    assert (c.work / f"j{jid}.err").read_text() == ""
     c.ok("scancel", str(jid))

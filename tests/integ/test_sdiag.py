@@ -8,7 +8,7 @@ import os
 import pwd
 import re
 
-from conftest import wait_for
+from conftest import as_nobody_prefix, wait_for
 
 ME = pwd.getpwuid(os.getuid()).pw_name
 TIME = r"\w{3} \w{3} \d\d \d\d:\d\d:\d\d \d{4} \((\d+)\)"
@@ -108,6 +108,13 @@ def test_reset(cluster):
         l for l in section(out, "Remote Procedure Call statistics by message type")
         if "REQUEST_STATS_INFO" in l]
     assert c.run("sdiag", "--reset") == (0, "Reset scheduling statistics\n", "")
+    # only an administrator may reset; anyone may look
+    c.sbatch("-H", "--wrap", "true")
+    nobody = as_nobody_prefix() + [c.bin / "sdiag"]
+    assert c.run(*nobody, "-r") == (
+        255, "", "slurm_reset_statistics: Access/permission denied\n")
+    rc, out, err = c.run(*nobody)
+    assert (rc, err) == (0, "") and value(out, "Jobs submitted") == 1
 
 
 def test_backfill_cycles_counted(make_cluster):

@@ -124,6 +124,11 @@ void rpc_bcast_block(struct rpc_req *r)
 	struct ctld *c = r->c;
 	struct job *j = job_table_find(&c->jobs, m->job_id);
 	int rc = job_rc(r, j);
+	if (rc == 0 && m->dest[0] != '/') { /* sbcast made it absolute */
+		rpc_reply(r, DRV_RC_PROTOCOL,
+			  "bcast.block: dest must be an absolute path", NULL);
+		return;
+	}
 	if (rc != 0) {
 		rpc_reply(r, rc, NULL, NULL);
 		return;

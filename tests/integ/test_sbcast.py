@@ -49,6 +49,11 @@ def test_copies_to_every_node(cluster):
         st = os.stat(out / f"{node}.p")
         assert st.st_mode & 0o7777 == 0o640 and int(st.st_mtime) == 1577934245
     assert hidden(out) == []
+    # the default block size: a file of several blocks
+    big = os.urandom(1536 * 1024 + 7)
+    (c.work / "big").write_bytes(big)
+    assert sbcast(c, jid, "big", "out/%n.big") == (0, "", "")
+    assert all((out / f"{n}.big").read_bytes() == big for n in ("n1", "n2"))
     # each node sees its own copy
     rc, text, err = c.run("srun", f"--jobid={jid}", "--overlap", "-N2", "-n2", "-l", "bash", "-c",
                           f"cmp {out}/$SLURMD_NODENAME.copy {src} && echo same")

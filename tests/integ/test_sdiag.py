@@ -140,3 +140,20 @@ def test_options(cluster):
     rc, out, err = cluster.run("sdiag", "--foo")
     assert (rc, out) == (1, "")
     assert err.endswith('Try "sdiag --help" for more information\n')
+
+
+def test_ctld_restart_starts_the_counters_again(cluster):
+    """As slurmctld's, the counters live in memory: a ctld killed and
+    started again counts from its new start, and reads the moment's
+    figures (the recovered pending job) from its recovered state."""
+    c = cluster
+    c.sbatch("-H", "--wrap", "true")
+    first = stats(c)
+    assert value(first, "Jobs submitted") == 1
+    c.kill9("ctld")
+    c.up()
+    out = wait_for(lambda: (lambda r: r[1] if r[0] == 0 else None)(c.run("sdiag")), 20,
+                   what="sdiag from the restarted ctld")
+    assert value(out, "Jobs submitted") == 0 and value(out, "Jobs pending") == 1
+    since = lambda o: int(re.search(rf"Data since      {TIME}", o).group(1))
+    assert since(out) >= since(first)

@@ -253,6 +253,14 @@ static void test_reload(void **state)
 	assert_string_equal(err.text,
 			    "NodeName lines cannot change live: restart drover-ctld");
 	drv_conf_free(fresh);
+	/* a repeatable key: its second value counts too */
+	fresh = load_text(f, CTLD "SlurmctldHost=backup2\nMinJobAge=20\nMaxArraySize=7\n"
+				  "SchedulerParameters=bf_continue\nNodeName=n1\n");
+	assert_int_equal(drv_conf_reload(c, fresh, applied, sizeof(applied), &err),
+			 -EPERM);
+	assert_string_equal(err.text,
+			    "SlurmctldHost cannot change live: restart drover-ctld");
+	drv_conf_free(fresh);
 	drv_conf_free(c);
 }
 

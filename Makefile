@@ -15,16 +15,22 @@ FUZZ_TARGETS = frame conf hostlist timefmt sbatch_script cred dep_parse multi_pr
 
 C_SOURCES = $(shell find src tests/unit tests/fuzz -type f \( -name '*.c' -o -name '*.h' \) 2>/dev/null)
 
-.PHONY: all build deps check unit asan integ lint install demo clean fuzz schema-doc
+.PHONY: all build deps run-deps check unit asan integ lint install demo clean fuzz schema-doc
 
 all: build
 
 # install-deps is idempotent, but only asked when something is missing.
 deps:
 	@pkg-config --exists libevent libevent_pthreads jansson libsodium sqlite3 cmocka lua5.4 2>/dev/null \
-	  && command -v meson ninja clang-format cppcheck mpirun mpicc >/dev/null \
+	  && command -v meson ninja clang-format cppcheck mpirun mpicc man >/dev/null \
 	  && $(PYTHON) -c 'import pytest, xdist' 2>/dev/null \
 	  || scripts/install-deps
+
+# What building and running the programs needs, no test or lint tools.
+run-deps:
+	@pkg-config --exists libevent libevent_pthreads jansson libsodium sqlite3 lua5.4 2>/dev/null \
+	  && command -v meson ninja cc python3 >/dev/null \
+	  || scripts/install-deps run
 
 $(BUILD)/build.ninja:
 	meson setup $(BUILD) --werror
@@ -91,13 +97,21 @@ fuzz: deps $(FUZZ_BUILD)/build.ninja
 schema-doc:
 	$(PYTHON) src/proto/gen.py --doc docs/schema.md $(wildcard src/proto/*.schema)
 
-# Every program lands in PREFIX/bin, where they find each other.
+# Every program lands in PREFIX/bin, where they find each other; the man
+# pages, bash completions and drover.conf.example under PREFIX/share, the
+# systemd units under PREFIX/lib/systemd/system. DESTDIR=DIR stages it all
+# under DIR.
 install: build
 	meson configure $(BUILD) -Dprefix=$(abspath $(PREFIX))
-	meson install -C $(BUILD) --quiet
+	meson install -C $(BUILD) --quiet $(if $(DESTDIR),--destdir $(abspath $(DESTDIR)))
 
-# A local cluster with fake GPUs and a small AI pipeline on it (drover demo).
-demo: build
+# A local cluster with fake GPUs and a small AI pipeline on it (drover demo):
+# only the build and run dependencies, and only the programs it runs (and
+# those `drover demo --keep` suggests).
+DEMO_PROGS = drover drover-ctld drover-noded drover-shepherd drover-authd \
+	sbatch squeue sinfo scontrol
+demo: run-deps $(BUILD)/build.ninja
+	ninja -C $(BUILD) $(DEMO_PROGS)
 	scripts/demo $(abspath $(BUILD))
 
 clean:

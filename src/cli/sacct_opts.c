@@ -43,6 +43,7 @@ static const struct option long_opts[] = {
     {"brief", no_argument, 0, 'b'},
     {"delimiter", required_argument, 0, OPT_DELIMITER},
     {"duplicates", no_argument, 0, 'D'},
+    /** accepted; Drover serves one cluster */
     {"federation", no_argument, 0, OPT_LOCAL},
     {"helpformat", no_argument, 0, 'e'},
     {"help-fields", no_argument, 0, 'e'},
@@ -61,7 +62,9 @@ static const struct option long_opts[] = {
     {"noheader", no_argument, 0, 'n'},
     {"fields", required_argument, 0, 'o'},
     {"format", required_argument, 0, 'o'},
+    /** fields separated by "|", with a trailing "|" */
     {"parsable", no_argument, 0, 'p'},
+    /** fields separated by "|", none trailing */
     {"parsable2", no_argument, 0, 'P'},
     {"qos", required_argument, 0, 'q'},
     {"partition", required_argument, 0, 'r'},

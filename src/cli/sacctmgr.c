@@ -16,14 +16,23 @@
 static const struct option long_opts[] = {
     {"help", no_argument, 0, 'h'},
     {"usage", no_argument, 0, 'h'},
+    /** commit changes without asking */
     {"immediate", no_argument, 0, 'i'},
+    /** print no header line */
     {"noheader", no_argument, 0, 'n'},
+    /** one line per record */
     {"oneliner", no_argument, 0, 'o'},
+    /** fields separated by "|", with a trailing "|" */
     {"parsable", no_argument, 0, 'p'},
+    /** fields separated by "|", none trailing */
     {"parsable2", no_argument, 0, 'P'},
+    /** print nothing but errors */
     {"quiet", no_argument, 0, 'Q'},
+    /** refuse any change */
     {"readonly", no_argument, 0, 'r'},
+    /** with list and show: the associations of each entity */
     {"associations", no_argument, 0, 's'},
+    /** say more about what sacctmgr does */
     {"verbose", no_argument, 0, 'v'},
     {"version", no_argument, 0, 'V'},
     {0, 0, 0, 0},

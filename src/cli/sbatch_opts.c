@@ -27,49 +27,87 @@ static const struct option long_opts[] = {
     {"chdir", required_argument, 0, 'D'},
     {"hold", no_argument, 0, 'H'},
     {"parsable", no_argument, 0, SBATCH_OPT_PARSABLE},
+    /** check the request and print when and where the job would start, without submitting
+       it */
     {"test-only", no_argument, 0, SBATCH_OPT_TEST_ONLY},
     {"comment", required_argument, 0, SBATCH_OPT_COMMENT},
+    /** <command> submit a script made of "#!/bin/sh" and command */
     {"wrap", required_argument, 0, SBATCH_OPT_WRAP},
     {"export", required_argument, 0, SBATCH_OPT_EXPORT},
     {"help", no_argument, 0, SBATCH_OPT_HELP},
     {"usage", no_argument, 0, SBATCH_OPT_USAGE},
     {"version", no_argument, 0, 'V'},
+    /** <indexes> submit a job array: 0-15, 1,3,5 or 0-15:4, with %N to run at most N
+       tasks at once */
     {"array", required_argument, 0, 'a'},
+    /** <list> start only once the dependencies hold: after, afterok, afternotok,
+       afterany, aftercorr:ID, singleton; "," for all, "?" for any */
     {"dependency", required_argument, 0, 'd'},
+    /** <account> charge the job to this account */
     {"account", required_argument, 0, 'A'},
+    /** <ncpus> CPUs for each task */
     {"cpus-per-task", required_argument, 0, 'c'},
+    /** <n> tasks the job will launch */
     {"ntasks", required_argument, 0, 'n'},
+    /** <features> nodes must have these features */
     {"constraint", required_argument, 0, 'C'},
+    /** <qos> quality of service of the job */
     {"qos", required_argument, 0, 'q'},
+    /** <hosts> run on these nodes (at least) */
     {"nodelist", required_argument, 0, 'w'},
+    /** <hosts> never run on these nodes */
     {"exclude", required_argument, 0, 'x'},
+    /** <names> the cluster to submit to; Drover serves one */
     {"clusters", required_argument, 0, 'M'},
+    /** <names> the same as --clusters */
     {"cluster", required_argument, 0, 'M'},
+    /** <time> do not start before this time: now+60, 16:00, tomorrow, 2030-01-31T12:00:00
+     */
     {"begin", required_argument, 0, 'b'},
+    /** <file> the batch script's standard input */
     {"input", required_argument, 0, 'i'},
+    /** <list> licenses the job needs, name[:count],... (Licenses= in drover.conf) */
     {"licenses", required_argument, 0, 'L'},
+    /** <type> how tasks are laid out on the nodes: block, cyclic, arbitrary */
     {"distribution", required_argument, 0, 'm'},
+    /** <[type:]n> GPUs for the whole job */
     {"gpus", required_argument, 0, 'G'},
+    /** <n> cores kept for the system on each node */
     {"core-spec", required_argument, 0, 'S'},
+    /** <file> run on the nodes this file lists */
     {"nodefile", required_argument, 0, 'F'},
+    /** <S[:C[:T]]> sockets, cores and threads a node must have */
     {"extra-node-info", required_argument, 0, 'B'},
+    /** keep the job when one of its nodes fails */
     {"no-kill", optional_argument, 0, 'k'},
+    /** allow more tasks than CPUs */
     {"overcommit", no_argument, 0, 'O'},
+    /** print nothing but errors */
     {"quiet", no_argument, 0, 'Q'},
+    /** the job may share its resources with other jobs */
     {"oversubscribe", no_argument, 0, 's'},
+    /** say more about what sbatch does */
     {"verbose", no_argument, 0, 'v'},
+    /** wait until the job ends; exit with its exit code */
     {"wait", no_argument, 0, 'W'},
     {"wait-all-nodes", required_argument, 0, SBATCH_OPT_IGNORE},
+    /** <size[K|M|G|T]> memory per node (MB without a unit); 0: all of it */
     {"mem", required_argument, 0, SBATCH_OPT_MEM},
+    /** <size[K|M|G|T]> memory per allocated CPU */
     {"mem-per-cpu", required_argument, 0, SBATCH_OPT_MEM_PER_CPU},
+    /** <size[K|M|G|T]> memory per allocated GPU */
     {"mem-per-gpu", required_argument, 0, SBATCH_OPT_MEM_PER_GPU},
+    /** <n> tasks on each node */
     {"ntasks-per-node", required_argument, 0, SBATCH_OPT_NTASKS_PER_NODE},
     {"ntasks-per-core", required_argument, 0, SBATCH_OPT_IGNORE},
     {"ntasks-per-socket", required_argument, 0, SBATCH_OPT_IGNORE},
     {"ntasks-per-gpu", required_argument, 0, SBATCH_OPT_IGNORE},
+    /** the job's nodes run no other job */
     {"exclusive", optional_argument, 0, SBATCH_OPT_EXCLUSIVE},
+    /** <list> generic resources per node, e.g. gpu:2 */
     {"gres", required_argument, 0, SBATCH_OPT_GRES},
     {"gres-flags", required_argument, 0, SBATCH_OPT_IGNORE},
+    /** <[type:]n> GPUs on each node of the job */
     {"gpus-per-node", required_argument, 0, SBATCH_OPT_GPUS_PER_NODE},
     {"gpus-per-task", required_argument, 0, SBATCH_OPT_IGNORE},
     {"gpus-per-socket", required_argument, 0, SBATCH_OPT_IGNORE},
@@ -80,20 +118,33 @@ static const struct option long_opts[] = {
     {"reservation", required_argument, 0, SBATCH_OPT_IGNORE},
     {"mail-type", required_argument, 0, SBATCH_OPT_IGNORE},
     {"mail-user", required_argument, 0, SBATCH_OPT_IGNORE},
+    /** the job may be requeued (a node failure, scontrol requeue) */
     {"requeue", no_argument, 0, SBATCH_OPT_REQUEUE},
+    /** never requeue the job */
     {"no-requeue", no_argument, 0, SBATCH_OPT_NO_REQUEUE},
+    /** <[B:]sig[@secs]> send sig secs seconds (default 60) before the time limit; B: to
+       the batch shell only */
     {"signal", required_argument, 0, SBATCH_OPT_SIGNAL},
+    /** <append|truncate> how the output and error files are opened */
     {"open-mode", required_argument, 0, SBATCH_OPT_OPEN_MODE},
+    /** <[adjustment]> lower the job's priority by adjustment (default 100); a negative
+       one needs an administrator */
     {"nice", optional_argument, 0, SBATCH_OPT_NICE},
     {"priority", required_argument, 0, SBATCH_OPT_IGNORE},
+    /** <size[K|M|G|T]> temporary disk space per node */
     {"tmp", required_argument, 0, SBATCH_OPT_TMP},
+    /** <time> the shortest time limit the job accepts: the scheduler may lower --time
+       down to it */
     {"time-min", required_argument, 0, SBATCH_OPT_TIME_MIN},
+    /** <time> remove the job if it cannot end by this time */
     {"deadline", required_argument, 0, SBATCH_OPT_DEADLINE},
     {"get-user-env", optional_argument, 0, SBATCH_OPT_IGNORE},
     {"propagate", optional_argument, 0, SBATCH_OPT_IGNORE},
+    /** <yes|no> cancel the job when its dependency can never hold */
     {"kill-on-invalid-dep", required_argument, 0, SBATCH_OPT_KILL_DEP},
     {"contiguous", no_argument, 0, SBATCH_OPT_IGNORE},
     {"hint", required_argument, 0, SBATCH_OPT_IGNORE},
+    /** <n> at least this many CPUs on each node */
     {"mincpus", required_argument, 0, SBATCH_OPT_MINCPUS},
     {"sockets-per-node", required_argument, 0, SBATCH_OPT_IGNORE},
     {"cores-per-socket", required_argument, 0, SBATCH_OPT_IGNORE},
@@ -118,9 +169,12 @@ static const struct option long_opts[] = {
     {"mem-bind", required_argument, 0, SBATCH_OPT_IGNORE},
     {"cpu-freq", required_argument, 0, SBATCH_OPT_IGNORE},
     {"delay-boot", required_argument, 0, SBATCH_OPT_IGNORE},
+    /** <file> refused: Drover reads no environment file */
     {"export-file", required_argument, 0, SBATCH_OPT_REFUSE},
     {"mcs-label", required_argument, 0, SBATCH_OPT_IGNORE},
+    /** <user> refused: a job runs as the user who submits it */
     {"uid", required_argument, 0, SBATCH_OPT_REFUSE},
+    /** <group> refused: a job runs with the group of its submitter */
     {"gid", required_argument, 0, SBATCH_OPT_REFUSE},
     {0, 0, 0, 0},
 };
@@ -234,6 +288,9 @@ static int store_flag(struct sbatch_opts *o, int c)
 		return 0;
 	case 'W':
 		o->wait = true;
+		return 0;
+	case 'Q':
+		o->quiet = true;
 		return 0;
 	default:
 		return 1;

@@ -23,13 +23,20 @@
 enum { OPT_HELP = 0x100, OPT_USAGE };
 
 static const struct option long_opts[] = {
+    /** more detail (with show job: the batch script's nodes, CPUs) */
     {"details", no_argument, 0, 'd'},
+    /** each record on one line */
     {"oneliner", no_argument, 0, 'o'},
+    /** print no warnings */
     {"quiet", no_argument, 0, 'Q'},
+    /** say more about what scontrol does */
     {"verbose", no_argument, 0, 'v'},
     {"version", no_argument, 0, 'V'},
+    /** hidden partitions and their jobs too */
     {"all", no_argument, 0, 'a'},
+    /** <names> the cluster to ask; Drover serves one */
     {"clusters", required_argument, 0, 'M'},
+    /** <names> the same as --clusters */
     {"cluster", required_argument, 0, 'M'},
     {"help", no_argument, 0, OPT_HELP},
     {"usage", no_argument, 0, OPT_USAGE},
@@ -424,10 +431,19 @@ static int dispatch(struct sctl *s, int argc, char **argv)
 		return sctl_top(s, argc, argv);
 	if (sctl_is_cmd(cmd, "requeuehold", 8) || sctl_is_cmd(cmd, "requeue", 3))
 		return sctl_requeue(s, argc, argv);
+	/** not supported by Drover yet: refused with a message */
 	if (sctl_is_cmd(cmd, "suspend", 2) || sctl_is_cmd(cmd, "resume", 3)) {
 		cli_error("%s is not supported by Drover yet", cmd);
 		return 1;
 	}
+	if (sctl_is_cmd(cmd, "wait_job", 2))
+		return sctl_wait_job(s, argc, argv);
+	if (sctl_is_cmd(cmd, "notify", 1))
+		return sctl_notify(s, argc, argv);
+	if (sctl_is_cmd(cmd, "listpids", 1))
+		return sctl_listpids(s, argc, argv);
+	if (sctl_is_cmd(cmd, "write", 5))
+		return sctl_write(s, argc, argv);
 	if (sctl_is_cmd(cmd, "version", 2)) {
 		cli_print_version();
 		return 0;

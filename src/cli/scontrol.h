@@ -66,4 +66,14 @@ int sctl_show_hosts(const char *expr, bool compress);
  * every range is one Slurm takes. Pure. */
 int sctl_hostlist_diag(const char *expr, char *buf, size_t len);
 
+/* scontrol_jobcmds.c: wait_job JOBID, notify JOBID MSG..., write
+ * batch_script JOBID [FILE] (argv[0] is the command word). Each returns
+ * the exit status Slurm 22.05 gives. */
+int sctl_wait_job(struct sctl *s, int argc, char **argv);
+int sctl_notify(struct sctl *s, int argc, char **argv);
+int sctl_write(struct sctl *s, int argc, char **argv);
+/* scontrol_listpids.c: listpids [JOBID[.STEP]] [NODE], read from the
+ * local nodes' spools. Returns the exit status. */
+int sctl_listpids(struct sctl *s, int argc, char **argv);
+
 #endif

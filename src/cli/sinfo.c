@@ -31,9 +31,12 @@ static const struct option long_opts[] = {
     {"dead", no_argument, 0, 'd'},
     {"exact", no_argument, 0, 'e'},
     {"noheader", no_argument, 0, 'h'},
+    /** <secs> print again every secs seconds */
     {"iterate", required_argument, 0, 'i'},
     {"long", no_argument, 0, 'l'},
+    /** <names> the cluster to ask; Drover serves one */
     {"clusters", required_argument, 0, 'M'},
+    /** <names> the same as --clusters */
     {"cluster", required_argument, 0, 'M'},
     {"nodes", required_argument, 0, 'n'},
     {"Node", no_argument, 0, 'N'},
@@ -55,6 +58,7 @@ static const struct option long_opts[] = {
     {"local", no_argument, 0, OPT_IGNORE},
     {"federation", no_argument, 0, OPT_IGNORE},
     {"noconvert", no_argument, 0, OPT_IGNORE},
+    /** nodes in the FUTURE state too */
     {"future", no_argument, 0, 'F'},
     {0, 0, 0, 0},
 };

@@ -25,24 +25,41 @@ struct opts {
 };
 
 static const struct option long_opts[] = {
+    /** print no header line */
     {"noheader", no_argument, 0, 'h'},
+    /** <[ids]> only these jobs */
     {"jobs", optional_argument, 0, 'j'},
+    /** every factor, weighted, one column each */
     {"long", no_argument, 0, 'l'},
+    /** <names> the cluster to ask; Drover serves one */
     {"cluster", required_argument, 0, 'M'},
+    /** <names> the same as --cluster */
     {"clusters", required_argument, 0, 'M'},
+    /** the factors normalised (0 to 1), unweighted */
     {"norm", no_argument, 0, 'n'},
+    /** <format> the columns, as Slurm's % fields */
     {"format", required_argument, 0, 'o'},
+    /** <fields> sort by these columns */
     {"sort", required_argument, 0, 'S'},
+    /** <names> only jobs in these partitions */
     {"partition", required_argument, 0, 'p'},
+    /** <names> only the jobs of these users */
     {"user", required_argument, 0, 'u'},
+    /** <names> the same as --user */
     {"users", required_argument, 0, 'u'},
+    /** say more about what sprio does */
     {"verbose", no_argument, 0, 'v'},
     {"version", no_argument, 0, 'V'},
+    /** print the configured weights of the factors */
     {"weights", no_argument, 0, 'w'},
+    /** accepted; Drover serves one cluster */
     {"federation", no_argument, 0, OPT_FEDERATION},
     {"help", no_argument, 0, OPT_HELP},
+    /** accepted; Drover serves one cluster */
     {"local", no_argument, 0, OPT_LOCAL},
+    /** accepted; Drover serves one cluster */
     {"sib", no_argument, 0, OPT_SIBLING},
+    /** accepted; Drover serves one cluster */
     {"sibling", no_argument, 0, OPT_SIBLING},
     {"usage", no_argument, 0, OPT_USAGE},
     {0, 0, 0, 0},

@@ -20,38 +20,69 @@
 enum { OPT_HELP = 0x100, OPT_USAGE, OPT_ME, OPT_JSON, OPT_IGNORE, OPT_START };
 
 static const struct option long_opts[] = {
+    /** print no header line */
     {"noheader", no_argument, 0, 'h'},
+    /** <[ids]> only these jobs (all with no list) */
     {"jobs", optional_argument, 0, 'j'},
+    /** <[ids]> the same as --jobs */
     {"job", optional_argument, 0, 'j'},
+    /** <names> only the jobs of these users */
     {"user", required_argument, 0, 'u'},
+    /** <names> the same as --user */
     {"users", required_argument, 0, 'u'},
+    /** <states> only jobs in these states: PD, R, CG, ... or all */
     {"states", required_argument, 0, 't'},
+    /** <states> the same as --states */
     {"state", required_argument, 0, 't'},
+    /** <format> the columns, as %i %P %j %u %t %M %D %R and the rest of Slurm's % fields
+     */
     {"format", required_argument, 0, 'o'},
+    /** <fields> the columns by name: JobID,Partition,Name,UserName,... */
     {"Format", required_argument, 0, 'O'},
+    /** <names> only jobs in these partitions */
     {"partition", required_argument, 0, 'p'},
+    /** <names> the same as --partition */
     {"partitions", required_argument, 0, 'p'},
+    /** <names> only jobs with these names */
     {"name", required_argument, 0, 'n'},
+    /** the long format (adds the time limit, the full state) */
     {"long", no_argument, 0, 'l'},
+    /** jobs in hidden partitions too */
     {"all", no_argument, 0, 'a'},
+    /** one line per array task, pending ones too */
     {"array", no_argument, 0, 'r'},
+    /** only your own jobs */
     {"me", no_argument, 0, OPT_ME},
+    /** pending jobs' expected start times and nodes (the backfill plan) */
     {"start", no_argument, 0, OPT_START},
+    /** print the jobs as Slurm's JSON */
     {"json", no_argument, 0, OPT_JSON},
     {"help", no_argument, 0, OPT_HELP},
     {"usage", no_argument, 0, OPT_USAGE},
     {"version", no_argument, 0, 'V'},
+    /** say more about what squeue does */
     {"verbose", no_argument, 0, 'v'},
+    /** <names> only jobs charged to these accounts */
     {"account", required_argument, 0, 'A'},
+    /** <names> the same as --account */
     {"accounts", required_argument, 0, 'A'},
+    /** <names> only jobs with these QOS */
     {"qos", required_argument, 0, 'q'},
+    /** <hosts> only jobs on these nodes */
     {"nodelist", required_argument, 0, 'w'},
+    /** <name> only jobs in this reservation (Drover has none: matches none) */
     {"reservation", required_argument, 0, 'R'},
+    /** <names> only jobs using these licenses */
     {"licenses", required_argument, 0, 'L'},
+    /** <names> the cluster to ask; Drover serves one */
     {"clusters", required_argument, 0, 'M'},
+    /** <names> the same as --clusters */
     {"cluster", required_argument, 0, 'M'},
+    /** <fields> sort by these fields, - for descending */
     {"sort", required_argument, 0, 'S'},
+    /** <[steps]> list steps instead of jobs */
     {"steps", optional_argument, 0, 's'},
+    /** <[steps]> list steps instead of jobs, these only when given */
     {"step", optional_argument, 0, 's'},
     {"local", no_argument, 0, OPT_IGNORE},
     {"federation", no_argument, 0, OPT_IGNORE},

@@ -50,6 +50,7 @@ static const struct {
     {{"begin", required_argument, 0, 'b'}, B},
     {{"cpus-per-task", required_argument, 0, 'c'}, B},
     {{"comment", required_argument, 0, SBATCH_OPT_COMMENT}, B},
+    /** <list> start only once the dependencies hold (as sbatch --dependency) */
     {{"dependency", required_argument, 0, 'd'}, B},
     {{"deadline", required_argument, 0, SBATCH_OPT_DEADLINE}, B},
     {{"chdir", required_argument, 0, 'D'}, B},
@@ -61,16 +62,22 @@ static const struct {
     {{"gres", required_argument, 0, SBATCH_OPT_GRES}, B},
     {{"hold", no_argument, 0, 'H'}, B},
     {{"immediate", optional_argument, 0, 'I'}, B},
+    /** <id> run as a step of this existing job */
     {{"jobid", required_argument, 0, SRUN_OPT_JOBID}, S},
     {{"job-name", required_argument, 0, 'J'}, B},
+    /** <[0|1]> end the step when any task exits non-zero */
     {{"kill-on-bad-exit", optional_argument, 0, 'K'}, S},
     {{"kill-command", optional_argument, 0, 'K'}, A},
     {{"label", no_argument, 0, 'l'}, S},
+    /** <names> the cluster to run on; Drover serves one */
     {{"clusters", required_argument, 0, 'M'}, B},
+    /** <names> the same as --clusters */
     {{"cluster", required_argument, 0, 'M'}, B},
     {{"distribution", required_argument, 0, 'm'}, B},
     {{"mpi", required_argument, 0, SRUN_OPT_MPI}, S},
+    /** the program is a file naming the program and arguments of each task */
     {{"multi-prog", no_argument, 0, SRUN_OPT_MULTI_PROG}, S},
+    /** <n> tasks to run */
     {{"ntasks", required_argument, 0, 'n'}, B},
     {{"nice", optional_argument, 0, SBATCH_OPT_NICE}, B},
     {{"ntasks-per-node", required_argument, 0, SBATCH_OPT_NTASKS_PER_NODE}, B},
@@ -78,22 +85,27 @@ static const struct {
     {{"overcommit", no_argument, 0, 'O'}, B},
     {{"overlap", no_argument, 0, SRUN_OPT_OVERLAP}, S},
     {{"partition", required_argument, 0, 'p'}, B},
+    /** <[rlimits]> pass these (default: all) resource limits of the shell to the tasks */
     {{"propagate", optional_argument, 0, SRUN_OPT_PROPAGATE}, S},
     {{"pty", no_argument, 0, SRUN_OPT_PTY}, S},
+    /** end the step at the first Ctrl-C */
     {{"quit-on-interrupt", no_argument, 0, SRUN_OPT_QUIT_ON_INTERRUPT}, S},
     {{"qos", required_argument, 0, 'q'}, B},
     {{"quiet", no_argument, 0, 'Q'}, B},
+    /** <[B:]sig[@secs]> send sig secs seconds (default 60) before the time limit */
     {{"signal", required_argument, 0, SBATCH_OPT_SIGNAL}, B},
     {{"time", required_argument, 0, 't'}, B},
     {{"time-min", required_argument, 0, SBATCH_OPT_TIME_MIN}, B},
     {{"unbuffered", no_argument, 0, 'u'}, S},
     {{"verbose", no_argument, 0, 'v'}, B},
+    /** <secs> after the first task ends, end the others after secs seconds */
     {{"wait", required_argument, 0, 'W'}, S},
     {{"constraint", required_argument, 0, 'C'}, B},
     {{"mem", required_argument, 0, SBATCH_OPT_MEM}, B},
     {{"mincpus", required_argument, 0, SBATCH_OPT_MINCPUS}, B},
     {{"tmp", required_argument, 0, SBATCH_OPT_TMP}, B},
     {{"nodelist", required_argument, 0, 'w'}, B},
+    /** <file> run on the nodes this file lists */
     {{"nodefile", required_argument, 0, 'F'}, B},
     {{"exclude", required_argument, 0, 'x'}, B},
     {{"exact", no_argument, 0, SRUN_OPT_EXACT}, S},
@@ -104,21 +116,31 @@ static const struct {
     {{"gpu-bind", required_argument, 0, SRUN_OPT_GPU_BIND}, B},
     {{"gpus-per-node", required_argument, 0, SBATCH_OPT_GPUS_PER_NODE}, B},
     {{"gpus-per-task", required_argument, 0, SRUN_OPT_GPUS_PER_TASK}, B},
+    /** <n> tasks for each GPU */
     {{"ntasks-per-gpu", required_argument, 0, SRUN_OPT_NTASKS_PER_GPU}, B},
     {{"cpu-bind", required_argument, 0, SRUN_OPT_CPU_BIND}, S},
+    /** <type> the same as --cpu-bind */
     {{"cpu_bind", required_argument, 0, SRUN_OPT_CPU_BIND}, S},
+    /** <freq> CPU frequency request (accepted; Drover sets none) */
     {{"cpu-freq", required_argument, 0, SRUN_OPT_CPU_FREQ}, B},
     {{"no-shell", no_argument, 0, SRUN_OPT_NO_SHELL}, A},
     {{"help", no_argument, 0, SBATCH_OPT_HELP}, B},
     {{"usage", no_argument, 0, SBATCH_OPT_USAGE}, B},
     {{"version", no_argument, 0, 'V'}, B},
     /* accepted and ignored */
+    /** keep the allocation when one of its nodes fails */
     {{"no-kill", optional_argument, 0, 'k'}, B},
+    /** <list> licenses the job needs, name[:count],... */
     {{"licenses", required_argument, 0, 'L'}, B},
+    /** the job may share its resources with other jobs */
     {{"oversubscribe", no_argument, 0, 's'}, B},
+    /** <n> cores kept for the system on each node */
     {{"core-spec", required_argument, 0, 'S'}, B},
+    /** <n> threads srun uses to launch tasks */
     {{"threads", required_argument, 0, 'T'}, S},
+    /** one Ctrl-C ends the step instead of printing its status */
     {{"disable-status", no_argument, 0, 'X'}, S},
+    /** <S[:C[:T]]> sockets, cores and threads a node must have */
     {{"extra-node-info", required_argument, 0, 'B'}, B},
     {{"acctg-freq", required_argument, 0, SBATCH_OPT_IGNORE}, B},
     {{"bb", required_argument, 0, SBATCH_OPT_IGNORE}, B},
@@ -160,22 +182,36 @@ static const struct {
     {{"mem-bind", required_argument, 0, SBATCH_OPT_IGNORE}, B},
     {{"network", required_argument, 0, SBATCH_OPT_IGNORE}, B},
     {{"accel-bind", required_argument, 0, SBATCH_OPT_IGNORE}, S},
+    /** <append|truncate> how output and error files are opened */
     {{"open-mode", required_argument, 0, SBATCH_OPT_OPEN_MODE}, S},
     {{"wait-all-nodes", required_argument, 0, SBATCH_OPT_IGNORE}, A},
     {{"wait4switch", required_argument, 0, SBATCH_OPT_IGNORE}, B},
     /* refused: ignoring them would run something other than what was asked */
+    /** <list> the components of a heterogeneous job to run on */
     {{"het-group", required_argument, 0, SBATCH_OPT_REFUSE}, S},
+    /** <[dest]> copy the program to the nodes before running it */
     {{"bcast", optional_argument, 0, SBATCH_OPT_REFUSE}, S},
+    /** <paths> libraries --bcast does not copy */
     {{"bcast-exclude", required_argument, 0, SBATCH_OPT_REFUSE}, S},
+    /** <program> run after the step, on the submitting host */
     {{"epilog", required_argument, 0, SBATCH_OPT_REFUSE}, S},
+    /** <program> run before the step, on the submitting host */
     {{"prolog", required_argument, 0, SBATCH_OPT_REFUSE}, S},
+    /** <program> run after each task, on its node */
     {{"task-epilog", required_argument, 0, SBATCH_OPT_REFUSE}, S},
+    /** <program> run before each task, on its node */
     {{"task-prolog", required_argument, 0, SBATCH_OPT_REFUSE}, S},
+    /** <n> start the step on the n-th node of the allocation */
     {{"relative", required_argument, 0, 'r'}, S},
+    /** run without an allocation (administrators only) */
     {{"no-allocate", no_argument, 0, 'Z'}, S},
+    /** check the request and print when it would start, without running it */
     {{"test-only", no_argument, 0, SBATCH_OPT_REFUSE}, S},
+    /** <[all|first|last]> forward X11 to the tasks */
     {{"x11", optional_argument, 0, SBATCH_OPT_REFUSE}, B},
+    /** <user> refused: a job runs as the user who submits it */
     {{"uid", required_argument, 0, SBATCH_OPT_REFUSE}, A},
+    /** <group> refused: a job runs with the group of its submitter */
     {{"gid", required_argument, 0, SBATCH_OPT_REFUSE}, A},
 };
 
@@ -611,7 +647,10 @@ static void input_mode(struct srun_opts *o)
 {
 	int64_t v;
 
-	if (!o->input || !strcasecmp(o->input, "all"))
+	if (!o->input && o->pty) { /* Slurm: --pty's stdin is task 0's */
+		o->input_mode = SRUN_IN_TASK;
+		o->input_task = 0;
+	} else if (!o->input || !strcasecmp(o->input, "all"))
 		o->input_mode = SRUN_IN_ALL;
 	else if (!strcasecmp(o->input, "none"))
 		o->input_mode = SRUN_IN_NONE;

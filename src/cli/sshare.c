@@ -80,9 +80,11 @@ static const struct option long_opts[] = {
     {"parsable", no_argument, 0, 'p'},
     {"parsable2", no_argument, 0, 'P'},
     {"accounts", required_argument, 0, 'A'},
+    /** <names> the cluster to ask; Drover serves one */
     {"clusters", required_argument, 0, 'M'},
     {"long", no_argument, 0, 'l'},
     {"partition", no_argument, 0, 'm'},
+    /** say more about what sshare does */
     {"verbose", no_argument, 0, 'v'},
     {"version", no_argument, 0, 'V'},
     {"help", no_argument, 0, 'h'},

@@ -145,6 +145,7 @@ static int start_loop(struct ctld *c, struct drv_error *err)
 	if (!c->base || event_base_priority_init(c->base, PRIO_COUNT) < 0)
 		return drv_error_set(err, ENOMEM, "cannot create the event loop");
 	c->start_time = time(NULL);
+	stats_init(&c->stats, c->start_time);
 	if (node_table_init(&c->nodes, c->conf, c->start_time, err) < 0)
 		return -EINVAL;
 	if (job_table_init(&c->jobs) < 0 || part_table_init(c, err) < 0)
@@ -196,6 +197,7 @@ static void stop_loop(struct ctld *c)
 	part_table_fini(c);
 	node_table_fini(&c->nodes);
 	sched_fini(c);
+	stats_fini(&c->stats);
 	timed_fini(c);
 	if (c->base)
 		event_base_free(c->base);

@@ -72,15 +72,19 @@ static int parse_num(const char *opt, const char *s, long min, long max, long *o
 /* Returns 0 to go on, 1 when done (help/version), -1 on a usage error. */
 static int parse_up(int argc, char **argv, struct up_opts *o, char **sets)
 {
-	static const struct option longs[] = {{"nodes", required_argument, NULL, 'n'},
-					      {"cpus", required_argument, NULL, 'c'},
-					      {"mem", required_argument, NULL, 'm'},
-					      {"gpus", required_argument, NULL, 'g'},
-					      {"dir", required_argument, NULL, 'd'},
-					      {"set", required_argument, NULL, 's'},
-					      {"help", no_argument, NULL, 'h'},
-					      {"version", no_argument, NULL, 'V'},
-					      {NULL, 0, NULL, 0}};
+	/** <N> number of nodes (default 2) */
+	static const struct option longs[] = {
+	    {"nodes", required_argument, NULL, 'n'},
+	    /** <C> CPUs per node (default: this host's) */
+	    {"cpus", required_argument, NULL, 'c'},
+	    {"mem", required_argument, NULL, 'm'},
+	    /** <G> fake GPUs per node (default 0) */
+	    {"gpus", required_argument, NULL, 'g'},
+	    {"dir", required_argument, NULL, 'd'},
+	    {"set", required_argument, NULL, 's'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0}};
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	long v = 0;
 	o->p = (struct up_params){

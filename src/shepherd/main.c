@@ -25,7 +25,9 @@
 static const char *parse_args(int argc, char **argv, bool *step)
 {
 	static const struct option longopts[] = {
+	    /** <dir> the batch job's directory under the node's spool (noded gives it) */
 	    {"job-dir", required_argument, NULL, 'j'},
+	    /** <dir> the step's directory under the node's spool (noded gives it) */
 	    {"step-dir", required_argument, NULL, 's'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
@@ -153,6 +155,12 @@ int main(int argc, char **argv)
 	drv_log_init("drover-shepherd", DRV_LOG_INFO);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
+	/* noded's "end the job" (limit.c waits for it): blocked for our whole
+	 * life, so that one that comes early or late cannot end us */
+	sigset_t kill_sig;
+	sigemptyset(&kill_sig);
+	sigaddset(&kill_sig, DRV_SHEPHERD_KILL_SIG);
+	sigprocmask(SIG_BLOCK, &kill_sig, NULL);
 	int lock = take_lock(dir);
 	if (lock < 0) {
 		log_error("cannot lock %s/lock: %s", dir, strerror(-lock));

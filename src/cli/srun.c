@@ -103,8 +103,15 @@ static void launch_env(struct srun *s, const char *addr)
 	}
 	if (s->o.mpi)
 		setenv("SLURM_MPI_TYPE", s->o.mpi, 1);
-	if (s->o.pty) /* Slurm's tasks see it under --pty (its pty's port) */
+	if (s->o.pty) { /* Slurm's tasks see these under --pty */
 		set_int_env("SLURM_PTY_PORT", s->io.port);
+		uint16_t rows, cols;
+		srun_pty_size(&rows, &cols);
+		if (rows && cols) {
+			set_int_env("SLURM_PTY_WIN_ROW", rows);
+			set_int_env("SLURM_PTY_WIN_COL", cols);
+		}
+	}
 }
 
 static int64_t num_opt(const char *v, int64_t dflt)

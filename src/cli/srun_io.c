@@ -592,6 +592,8 @@ static void on_frame(struct srun_io *io, struct srun_io_conn *c)
 			  (uint32_t)b[2] << 8 | b[3]);
 		io->tasks[h.task].exited = true;
 		io->tasks[h.task].exit_ms = now_ms();
+		if (io->o.pty && h.task == 0) /* before srun's own lines, as Slurm */
+			srun_pty_restore();
 		io->n_exited++;
 		if (!io->first_exit_ms)
 			io->first_exit_ms = now_ms();

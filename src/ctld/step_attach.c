@@ -4,7 +4,8 @@
  * (stepio_attach_key), given only to the job's owner or an administrator.
  * The refusals are Slurm's: an unknown job, or a step of a running job that
  * is not running (ended, or never was), is "Invalid job id specified"; a
- * job that ended is "Job/step already completing or completed". Nothing
+ * pending job is "Job is pending execution"; a job that ended is
+ * "Job/step already completing or completed". Nothing
  * here changes any state. */
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +22,10 @@ static int attach_rc(const struct rpc_req *r, const struct job *j,
 		return DRV_RC_INVALID_JOB_ID;
 	if (j->uid != r->cred.uid && !rpc_is_admin(r))
 		return DRV_RC_ACCESS_DENIED;
+	if (j->state == JOB_PENDING)
+		return DRV_RC_JOB_PENDING;
 	if (j->state != JOB_RUNNING || j->completing)
-		return j->state == JOB_PENDING ? DRV_RC_INVALID_JOB_ID
-					       : DRV_RC_ALREADY_DONE;
+		return DRV_RC_ALREADY_DONE;
 	if (!s || s->state != JOB_RUNNING || !s->io_host)
 		return DRV_RC_INVALID_JOB_ID;
 	return 0;

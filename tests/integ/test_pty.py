@@ -12,7 +12,6 @@ import signal
 import struct
 import subprocess
 import termios
-import time
 
 from conftest import wait_for
 

@@ -3,17 +3,15 @@
 The bytes are Slurm 22.05's sattach: labelled lines ("N: "), the output it
 missed replayed first, --output-filter filtering stderr too unless
 --error-filter says otherwise, "sattach: error: task N exited with exit
-code C" and the highest code as its exit, --layout's table, and its
-refusals: "Could not get job step info: Invalid job id specified" for an
-unknown job or a step of a running job that is not running, "... Job/step
-already completing or completed" for an ended job, exit 1."""
+code C" and the highest code as its exit (a signal does not count),
+--layout's table, and its refusals: "Could not get job step info: Invalid
+job id specified" for an unknown job or a step of a running job that is
+not running, "... Job is pending execution", "... Job/step already
+completing or completed" for an ended job, exit 1."""
 import os
 import re
 import select
 import subprocess
-import time
-
-import pytest
 
 from conftest import as_nobody_prefix, wait_for
 
@@ -114,6 +112,11 @@ def test_sattach_refusals(make_cluster):
     assert c.run("sattach", f"{jid}.5") == (1, "", BAD_ID)
     assert c.run("sattach", f"{jid}.batch") == (1, "", BAD_ID)
     assert c.run("sattach", "99999.0") == (1, "", BAD_ID)
+    held = c.sbatch("-H", str(c.work / "job.sh"))
+    assert c.run("sattach", f"{held}.0") == (
+        1, "", "sattach: error: Could not get job step info: "
+        "Job is pending execution\n")
+    c.ok("scancel", str(held))
     # what is not JOBID.STEP
     fail = "sattach: error: Failed to parse stepid from command line options\n"
     assert c.run("sattach", str(jid)) == (1, USAGE, fail)
@@ -137,8 +140,43 @@ def test_sattach_refusals(make_cluster):
                 1, "", "sattach: error: Could not get job step info: "
                 "Access/permission denied\n")
     # nothing changed
-    assert c.ok("squeue", "-h", "-s", "-o", "%i %T") == before
+    wait_for(lambda: c.ok("squeue", "-h", "-s", "-o", "%i %T") == before, 20,
+             what="only the running job left")
     # an ended job
     c.ok("scancel", str(jid))
     c.wait_done(jid)
     assert c.run("sattach", f"{jid}.1") == (1, "", DONE)
+
+
+def test_signalled_task_leaves_the_exit_code(make_cluster):
+    """Slurm's sattach: a task killed by a signal is not an error; it exits
+    0 when no task exited non-zero (-v tells the signal)."""
+    c = up(make_cluster)
+    go = c.work / "go"
+    srun = subprocess.Popen(
+        [str(c.bin / "srun"), "-n2", "bash", "-c",
+         f"echo ready $SLURM_PROCID; while [ ! -e {go} ]; do sleep 0.1; done; "
+         "echo end $SLURM_PROCID; "
+         "[ $SLURM_PROCID = 1 ] && kill -USR1 $$; exit 0"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env=c.env, cwd=c.work)
+    try:
+        jid = wait_for(lambda: c.ok("squeue", "-h", "-o", "%i").strip(), 20,
+                       what="srun's job")
+        wait_for(lambda: running_step(c, f"{jid}.0"), 20, what="the step running")
+        att = subprocess.Popen([str(c.bin / "sattach"), "-v", f"{jid}.0"],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=c.env, cwd=c.work)
+        # attached once the lines printed before it came (replayed)
+        first = read_until(att, r"(ready \d\n(.|\n)*){2}")
+        go.write_text("")
+        out, err = att.communicate(timeout=30)
+        assert att.returncode == 0, (out, err)
+        lines = sorted((first + out.decode()).splitlines())
+        assert lines == ["end 0", "end 1", "ready 0", "ready 1"], lines
+        assert err.decode() == "sattach: task 1 killed by signal 10\n"
+        assert srun.wait(timeout=30) == 138
+    finally:
+        if srun.poll() is None:
+            srun.kill()
+            srun.wait()

@@ -70,7 +70,7 @@ class Terminal:
         def ended():
             self.read_some(0.05)
             return self.proc.poll() is not None
-        wait_for(ended, timeout, interval=0, what="srun's end")
+        wait_for(ended, timeout, interval=0, what=f"srun's end after {self.out!r}")
         self.read_some(0.05)
         return self.proc.returncode
 
@@ -145,6 +145,8 @@ def test_interactive_shell_on_a_pty(make_cluster):
         wait_for(lambda: proc_state(pids[0]) == "T", 20, what="the sleep stopped")
         t.expect(rb"Stopped")
         t.command("kill -9 %1; echo K$((3+4))", rb"K7\r\n")
+        # reaped by the shell: then it has no stopped job to refuse exit for
+        wait_for(lambda: proc_state(pids[0]) is None, 20, what="the sleep reaped")
         # the shell's exit code is srun's
         t.type("exit 3\r")
         assert t.wait() == 3, t.out

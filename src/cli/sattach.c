@@ -325,7 +325,11 @@ static bool from_stdin(struct sattach *a)
 
 static void pump(struct sattach *a)
 {
-	bool stdin_open = true;
+	/* Slurm's sattach says this of a task it does not have, and goes on
+	 * without sending its stdin anywhere */
+	bool stdin_open = a->o.in_filter < (int64_t)a->ntasks;
+	if (!stdin_open)
+		cli_error("A valid node id must be specified for SLURM_IO_STDIN");
 	while (a->n_exited < a->ntasks) {
 		struct pollfd pfd[2] = {
 		    {.fd = a->sock, .events = POLLIN},

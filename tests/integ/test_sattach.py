@@ -40,15 +40,17 @@ def running_step(c, step):
     return any(line.split()[0] == step for line in out.splitlines())
 
 
-def read_until(proc, pattern, timeout=20):
-    """Reads proc's stdout until pattern (a regex) is in it; returns it."""
+def read_until(proc, pattern, timeout=20, stream=None):
+    """Reads proc's stdout (or stream) until pattern (a regex) is in it;
+    returns what it read."""
     got = b""
+    stream = stream or proc.stdout
 
     def seen():
         nonlocal got
-        r, _, _ = select.select([proc.stdout], [], [], 0.2)
+        r, _, _ = select.select([stream], [], [], 0.2)
         if r:
-            got += os.read(proc.stdout.fileno(), 65536)
+            got += os.read(stream.fileno(), 65536)
         return re.search(pattern, got.decode())
     wait_for(seen, timeout, interval=0, what=f"{pattern!r} from sattach")
     return got.decode()
@@ -132,6 +134,15 @@ def test_sattach_refusals(make_cluster):
         1, "", "sattach: error: Numeric argument 99999999999 to big for "
         "input-filter.\n")
     assert c.run("sattach", "-u") == (0, USAGE, "")
+    # a task the step does not have for stdin: Slurm's line, and it stays
+    att = subprocess.Popen([str(c.bin / "sattach"), "--input-filter=5", f"{jid}.1"],
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, env=c.env, cwd=c.work)
+    read_until(att, "sattach: error: A valid node id must be specified for "
+               "SLURM_IO_STDIN\n", stream=att.stderr)
+    assert att.poll() is None
+    att.terminate()
+    att.wait(timeout=20)
     # another user's step
     if os.geteuid() == 0:
         rc, out, err = c.run(*as_nobody_prefix(), str(c.bin / "sattach"), f"{jid}.1")

@@ -542,6 +542,11 @@ static int run(int argc, char **argv)
 	}
 	s.cmd = argv + idx;
 	s.ncmd = argc - idx;
+	if (s.o.pty && !srun_pty_usable()) {
+		s.o.pty = false;
+		if (!s.o.input)
+			s.o.input_mode = SRUN_IN_ALL;
+	}
 	struct drv_conf *conf = NULL;
 	if (cli_conf_load(&conf) < 0)
 		return 1;

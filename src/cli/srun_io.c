@@ -273,7 +273,10 @@ static void print_exits(struct srun_io *io, bool all)
 		else
 			snprintf(ids, sizeof(ids), "tasks %u-%u", t, last);
 		const char *node = a->node >= 0 ? io->conns[a->node].node : "?";
-		fprintf(stderr, "srun: error: %s: %s: %s\n", node, ids, what);
+		/* --pty: the line ends as on a raw terminal, whatever stderr is,
+		 * as Slurm's srun writes it */
+		fprintf(stderr, "srun: error: %s: %s: %s%s", node, ids, what,
+			io->o.pty ? "\r\n" : "\n");
 	}
 }
 
@@ -592,8 +595,6 @@ static void on_frame(struct srun_io *io, struct srun_io_conn *c)
 			  (uint32_t)b[2] << 8 | b[3]);
 		io->tasks[h.task].exited = true;
 		io->tasks[h.task].exit_ms = now_ms();
-		if (io->o.pty && h.task == 0) /* before srun's own lines, as Slurm */
-			srun_pty_restore();
 		io->n_exited++;
 		if (!io->first_exit_ms)
 			io->first_exit_ms = now_ms();

@@ -184,7 +184,7 @@ def test_only_task_zero_on_the_pty(make_cluster):
         assert t.wait() == 5, t.out
         assert re.search(rb"T0\r\n/dev/pts/\d+\r\n", t.out), t.out
         assert b"T1" not in t.out and b"NOTTY" not in t.out, t.out
-        # srun's line comes after the terminal is back to its mode (CR LF)
+        # srun's line ends with CR LF on the raw terminal, as Slurm's
         assert t.out.endswith(b"srun: error: n1: task 0: Exited with exit code 5\r\n")
         assert termios.tcgetattr(t.slave) == t.mode_before
     finally:
@@ -206,11 +206,45 @@ def test_pty_from_salloc(make_cluster):
         t.close()
 
 
-def test_pty_without_a_local_terminal(make_cluster):
-    """stdin a pipe: no raw mode to set, the task still gets a terminal."""
+def test_pty_with_stdin_not_a_terminal(make_cluster):
+    """stdin /dev/null, stdout a terminal: the task still gets a pty (of
+    stdout's size); srun's terminal is left in its mode, so its output
+    processing turns the remote CR LF into CR CR LF, and srun's own line
+    to stderr (a pipe here) ends in CR LF, as with Slurm's."""
     c = up(make_cluster)
-    rc, out, err = c.run("srun", "--pty", "bash", "--norc", "--noprofile",
-                         input="tty; test -t 0 && echo T$((6*7)); exit 4\n")
+    master, slave = os.openpty()
+    set_size(slave, 30, 100)
+    before = termios.tcgetattr(slave)
+    try:
+        p = subprocess.Popen([str(c.bin / "srun"), "--pty", "bash", "-c",
+                              "tty; stty size; exit 4"], stdin=subprocess.DEVNULL,
+                             stdout=slave, stderr=subprocess.PIPE, env=c.env,
+                             cwd=c.work, start_new_session=True)
+        out = b""
+
+        def ended():
+            nonlocal out
+            r, _, _ = select.select([master], [], [], 0.05)
+            if r:
+                out += os.read(master, 65536)
+            return p.poll() is not None and not r
+        wait_for(ended, 30, interval=0, what="srun's end")
+        assert p.returncode == 4, out
+        assert re.fullmatch(rb"/dev/pts/\d+\r\r\n30 100\r\r\n", out), out
+        assert p.stderr.read() == b"srun: error: n1: task 0: Exited with exit code 4\r\n"
+        assert termios.tcgetattr(slave) == before
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+def test_pty_disregarded_without_a_terminal(make_cluster):
+    """stdout not a terminal: Slurm's two lines, and the step runs without
+    a pty."""
+    c = up(make_cluster)
+    rc, out, err = c.run("srun", "--pty", "bash", "-c", "tty; exit 4")
     assert rc == 4, (out, err)
-    # (text mode: the remote terminal's CR LF reads as one newline)
-    assert re.search(r"\n/dev/pts/\d+\nT42\n", out), out
+    assert out == "not a tty\n"
+    assert err == ("srun: error: ioctl(TIOCGWINSZ): Inappropriate ioctl for device\n"
+                   "srun: error: Not using a pseudo-terminal, disregarding --pty option\n"
+                   "srun: error: n1: task 0: Exited with exit code 4\n")

@@ -191,3 +191,38 @@ def test_signalled_task_leaves_the_exit_code(make_cluster):
         if srun.poll() is None:
             srun.kill()
             srun.wait()
+
+
+def test_replay_keeps_only_the_recent_output(make_cluster):
+    """What the step printed before sattach came is replayed up to srun's
+    last 64 KiB: the newest lines, not the oldest."""
+    c = up(make_cluster)
+    go = c.work / "go"
+    log = open(c.work / "srun.out", "wb")
+    srun = subprocess.Popen(
+        [str(c.bin / "srun"), "bash", "-c",
+         f"seq 1 30000; while [ ! -e {go} ]; do sleep 0.1; done; echo end"],
+        stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.PIPE, env=c.env,
+        cwd=c.work)
+    try:
+        wait_for(lambda: (c.work / "srun.out").read_bytes().endswith(b"\n30000\n"),
+                 30, what="srun's copy of the output")
+        jid = c.ok("squeue", "-h", "-o", "%i").strip()
+        att = subprocess.Popen([str(c.bin / "sattach"), f"{jid}.0"],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=c.env, cwd=c.work)
+        first = read_until(att, r"\n30000\n")
+        go.write_text("")
+        out, err = att.communicate(timeout=30)
+        assert (att.returncode, err) == (0, b"")
+        text = first + out.decode()
+        full = "".join(f"{i}\n" for i in range(1, 30001)) + "end\n"
+        # whole frames of srun's: a tail of the output, within the bound
+        assert full.endswith(text) and text.endswith("\n30000\nend\n")
+        assert len(text) <= 64 * 1024 + len("end\n"), len(text)
+        assert srun.wait(timeout=30) == 0
+    finally:
+        if srun.poll() is None:
+            srun.kill()
+            srun.wait()
+        log.close()

@@ -1,7 +1,8 @@
 /* step_attach.c — step.attach: sattach asks where a running step's I/O can
  * be joined. The step's srun holds that I/O (its tasks' shepherds dial it),
  * so the answer is srun's port and a key derived from the step's io_key
- * (stepio_attach_key), given only to the job's owner or an administrator.
+ * (stepio_attach_key), given only to the job's owner or an administrator;
+ * step_create.c records them with the step, step_record.c stores them.
  * The refusals are Slurm's: an unknown job, or a step of a running job that
  * is not running (ended, or never was), is "Invalid job id specified"; a
  * pending job is "Job is pending execution"; a job that ended is

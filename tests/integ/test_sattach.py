@@ -226,3 +226,38 @@ def test_replay_keeps_only_the_recent_output(make_cluster):
             srun.kill()
             srun.wait()
         log.close()
+
+
+def test_attach_after_a_ctld_restart(make_cluster):
+    """The way in is stored with the running step: a ctld killed and
+    started again still lets its owner attach."""
+    c = up(make_cluster)
+    go = c.work / "go"
+    srun = subprocess.Popen(
+        [str(c.bin / "srun"), "-n2", "-l", "bash", "-c",
+         f"echo ready $SLURM_PROCID; while [ ! -e {go} ]; do sleep 0.1; done; "
+         "echo end $SLURM_PROCID; exit 2"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env=c.env, cwd=c.work)
+    try:
+        jid = wait_for(lambda: c.ok("squeue", "-h", "-o", "%i").strip(), 20,
+                       what="srun's job")
+        wait_for(lambda: running_step(c, f"{jid}.0"), 20, what="the step running")
+        c.kill9("ctld")
+        c.up()
+        att = subprocess.Popen([str(c.bin / "sattach"), "-l", f"{jid}.0"],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=c.env, cwd=c.work)
+        first = read_until(att, r"(ready \d\n(.|\n)*){2}")
+        go.write_text("")
+        out, err = att.communicate(timeout=30)
+        assert att.returncode == 2, (out, err)
+        assert sorted((first + out.decode()).splitlines()) == [
+            "0: end 0", "0: ready 0", "1: end 1", "1: ready 1"]
+        assert err.decode() == ("sattach: error: task 0 exited with exit code 2\n"
+                                "sattach: error: task 1 exited with exit code 2\n")
+        assert srun.wait(timeout=30) == 2
+    finally:
+        if srun.poll() is None:
+            srun.kill()
+            srun.wait()

@@ -6,6 +6,7 @@ terminal emulator does. Slurm 22.05's srun behaves the same: `tty` prints a
 /dev/pts name, only task 0's output is shown, an `exit 3` is srun's 3."""
 import fcntl
 import os
+import pty
 import re
 import select
 import signal
@@ -204,6 +205,63 @@ def test_pty_from_salloc(make_cluster):
         assert termios.tcgetattr(t.slave) == t.mode_before
     finally:
         t.close()
+
+
+def test_salloc_shell_then_srun_pty(make_cluster):
+    """The everyday way: salloc's interactive shell on the user's terminal
+    (its controlling one), `srun --pty bash` typed in it, then back."""
+    c = up(make_cluster)
+    env = dict(c.env, TERM="xterm")
+    pid, master = pty.fork()
+    if pid == 0:
+        os.chdir(c.work)
+        os.execve(str(c.bin / "salloc"), ["salloc", "-N1"], env)
+    out = b""
+
+    def expect(pattern, since):
+        def seen():
+            nonlocal out
+            r, _, _ = select.select([master], [], [], 0.2)
+            if r:
+                try:
+                    out += os.read(master, 65536)
+                except OSError:
+                    pass
+            return re.search(pattern, out[since:])
+        try:
+            return wait_for(seen, 30, interval=0, what=repr(pattern))
+        except AssertionError as e:
+            raise AssertionError(f"{e} in {out!r}") from None
+
+    def command(text, pattern):
+        mark = len(out)
+        os.write(master, text.encode() + b"\r")
+        return expect(pattern, mark)
+    try:
+        expect(rb"salloc: Granted job allocation \d+\r\n", 0)
+        # the user's own shell (salloc runs it): a prompt of ours first
+        prompt = rb"(\n|\r|\x1b\[\?2004h)OUTER\$ "
+        command("PS1='OUTER$ '", prompt)
+        command("PS1='INNER$ ' srun --pty bash --norc --noprofile",
+                rb"(\n|\r|\x1b\[\?2004h)INNER\$ ")
+        command("tty; echo X$((1+2))", rb"[\r\n]/dev/pts/\d+\r\nX3\r\n")
+        os.write(master, b"sleep 4646\r")
+        pids = wait_for(lambda: procs_running(["sleep", "4646"]), 20, what="the sleep")
+        os.write(master, b"\x03")
+        wait_for(lambda: all(proc_state(p) in (None, "Z") for p in pids), 20,
+                 what="the sleep interrupted")
+        command("exit 3", rb"srun: error: n1: task 0: Exited with exit code 3\r\n"
+                rb"(.|\n)*" + prompt)
+        command("echo rc=$?", rb"rc=3\r\n")
+        command("exit", rb"salloc: Relinquishing job allocation \d+\r\n")
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        pid = 0
+    finally:
+        if pid:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        os.close(master)
 
 
 def test_pty_with_stdin_not_a_terminal(make_cluster):

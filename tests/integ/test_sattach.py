@@ -52,7 +52,13 @@ def read_until(proc, pattern, timeout=20, stream=None):
         if r:
             got += os.read(stream.fileno(), 65536)
         return re.search(pattern, got.decode())
-    wait_for(seen, timeout, interval=0, what=f"{pattern!r} from sattach")
+    try:
+        wait_for(seen, timeout, interval=0, what=f"{pattern!r} from sattach")
+    except AssertionError as e:
+        proc.kill()
+        _, err = proc.communicate()
+        raise AssertionError(f"{e}: got {got!r}, exit {proc.returncode}, "
+                             f"stderr {err!r}") from None
     return got.decode()
 
 
@@ -242,9 +248,11 @@ def test_attach_after_a_ctld_restart(make_cluster):
     try:
         jid = wait_for(lambda: c.ok("squeue", "-h", "-o", "%i").strip(), 20,
                        what="srun's job")
-        wait_for(lambda: running_step(c, f"{jid}.0"), 20, what="the step running")
+        # srun has the step (its reply came) once the tasks' lines reach it
+        read_until(srun, r"(ready \d\n(.|\n)*){2}")
         c.kill9("ctld")
         c.up()
+        assert srun.poll() is None, srun.communicate()
         att = subprocess.Popen([str(c.bin / "sattach"), "-l", f"{jid}.0"],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, env=c.env, cwd=c.work)

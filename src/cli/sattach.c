@@ -268,21 +268,24 @@ static void task_exit(struct sattach *a, uint32_t task, const uint8_t *b)
 	output(a, task, true, NULL, 0);
 }
 
-/* Every task's end, in task order, as Slurm's sattach reports them; the
- * highest exit code (128+N for signal N) is ours. */
+/* Every task's end, in task order, as Slurm 22.05's sattach reports them:
+ * a non-zero exit is an error and the highest is ours; a task killed by a
+ * signal is only told under -v and leaves our exit code alone (the peer
+ * exits 0 then). */
 static void report_exits(struct sattach *a)
 {
 	for (uint32_t t = 0; t < a->ntasks; t++) {
 		int s = a->status[t];
 		if (!a->exited[t])
 			continue;
-		int code = WIFEXITED(s) ? WEXITSTATUS(s) : 128 + WTERMSIG(s);
-		if (WIFEXITED(s) && code)
-			cli_error("task %u exited with exit code %d", t, code);
-		else if (WIFSIGNALED(s))
-			cli_error("task %u killed by signal %d", t, WTERMSIG(s));
-		if (code > a->code)
-			a->code = code;
+		if (WIFEXITED(s) && WEXITSTATUS(s)) {
+			cli_error("task %u exited with exit code %d", t, WEXITSTATUS(s));
+			if (WEXITSTATUS(s) > a->code)
+				a->code = WEXITSTATUS(s);
+		} else if (WIFSIGNALED(s) && a->o.verbose) {
+			fprintf(stderr, "sattach: task %u killed by signal %d\n", t,
+				WTERMSIG(s));
+		}
 	}
 }
 
@@ -322,7 +325,11 @@ static bool from_stdin(struct sattach *a)
 
 static void pump(struct sattach *a)
 {
-	bool stdin_open = true;
+	/* Slurm's sattach says this of a task it does not have, and goes on
+	 * without sending its stdin anywhere */
+	bool stdin_open = a->o.in_filter < (int64_t)a->ntasks;
+	if (!stdin_open)
+		cli_error("A valid node id must be specified for SLURM_IO_STDIN");
 	while (a->n_exited < a->ntasks) {
 		struct pollfd pfd[2] = {
 		    {.fd = a->sock, .events = POLLIN},

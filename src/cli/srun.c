@@ -103,8 +103,15 @@ static void launch_env(struct srun *s, const char *addr)
 	}
 	if (s->o.mpi)
 		setenv("SLURM_MPI_TYPE", s->o.mpi, 1);
-	if (s->o.pty) /* Slurm's tasks see it under --pty (its pty's port) */
+	if (s->o.pty) { /* Slurm's tasks see these under --pty */
 		set_int_env("SLURM_PTY_PORT", s->io.port);
+		uint16_t rows, cols;
+		srun_pty_size(&rows, &cols);
+		if (rows && cols) {
+			set_int_env("SLURM_PTY_WIN_ROW", rows);
+			set_int_env("SLURM_PTY_WIN_COL", cols);
+		}
+	}
 }
 
 static int64_t num_opt(const char *v, int64_t dflt)
@@ -537,6 +544,11 @@ static int run(int argc, char **argv)
 	}
 	s.cmd = argv + idx;
 	s.ncmd = argc - idx;
+	if (s.o.pty && !srun_pty_usable()) {
+		s.o.pty = false;
+		if (!s.o.input)
+			s.o.input_mode = SRUN_IN_ALL;
+	}
 	struct drv_conf *conf = NULL;
 	if (cli_conf_load(&conf) < 0)
 		return 1;

@@ -273,7 +273,10 @@ static void print_exits(struct srun_io *io, bool all)
 		else
 			snprintf(ids, sizeof(ids), "tasks %u-%u", t, last);
 		const char *node = a->node >= 0 ? io->conns[a->node].node : "?";
-		fprintf(stderr, "srun: error: %s: %s: %s\n", node, ids, what);
+		/* --pty: the line ends as on a raw terminal, whatever stderr is,
+		 * as Slurm's srun writes it */
+		fprintf(stderr, "srun: error: %s: %s: %s%s", node, ids, what,
+			io->o.pty ? "\r\n" : "\n");
 	}
 }
 
@@ -433,15 +436,16 @@ static void fence_check(struct srun_io *io)
 
 /* --- sattach ---------------------------------------------------------------- */
 
-/* The output kept for the next sattach: whole frames, oldest first, at
- * most STEPIO_REPLAY_MAX bytes of payload. */
+/* The output kept for the next sattach: whole frames, oldest first
+ * (v[head] to v[n - 1]), at most STEPIO_REPLAY_MAX bytes of payload. The
+ * oldest go by moving head; the array is compacted only when full. */
 struct srun_io_replay {
 	struct replay_frame {
 		uint8_t type;
 		uint32_t task, len;
 		char *data;
 	} * v;
-	size_t n, cap, bytes;
+	size_t head, n, cap, bytes;
 };
 
 static void replay_keep(struct srun_io *io, uint8_t type, uint32_t task, const char *p,
@@ -450,13 +454,17 @@ static void replay_keep(struct srun_io *io, uint8_t type, uint32_t task, const c
 	if (!io->replay && !(io->replay = calloc(1, sizeof(*io->replay))))
 		return;
 	struct srun_io_replay *r = io->replay;
-	while (r->n && r->bytes + n > STEPIO_REPLAY_MAX) { /* the oldest go */
-		r->bytes -= r->v[0].len;
-		free(r->v[0].data);
-		memmove(r->v, r->v + 1, --r->n * sizeof(*r->v));
+	while (r->head < r->n && r->bytes + n > STEPIO_REPLAY_MAX) { /* oldest go */
+		r->bytes -= r->v[r->head].len;
+		free(r->v[r->head++].data);
 	}
 	if (n > STEPIO_REPLAY_MAX)
 		return;
+	if (r->n == r->cap && r->head) {
+		memmove(r->v, r->v + r->head, (r->n - r->head) * sizeof(*r->v));
+		r->n -= r->head;
+		r->head = 0;
+	}
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 64;
 		struct replay_frame *g = realloc(r->v, cap * sizeof(*g));
@@ -475,7 +483,7 @@ static void replay_keep(struct srun_io *io, uint8_t type, uint32_t task, const c
 
 static void replay_free(struct srun_io_replay *r)
 {
-	for (size_t i = 0; r && i < r->n; i++)
+	for (size_t i = r ? r->head : 0; r && i < r->n; i++)
 		free(r->v[i].data);
 	if (r)
 		free(r->v);
@@ -515,7 +523,8 @@ static bool attach(struct srun_io *io, struct srun_io_conn *c, const char *key,
 	struct timeval tv = {.tv_sec = 2};
 	setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	c->hello = c->attacher = true;
-	for (size_t i = 0; io->replay && i < io->replay->n; i++) {
+	for (size_t i = io->replay ? io->replay->head : 0;
+	     io->replay && i < io->replay->n; i++) {
 		const struct replay_frame *f = &io->replay->v[i];
 		if (stepio_send(c->fd, f->type, f->task, f->data, f->len) < 0)
 			return false;

@@ -1,5 +1,8 @@
 /* srun_pty.c — srun --pty's local terminal (srun_pty.h).
  *
+ * --pty needs srun's stdout to be a terminal (Slurm's check); its stdin
+ * is put in raw mode only when it is one too.
+ *
  * Raw mode as Slurm's srun sets it: cfmakeraw, output processing too (the
  * remote terminal already ended its lines with CR LF). The saved mode is put back
  * by srun at the step's end, by exit() on any other way out (atexit), and
@@ -7,12 +10,15 @@
  * srun forwards to the step are read from a signalfd and never end it). */
 #include "cli/srun_pty.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <string.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <termios.h>
 #include <unistd.h>
+
+#include "cli/common.h"
 
 /* The one terminal of this process: what a signal handler must reach. */
 static struct termios saved;
@@ -63,9 +69,18 @@ void srun_pty_size(uint16_t *rows, uint16_t *cols)
 {
 	struct winsize ws;
 	*rows = *cols = 0;
-	if (ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0 ||
-	    ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0) {
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0) {
 		*rows = ws.ws_row;
 		*cols = ws.ws_col;
 	}
+}
+
+bool srun_pty_usable(void)
+{
+	struct winsize ws;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0)
+		return true;
+	cli_error("ioctl(TIOCGWINSZ): %s", strerror(errno));
+	cli_error("Not using a pseudo-terminal, disregarding --pty option");
+	return false;
 }

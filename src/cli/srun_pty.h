@@ -15,7 +15,12 @@ bool srun_pty_raw(void);
 /* Puts the saved mode back (nothing when none was saved). Safe in a
  * signal handler. */
 void srun_pty_restore(void);
-/* The size of srun's terminal (stdin's, else stdout's); 0 0 without one. */
+/* The size of srun's terminal (its stdout's); 0 0 without one. */
 void srun_pty_size(uint16_t *rows, uint16_t *cols);
+/* Whether --pty can be honoured: stdout must be a terminal (its size is
+ * the remote one's). When not, prints Slurm's two lines ("ioctl(
+ * TIOCGWINSZ): ..." and "Not using a pseudo-terminal, disregarding --pty
+ * option") and returns false: the step runs without one. */
+bool srun_pty_usable(void);
 
 #endif

@@ -49,9 +49,9 @@ struct job_step {
 	uint64_t *node_gpus; /* GPUs it holds on each (--gpus*), 0: none */
 	bool *node_done;
 	struct step_usage usage; /* summed over the nodes that reported */
-	/* sattach's way in (step_attach.c), in memory only: srun's I/O port,
-	 * the key that proves a caller to srun and the tasks of each node;
-	 * none for steps recovered after a restart */
+	/* sattach's way in (step_attach.c): srun's I/O port, the key that
+	 * proves a caller to srun and the tasks of each node; stored with a
+	 * running step (private), absent for steps stored before there was */
 	char *io_host;
 	uint16_t io_port;
 	char attach_key[65];

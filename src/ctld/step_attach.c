@@ -1,10 +1,12 @@
 /* step_attach.c — step.attach: sattach asks where a running step's I/O can
  * be joined. The step's srun holds that I/O (its tasks' shepherds dial it),
  * so the answer is srun's port and a key derived from the step's io_key
- * (stepio_attach_key), given only to the job's owner or an administrator.
+ * (stepio_attach_key), given only to the job's owner or an administrator;
+ * step_create.c records them with the step, step_record.c stores them.
  * The refusals are Slurm's: an unknown job, or a step of a running job that
  * is not running (ended, or never was), is "Invalid job id specified"; a
- * job that ended is "Job/step already completing or completed". Nothing
+ * pending job is "Job is pending execution"; a job that ended is
+ * "Job/step already completing or completed". Nothing
  * here changes any state. */
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +23,10 @@ static int attach_rc(const struct rpc_req *r, const struct job *j,
 		return DRV_RC_INVALID_JOB_ID;
 	if (j->uid != r->cred.uid && !rpc_is_admin(r))
 		return DRV_RC_ACCESS_DENIED;
+	if (j->state == JOB_PENDING)
+		return DRV_RC_JOB_PENDING;
 	if (j->state != JOB_RUNNING || j->completing)
-		return j->state == JOB_PENDING ? DRV_RC_INVALID_JOB_ID
-					       : DRV_RC_ALREADY_DONE;
+		return DRV_RC_ALREADY_DONE;
 	if (!s || s->state != JOB_RUNNING || !s->io_host)
 		return DRV_RC_INVALID_JOB_ID;
 	return 0;

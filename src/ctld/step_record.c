@@ -104,6 +104,13 @@ static void running_to_store(const struct job_step *s, struct drv_rec_step *r)
 	r->give_up = s->give_up;
 	r->overlap = s->overlap;
 	r->cancelled = s->cancelled;
+	if (s->io_host) { /* sattach can still attach after a restart */
+		r->io_host = s->io_host;
+		r->io_port = s->io_port;
+		r->has_io_port = true;
+		r->attach_key = s->attach_key;
+		r->task_ids = s->task_ids;
+	}
 }
 
 static json_t *step_to_json(const struct job_step *s, bool store)
@@ -162,6 +169,12 @@ static void running_from_store(struct job_step *s, const struct drv_rec_step *r)
 	s->job_ended = r->job_ended;
 	s->timed_out = r->timed_out;
 	s->give_up = r->give_up;
+	if (r->io_host && r->has_io_port && r->attach_key && json_is_array(r->task_ids)) {
+		s->io_host = strdup(r->io_host);
+		s->io_port = r->io_port;
+		snprintf(s->attach_key, sizeof(s->attach_key), "%s", r->attach_key);
+		s->task_ids = json_incref(r->task_ids);
+	}
 }
 
 static void step_from_store(struct job_step *s, const struct drv_rec_step *r,

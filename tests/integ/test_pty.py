@@ -6,13 +6,13 @@ terminal emulator does. Slurm 22.05's srun behaves the same: `tty` prints a
 /dev/pts name, only task 0's output is shown, an `exit 3` is srun's 3."""
 import fcntl
 import os
+import pty
 import re
 import select
 import signal
 import struct
 import subprocess
 import termios
-import time
 
 from conftest import wait_for
 
@@ -71,7 +71,7 @@ class Terminal:
         def ended():
             self.read_some(0.05)
             return self.proc.poll() is not None
-        wait_for(ended, timeout, interval=0, what="srun's end")
+        wait_for(ended, timeout, interval=0, what=f"srun's end after {self.out!r}")
         self.read_some(0.05)
         return self.proc.returncode
 
@@ -113,12 +113,17 @@ def test_interactive_shell_on_a_pty(make_cluster):
     try:
         t.expect(re.escape(PS1.encode()))
         # srun's terminal is raw while the step runs: keys travel as bytes
+        # (cfmakeraw's, as Slurm 22.05's srun sets it)
         raw = termios.tcgetattr(t.slave)
-        assert not raw[3] & termios.ICANON and not raw[3] & termios.ECHO
+        assert not raw[3] & (termios.ICANON | termios.ECHO | termios.ISIG)
+        assert not raw[0] & (termios.ICRNL | termios.IXON)
+        assert not raw[1] & termios.OPOST
+        assert (raw[6][termios.VMIN], raw[6][termios.VTIME]) == (1, 0)
         # the task's stdin is a terminal, its own pseudo-terminal
         t.command("tty", rb"[\r\n]/dev/pts/\d+\r\n")
         t.command("test -t 0 && test -t 1 && echo T$((6*7))", rb"T42\r\n")
         t.command("echo E$((1+1)) $SLURM_PTY_PORT", rb"E2 \d+\r\n")
+        t.command("echo W$SLURM_PTY_WIN_ROW.$SLURM_PTY_WIN_COL", rb"W30\.100\r\n")
         # the size srun's terminal had, then the new one after SIGWINCH
         t.command("stty size | sed s/^/SZ/", rb"SZ30 100\r\n")
         set_size(t.slave, 40, 120)
@@ -141,6 +146,8 @@ def test_interactive_shell_on_a_pty(make_cluster):
         wait_for(lambda: proc_state(pids[0]) == "T", 20, what="the sleep stopped")
         t.expect(rb"Stopped")
         t.command("kill -9 %1; echo K$((3+4))", rb"K7\r\n")
+        # reaped by the shell: then it has no stopped job to refuse exit for
+        wait_for(lambda: proc_state(pids[0]) is None, 20, what="the sleep reaped")
         # the shell's exit code is srun's
         t.type("exit 3\r")
         assert t.wait() == 3, t.out
@@ -151,12 +158,14 @@ def test_interactive_shell_on_a_pty(make_cluster):
 
 
 def test_terminal_restored_when_srun_is_hung_up(make_cluster):
-    """A hang-up (the user's terminal closed) reaches the remote shell,
-    which ends; srun exits 128+1 and leaves the terminal as it found it."""
+    """srun forwards a hang-up (the user's terminal closed) to the task,
+    which dies of it; srun exits 128+1 and leaves the terminal as it found
+    it. (Not an interactive bash: its readline can miss a signal that
+    comes just before it waits for a key.)"""
     c = up(make_cluster)
-    t = Terminal(c, [str(c.bin / "srun"), "--pty", "bash", "--norc", "--noprofile"])
+    t = Terminal(c, [str(c.bin / "srun"), "--pty", "sleep", "4545"])
     try:
-        t.expect(re.escape(PS1.encode()))
+        wait_for(lambda: procs_running(["sleep", "4545"]), 20, what="the sleep")
         assert termios.tcgetattr(t.slave) != t.mode_before  # raw now
         t.proc.send_signal(signal.SIGHUP)
         assert t.wait() == 129, t.out
@@ -176,6 +185,8 @@ def test_only_task_zero_on_the_pty(make_cluster):
         assert t.wait() == 5, t.out
         assert re.search(rb"T0\r\n/dev/pts/\d+\r\n", t.out), t.out
         assert b"T1" not in t.out and b"NOTTY" not in t.out, t.out
+        # srun's line ends with CR LF on the raw terminal, as Slurm's
+        assert t.out.endswith(b"srun: error: n1: task 0: Exited with exit code 5\r\n")
         assert termios.tcgetattr(t.slave) == t.mode_before
     finally:
         t.close()
@@ -196,11 +207,102 @@ def test_pty_from_salloc(make_cluster):
         t.close()
 
 
-def test_pty_without_a_local_terminal(make_cluster):
-    """stdin a pipe: no raw mode to set, the task still gets a terminal."""
+def test_salloc_shell_then_srun_pty(make_cluster):
+    """The everyday way: salloc's interactive shell on the user's terminal
+    (its controlling one), `srun --pty bash` typed in it, then back."""
     c = up(make_cluster)
-    rc, out, err = c.run("srun", "--pty", "bash", "--norc", "--noprofile",
-                         input="tty; test -t 0 && echo T$((6*7)); exit 4\n")
+    env = dict(c.env, TERM="xterm")
+    pid, master = pty.fork()
+    if pid == 0:
+        os.chdir(c.work)
+        os.execve(str(c.bin / "salloc"), ["salloc", "-N1"], env)
+    out = b""
+
+    def expect(pattern, since):
+        def seen():
+            nonlocal out
+            r, _, _ = select.select([master], [], [], 0.2)
+            if r:
+                try:
+                    out += os.read(master, 65536)
+                except OSError:
+                    pass
+            return re.search(pattern, out[since:])
+        try:
+            return wait_for(seen, 30, interval=0, what=repr(pattern))
+        except AssertionError as e:
+            raise AssertionError(f"{e} in {out!r}") from None
+
+    def command(text, pattern):
+        mark = len(out)
+        os.write(master, text.encode() + b"\r")
+        return expect(pattern, mark)
+    try:
+        expect(rb"salloc: Granted job allocation \d+\r\n", 0)
+        # the user's own shell (salloc runs it): a prompt of ours first
+        prompt = rb"(\n|\r|\x1b\[\?2004h)OUTER\$ "
+        command("PS1='OUTER$ '", prompt)
+        command("PS1='INNER$ ' srun --pty bash --norc --noprofile",
+                rb"(\n|\r|\x1b\[\?2004h)INNER\$ ")
+        command("tty; echo X$((1+2))", rb"[\r\n]/dev/pts/\d+\r\nX3\r\n")
+        os.write(master, b"sleep 4646\r")
+        pids = wait_for(lambda: procs_running(["sleep", "4646"]), 20, what="the sleep")
+        os.write(master, b"\x03")
+        wait_for(lambda: all(proc_state(p) in (None, "Z") for p in pids), 20,
+                 what="the sleep interrupted")
+        command("exit 3", rb"srun: error: n1: task 0: Exited with exit code 3\r\n"
+                rb"(.|\n)*" + prompt)
+        command("echo rc=$?", rb"rc=3\r\n")
+        command("exit", rb"salloc: Relinquishing job allocation \d+\r\n")
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        pid = 0
+    finally:
+        if pid:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        os.close(master)
+
+
+def test_pty_with_stdin_not_a_terminal(make_cluster):
+    """stdin /dev/null, stdout a terminal: the task still gets a pty (of
+    stdout's size); srun's terminal is left in its mode, so its output
+    processing turns the remote CR LF into CR CR LF, and srun's own line
+    to stderr (a pipe here) ends in CR LF, as with Slurm's."""
+    c = up(make_cluster)
+    master, slave = os.openpty()
+    set_size(slave, 30, 100)
+    before = termios.tcgetattr(slave)
+    try:
+        p = subprocess.Popen([str(c.bin / "srun"), "--pty", "bash", "-c",
+                              "tty; stty size; exit 4"], stdin=subprocess.DEVNULL,
+                             stdout=slave, stderr=subprocess.PIPE, env=c.env,
+                             cwd=c.work, start_new_session=True)
+        out = b""
+
+        def ended():
+            nonlocal out
+            r, _, _ = select.select([master], [], [], 0.05)
+            if r:
+                out += os.read(master, 65536)
+            return p.poll() is not None and not r
+        wait_for(ended, 30, interval=0, what="srun's end")
+        assert p.returncode == 4, out
+        assert re.fullmatch(rb"/dev/pts/\d+\r\r\n30 100\r\r\n", out), out
+        assert p.stderr.read() == b"srun: error: n1: task 0: Exited with exit code 4\r\n"
+        assert termios.tcgetattr(slave) == before
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+def test_pty_disregarded_without_a_terminal(make_cluster):
+    """stdout not a terminal: Slurm's two lines, and the step runs without
+    a pty."""
+    c = up(make_cluster)
+    rc, out, err = c.run("srun", "--pty", "bash", "-c", "tty; exit 4")
     assert rc == 4, (out, err)
-    # (text mode: the remote terminal's CR LF reads as one newline)
-    assert re.search(r"\n/dev/pts/\d+\nT42\n", out), out
+    assert out == "not a tty\n"
+    assert err == ("srun: error: ioctl(TIOCGWINSZ): Inappropriate ioctl for device\n"
+                   "srun: error: Not using a pseudo-terminal, disregarding --pty option\n"
+                   "srun: error: n1: task 0: Exited with exit code 4\n")

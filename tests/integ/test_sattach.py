@@ -3,17 +3,15 @@
 The bytes are Slurm 22.05's sattach: labelled lines ("N: "), the output it
 missed replayed first, --output-filter filtering stderr too unless
 --error-filter says otherwise, "sattach: error: task N exited with exit
-code C" and the highest code as its exit, --layout's table, and its
-refusals: "Could not get job step info: Invalid job id specified" for an
-unknown job or a step of a running job that is not running, "... Job/step
-already completing or completed" for an ended job, exit 1."""
+code C" and the highest code as its exit (a signal does not count),
+--layout's table, and its refusals: "Could not get job step info: Invalid
+job id specified" for an unknown job or a step of a running job that is
+not running, "... Job is pending execution", "... Job/step already
+completing or completed" for an ended job, exit 1."""
 import os
 import re
 import select
 import subprocess
-import time
-
-import pytest
 
 from conftest import as_nobody_prefix, wait_for
 
@@ -42,17 +40,25 @@ def running_step(c, step):
     return any(line.split()[0] == step for line in out.splitlines())
 
 
-def read_until(proc, pattern, timeout=20):
-    """Reads proc's stdout until pattern (a regex) is in it; returns it."""
+def read_until(proc, pattern, timeout=20, stream=None):
+    """Reads proc's stdout (or stream) until pattern (a regex) is in it;
+    returns what it read."""
     got = b""
+    stream = stream or proc.stdout
 
     def seen():
         nonlocal got
-        r, _, _ = select.select([proc.stdout], [], [], 0.2)
+        r, _, _ = select.select([stream], [], [], 0.2)
         if r:
-            got += os.read(proc.stdout.fileno(), 65536)
+            got += os.read(stream.fileno(), 65536)
         return re.search(pattern, got.decode())
-    wait_for(seen, timeout, interval=0, what=f"{pattern!r} from sattach")
+    try:
+        wait_for(seen, timeout, interval=0, what=f"{pattern!r} from sattach")
+    except AssertionError as e:
+        proc.kill()
+        _, err = proc.communicate()
+        raise AssertionError(f"{e}: got {got!r}, exit {proc.returncode}, "
+                             f"stderr {err!r}") from None
     return got.decode()
 
 
@@ -114,6 +120,11 @@ def test_sattach_refusals(make_cluster):
     assert c.run("sattach", f"{jid}.5") == (1, "", BAD_ID)
     assert c.run("sattach", f"{jid}.batch") == (1, "", BAD_ID)
     assert c.run("sattach", "99999.0") == (1, "", BAD_ID)
+    held = c.sbatch("-H", str(c.work / "job.sh"))
+    assert c.run("sattach", f"{held}.0") == (
+        1, "", "sattach: error: Could not get job step info: "
+        "Job is pending execution\n")
+    c.ok("scancel", str(held))
     # what is not JOBID.STEP
     fail = "sattach: error: Failed to parse stepid from command line options\n"
     assert c.run("sattach", str(jid)) == (1, USAGE, fail)
@@ -129,6 +140,15 @@ def test_sattach_refusals(make_cluster):
         1, "", "sattach: error: Numeric argument 99999999999 to big for "
         "input-filter.\n")
     assert c.run("sattach", "-u") == (0, USAGE, "")
+    # a task the step does not have for stdin: Slurm's line, and it stays
+    att = subprocess.Popen([str(c.bin / "sattach"), "--input-filter=5", f"{jid}.1"],
+                           stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, env=c.env, cwd=c.work)
+    read_until(att, "sattach: error: A valid node id must be specified for "
+               "SLURM_IO_STDIN\n", stream=att.stderr)
+    assert att.poll() is None
+    att.terminate()
+    att.wait(timeout=20)
     # another user's step
     if os.geteuid() == 0:
         rc, out, err = c.run(*as_nobody_prefix(), str(c.bin / "sattach"), f"{jid}.1")
@@ -137,8 +157,115 @@ def test_sattach_refusals(make_cluster):
                 1, "", "sattach: error: Could not get job step info: "
                 "Access/permission denied\n")
     # nothing changed
-    assert c.ok("squeue", "-h", "-s", "-o", "%i %T") == before
+    wait_for(lambda: c.ok("squeue", "-h", "-s", "-o", "%i %T") == before, 20,
+             what="only the running job left")
     # an ended job
     c.ok("scancel", str(jid))
     c.wait_done(jid)
     assert c.run("sattach", f"{jid}.1") == (1, "", DONE)
+
+
+def test_signalled_task_leaves_the_exit_code(make_cluster):
+    """Slurm's sattach: a task killed by a signal is not an error; it exits
+    0 when no task exited non-zero (-v tells the signal)."""
+    c = up(make_cluster)
+    go = c.work / "go"
+    srun = subprocess.Popen(
+        [str(c.bin / "srun"), "-n2", "bash", "-c",
+         f"echo ready $SLURM_PROCID; while [ ! -e {go} ]; do sleep 0.1; done; "
+         "echo end $SLURM_PROCID; "
+         "[ $SLURM_PROCID = 1 ] && kill -USR1 $$; exit 0"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env=c.env, cwd=c.work)
+    try:
+        jid = wait_for(lambda: c.ok("squeue", "-h", "-o", "%i").strip(), 20,
+                       what="srun's job")
+        wait_for(lambda: running_step(c, f"{jid}.0"), 20, what="the step running")
+        att = subprocess.Popen([str(c.bin / "sattach"), "-v", f"{jid}.0"],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=c.env, cwd=c.work)
+        # attached once the lines printed before it came (replayed)
+        first = read_until(att, r"(ready \d\n(.|\n)*){2}")
+        go.write_text("")
+        out, err = att.communicate(timeout=30)
+        assert att.returncode == 0, (out, err)
+        lines = sorted((first + out.decode()).splitlines())
+        assert lines == ["end 0", "end 1", "ready 0", "ready 1"], lines
+        assert err.decode() == "sattach: task 1 killed by signal 10\n"
+        assert srun.wait(timeout=30) == 138
+    finally:
+        if srun.poll() is None:
+            srun.kill()
+            srun.wait()
+
+
+def test_replay_keeps_only_the_recent_output(make_cluster):
+    """What the step printed before sattach came is replayed up to srun's
+    last 64 KiB: the newest lines, not the oldest."""
+    c = up(make_cluster)
+    go = c.work / "go"
+    log = open(c.work / "srun.out", "wb")
+    srun = subprocess.Popen(
+        [str(c.bin / "srun"), "bash", "-c",
+         f"seq 1 30000; while [ ! -e {go} ]; do sleep 0.1; done; echo end"],
+        stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.PIPE, env=c.env,
+        cwd=c.work)
+    try:
+        wait_for(lambda: (c.work / "srun.out").read_bytes().endswith(b"\n30000\n"),
+                 30, what="srun's copy of the output")
+        jid = c.ok("squeue", "-h", "-o", "%i").strip()
+        att = subprocess.Popen([str(c.bin / "sattach"), f"{jid}.0"],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=c.env, cwd=c.work)
+        first = read_until(att, r"\n30000\n")
+        go.write_text("")
+        out, err = att.communicate(timeout=30)
+        assert (att.returncode, err) == (0, b"")
+        text = first + out.decode()
+        full = "".join(f"{i}\n" for i in range(1, 30001)) + "end\n"
+        # whole frames of srun's: a tail of the output, within the bound
+        assert full.endswith(text) and text.endswith("\n30000\nend\n")
+        assert len(text) <= 64 * 1024 + len("end\n"), len(text)
+        assert srun.wait(timeout=30) == 0
+    finally:
+        if srun.poll() is None:
+            srun.kill()
+            srun.wait()
+        log.close()
+
+
+def test_attach_after_a_ctld_restart(make_cluster):
+    """The way in is stored with the running step: a ctld killed and
+    started again still lets its owner attach."""
+    c = up(make_cluster)
+    go = c.work / "go"
+    srun = subprocess.Popen(
+        [str(c.bin / "srun"), "-n2", "-l", "bash", "-c",
+         f"echo ready $SLURM_PROCID; while [ ! -e {go} ]; do sleep 0.1; done; "
+         "echo end $SLURM_PROCID; exit 2"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env=c.env, cwd=c.work)
+    try:
+        jid = wait_for(lambda: c.ok("squeue", "-h", "-o", "%i").strip(), 20,
+                       what="srun's job")
+        # srun has the step (its reply came) once the tasks' lines reach it
+        read_until(srun, r"(ready \d\n(.|\n)*){2}")
+        c.kill9("ctld")
+        c.up()
+        assert srun.poll() is None, srun.communicate()
+        att = subprocess.Popen([str(c.bin / "sattach"), "-l", f"{jid}.0"],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=c.env, cwd=c.work)
+        first = read_until(att, r"(ready \d\n(.|\n)*){2}")
+        go.write_text("")
+        out, err = att.communicate(timeout=30)
+        assert att.returncode == 2, (out, err)
+        assert sorted((first + out.decode()).splitlines()) == [
+            "0: end 0", "0: ready 0", "1: end 1", "1: ready 1"]
+        assert err.decode() == ("sattach: error: task 0 exited with exit code 2\n"
+                                "sattach: error: task 1 exited with exit code 2\n")
+        assert srun.wait(timeout=30) == 2
+    finally:
+        if srun.poll() is None:
+            srun.kill()
+            srun.wait()

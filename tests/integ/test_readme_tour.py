@@ -19,7 +19,7 @@ import subprocess
 import tempfile
 import time
 
-from conftest import BIN, ROOT, pid_alive, wait_for
+from conftest import BIN, ROOT, TERMINAL, pid_alive, wait_for
 
 README = ROOT / "README.md"
 
@@ -258,8 +258,10 @@ CHECKS = {
     "sacct -D -j 3                    # the earlier run as a REQUEUED row":
         (None, matches(r"^3\s+wrap .*REQUEUED ")),
     "sbatch --array=0-9%4 -o 'out-%A_%a' --wrap 'sleep 5; echo $SLURM_ARRAY_TASK_ID'   # job 7":
-        (lambda t: t.state(6) in ("RUNNING", "COMPLETED", "TIMEOUT") and t.state(4) ==
-         "COMPLETED", submitted(7)),
+        # job 6 has had its USR1 and ended (so the array has every CPU: the
+        # reader has waited for the checkpoint line), job 4 has run
+        (lambda t: "USR1: checkpoint" in t.file("slurm-6.out") and t.state(6) in TERMINAL
+         and t.state(4) == "COMPLETED", submitted(7)),
     "squeue                           # 7_[4-9%4] pending, four tasks running (%4)":
         (array_running, array_squeue),
     "srun -N2 -n4 -l printenv SLURMD_NODENAME   # 0: n1, 1: n1, 2: n2, 3: n2 (job 17)":

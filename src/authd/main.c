@@ -33,7 +33,8 @@ struct options {
 static void usage(FILE *to)
 {
 	fprintf(to,
-		"Usage: drover-authd [-f CONF] [-D] [-P PIDFILE] [-L LOGFILE] [-v] [-t]\n"
+		"Usage: drover-authd [-f CONF] [-D] [-P PIDFILE] [-L LOGFILE] [-v] [-t] "
+		"[-V]\n"
 		"  -f, --conf=CONF      config file (default $DROVER_CONF, else "
 		"/etc/drover/drover.conf)\n"
 		"  -D, --foreground     stay in the foreground\n"
@@ -41,7 +42,8 @@ static void usage(FILE *to)
 		"  -L, --logfile=PATH   log there instead of stderr\n"
 		"  -v, --verbose        log debug lines too\n"
 		"  -t, --test           check the config and the key, then exit\n"
-		"      --help, --version\n");
+		"  -V, --version        print the version and exit\n"
+		"      --help\n");
 }
 
 /* Returns -1 to go on, else the exit status. */
@@ -59,7 +61,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	    {NULL, 0, NULL, 0},
 	};
 	int ch;
-	while ((ch = getopt_long(argc, argv, "f:DP:L:vt", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "f:DP:L:vtV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'f':
 			o->conf = optarg;
@@ -83,16 +85,16 @@ static int parse_options(int argc, char **argv, struct options *o)
 			usage(stdout);
 			return 0;
 		case 'V':
-			printf("drover-authd %s\n", DRV_VERSION);
+			printf("slurm %s (drover %s)\n", DRV_SLURM_VERSION, DRV_VERSION);
 			return 0;
 		default:
 			usage(stderr);
-			return 1;
+			return 2;
 		}
 	}
 	if (optind < argc) {
 		usage(stderr);
-		return 1;
+		return 2;
 	}
 	return -1;
 }

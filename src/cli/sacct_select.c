@@ -167,9 +167,12 @@ void sacct_job_rows(const struct sacct_opts *o, const struct cli_job *j, bool *j
 	}
 	/* as Slurm: with -X, a step's id shows its job's row */
 	*job_row = whole || o->allocations;
-	/* srun's and salloc's allocations run no batch script: no .batch step */
-	*batch_row =
-	    !o->allocations && j->start_time > 0 && !j->interactive && (whole || batch);
+	/* srun's and salloc's allocations run no batch script: no .batch step;
+	 * a pending job (one requeued, too: its start_time is the planned one)
+	 * has none yet, as in Slurm */
+	bool pending = j->state && !strcmp(j->state, "PENDING");
+	*batch_row = !o->allocations && j->start_time > 0 && !pending &&
+		     !j->interactive && (whole || batch);
 }
 
 bool sacct_step_row(const struct sacct_opts *o, const struct cli_job *j,

@@ -238,16 +238,21 @@ static int submit(const struct sbatch_opts *o, json_t *body)
 	struct drv_job_submit_reply r = {0};
 	(void)drv_job_submit_reply_decode(reply, &r, &err); /* checked by cli_call */
 	id = (long long)r.job_id;
-	cli_print_lines(r.user_msg, false); /* the site's job_submit.lua, as info */
+	/* the site's job_submit.lua, as info (which Slurm's -Q silences) */
+	if (!o->quiet)
+		cli_print_lines(r.user_msg, false);
 	if (o->test_only) {
-		print_will_run(&r);
+		if (!o->quiet)
+			print_will_run(&r);
 		json_decref(reply);
 		drv_conf_free(conf);
 		return 0;
 	}
 	json_decref(reply);
 	/* With -M Slurm names the cluster that took the job. */
-	if (o->parsable && o->clusters)
+	if (o->quiet)
+		; /* Slurm prints neither form */
+	else if (o->parsable && o->clusters)
 		printf("%lld;%s\n", id, conf->cluster_name);
 	else if (o->parsable)
 		printf("%lld\n", id);
@@ -291,6 +296,9 @@ static int run(int argc, char **argv)
 			idx++; /* the script's own arguments follow it */
 		rc =
 		    job_body_build(&o, &s, &org, argv + idx, (size_t)(argc - idx), &body);
+		/* Slurm keeps -Q from the command line only: a directive's is lost
+		 * in its second pass */
+		o.quiet = first.quiet;
 	}
 	free(s.text);
 	sbatch_words_free(words, nwords);

@@ -289,6 +289,9 @@ static int store_flag(struct sbatch_opts *o, int c)
 	case 'W':
 		o->wait = true;
 		return 0;
+	case 'Q':
+		o->quiet = true;
+		return 0;
 	default:
 		return 1;
 	}

@@ -24,6 +24,7 @@ struct sbatch_opts {
 	const char *licenses; /* -L, checked by ctld against the cluster's */
 	const char *signal, *time_min;
 	bool parsable, hold, wait;
+	bool quiet;
 	bool oversubscribe;	  /* -s: may share CPUs where OverSubscribe=YES */
 	bool test_only;		  /* --test-only: ask when and where it would start */
 	bool requeue, no_requeue; /* the last of --requeue/--no-requeue given */

@@ -272,8 +272,30 @@ static int parse_ids(int argc, char **argv, struct sc_opts *o)
 /* One result: prints Slurm's message; returns 1 when it fails the run. A
  * plain cancel of a job that is unknown or already over is no error (Slurm
  * passes over it silently); a signal to it is, with Slurm's text. */
+/* A step: Slurm 22.05's scancel refuses a step of a job that is not active
+ * (unknown or ended) itself, naming the step, exit 1 (silent with -Q);
+ * slurmctld refuses a step a live job does not have, and scancel names the
+ * job alone and exits with the code's low byte (2017: 225), -Q or not. */
+static int report_step(const struct sc_opts *o, const struct drv_rec_result *res)
+{
+	if (res->rc == 0)
+		return 0;
+	if (res->rc == DRV_RC_INVALID_JOB_ID || res->rc == DRV_RC_ALREADY_DONE) {
+		if (!o->quiet)
+			cli_error("Kill job error on job step id %s: %s", res->id,
+				  drv_rc_text(DRV_RC_INVALID_JOB_ID));
+		return 1;
+	}
+	int code = res->rc == DRV_RC_INVALID_STEP ? DRV_RC_INVALID_JOB_ID : res->rc;
+	cli_error("Kill job error on job step id %lld: %s", (long long)res->job_id,
+		  drv_rc_text(code));
+	return (code & 0xff) ? (code & 0xff) : 1;
+}
+
 static int report(const struct sc_opts *o, const struct drv_rec_result *res)
 {
+	if (res->id && strchr(res->id, '.'))
+		return report_step(o, res);
 	int rc = res->rc;
 	const char *text = res->error;
 	bool gone = rc == DRV_RC_ALREADY_DONE || rc == DRV_RC_INVALID_JOB_ID;
@@ -470,11 +492,23 @@ static int cancel(struct sc_opts *o)
 	}
 	if (drv_job_cancel_reply_decode(reply, &r, &err) < 0)
 		failed = 1;
-	for (size_t i = 0; i < r.n_results; i++)
-		failed |= report(o, &r.results[i]);
+	/* Slurm's scancel names the steps of jobs that are not active before
+	 * it sends anything; the rest come back from slurmctld after. It exits
+	 * with the highest status. */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < r.n_results; i++) {
+			const struct drv_rec_result *x = &r.results[i];
+			bool early = x->id && strchr(x->id, '.') &&
+				     (x->rc == DRV_RC_INVALID_JOB_ID ||
+				      x->rc == DRV_RC_ALREADY_DONE);
+			if (early != (pass == 0))
+				continue;
+			int one = report(o, x);
+			failed = one > failed ? one : failed;
+		}
 	drv_job_cancel_reply_free(&r);
 	json_decref(reply);
-	return failed || o->unknown ? 1 : 0;
+	return failed ? failed : o->unknown ? 1 : 0;
 }
 
 int main(int argc, char **argv)

@@ -56,6 +56,7 @@ static void usage(void)
 	       "     delete <SPECIFICATIONS>      delete the specified partition.\n"
 	       "     hold <job_list>              prevent specified job from starting.\n"
 	       "     ping                         print status of slurmctld daemons.\n"
+	       "     reconfigure                  re-read configuration files.\n"
 	       "     release <job_list>           permit specified job to start.\n"
 	       "     show <ENTITY> [<ID>]         display state of identified entity, "
 	       "default\n"
@@ -424,6 +425,8 @@ static int dispatch(struct sctl *s, int argc, char **argv)
 		return sctl_delete(s, argc - 1, argv + 1);
 	if (sctl_is_cmd(cmd, "ping", 2))
 		return sctl_ping(s);
+	if (sctl_is_cmd(cmd, "reconfigure", 3))
+		return sctl_reconfigure(s, argc);
 	if (sctl_is_cmd(cmd, "top", 3))
 		return sctl_top(s, argc, argv);
 	if (sctl_is_cmd(cmd, "requeuehold", 8) || sctl_is_cmd(cmd, "requeue", 3))
@@ -433,6 +436,14 @@ static int dispatch(struct sctl *s, int argc, char **argv)
 		cli_error("%s is not supported by Drover yet", cmd);
 		return 1;
 	}
+	if (sctl_is_cmd(cmd, "wait_job", 2))
+		return sctl_wait_job(s, argc, argv);
+	if (sctl_is_cmd(cmd, "notify", 1))
+		return sctl_notify(s, argc, argv);
+	if (sctl_is_cmd(cmd, "listpids", 1))
+		return sctl_listpids(s, argc, argv);
+	if (sctl_is_cmd(cmd, "write", 5))
+		return sctl_write(s, argc, argv);
 	if (sctl_is_cmd(cmd, "version", 2)) {
 		cli_print_version();
 		return 0;

@@ -42,6 +42,8 @@ int sctl_requeue(struct sctl *s, int argc, char **argv);
 int sctl_hold(struct sctl *s, int argc, char **argv);
 int sctl_update(struct sctl *s, int argc, char **argv);
 int sctl_ping(struct sctl *s);
+/* `scontrol reconfigure`: 0, or 1 with Slurm's message on stderr. */
+int sctl_reconfigure(struct sctl *s, int argc);
 /* scontrol top JOBLIST (argv[0] is "top"). Returns the exit code. */
 int sctl_top(struct sctl *s, int argc, char **argv);
 
@@ -63,5 +65,15 @@ int sctl_show_hosts(const char *expr, bool compress);
  * single_range: Invalid range: `3-1'") into buf, returning -1; 0 and "" when
  * every range is one Slurm takes. Pure. */
 int sctl_hostlist_diag(const char *expr, char *buf, size_t len);
+
+/* scontrol_jobcmds.c: wait_job JOBID, notify JOBID MSG..., write
+ * batch_script JOBID [FILE] (argv[0] is the command word). Each returns
+ * the exit status Slurm 22.05 gives. */
+int sctl_wait_job(struct sctl *s, int argc, char **argv);
+int sctl_notify(struct sctl *s, int argc, char **argv);
+int sctl_write(struct sctl *s, int argc, char **argv);
+/* scontrol_listpids.c: listpids [JOBID[.STEP]] [NODE], read from the
+ * local nodes' spools. Returns the exit status. */
+int sctl_listpids(struct sctl *s, int argc, char **argv);
 
 #endif

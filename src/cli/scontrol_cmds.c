@@ -460,3 +460,24 @@ int sctl_ping(struct sctl *s)
 	}
 	return down;
 }
+
+/* --- reconfigure ----------------------------------------------------------- */
+
+/* ctld reads drover.conf again; Slurm's words when it refuses (the reason
+ * is ctld's: the file's error, or the key that cannot change live). */
+int sctl_reconfigure(struct sctl *s, int argc)
+{
+	struct drv_error err = {{0}};
+	json_t *reply = NULL;
+
+	if (argc > 1) {
+		fprintf(stderr, "too many arguments for keyword:reconfigure\n");
+		return 1;
+	}
+	int rc = sctl_call(s, "ctld.reconfigure", json_object(), &reply, &err);
+	json_decref(reply);
+	if (rc != 0 && !s->quiet)
+		fprintf(stderr, "slurm_reconfigure error: %s\n",
+			sctl_failure_text(rc, &err));
+	return rc != 0;
+}

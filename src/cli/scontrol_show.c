@@ -266,14 +266,14 @@ static void print_node_tail(FILE *out, const struct drv_rec_node *n)
 {
 	char t1[64], t2[64];
 
+	/* BootTime: the host's; SlurmdStartTime: its noded's start;
+	 * LastBusyTime: the last time it had jobs (Unknown before it registered) */
 	iso(n->boot_time, t1, sizeof(t1));
-	iso(n->boot_time, t2, sizeof(t2));
-	if (!n->boot_time)
-		fprintf(out, "BootTime=None SlurmdStartTime=None" NL);
-	else
-		fprintf(out, "BootTime=%s SlurmdStartTime=%s" NL, t1, t2);
-	iso(n->last_seen, t1, sizeof(t1));
-	fprintf(out, "LastBusyTime=%s" NL, t1);
+	iso(n->slurmd_start_time, t2, sizeof(t2));
+	fprintf(out, "BootTime=%s SlurmdStartTime=%s" NL, n->boot_time ? t1 : "None",
+		n->slurmd_start_time ? t2 : "None");
+	iso(n->last_busy, t1, sizeof(t1));
+	fprintf(out, "LastBusyTime=%s" NL, n->last_busy ? t1 : "Unknown");
 	print_node_tres(out, n);
 	fprintf(out, "CapWatts=n/a" NL "CurrentWatts=0 AveWatts=0" NL);
 	fprintf(out, "ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s");

@@ -25,6 +25,7 @@
 #include "cli/srun_alloc.h"
 #include "cli/srun_io.h"
 #include "cli/srun_opts.h"
+#include "cli/srun_pty.h"
 #include "common/proto.h"
 #include "common/proto_gen.h"
 #include "drv_config.h"
@@ -102,6 +103,8 @@ static void launch_env(struct srun *s, const char *addr)
 	}
 	if (s->o.mpi)
 		setenv("SLURM_MPI_TYPE", s->o.mpi, 1);
+	if (s->o.pty) /* Slurm's tasks see it under --pty (its pty's port) */
+		set_int_env("SLURM_PTY_PORT", s->io.port);
 }
 
 static int64_t num_opt(const char *v, int64_t dflt)
@@ -233,7 +236,8 @@ static json_t *step_body(struct srun *s, const char *addr, int64_t *ntasks)
 	q.exact = s->o.exact;
 	q.overlap = s->o.overlap;
 	q.overcommit = s->o.overcommit;
-	q.unbuffered = s->o.unbuffered;
+	q.unbuffered = s->o.unbuffered || s->o.pty;
+	q.pty = s->o.pty;
 	q.distribution = dist_name(s->o.dist);
 	q.plane_size = (uint32_t)(s->o.plane_size ? s->o.plane_size : 1);
 	q.nodelist = s->o.job.nodelist;
@@ -450,7 +454,8 @@ static int run_step(struct srun *s)
 	s->io.step_id = s->step_id;
 	s->io.o = (struct srun_io_opts){
 	    .label = s->o.label,
-	    .unbuffered = s->o.unbuffered,
+	    .unbuffered = s->o.unbuffered || s->o.pty, /* --pty implies -u */
+	    .pty = s->o.pty,
 	    .kill_on_bad_exit = s->o.kill_on_bad_exit,
 	    .wait_secs = s->o.wait_secs,
 	    .quiet = s->o.quiet,
@@ -464,9 +469,14 @@ static int run_step(struct srun *s)
 	char **in =
 	    s->o.input_mode == SRUN_IN_FILE ? expand_paths(s, s->o.input, 1) : NULL;
 	s->io.o.stdin_path = in ? in[0] : NULL;
+	if (s->o.pty)
+		srun_pty_raw();
 	rc = srun_io_run(&s->io, ntasks, step_over, s);
+	srun_pty_restore();
 	wait_step_end(s);
-	if (rc > 128 && !s->o.quiet)
+	/* Slurm's srun says it unless the step was ended for it (a cancel,
+	 * the job's end: "Job step aborted") */
+	if (rc > 128 && !s->o.quiet && !s->io.aborting_said)
 		fprintf(stderr, "srun: Force Terminated StepId=%u.%u\n", s->job_id,
 			s->step_id);
 	free_paths(s->io.o.out_paths, ntasks);

@@ -5,7 +5,12 @@
  * and a signalfd. Output is written a line at a time per task (as Slurm's
  * srun does unless -u), with "N: " first under -l; exits are printed the
  * way Slurm's srun prints them, consecutive tasks of one node with the same
- * end in one line ("srun: error: n1: tasks 0-1: Exited with exit code 3"). */
+ * end in one line ("srun: error: n1: tasks 0-1: Exited with exit code 3").
+ *
+ * sattach joins at the same port (stepio.h): an attached connection gets
+ * the recent output again, then a copy of every output and exit frame, and
+ * its stdin goes to the tasks. A sattach that stops reading is dropped
+ * after a while rather than holding up the step. */
 #include "cli/srun_io.h"
 
 #include <errno.h>
@@ -19,6 +24,7 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,6 +32,7 @@
 #include <sodium.h>
 
 #include "cli/common.h"
+#include "cli/srun_pty.h"
 #include "common/proto_gen.h"
 #include "common/stepio.h"
 
@@ -49,7 +56,8 @@ struct srun_io_conn {
 	char node[256];
 	uint32_t *tasks;
 	size_t n_tasks;
-	char *fence; /* its FENCE_UP blob while a fence is open */
+	bool attacher; /* a sattach, not a shepherd: no tasks of its own */
+	char *fence;   /* its FENCE_UP blob while a fence is open */
 	uint32_t fence_len;
 	bool in_fence;
 };
@@ -77,13 +85,14 @@ int srun_io_listen(struct srun_io *io)
 	unsigned char raw[32];
 	randombytes_buf(raw, sizeof(raw));
 	sodium_bin2hex(io->key, sizeof(io->key), raw, sizeof(raw));
+	stepio_attach_key(io->key, io->attach_key);
 	io->stdin_fd = -1;
 	/* From here on the signals srun forwards are read, never default: a
 	 * Ctrl-C while the step is being created is seen once it runs. */
 	sigset_t mask;
 	sigemptyset(&mask);
-	int fwd[] = {SIGINT,  SIGTERM, SIGHUP,	SIGQUIT,
-		     SIGUSR1, SIGUSR2, SIGCONT, SIGTSTP};
+	int fwd[] = {SIGINT,  SIGTERM, SIGHUP,	SIGQUIT, SIGUSR1,
+		     SIGUSR2, SIGCONT, SIGTSTP, SIGWINCH};
 	for (size_t i = 0; i < sizeof(fwd) / sizeof(fwd[0]); i++)
 		sigaddset(&mask, fwd[i]);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
@@ -187,6 +196,8 @@ static void task_output(struct srun_io *io, uint32_t task, uint8_t type, const c
 			size_t n)
 {
 	struct srun_io_task *t = &io->tasks[task];
+	if (io->o.pty && task != 0)
+		return; /* Slurm's --pty: the other tasks' output is /dev/null */
 	bool err = type == STEPIO_STDERR;
 	struct linebuf *b = err ? &t->err : &t->out;
 	int fd = err ? t->err_fd : t->out_fd;
@@ -272,7 +283,7 @@ static void send_all_conns(struct srun_io *io, uint8_t type, uint32_t task, cons
 			   uint32_t n)
 {
 	for (size_t c = 0; c < io->n_conns; c++)
-		if (io->conns[c].fd >= 0 && io->conns[c].hello)
+		if (io->conns[c].fd >= 0 && io->conns[c].hello && !io->conns[c].attacher)
 			stepio_send(io->conns[c].fd, type, task, p, n);
 }
 
@@ -281,6 +292,19 @@ static void signal_tasks(struct srun_io *io, int sig)
 	uint8_t b[4] = {(uint8_t)(sig >> 24), (uint8_t)(sig >> 16), (uint8_t)(sig >> 8),
 			(uint8_t)sig};
 	send_all_conns(io, STEPIO_SIGNAL, 0, b, 4);
+}
+
+/* --pty: our terminal's size to task 0's shepherd (stepio.h). */
+static void send_winsize(struct srun_io *io)
+{
+	int node = io->ntasks ? io->tasks[0].node : -1;
+	if (!io->o.pty || node < 0 || io->conns[node].fd < 0)
+		return;
+	uint16_t rows, cols;
+	srun_pty_size(&rows, &cols);
+	uint8_t b[4] = {(uint8_t)(rows >> 8), (uint8_t)rows, (uint8_t)(cols >> 8),
+			(uint8_t)cols};
+	stepio_send(io->conns[node].fd, STEPIO_WINSIZE, 0, b, 4);
 }
 
 static void accept_conn(struct srun_io *io)
@@ -372,7 +396,7 @@ static void fence_check(struct srun_io *io)
 	size_t total = 0, parts = 0;
 	for (size_t c = 0; c < io->n_conns; c++) {
 		const struct srun_io_conn *x = &io->conns[c];
-		if (x->fd < 0 || !x->hello)
+		if (x->fd < 0 || !x->hello || x->attacher)
 			continue;
 		if (!x->in_fence)
 			return;
@@ -389,7 +413,7 @@ static void fence_check(struct srun_io *io)
 	}
 	for (size_t c = 0; c < io->n_conns; c++) {
 		struct srun_io_conn *x = &io->conns[c];
-		if (x->fd < 0 || !x->hello)
+		if (x->fd < 0 || !x->hello || x->attacher)
 			continue;
 		uint32_t n = x->fence_len;
 		q[0] = (uint8_t)(n >> 24);
@@ -407,12 +431,145 @@ static void fence_check(struct srun_io *io)
 	free(all);
 }
 
+/* --- sattach ---------------------------------------------------------------- */
+
+/* The output kept for the next sattach: whole frames, oldest first, at
+ * most STEPIO_REPLAY_MAX bytes of payload. */
+struct srun_io_replay {
+	struct replay_frame {
+		uint8_t type;
+		uint32_t task, len;
+		char *data;
+	} * v;
+	size_t n, cap, bytes;
+};
+
+static void replay_keep(struct srun_io *io, uint8_t type, uint32_t task, const char *p,
+			uint32_t n)
+{
+	if (!io->replay && !(io->replay = calloc(1, sizeof(*io->replay))))
+		return;
+	struct srun_io_replay *r = io->replay;
+	while (r->n && r->bytes + n > STEPIO_REPLAY_MAX) { /* the oldest go */
+		r->bytes -= r->v[0].len;
+		free(r->v[0].data);
+		memmove(r->v, r->v + 1, --r->n * sizeof(*r->v));
+	}
+	if (n > STEPIO_REPLAY_MAX)
+		return;
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 64;
+		struct replay_frame *g = realloc(r->v, cap * sizeof(*g));
+		if (!g)
+			return;
+		r->v = g;
+		r->cap = cap;
+	}
+	char *copy = malloc(n ? n : 1);
+	if (!copy)
+		return;
+	memcpy(copy, p, n);
+	r->v[r->n++] = (struct replay_frame){type, task, n, copy};
+	r->bytes += n;
+}
+
+static void replay_free(struct srun_io_replay *r)
+{
+	for (size_t i = 0; r && i < r->n; i++)
+		free(r->v[i].data);
+	if (r)
+		free(r->v);
+	free(r);
+}
+
+/* Output and exits to every sattach (one that cannot take them is
+ * dropped), and output into the replay. */
+static void to_attachers(struct srun_io *io, uint8_t type, uint32_t task, const char *p,
+			 uint32_t n)
+{
+	if (type != STEPIO_EXIT)
+		replay_keep(io, type, task, p, n);
+	for (size_t c = 0; c < io->n_conns; c++) {
+		struct srun_io_conn *x = &io->conns[c];
+		if (x->fd >= 0 && x->attacher && stepio_send(x->fd, type, task, p, n) < 0)
+			drop_conn(io, x);
+	}
+}
+
+static int u32be(uint32_t v, uint8_t b[4])
+{
+	b[0] = (uint8_t)(v >> 24);
+	b[1] = (uint8_t)(v >> 16);
+	b[2] = (uint8_t)(v >> 8);
+	b[3] = (uint8_t)v;
+	return 4;
+}
+
+/* A new sattach proved itself: what it missed, then it is one of them. */
+static bool attach(struct srun_io *io, struct srun_io_conn *c, const char *key,
+		   uint32_t len)
+{
+	if (len != 64 || sodium_memcmp(key, io->attach_key, 64) != 0)
+		return false;
+	/* a sattach that stops reading must not stop the step's output */
+	struct timeval tv = {.tv_sec = 2};
+	setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	c->hello = c->attacher = true;
+	for (size_t i = 0; io->replay && i < io->replay->n; i++) {
+		const struct replay_frame *f = &io->replay->v[i];
+		if (stepio_send(c->fd, f->type, f->task, f->data, f->len) < 0)
+			return false;
+	}
+	for (uint32_t t = 0; t < io->ntasks; t++) {
+		uint8_t b[4];
+		if (io->tasks[t].exited &&
+		    stepio_send(c->fd, STEPIO_EXIT, t, b,
+				(uint32_t)u32be((uint32_t)io->tasks[t].status, b)) < 0)
+			return false;
+	}
+	return true;
+}
+
+/* A frame from a sattach: its ATTACH, then stdin for a task or for each
+ * (STEPIO_ALL_TASKS). False drops it. */
+static bool from_attacher(struct srun_io *io, struct srun_io_conn *c,
+			  const struct stepio_hdr *h, const char *p)
+{
+	if (h->type == STEPIO_ATTACH)
+		return attach(io, c, p, h->len);
+	if (h->type != STEPIO_STDIN)
+		return true; /* nothing else is a sattach's to send */
+	for (uint32_t t = 0; t < io->ntasks; t++) {
+		int node = io->tasks[t].node;
+		if ((h->task == STEPIO_ALL_TASKS || h->task == t) && node >= 0 &&
+		    io->conns[node].fd >= 0 && !io->tasks[t].exited)
+			stepio_send(io->conns[node].fd, STEPIO_STDIN, t, p, h->len);
+	}
+	return true;
+}
+
+/* A shepherd is ending the step: Slurm's srun says so once. */
+static void aborting(struct srun_io *io, const uint8_t *b)
+{
+	uint32_t kill_wait =
+	    (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+	if (io->aborting_said)
+		return;
+	io->aborting_said = true;
+	fprintf(stderr,
+		"srun: Job step aborted: Waiting up to %u seconds for job step to "
+		"finish.\n",
+		kill_wait + 2);
+}
+
 static void on_frame(struct srun_io *io, struct srun_io_conn *c)
 {
 	uint8_t hdr[STEPIO_HDR_LEN];
 	struct stepio_hdr h;
 	if (stepio_read_full(c->fd, hdr, sizeof(hdr)) < 0 ||
-	    stepio_hdr_unpack(hdr, &h) < 0 || (!c->hello && h.type != STEPIO_HELLO)) {
+	    stepio_hdr_unpack(hdr, &h) < 0 ||
+	    (!c->hello && h.type != STEPIO_HELLO && h.type != STEPIO_ATTACH) ||
+	    (c->hello && h.type == STEPIO_ATTACH)) {
 		drop_conn(io, c);
 		return;
 	}
@@ -422,11 +579,18 @@ static void on_frame(struct srun_io *io, struct srun_io_conn *c)
 		drop_conn(io, c);
 		return;
 	}
-	if (h.type == STEPIO_HELLO) {
+	if (c->attacher || h.type == STEPIO_ATTACH) {
+		if (!from_attacher(io, c, &h, p))
+			drop_conn(io, c);
+	} else if (h.type == STEPIO_HELLO) {
 		if (!hello(io, c, p, h.len))
 			drop_conn(io, c);
+		else if (io->ntasks && io->tasks[0].node == (int)(c - io->conns))
+			send_winsize(io); /* its first frame, before any stdin */
 	} else if (h.type == STEPIO_ABORT) {
 		io->abort_asked = true;
+	} else if (h.type == STEPIO_ABORTING && h.len == 4) {
+		aborting(io, (const uint8_t *)p);
 	} else if (h.type == STEPIO_FENCE_UP) {
 		fence_up(io, c, p, h.len);
 		p = NULL; /* the conn holds it now */
@@ -435,7 +599,9 @@ static void on_frame(struct srun_io *io, struct srun_io_conn *c)
 		/* not one of this shepherd's tasks: ignored */
 	} else if (h.type == STEPIO_STDOUT || h.type == STEPIO_STDERR) {
 		task_output(io, h.task, h.type, p, h.len);
+		to_attachers(io, h.type, h.task, p, h.len);
 	} else if (h.type == STEPIO_EXIT && h.len == 4 && !io->tasks[h.task].exited) {
+		to_attachers(io, h.type, h.task, p, h.len);
 		const uint8_t *b = (const uint8_t *)p;
 		io->tasks[h.task].status =
 		    (int)((uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
@@ -503,6 +669,10 @@ static void on_signal(struct srun_io *io, bool *kill_step)
 	struct signalfd_siginfo si;
 	while (read(io->sigfd, &si, sizeof(si)) == sizeof(si)) {
 		int sig = (int)si.ssi_signo;
+		if (sig == SIGWINCH) { /* the terminal's, not the tasks' */
+			send_winsize(io);
+			continue;
+		}
 		if (sig != SIGINT) {
 			signal_tasks(io, sig);
 			continue;
@@ -639,6 +809,8 @@ int srun_io_run(struct srun_io *io, uint32_t ntasks, srun_io_tick_f tick, void *
 			break;
 	}
 	print_exits(io, true);
+	close(io->lfd); /* a sattach from now on finds the step over */
+	io->lfd = -1;
 	for (uint32_t t = 0; t < io->ntasks; t++) {
 		lb_flush(io, t, &io->tasks[t].out, io->tasks[t].out_fd, true);
 		lb_flush(io, t, &io->tasks[t].err, io->tasks[t].err_fd, true);
@@ -663,6 +835,7 @@ void srun_io_close(struct srun_io *io)
 		free(io->tasks[t].err.buf);
 	}
 	free(io->tasks);
+	replay_free(io->replay);
 	if (io->lfd >= 0)
 		close(io->lfd);
 	if (io->sigfd >= 0)

@@ -10,6 +10,7 @@
 
 struct srun_io_task;
 struct srun_io_conn;
+struct srun_io_replay;
 
 /* How srun handles its step's I/O; set before srun_io_run. */
 struct srun_io_opts {
@@ -24,11 +25,15 @@ struct srun_io_opts {
 	 * (NULL: our stdout), err_paths[t] (NULL: our stderr, or out's file) */
 	char **out_paths, **err_paths;
 	bool open_append;
+	bool pty; /* --pty: task 0 on a remote terminal (srun_pty.h), only its
+		   * output shown, as Slurm sends the others' to /dev/null */
 };
 
 struct srun_io {
 	int lfd, port;
-	char key[65]; /* hex io_key the shepherds must present */
+	char key[65];		       /* hex io_key the shepherds must present */
+	char attach_key[65];	       /* what sattach presents (stepio_attach_key) */
+	struct srun_io_replay *replay; /* recent output, for sattach */
 	uint32_t ntasks, job_id, step_id;
 	struct srun_io_opts o;
 	struct srun_io_task *tasks;
@@ -40,6 +45,7 @@ struct srun_io {
 	int64_t first_exit_ms; /* -W: when the first task ended, 0 before */
 	bool killed;	       /* kill sent already (-K, -W, Ctrl-C twice) */
 	bool abort_asked;      /* a shepherd sent ABORT (MPI_Abort) */
+	bool aborting_said;    /* "Job step aborted: Waiting up to ..." printed */
 	int stdin_fd;	       /* -1 once ended or not forwarded */
 };
 

@@ -647,7 +647,10 @@ static void input_mode(struct srun_opts *o)
 {
 	int64_t v;
 
-	if (!o->input || !strcasecmp(o->input, "all"))
+	if (!o->input && o->pty) { /* Slurm: --pty's stdin is task 0's */
+		o->input_mode = SRUN_IN_TASK;
+		o->input_task = 0;
+	} else if (!o->input || !strcasecmp(o->input, "all"))
 		o->input_mode = SRUN_IN_ALL;
 	else if (!strcasecmp(o->input, "none"))
 		o->input_mode = SRUN_IN_NONE;

@@ -261,6 +261,15 @@ bool cg_step_oom(const struct cg_step *cg, bool sigkilled)
 	return sigkilled && read_count(cg->mem, "memory.failcnt") > 0;
 }
 
+int64_t cg_step_oom_kills(const struct cg_step *cg)
+{
+	if (!cg->active || !cg->limit_mib)
+		return 0;
+	int64_t n = read_count(cg->mem, cg->lay.version == CG_V2 ? "memory.events"
+								 : "memory.oom_control");
+	return n > 0 ? n : 0;
+}
+
 /* SIGKILL to every process listed in dir/cgroup.procs; how many there were. */
 static int kill_listed(const char *dir)
 {

@@ -73,6 +73,9 @@ int cg_step_attach(const struct cg_step *cg, pid_t pid);
  * of SIGKILL (v1 kernels without an oom_kill counter then count on
  * memory.failcnt). False when cg is not active. */
 bool cg_step_oom(const struct cg_step *cg, bool sigkilled);
+/* How many OOM kills the step's counter shows (0 when cg is not active or
+ * the kernel keeps no counter). */
+int64_t cg_step_oom_kills(const struct cg_step *cg);
 /* Kills what is left in the step, removes its directories and, when empty,
  * the job's and the node's. Safe on an inactive cg; clears active. */
 void cg_step_destroy(struct cg_step *cg);

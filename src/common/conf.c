@@ -60,14 +60,25 @@ static int loc_error(struct loader *L, struct drv_error *err, int code, const ch
 	return drv_error_set(err, code, "%s:%d: %s", L->p.file, L->p.line, what);
 }
 
-static void warn_unknown(struct loader *L, const char *key)
+/* Line kinds a global line may start with, beside the global keys: for
+ * the "did you mean" of a misspelt one. */
+static const char *const line_kinds[] = {
+    "NodeName",	    "PartitionName", "Include",	   "DownNodes",
+    "FrontendName", "NodeSet",	     "SwitchName", NULL};
+
+/* A key Slurm does not know is fatal, as in Slurm (whose words the message
+ * keeps), with the file, the line and the nearest known key. */
+static int unknown_key(struct loader *L, const struct conf_key *table, const char *key,
+		       struct drv_error *err)
 {
-	char msg[512];
-	if (!L->p.warn)
-		return;
-	snprintf(msg, sizeof(msg), "%s:%d: unknown key '%s' ignored", L->p.file,
-		 L->p.line, key);
-	L->p.warn(msg, L->p.warn_arg);
+	char what[160];
+	const char *near =
+	    conf_key_nearest(table, table == conf_global_keys ? line_kinds : NULL, key);
+	int n =
+	    snprintf(what, sizeof(what), "Parsing error at unrecognized key: %.60s", key);
+	if (near && n > 0 && (size_t)n < sizeof(what))
+		snprintf(what + n, sizeof(what) - (size_t)n, " (did you mean %s?)", near);
+	return loc_error(L, err, EINVAL, what);
 }
 
 static size_t name_hash(const char *s)
@@ -122,6 +133,14 @@ static int names_add(struct loader *L, size_t idx)
 	return 0;
 }
 
+/* Whether s (past the blanks after a '=') starts a value rather than the
+ * next key=value pair or the end of the line. */
+static bool value_follows(const char *s)
+{
+	size_t n = strcspn(s, " \t=");
+	return *s && (*s == '"' || s[n] != '=');
+}
+
 /* Splits a line into pairs. Values may be double-quoted to hold spaces;
  * spaces around '=' are allowed, as Slurm allows them. */
 static int split_pairs(struct loader *L, char *s, struct pair *pairs, size_t *n,
@@ -149,10 +168,19 @@ static int split_pairs(struct loader *L, char *s, struct pair *pairs, size_t *n,
 		*key_end = '\0';
 		if (!*key)
 			return loc_error(L, err, EINVAL, "'=' without a key");
-		s++;
+		*s++ = '\0';
+		char *value = s;
 		while (*s == ' ' || *s == '\t')
 			s++;
-		char *value = s;
+		/* "CPUs= RealMemory=4096": what follows the blanks is the next
+		 * pair, and CPUs has no value (spaces before a value are
+		 * allowed, as Slurm allows them) */
+		if (s > value && !value_follows(s)) {
+			value = s - 1;
+			*value = '\0';
+			goto next;
+		}
+		value = s;
 		if (*s == '"') {
 			value = ++s;
 			while (*s && *s != '"')
@@ -165,6 +193,7 @@ static int split_pairs(struct loader *L, char *s, struct pair *pairs, size_t *n,
 		}
 		if (*s)
 			*s++ = '\0';
+	next:
 		if (*n == MAX_PAIRS)
 			return loc_error(L, err, EINVAL, "too many key=value pairs");
 		pairs[*n].key = key;
@@ -173,7 +202,7 @@ static int split_pairs(struct loader *L, char *s, struct pair *pairs, size_t *n,
 	return 0;
 }
 
-/* Applies one pair to target through table; unknown keys warn. */
+/* Applies one pair to target through table; an unknown key is an error. */
 static int apply_pair(struct loader *L, const struct conf_key *table, void *target,
 		      const struct pair *pr, struct drv_error *err)
 {
@@ -181,17 +210,15 @@ static int apply_pair(struct loader *L, const struct conf_key *table, void *targ
 	struct drv_error e = {{0}};
 	int rc;
 
-	if (!k) {
-		warn_unknown(L, pr->key);
-		if (target == L->p.conf)
-			return conf_other_set(L->p.conf, pr->key, pr->value);
-		return 0;
-	}
-	if (!*pr->value && k->type != CONF_OTHER) {
-		snprintf(e.text, sizeof(e.text), "%s: empty value", k->name);
+	if (!k)
+		return unknown_key(L, table, pr->key, err);
+	if (!*pr->value) { /* any key, as Slurm's parser has it */
+		snprintf(e.text, sizeof(e.text), "the value of %s is missing", k->name);
 		return loc_error(L, err, EINVAL, e.text);
 	}
 	rc = conf_key_apply(&L->p, k, target, pr->value, &e);
+	if (rc == 0 && target == L->p.conf)
+		rc = conf_written_add(L->p.conf, k->name, pr->value, false);
 	if (rc == -ENOMEM)
 		return drv_error_set(err, ENOMEM, "out of memory");
 	if (rc < 0)
@@ -467,7 +494,12 @@ static int process_line(struct loader *L, char *s, struct drv_error *err)
 	int rc = split_pairs(L, s, pairs, &n, err);
 	if (rc == 0 && n > 0) {
 		const char *first = pairs[0].key;
-		if (strcasecmp(first, "NodeName") == 0)
+		bool line_kind = !strcasecmp(first, "NodeName") ||
+				 !strcasecmp(first, "PartitionName") ||
+				 is_other_line(first);
+		if (line_kind && conf_written_add(L->p.conf, first, whole, true) < 0)
+			rc = -ENOMEM;
+		else if (strcasecmp(first, "NodeName") == 0)
 			rc = node_line(L, pairs, n, err);
 		else if (strcasecmp(first, "PartitionName") == 0)
 			rc = part_line(L, pairs, n, err);
@@ -758,6 +790,11 @@ void drv_conf_free(struct drv_conf *c)
 		free(c->other[i].value);
 	}
 	free(c->other);
+	for (size_t i = 0; i < c->n_written; i++) {
+		free(c->written[i].key);
+		free(c->written[i].value);
+	}
+	free(c->written);
 	free(c);
 }
 

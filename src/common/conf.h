@@ -241,11 +241,19 @@ struct drv_conf {
 	struct drv_license_conf *licenses; /* Licenses=, in the order written */
 	size_t n_licenses;
 
-	struct drv_conf_kv *other; /* known-but-unused and unknown keys, in order */
+	struct drv_conf_kv *other; /* Slurm keys kept as text, in order */
 	size_t n_other;
+
+	/* What the file says, for `scontrol reconfigure` to compare: each
+	 * global key once (its name as declared, the last value written), and
+	 * each NodeName/PartitionName/DownNodes/... line whole (key: the line
+	 * kind), in order. */
+	struct drv_conf_kv *written;
+	size_t n_written;
 };
 
-/* Called for each warning (an unknown key) with "file:line: message".
+/* Called for each warning with "file:line: message" (none today: a key
+ * unknown to Slurm, or a value Drover would not honour, is an error).
  * Daemons and `-t` print these; client commands pass NULL and stay silent. */
 typedef void (*drv_conf_warn_f)(const char *msg, void *arg);
 
@@ -259,6 +267,14 @@ char *drv_conf_resolve_path(const char *explicit_path);
 int drv_conf_load(const char *path, drv_conf_warn_f warn, void *warn_arg,
 		  struct drv_conf **out, struct drv_error *err);
 void drv_conf_free(struct drv_conf *conf);
+
+/* `scontrol reconfigure`: brings the keys of conf that may change live (the
+ * reload flag of their row) to what fresh (a new load of the same file)
+ * says. When a key that cannot change live differs, returns -EPERM with err
+ * naming it and changes nothing. On success (0) `applied` holds the keys
+ * that changed, comma-separated ("" when none). fresh is only read. */
+int drv_conf_reload(struct drv_conf *conf, const struct drv_conf *fresh, char *applied,
+		    size_t applied_len, struct drv_error *err);
 
 /* Lookups; results are borrowed from conf. NULL when not found. */
 const struct drv_node_conf *drv_conf_node(const struct drv_conf *conf, const char *name);

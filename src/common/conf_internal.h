@@ -27,7 +27,8 @@ enum conf_type {
 	CONF_U32_UNLIM,	  /* uint32_t within [min, max], or UNLIMITED/INFINITE:
 			   * DRV_UNLIMITED32 */
 	CONF_CUSTOM,	  /* apply() does the work */
-	CONF_OTHER,	  /* known to Slurm, unused by Drover: kept as text */
+	CONF_OTHER,	  /* known to Slurm, not acted on by Drover: kept as text;
+			   * accepted only with a value in choices (below) */
 };
 
 struct conf_parser;
@@ -42,12 +43,17 @@ typedef int (*conf_apply_f)(struct conf_parser *p, const struct conf_key *k, voi
 struct conf_key {
 	const char *name; /* matched case-insensitively */
 	enum conf_type type;
-	size_t off;		    /* field offset in the target struct */
-	const char *def;	    /* default, parsed like a value; NULL: none */
-	int64_t min, max;	    /* bounds for CONF_INT / CONF_U64 */
-	const char *const *choices; /* for CONF_ENUM, NULL-terminated */
-	bool reload;		    /* may change on reconfigure without restart */
-	conf_apply_f apply;	    /* for CONF_CUSTOM */
+	size_t off;	  /* field offset in the target struct */
+	const char *def;  /* default, parsed like a value; NULL: none */
+	int64_t min, max; /* bounds for CONF_INT / CONF_U64 */
+	/* CONF_ENUM: the values, NULL-terminated. CONF_OTHER: the values that
+	 * are harmless or equivalent under Drover, matched case-insensitively
+	 * against each item of a comma list; a value outside them is an error,
+	 * since Drover would silently not do what it asks. NULL: any value is
+	 * harmless; an empty list ({NULL}): the key may not be set at all. */
+	const char *const *choices;
+	bool reload;	    /* may change on reconfigure without restart */
+	conf_apply_f apply; /* for CONF_CUSTOM */
 };
 
 /* What one NodeName= line (or NodeName=DEFAULT) says, before expansion. */
@@ -99,6 +105,12 @@ extern const struct conf_key conf_part_keys[];
 /* Finds name (case-insensitive) in a table; NULL when unknown. */
 const struct conf_key *conf_key_find(const struct conf_key *table, const char *name);
 
+/* The known key nearest to name (edit distance, case-insensitive) among a
+ * table's rows and, if not NULL, the NULL-terminated extra names; NULL when
+ * none is close enough to be a likely typo. Borrowed from the table. */
+const char *conf_key_nearest(const struct conf_key *table, const char *const *extra,
+			     const char *name);
+
 /* Applies one key (value NULL: its default) to target. */
 int conf_key_apply(struct conf_parser *p, const struct conf_key *k, void *target,
 		   const char *value, struct drv_error *err);
@@ -115,6 +127,11 @@ int conf_keys_dup(const struct conf_key *table, void *target);
 
 /* Records key=value in conf->other, replacing an earlier value of the key. */
 int conf_other_set(struct drv_conf *conf, const char *key, const char *value);
+
+/* Records what the file wrote in conf->written: a global key's value
+ * (replacing an earlier one), or (append) a whole line of a line kind. */
+int conf_written_add(struct drv_conf *conf, const char *key, const char *value,
+		     bool append);
 
 /* Returns a malloc'd path: path itself if absolute, else dir/path. */
 char *conf_resolve(const char *dir, const char *path);

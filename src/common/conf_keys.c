@@ -39,32 +39,42 @@ char *conf_resolve(const char *dir, const char *path)
 	return s;
 }
 
-int conf_other_set(struct drv_conf *conf, const char *key, const char *value)
+static int kv_add(struct drv_conf_kv **v, size_t *n, const char *key, const char *value,
+		  bool append)
 {
-	char *v = strdup(value);
-	if (!v)
+	char *val = strdup(value);
+	if (!val)
 		return -ENOMEM;
-	for (size_t i = 0; i < conf->n_other; i++) {
-		if (strcasecmp(conf->other[i].key, key) == 0) {
-			free(conf->other[i].value);
-			conf->other[i].value = v;
+	for (size_t i = 0; !append && i < *n; i++) {
+		if (strcasecmp((*v)[i].key, key) == 0) {
+			free((*v)[i].value);
+			(*v)[i].value = val;
 			return 0;
 		}
 	}
 	char *k = strdup(key);
-	struct drv_conf_kv *o = realloc(conf->other, (conf->n_other + 1) * sizeof(*o));
+	struct drv_conf_kv *o = realloc(*v, (*n + 1) * sizeof(*o));
+	if (o)
+		*v = o;
 	if (!k || !o) {
 		free(k);
-		free(v);
-		if (o)
-			conf->other = o;
+		free(val);
 		return -ENOMEM;
 	}
-	conf->other = o;
-	o[conf->n_other].key = k;
-	o[conf->n_other].value = v;
-	conf->n_other++;
+	o[*n].key = k;
+	o[(*n)++].value = val;
 	return 0;
+}
+
+int conf_written_add(struct drv_conf *conf, const char *key, const char *value,
+		     bool append)
+{
+	return kv_add(&conf->written, &conf->n_written, key, value, append);
+}
+
+int conf_other_set(struct drv_conf *conf, const char *key, const char *value)
+{
+	return kv_add(&conf->other, &conf->n_other, key, value, false);
 }
 
 static int set_string(char **field, char *s)
@@ -161,6 +171,45 @@ static int apply_u32(const struct conf_key *k, uint32_t *field, const char *valu
 	return rc;
 }
 
+static bool accepted_item(const struct conf_key *k, const char *item, size_t len)
+{
+	for (const char *const *a = k->choices; *a; a++)
+		if (strlen(*a) == len && !strncasecmp(*a, item, len))
+			return true;
+	return false;
+}
+
+/* A Slurm key Drover does not act on: every item of its comma list must be
+ * one the row accepts as harmless or equivalent; anything else would be
+ * silently not done, so it is refused, naming key and value. */
+static int check_accepted(const struct conf_key *k, const char *value,
+			  struct drv_error *err)
+{
+	char list[160] = "";
+	if (!k->choices)
+		return 0;
+	for (const char *s = value; *s;) {
+		size_t n = strcspn(s, ",");
+		if (n && !accepted_item(k, s, n))
+			goto refuse;
+		s += n + (s[n] == ',');
+	}
+	return 0;
+refuse:
+	for (const char *const *a = k->choices; *a; a++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+			 list[0] ? ", " : "", *a);
+	if (!list[0])
+		return drv_error_set(err, EINVAL,
+				     "%s=%.60s: Drover does not do what this asks; "
+				     "remove the line (docs/compat.md)",
+				     k->name, value);
+	return drv_error_set(err, EINVAL,
+			     "%s=%.60s: Drover does not do what this asks; it takes %s "
+			     "(docs/compat.md)",
+			     k->name, value, list);
+}
+
 int conf_key_apply(struct conf_parser *p, const struct conf_key *k, void *target,
 		   const char *value, struct drv_error *err)
 {
@@ -213,9 +262,12 @@ int conf_key_apply(struct conf_parser *p, const struct conf_key *k, void *target
 	case CONF_CUSTOM:
 		return k->apply(p, k, target, value, err);
 	case CONF_OTHER:
+		rc = check_accepted(k, value, err);
+		if (rc < 0)
+			return rc;
 		/* Only global keys are kept; unused node and partition keys are
 		 * accepted and dropped. */
-		if (target == p->conf)
+		if (p->conf && target == p->conf)
 			return conf_other_set(p->conf, k->name, value);
 		return 0;
 	}
@@ -510,8 +562,10 @@ static int apply_sched_params(struct conf_parser *p, const struct conf_key *k,
 			      void *target, const char *value, struct drv_error *err)
 {
 	struct drv_conf *c = target;
-	struct drv_sched_conf s = c->sched;
+	struct drv_sched_conf s;
 	bool max_time_set = false;
+	conf_sched_defaults(&s); /* the last line wins whole, also on reconfigure */
+	s.backfill = c->sched.backfill;
 	for (const char *o = value; *o;) {
 		size_t len = strcspn(o, ",");
 		if (sched_opt(&s, o, len, &max_time_set, err) < 0)
@@ -711,9 +765,31 @@ static int apply_licenses(struct conf_parser *p, const struct conf_key *k, void 
 	return 0;
 }
 
+/* Slurm keys Drover does not act on, each declared once here (node and
+ * partition lines: their tables below and in conf_part.c); docs/compat.md
+ * lists each once with what Drover does instead. OTHER: any value is
+ * harmless. ONLY: the values harmless or equivalent under Drover; another
+ * value is refused. NEVER: setting the key at all asks for what Drover
+ * does not do. */
 #define OTHER(key)                                                                       \
 	{                                                                                \
 		.name = key, .type = CONF_OTHER, .reload = true                          \
+	}
+#define ONLY(key, ...)                                                                   \
+	{                                                                                \
+		.name = key, .type = CONF_OTHER, .reload = true,                         \
+		.choices = (const char *const[])                                         \
+		{                                                                        \
+			__VA_ARGS__, NULL                                                \
+		}                                                                        \
+	}
+#define NEVER(key)                                                                       \
+	{                                                                                \
+		.name = key, .type = CONF_OTHER, .reload = true,                         \
+		.choices = (const char *const[])                                         \
+		{                                                                        \
+			NULL                                                             \
+		}                                                                        \
 	}
 
 #define PRIO(key)                                                                        \
@@ -722,6 +798,13 @@ static int apply_licenses(struct conf_parser *p, const struct conf_key *k, void 
 		.apply = conf_apply_prio                                                 \
 	}
 
+/* The reload column: whether `scontrol reconfigure` may change the key in
+ * a running cluster (conf_reload.c): ctld reads its file again and tells
+ * every noded to read its own, each taking the same keys. Keys without it
+ * are read once at start: ports, paths of state, the log files (opened
+ * once), SlurmdParameters (a node's resources, given at registration),
+ * JobSubmitPlugins (whose Lua state is built at start), the priority keys
+ * and the licenses. */
 /* clang-format off */
 const struct conf_key conf_global_keys[] = {
 	{"ClusterName", CONF_STR_LOWER, FIELD(drv_conf, cluster_name), "drover", 0, 0, NULL, false, NULL},
@@ -730,9 +813,9 @@ const struct conf_key conf_global_keys[] = {
 	{"SlurmdPort", CONF_INT, FIELD(drv_conf, slurmd_port), "6818", 1, 65535, NULL, false, NULL},
 	{"StateSaveLocation", CONF_PATH, FIELD(drv_conf, state_save_location), "/var/spool/drover/ctld", 0, 0, NULL, false, NULL},
 	{"SlurmdSpoolDir", CONF_PATH, FIELD(drv_conf, slurmd_spool_dir), "/var/spool/drover/d/%n", 0, 0, NULL, false, NULL},
-	{"SlurmdLogFile", CONF_PATH, FIELD(drv_conf, slurmd_log_file), NULL, 0, 0, NULL, true, NULL},
+	{"SlurmdLogFile", CONF_PATH, FIELD(drv_conf, slurmd_log_file), NULL, 0, 0, NULL, false, NULL},
 	{"SlurmdPidFile", CONF_PATH, FIELD(drv_conf, slurmd_pid_file), NULL, 0, 0, NULL, false, NULL},
-	{"SlurmctldLogFile", CONF_PATH, FIELD(drv_conf, ctld_log_file), NULL, 0, 0, NULL, true, NULL},
+	{"SlurmctldLogFile", CONF_PATH, FIELD(drv_conf, ctld_log_file), NULL, 0, 0, NULL, false, NULL},
 	{"SlurmctldPidFile", CONF_PATH, FIELD(drv_conf, ctld_pid_file), NULL, 0, 0, NULL, false, NULL},
 	{"AuthType", CONF_CUSTOM, 0, "auth/drover", 0, 0, NULL, false, apply_auth_type},
 	{"AuthInfo", CONF_CUSTOM, 0, "socket=/run/drover/authd.sock,key=drover.key,cred_expire=120", 0, 0, NULL, false, apply_auth_info},
@@ -743,7 +826,7 @@ const struct conf_key conf_global_keys[] = {
 	{"MaxJobId", CONF_INT, FIELD(drv_conf, max_job_id), "67043328", 1, DRV_JOB_ID_MAX, NULL, true, NULL},
 	{"MaxArraySize", CONF_INT, FIELD(drv_conf, max_array_size), "1001", 0, 4000001, NULL, true, NULL},
 	{"MaxMessageSize", CONF_U64, FIELD(drv_conf, max_message_size), "4194304", 4096, 1073741824, NULL, false, NULL},
-	{"SlurmdParameters", CONF_CUSTOM, 0, NULL, 0, 0, NULL, true, apply_slurmd_params},
+	{"SlurmdParameters", CONF_CUSTOM, 0, NULL, 0, 0, NULL, false, apply_slurmd_params},
 	{"DefMemPerCPU", CONF_U64, FIELD(drv_conf, def_mem_per_cpu), "0", 0, 1LL << 40, NULL, true, NULL},
 	{"DefMemPerNode", CONF_U64, FIELD(drv_conf, def_mem_per_node), "0", 0, 1LL << 40, NULL, true, NULL},
 	{"SchedulerType", CONF_CUSTOM, 0, NULL, 0, 0, NULL, false, apply_sched_type},
@@ -765,7 +848,7 @@ const struct conf_key conf_global_keys[] = {
 	{"JobRequeue", CONF_INT, FIELD(drv_conf, job_requeue), "1", 0, 1, NULL, true, NULL},
 	{"SlurmUser", CONF_STR, FIELD(drv_conf, slurm_user), NULL, 0, 0, NULL, false, NULL},
 	{"PurgeJobAfter", CONF_CUSTOM, 0, "0", 0, 0, NULL, true, apply_purge_after},
-	{"JobSubmitPlugins", CONF_CUSTOM, 0, NULL, 0, 0, NULL, true, apply_job_submit},
+	{"JobSubmitPlugins", CONF_CUSTOM, 0, NULL, 0, 0, NULL, false, apply_job_submit},
 	/* Slurm's cgroup.conf keys, read here from drover.conf; noded hands them
 	 * to each shepherd in its spec */
 	{"CgroupPlugin", CONF_ENUM, FIELD(drv_conf, cgroup_plugin), "autodetect", 0, 0, cgroup_plugins, false, NULL},
@@ -793,69 +876,89 @@ const struct conf_key conf_global_keys[] = {
 	PRIO("PriorityUsageResetPeriod"),
 	PRIO("PriorityFavorSmall"),
 	PRIO("PriorityFlags"),
-	OTHER("AccountingStorageBackupHost"),
-	OTHER("AccountingStorageExternalHost"), OTHER("AccountingStorageHost"),
+	/* Slurm's keys that are harmless or equivalent under Drover */
+	OTHER("AccountingStorageBackupHost"), OTHER("AccountingStorageExternalHost"),
+	OTHER("AccountingStorageHost"), OTHER("AccountingStorageLoc"),
 	OTHER("AccountingStorageParameters"), OTHER("AccountingStoragePass"),
 	OTHER("AccountingStoragePort"), OTHER("AccountingStorageTRES"),
 	OTHER("AccountingStorageType"), OTHER("AccountingStorageUser"),
-	OTHER("AccountingStoreFlags"), OTHER("AcctGatherEnergyType"),
-	OTHER("AcctGatherFilesystemType"), OTHER("AcctGatherInterconnectType"),
+	OTHER("AccountingStoreFlags"), OTHER("AccountingStoreJobComment"),
+	OTHER("AcctGatherEnergyType"), OTHER("AcctGatherFilesystemType"),
+	OTHER("AcctGatherInfinibandType"), OTHER("AcctGatherInterconnectType"),
 	OTHER("AcctGatherNodeFreq"), OTHER("AcctGatherProfileType"),
 	OTHER("AllowSpecResourcesUsage"), OTHER("AuthAltParameters"), OTHER("AuthAltTypes"),
 	OTHER("BackupAddr"), OTHER("BackupController"), OTHER("BatchStartTimeout"),
-	OTHER("BcastExclude"), OTHER("BcastParameters"), OTHER("BurstBufferType"),
-	OTHER("CliFilterPlugins"), OTHER("CommunicationParameters"), OTHER("CompleteWait"),
-	OTHER("ControlAddr"), OTHER("ControlMachine"), OTHER("CoreSpecPlugin"),
-	OTHER("CpuFreqDef"), OTHER("CpuFreqGovernors"), OTHER("CredType"),
-	OTHER("DebugFlags"), OTHER("DependencyParameters"),
-	OTHER("DisableRootJobs"), OTHER("EioTimeout"), 
-	OTHER("EpilogMsgTime"), 
-	OTHER("FairShareDampeningFactor"), OTHER("FederationParameters"),
-	OTHER("GetEnvTimeout"), OTHER("GpuFreqDef"),
+	OTHER("BcastExclude"), OTHER("BcastParameters"), OTHER("CommunicationParameters"),
+	OTHER("CompleteWait"), OTHER("ControlAddr"), OTHER("ControlMachine"),
+	OTHER("CoreSpecPlugin"), OTHER("CpuFreqDef"), OTHER("CpuFreqGovernors"),
+	OTHER("CredType"), OTHER("CryptoType"), OTHER("DebugFlags"),
+	OTHER("DependencyParameters"), OTHER("EioTimeout"), OTHER("EpilogMsgTime"),
+	OTHER("ExtSensorsFreq"), OTHER("ExtSensorsType"), OTHER("FastSchedule"),
+	OTHER("FederationParameters"), OTHER("GetEnvTimeout"), OTHER("GpuFreqDef"),
 	OTHER("GresTypes"), OTHER("GroupUpdateForce"), OTHER("GroupUpdateTime"),
-	OTHER("HashPlugin"), OTHER("HealthCheckInterval"), OTHER("HealthCheckNodeState"),
-	OTHER("HealthCheckProgram"), OTHER("InactiveLimit"), OTHER("InteractiveStepOptions"),
-	OTHER("JobAcctGatherFrequency"), OTHER("JobAcctGatherParams"),
-	OTHER("JobAcctGatherType"), OTHER("JobCompHost"), OTHER("JobCompLoc"),
-	OTHER("JobCompParams"), OTHER("JobCompPass"), OTHER("JobCompPort"),
-	OTHER("JobCompType"), OTHER("JobCompUser"), OTHER("JobContainerType"),
-	OTHER("JobFileAppend"),
-	OTHER("KillOnBadExit"), OTHER("LaunchParameters"),
+	OTHER("HealthCheckInterval"), OTHER("HealthCheckNodeState"),
+	OTHER("InteractiveStepOptions"), OTHER("JobAcctGatherFrequency"),
+	OTHER("JobAcctGatherParams"), OTHER("JobAcctGatherType"), OTHER("JobCompHost"),
+	OTHER("JobCompLoc"), OTHER("JobCompParams"), OTHER("JobCompPass"),
+	OTHER("JobCompPort"), OTHER("JobCompUser"), OTHER("JobCredentialPrivateKey"),
+	OTHER("JobCredentialPublicCertificate"), OTHER("KeepAliveTime"),
+	OTHER("KillOnBadExit"), OTHER("LaunchParameters"), OTHER("LaunchType"),
 	OTHER("LogTimeFormat"), OTHER("MailDomain"), OTHER("MailProg"),
-	OTHER("MaxBatchRequeue"), OTHER("MaxDBDMsgs"),
-	OTHER("MaxJobCount"), OTHER("MaxMemPerCPU"),
-	OTHER("MaxMemPerNode"), OTHER("MaxNodeCount"), OTHER("MaxStepCount"),
-	OTHER("MaxTasksPerNode"), OTHER("MCSParameters"), OTHER("MCSPlugin"),
-	OTHER("MessageTimeout"), OTHER("MpiDefault"), OTHER("MpiParams"),
-	OTHER("NodeFeaturesPlugins"), OTHER("OverTimeLimit"), OTHER("PluginDir"),
-	OTHER("PlugStackConfig"), OTHER("PowerParameters"), OTHER("PreemptExemptTime"),
-	OTHER("PreemptMode"), OTHER("PreemptParameters"), OTHER("PreemptType"),
-	OTHER("PrEpParameters"), OTHER("PrEpPlugins"), OTHER("PriorityParameters"),
-	OTHER("PrioritySiteFactorParameters"), OTHER("PrioritySiteFactorPlugin"),
-	OTHER("PrivateData"),
-	OTHER("ProctrackType"), 
-	OTHER("PropagatePrioProcess"),
-	OTHER("PropagateResourceLimits"), OTHER("PropagateResourceLimitsExcept"),
-	OTHER("RebootProgram"), OTHER("ReconfigFlags"), OTHER("RequeueExit"),
-	OTHER("RequeueExitHold"), OTHER("ResumeFailProgram"), OTHER("ResumeProgram"),
-	OTHER("ResumeRate"), OTHER("ResumeTimeout"), OTHER("ResvEpilog"),
-	OTHER("ResvOverRun"), OTHER("ResvProlog"), OTHER("ReturnToService"),
-	OTHER("RoutePlugin"), OTHER("SchedulerTimeSlice"),
-	OTHER("ScronParameters"), OTHER("SelectType"),
-	 OTHER("SlurmctldAddr"), OTHER("SlurmctldDebug"),
-	OTHER("SlurmctldParameters"), OTHER("SlurmctldPrimaryOffProg"),
-	OTHER("SlurmctldPrimaryOnProg"), OTHER("SlurmctldSyslogDebug"),
-	OTHER("SlurmctldTimeout"), OTHER("SlurmdDebug"), OTHER("SlurmdSyslogDebug"),
-	OTHER("SlurmdUser"), OTHER("SlurmSchedLogFile"), OTHER("SlurmSchedLogLevel"),
-	OTHER("SrunEpilog"), OTHER("SrunPortRange"), OTHER("SrunProlog"),
-	OTHER("SuspendExcNodes"), OTHER("SuspendExcParts"), OTHER("SuspendExcStates"),
-	OTHER("SuspendProgram"), OTHER("SuspendRate"), OTHER("SuspendTime"),
-	OTHER("SuspendTimeout"), OTHER("SwitchParameters"), OTHER("SwitchType"),
-	OTHER("TaskPlugin"), OTHER("TaskPluginParam"),
-	OTHER("TCPTimeout"), OTHER("TmpFS"), OTHER("TopologyParam"),
-	OTHER("TopologyPlugin"), OTHER("TrackWCKey"), OTHER("TreeWidth"),
-	OTHER("UnkillableStepProgram"), OTHER("UnkillableStepTimeout"), OTHER("UsePAM"),
-	OTHER("VSizeFactor"), OTHER("WaitTime"), OTHER("X11Parameters"),
+	OTHER("MaxBatchRequeue"), OTHER("MaxDBDMsgs"), OTHER("MaxJobCount"),
+	OTHER("MaxNodeCount"), OTHER("MaxStepCount"), OTHER("MaxTasksPerNode"),
+	OTHER("MCSParameters"), OTHER("MessageTimeout"), OTHER("MpiParams"),
+	OTHER("PluginDir"), OTHER("PowerParameters"), OTHER("PreemptExemptTime"),
+	OTHER("PreemptParameters"), OTHER("PrEpParameters"), OTHER("PriorityParameters"),
+	OTHER("PrioritySiteFactorParameters"), OTHER("PropagateResourceLimits"),
+	OTHER("PropagateResourceLimitsExcept"), OTHER("ReconfigFlags"),
+	OTHER("ResumeRate"), OTHER("ResumeTimeout"), OTHER("ResvOverRun"),
+	OTHER("ReturnToService"), OTHER("RoutePlugin"), OTHER("SallocDefaultCommand"),
+	OTHER("SbcastParameters"), OTHER("SchedulerAuth"), OTHER("SchedulerTimeSlice"),
+	OTHER("ScronParameters"), OTHER("SlurmctldAddr"), OTHER("SlurmctldDebug"),
+	OTHER("SlurmctldParameters"), OTHER("SlurmctldPlugstack"),
+	OTHER("SlurmctldSyslogDebug"), OTHER("SlurmctldTimeout"), OTHER("SlurmdDebug"),
+	OTHER("SlurmdSyslogDebug"), OTHER("SlurmdUser"), OTHER("SlurmSchedLogFile"),
+	OTHER("SlurmSchedLogLevel"), OTHER("SrunPortRange"), OTHER("SuspendExcNodes"),
+	OTHER("SuspendExcParts"), OTHER("SuspendExcStates"), OTHER("SuspendRate"),
+	OTHER("SuspendTime"), OTHER("SuspendTimeout"), OTHER("SwitchParameters"),
+	OTHER("TaskPluginParam"), OTHER("TCPTimeout"), OTHER("TmpFS"),
+	OTHER("TopologyParam"), OTHER("TopologyPlugin"), OTHER("TrackWCKey"),
+	OTHER("TreeWidth"), OTHER("UnkillableStepProgram"), OTHER("UnkillableStepTimeout"),
+	OTHER("WaitTime"), OTHER("X11Parameters"),
+	/* harmless with these values only */
+	ONLY("DisableRootJobs", "NO", "0", "FALSE"),
+	ONLY("FairShareDampeningFactor", "1"),
+	ONLY("InactiveLimit", "0"),
+	ONLY("JobCompType", "jobcomp/none"),
+	ONLY("JobContainerType", "job_container/none"),
+	ONLY("JobFileAppend", "0"),
+	ONLY("MaxMemPerCPU", "0", "UNLIMITED"),
+	ONLY("MaxMemPerNode", "0", "UNLIMITED"),
+	ONLY("MCSPlugin", "mcs/none"),
+	ONLY("MpiDefault", "none"),
+	ONLY("OverTimeLimit", "0"),
+	ONLY("PreemptMode", "OFF"),
+	ONLY("PreemptType", "preempt/none"),
+	ONLY("PrEpPlugins", "prep/script"),
+	ONLY("PrioritySiteFactorPlugin", "site_factor/none"),
+	ONLY("PrivateData", "none"),
+	ONLY("ProctrackType", "proctrack/cgroup", "proctrack/linuxproc", "proctrack/pgid"),
+	ONLY("PropagatePrioProcess", "0"),
+	ONLY("SelectType", "select/cons_tres", "select/cons_res"),
+	ONLY("SwitchType", "switch/none"),
+	ONLY("TaskPlugin", "task/affinity", "task/cgroup", "task/none"),
+	ONLY("UsePAM", "0", "NO", "FALSE"),
+	ONLY("VSizeFactor", "0"),
+	/* programs and plugins Drover does not run: set at all, they would be
+	 * silently skipped */
+	NEVER("BurstBufferParameters"), NEVER("BurstBufferType"),
+	NEVER("CliFilterPlugins"), NEVER("HealthCheckProgram"),
+	NEVER("NodeFeaturesPlugins"), NEVER("PlugStackConfig"), NEVER("PowerPlugin"),
+	NEVER("RebootProgram"), NEVER("RequeueExit"), NEVER("RequeueExitHold"),
+	NEVER("ResumeFailProgram"), NEVER("ResumeProgram"), NEVER("ResvEpilog"),
+	NEVER("ResvProlog"), NEVER("SlurmctldPrimaryOffProg"),
+	NEVER("SlurmctldPrimaryOnProg"), NEVER("SrunEpilog"), NEVER("SrunProlog"),
+	NEVER("SuspendProgram"),
 	{0},
 };
 
@@ -874,11 +977,12 @@ const struct conf_key conf_node_keys[] = {
 	{"State", CONF_ENUM, FIELD(conf_node_line, state), NULL, 0, 0, node_states, true, NULL},
 	{"Weight", CONF_U32, FIELD(conf_node_line, weight), "1", 0, 4294967294LL, NULL, true, NULL},
 	OTHER("ActiveFeatures"), OTHER("AvailableFeatures"), OTHER("BcastAddr"),
-	OTHER("Boards"), OTHER("Comment"), OTHER("CoresPerSocket"), OTHER("CoreSpecCount"),
-	OTHER("CpuBind"), OTHER("CpuSpecList"), OTHER("Extra"), OTHER("MemSpecLimit"),
-	OTHER("Parameters"), OTHER("Reason"), OTHER("RestrictedCoresPerGPU"),
-	OTHER("Sockets"), OTHER("SocketsPerBoard"), OTHER("ThreadsPerCore"),
-	OTHER("Topology"),
+	OTHER("Boards"), OTHER("Comment"), OTHER("CoresPerSocket"), OTHER("CpuBind"),
+	OTHER("Extra"), OTHER("Parameters"), OTHER("Reason"),
+	OTHER("RestrictedCoresPerGPU"), OTHER("Sockets"), OTHER("SocketsPerBoard"),
+	OTHER("ThreadsPerCore"), OTHER("Topology"), OTHER("TRESWeights"),
+	/* cores and memory kept from jobs: Drover would give them to jobs */
+	ONLY("CoreSpecCount", "0"), NEVER("CpuSpecList"), ONLY("MemSpecLimit", "0"),
 	{0},
 };
 

@@ -94,6 +94,15 @@ static int apply_max_mem(struct conf_parser *p, const struct conf_key *k, void *
 	{                                                                                \
 		.name = key, .type = CONF_OTHER, .reload = true                          \
 	}
+/* harmless with these values only (conf_keys.c, ONLY) */
+#define ONLY(key, ...)                                                                   \
+	{                                                                                \
+		.name = key, .type = CONF_OTHER, .reload = true,                         \
+		.choices = (const char *const[])                                         \
+		{                                                                        \
+			__VA_ARGS__, NULL                                                \
+		}                                                                        \
+	}
 
 /* clang-format off */
 const struct conf_key conf_part_keys[] = {
@@ -123,13 +132,16 @@ const struct conf_key conf_part_keys[] = {
 	{"OverSubscribe", CONF_CUSTOM, 0, "NO", 0, 0, NULL, true, apply_oversubscribe},
 	{"Shared", CONF_CUSTOM, 0, NULL, 0, 0, NULL, true, apply_oversubscribe},
 	{"TRESBillingWeights", CONF_CUSTOM, 0, NULL, 0, 0, NULL, true, conf_apply_billing},
-	OTHER("AllocNodes"), OTHER("Alternate"), OTHER("CpuBind"),
-	OTHER("DisableRootJobs"), OTHER("ExclusiveTopo"),
-	OTHER("ExclusiveUser"), OTHER("GraceTime"), OTHER("Hidden"), OTHER("JobDefaults"),
-	OTHER("LLN"), OTHER("MaxCPUsPerSocket"), OTHER("MaxMemPerCPU"),
-	OTHER("OverTimeLimit"), OTHER("PowerDownOnIdle"), OTHER("PreemptMode"),
-	OTHER("ReqResv"), OTHER("ResumeTimeout"), OTHER("RootOnly"),
+	/* Slurm's partition keys that are harmless or equivalent under Drover */
+	OTHER("Alternate"), OTHER("CpuBind"), OTHER("GraceTime"), OTHER("Hidden"),
+	OTHER("JobDefaults"), OTHER("LLN"), OTHER("ResumeTimeout"),
 	OTHER("SelectTypeParameters"), OTHER("SuspendTime"), OTHER("SuspendTimeout"),
+	/* harmless with these values only: others ask for what Drover does not do */
+	ONLY("AllocNodes", "ALL"), ONLY("DisableRootJobs", "NO"),
+	ONLY("ExclusiveTopo", "NO"), ONLY("ExclusiveUser", "NO"),
+	ONLY("MaxCPUsPerSocket", "UNLIMITED"), ONLY("MaxMemPerCPU", "0", "UNLIMITED"),
+	ONLY("OverTimeLimit", "0", "NONE"), ONLY("PowerDownOnIdle", "NO"),
+	ONLY("PreemptMode", "OFF"), ONLY("ReqResv", "NO"), ONLY("RootOnly", "NO"),
 	{0},
 };
 /* clang-format on */
@@ -154,7 +166,7 @@ int drv_part_conf_set(struct drv_part_conf *pc, const char *key, const char *val
 	if (!k || !strcasecmp(k->name, "PartitionName"))
 		return drv_error_set(err, ENOENT, "%.60s: not a partition key", key);
 	if (!*value && k->type != CONF_OTHER)
-		return drv_error_set(err, EINVAL, "%s: empty value", k->name);
+		return drv_error_set(err, EINVAL, "the value of %s is missing", k->name);
 	int rc = conf_key_apply(&p, k, pc, value, err);
 	if (rc == -ENOMEM)
 		drv_error_set(err, ENOMEM, "out of memory");

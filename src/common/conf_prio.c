@@ -102,7 +102,8 @@ static int apply_reset(struct drv_prio_conf *p, const char *key, const char *val
 
 /* PriorityFlags: Slurm's names, comma-separated; DEPTH_OBLIVIOUS implies
  * NO_FAIR_TREE and NO_NORMAL_ALL all NO_NORMAL_*, as in Slurm. Slurm finds
- * names anywhere in the text; Drover refuses a name it does not know. */
+ * names anywhere in the text; Drover refuses a name it does not know, and
+ * one it does not act on (the priorities would silently differ). */
 static int apply_flags(struct drv_prio_conf *p, const char *key, const char *value,
 		       struct drv_error *err)
 {
@@ -125,6 +126,9 @@ static int apply_flags(struct drv_prio_conf *p, const char *key, const char *val
 	    {"NO_NORMAL_QOS", DRV_PRIO_NO_NORMAL_QOS},
 	    {"NO_NORMAL_TRES", DRV_PRIO_NO_NORMAL_TRES},
 	};
+	const unsigned not_acted_on = DRV_PRIO_INCR_ONLY | DRV_PRIO_MAX_TRES |
+				      DRV_PRIO_NO_NORMAL_ASSOC | DRV_PRIO_NO_NORMAL_PART |
+				      DRV_PRIO_NO_NORMAL_QOS | DRV_PRIO_NO_NORMAL_TRES;
 	unsigned bits = 0;
 	for (const char *s = value; *s;) {
 		size_t n = strcspn(s, ","), i;
@@ -136,6 +140,11 @@ static int apply_flags(struct drv_prio_conf *p, const char *key, const char *val
 			return drv_error_set(err, EINVAL,
 					     "%s: '%.*s' is not a priority flag", key,
 					     (int)(n < 60 ? n : 60), s);
+		if (n && (flags[i].bits & not_acted_on))
+			return drv_error_set(err, EINVAL,
+					     "%s=%.60s: Drover does not do what %s asks "
+					     "(docs/compat.md)",
+					     key, value, flags[i].name);
 		if (n)
 			bits |= flags[i].bits;
 		s += n + (s[n] == ',');

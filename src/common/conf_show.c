@@ -4,6 +4,9 @@
  * "UNLIMITED", "(null)"). It reads a parsed config and never changes it;
  * what only the running controller knows comes in struct drv_conf_live.
  *
+ * A key Drover does not act on shows what Drover does, never the text the
+ * config wrote (which only had to be harmless under Drover).
+ *
  * The keys themselves (type, default, bounds) are declared in conf_keys.c;
  * this table declares only how each is shown, which is a different thing:
  * Slurm shows computed values (MaxDBDMsgs, BOOT_TIME) and prints units the
@@ -17,6 +20,7 @@
 #include <strings.h>
 
 #include "common/conf.h"
+#include "common/conf_internal.h"
 #include "common/timefmt.h"
 
 /* How a value read as text from the config is shown. */
@@ -35,8 +39,9 @@ typedef void (*show_get_f)(const struct show_ctx *x, const struct row *r);
 struct row {
 	const char *key; /* as Slurm prints it; also the config key */
 	enum unit unit;	 /* for values written in the config */
-	const char *def; /* Slurm's text when unset; NULL: omit the line */
-	show_get_f get;	 /* Drover's own value; NULL: the config text or def */
+	const char *def; /* what Drover does, in Slurm's words; NULL: omit */
+	show_get_f get;	 /* Drover's own value; NULL: def (or, for W rows, the
+			  * config text Drover acts on, else def) */
 	size_t off;	 /* the drv_conf field, for the generic getters */
 };
 
@@ -89,7 +94,16 @@ static const char *other(const struct drv_conf *c, const char *key)
 	return NULL;
 }
 
-/* The default getter: the text written in the config, else Slurm's. */
+/* A key Drover does not act on: the line says what Drover does, whatever
+ * the config wrote (it accepted only values harmless under Drover), so
+ * that no line claims a behaviour Drover lacks. */
+static void get_fixed(const struct show_ctx *x, const struct row *r)
+{
+	if (r->def)
+		put(x, r->key, r->def);
+}
+
+/* A key Drover acts on but keeps as text: as written, else the default. */
 static void get_text(const struct show_ctx *x, const struct row *r)
 {
 	const char *v = other(x->conf, r->key);
@@ -258,6 +272,17 @@ static void get_user(const struct show_ctx *x, const struct row *r)
 	put(x, r->key, buf);
 }
 
+/* TaskPlugin and ProctrackType: what the shepherd does, by cgroups unless
+ * CgroupPlugin=disabled (then by the job's process group). */
+static void get_task_plugin(const struct show_ctx *x, const struct row *r)
+{
+	bool cg = !x->conf->cgroup_plugin || strcmp(x->conf->cgroup_plugin, "disabled");
+	bool task = !strcmp(r->key, "TaskPlugin");
+	put(x, r->key,
+	    task ? (cg ? "task/cgroup" : "task/none")
+		 : (cg ? "proctrack/cgroup" : "proctrack/pgid"));
+}
+
 static void get_ctld_hosts(const struct show_ctx *x, const struct row *r)
 {
 	char key[48], buf[512];
@@ -275,7 +300,8 @@ static void get_ctld_hosts(const struct show_ctx *x, const struct row *r)
 }
 
 /* clang-format off */
-#define T(k, u, d) {k, u, d, NULL, 0}
+#define T(k, u, d) {k, u, d, get_fixed, 0}
+#define W(k, u, d) {k, u, d, get_text, 0}
 #define G(k, fn, off, u) {k, u, NULL, fn, off}
 
 /* Slurm 22.05's `scontrol show config` with priority/basic, no multifactor
@@ -351,15 +377,15 @@ static const struct row show_rows[] = {
 	T("JobDefaults", U_NONE, "(null)"),
 	T("JobFileAppend", U_NONE, "0"),
 	G("JobRequeue", get_int, FIELD(job_requeue), U_NONE),
-	T("JobSubmitPlugins", U_NONE, "(null)"),
+	W("JobSubmitPlugins", U_NONE, "(null)"),
 	T("KillOnBadExit", U_NONE, "0"),
 	G("KillWait", get_int, FIELD(kill_wait), U_SEC),
 	T("LaunchParameters", U_NONE, "(null)"),
 	T("LaunchType", U_NONE, "launch/slurm"),
-	T("Licenses", U_NONE, "(null)"),
+	W("Licenses", U_NONE, "(null)"),
 	T("LogTimeFormat", U_NONE, "iso8601_ms"),
 	T("MailDomain", U_NONE, "(null)"),
-	T("MailProg", U_NONE, "/bin/mail"),
+	T("MailProg", U_NONE, "(null)"), /* Drover sends no mail */
 	G("MaxArraySize", get_int, FIELD(max_array_size), U_NONE),
 	G("MaxDBDMsgs", get_dbd_msgs, 0, U_NONE),
 	T("MaxJobCount", U_NONE, "10000"),
@@ -391,15 +417,15 @@ static const struct row show_rows[] = {
 	T("PriorityParameters", U_NONE, "(null)"),
 	T("PrioritySiteFactorParameters", U_NONE, "(null)"),
 	T("PrioritySiteFactorPlugin", U_NONE, "(null)"),
-	T("PriorityType", U_NONE, "priority/basic"),
+	W("PriorityType", U_NONE, "priority/basic"),
 	T("PrivateData", U_NONE, "none"),
-	T("ProctrackType", U_NONE, "proctrack/cgroup"),
+	G("ProctrackType", get_task_plugin, 0, U_NONE),
 	G("Prolog", get_str, FIELD(prolog), U_NONE),
 	G("PrologEpilogTimeout", get_int, FIELD(prolog_epilog_timeout), U_NONE),
 	G("PrologSlurmctld", get_str, FIELD(prolog_slurmctld), U_NONE),
 	G("PrologFlags", get_str, FIELD(prolog_flags), U_NONE),
 	T("PropagatePrioProcess", U_NONE, "0"),
-	T("PropagateResourceLimits", U_NONE, "ALL"),
+	T("PropagateResourceLimits", U_NONE, "NONE"), /* jobs get the daemons' limits */
 	T("PropagateResourceLimitsExcept", U_NONE, "(null)"),
 	T("RebootProgram", U_NONE, "(null)"),
 	T("ReconfigFlags", U_NONE, "(null)"),
@@ -414,9 +440,9 @@ static const struct row show_rows[] = {
 	T("ResvProlog", U_NONE, "(null)"),
 	T("ReturnToService", U_NONE, "1"),
 	T("RoutePlugin", U_NONE, "route/default"),
-	T("SchedulerParameters", U_NONE, "(null)"),
+	W("SchedulerParameters", U_NONE, "(null)"),
 	T("SchedulerTimeSlice", U_SEC, "30 sec"),
-	T("SchedulerType", U_NONE, "sched/backfill"),
+	W("SchedulerType", U_NONE, "sched/backfill"),
 	T("ScronParameters", U_NONE, "(null)"),
 	T("SelectType", U_NONE, "select/cons_tres"),
 	G("SelectTypeParameters", get_select_params, 0, U_NONE),
@@ -433,7 +459,7 @@ static const struct row show_rows[] = {
 	T("SlurmctldParameters", U_NONE, "(null)"),
 	T("SlurmdDebug", U_NONE, "info"),
 	G("SlurmdLogFile", get_str, FIELD(slurmd_log_file), U_NONE),
-	T("SlurmdParameters", U_NONE, "(null)"),
+	W("SlurmdParameters", U_NONE, "(null)"),
 	G("SlurmdPidFile", get_str, FIELD(slurmd_pid_file), U_NONE),
 	G("SlurmdPort", get_int, FIELD(slurmd_port), U_NONE),
 	G("SlurmdSpoolDir", get_str, FIELD(slurmd_spool_dir), U_NONE),
@@ -459,7 +485,7 @@ static const struct row show_rows[] = {
 	T("SwitchParameters", U_NONE, "(null)"),
 	T("SwitchType", U_NONE, "switch/none"),
 	G("TaskEpilog", get_str, FIELD(task_epilog), U_NONE),
-	T("TaskPlugin", U_NONE, "task/none"),
+	G("TaskPlugin", get_task_plugin, 0, U_NONE),
 	T("TaskPluginParam", U_NONE, "(null type)"),
 	G("TaskProlog", get_str, FIELD(task_prolog), U_NONE),
 	T("TCPTimeout", U_SEC, "2 sec"),
@@ -501,8 +527,13 @@ void drv_conf_show(const struct drv_conf *conf, const struct drv_conf_live *live
 
 	for (const struct row *r = show_rows; r->key; r++)
 		(r->get ? r->get : get_text)(&x, r);
-	/* Drover's own keys, and keys Slurm does not show, as written. */
-	for (size_t i = 0; i < conf->n_other; i++)
-		if (!has_row(conf->other[i].key) && !secret(conf->other[i].key))
+	/* Keys Drover acts on that Slurm does not show here (the priority
+	 * weights), as written; keys Drover does not act on claim nothing. */
+	for (size_t i = 0; i < conf->n_other; i++) {
+		const struct conf_key *k =
+		    conf_key_find(conf_global_keys, conf->other[i].key);
+		if (!has_row(conf->other[i].key) && !secret(conf->other[i].key) &&
+		    !(k && k->type == CONF_OTHER))
 			put(&x, conf->other[i].key, conf->other[i].value);
+	}
 }

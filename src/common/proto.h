@@ -36,6 +36,7 @@ enum drv_rc {
 	DRV_RC_AUTH = 1007,		 /* SLURM_PROTOCOL_AUTHENTICATION_ERROR */
 	DRV_RC_INVALID_PARTITION = 2000, /* "Invalid partition name specified" */
 	DRV_RC_ACCESS_DENIED = 2002,	 /* "Access/permission denied" */
+	DRV_RC_USER_ID_MISSING = 2010,	 /* "Invalid user id" */
 	DRV_RC_INVALID_NODE_NAME = 2018, /* "Invalid node name specified" */
 	DRV_RC_INVALID_FEATURE = 2029,	 /* "Invalid feature specification" */
 	DRV_RC_NODE_CONFIG_UNAVAIL =

@@ -6,6 +6,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 static void put32(uint8_t *p, uint32_t v)
 {
 	p[0] = (uint8_t)(v >> 24);
@@ -32,7 +34,7 @@ int stepio_hdr_unpack(const uint8_t *buf, struct stepio_hdr *h)
 	h->type = buf[0];
 	h->task = get32(buf + 4);
 	h->len = get32(buf + 8);
-	if (h->type < STEPIO_HELLO || h->type > STEPIO_ABORT ||
+	if (h->type < STEPIO_HELLO || h->type > STEPIO_ABORTING ||
 	    h->len > STEPIO_MAX_PAYLOAD)
 		return -1;
 	return 0;
@@ -65,6 +67,17 @@ int stepio_send(int fd, uint8_t type, uint32_t task, const void *data, uint32_t 
 		}
 	}
 	return 0;
+}
+
+void stepio_attach_key(const char *io_key, char out[65])
+{
+	crypto_hash_sha256_state st;
+	unsigned char h[crypto_hash_sha256_BYTES];
+	crypto_hash_sha256_init(&st);
+	crypto_hash_sha256_update(&st, (const unsigned char *)"sattach:", 8);
+	crypto_hash_sha256_update(&st, (const unsigned char *)io_key, strlen(io_key));
+	crypto_hash_sha256_final(&st, h);
+	sodium_bin2hex(out, 65, h, sizeof(h));
 }
 
 int stepio_read_full(int fd, void *buf, size_t len)

@@ -223,3 +223,21 @@ void commit_drain(struct ctld *c)
 	run_effects(c, c->effects);
 	c->effects = NULL;
 }
+
+size_t commit_queued_effects(const struct ctld *c)
+{
+	size_t n = 0;
+	for (const struct deferred *d = c->effects; d; d = d->next)
+		n++;
+	for (const struct deferred *d = c->inflight_effects; d; d = d->next)
+		n++;
+	return n;
+}
+
+size_t commit_dirty_jobs(const struct ctld *c)
+{
+	size_t n = 0;
+	for (const struct job *j = c->dirty_jobs; j; j = j->dirty_next)
+		n++;
+	return n;
+}

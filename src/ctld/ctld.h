@@ -15,6 +15,7 @@
 #include "ctld/job.h"
 #include "ctld/node.h"
 #include "ctld/part.h"
+#include "ctld/stats.h"
 #include "ctld/store.h"
 #include "sched/sched.h"
 
@@ -101,6 +102,8 @@ struct ctld {
 	struct job_submit_lua *job_submit;
 	/* PriorityType=priority/multifactor (prio.h); NULL with basic */
 	struct prio *prio;
+	/* stats.c: sdiag's counters */
+	struct ctld_stats stats;
 };
 
 /* --- commit.c: group commit and effects released after it ------------- */
@@ -127,6 +130,10 @@ void commit_defer(struct ctld *c, effect_f fn, void *arg);
 /* Deletes up to max_jobs jobs that ended before ended_before from the store. */
 void commit_purge(struct ctld *c, int64_t ended_before, uint32_t max_jobs);
 void commit_drain(struct ctld *c); /* at shutdown: waits for the last commit */
+/* sdiag: effects (launches, signals, replies) waiting for a commit, and
+ * job records changed but not yet handed to a commit. */
+size_t commit_queued_effects(const struct ctld *c);
+size_t commit_dirty_jobs(const struct ctld *c);
 
 /* --- identity.c: who a job runs as (from the credential, never the body) - */
 char *identity_user_name(uid_t uid); /* the name, or the number; caller frees */
@@ -239,6 +246,8 @@ void job_end_oom(struct ctld *c, struct job *j, int exit_code, int sig, bool tim
 void job_end(struct ctld *c, struct job *j, int exit_code, int sig, bool timed_out,
 	     int64_t now);
 int job_cancel(struct ctld *c, struct job *j, uid_t by, int64_t now);
+/* j ran past its time limit: TIMEOUT, completing while its node ends it. */
+void job_time_limit(struct ctld *c, struct job *j, int64_t now);
 int job_signal(struct ctld *c, struct job *j, int sig, bool batch_only);
 void job_node_fail(struct ctld *c, struct job *j, int64_t now);
 /* scontrol requeue[hold]: 0, DRV_RC_DISABLED (--no-requeue) or

@@ -26,6 +26,12 @@ const char *job_state_name(enum job_state s)
 	return s < JOB_STATE_COUNT ? state_names[s].name : "UNKNOWN";
 }
 
+const char *job_shown_state(const struct job *j)
+{
+	return job_state_final(j->state) && j->completing ? "COMPLETING"
+							  : job_state_name(j->state);
+}
+
 bool job_state_final(enum job_state s)
 {
 	return s != JOB_PENDING && s != JOB_RUNNING;

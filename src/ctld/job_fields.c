@@ -366,6 +366,10 @@ static void write_field(struct drv_jw *w, const struct job *j, const struct job_
 		break;
 	}
 	int64_t n;
+	if (f->special == S_STATE) { /* what squeue shows: COMPLETING too */
+		drv_jw_str(w, job_shown_state(j));
+		return;
+	}
 	if ((str = special_str(j, f->special))) {
 		drv_jw_str(w, str);
 		return;

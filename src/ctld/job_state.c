@@ -55,6 +55,7 @@ void job_accept(struct ctld *c, struct job *j, int64_t now)
 	j->req_tres = job_tres_requested(j);
 	job_table_add(&c->jobs, j);
 	commit_job(c, j);
+	c->stats.jobs_submitted++;
 	sched_request_new(c, j);
 	log_info("job=%u submitted by uid=%u name=%s partition=%s nodes=%u%s%s", j->id,
 		 j->uid, j->name, j->partition, j->num_nodes, j->array ? " array=" : "",
@@ -220,6 +221,7 @@ void job_start(struct ctld *c, struct job *j, const struct sched_alloc *a, uint3
 	j->state = JOB_RUNNING;
 	j->reason = "None";
 	j->start_time = now;
+	c->stats.jobs_started++;
 	/* srun and salloc allocations run no batch script: nothing to launch */
 	j->launch_acked = j->interactive;
 	j->prolog_pending = c->conf->prolog_slurmctld != NULL && !j->interactive;
@@ -276,6 +278,8 @@ static void end_run(struct ctld *c, struct job *j, int exit_code, int sig, bool 
 			j->reason = sig ? "RaisedSignal" : "NonZeroExitCode";
 		else if (j->state == JOB_TIMEOUT)
 			j->reason = "TimeLimit";
+		stats_job_end(&c->stats, j->state == JOB_COMPLETED ? STATS_END_COMPLETED
+								   : STATS_END_FAILED);
 	}
 	finish(c, j);
 	log_info("job=%u ended %s exit=%d:%d", j->id, job_state_name(j->state), exit_code,
@@ -298,6 +302,7 @@ struct signal_ref {
 	uint32_t id;
 	int sig;
 	bool batch_only, kill;
+	const char *reason; /* static: "cancel", or NULL */
 };
 
 static void signal_after_commit(struct ctld *c, void *arg)
@@ -305,17 +310,18 @@ static void signal_after_commit(struct ctld *c, void *arg)
 	struct signal_ref *ref = arg;
 	struct job *j = job_table_find(&c->jobs, ref->id);
 	if (j && j->n_alloc)
-		link_send_signal(c, j, ref->sig, ref->batch_only, ref->kill);
+		link_send_signal_why(c, j, ref->sig, ref->batch_only, ref->kill,
+				     ref->reason);
 	free(ref);
 }
 
 static void signal_later(struct ctld *c, struct job *j, int sig, bool batch_only,
-			 bool kill)
+			 bool kill, const char *reason)
 {
 	struct signal_ref *ref = malloc(sizeof(*ref));
 	if (!ref)
 		abort();
-	*ref = (struct signal_ref){j->id, sig, batch_only, kill};
+	*ref = (struct signal_ref){j->id, sig, batch_only, kill, reason};
 	commit_defer(c, signal_after_commit, ref);
 }
 
@@ -327,6 +333,7 @@ int job_cancel(struct ctld *c, struct job *j, uid_t by, int64_t now)
 	j->state = JOB_CANCELLED;
 	j->end_time = now;
 	j->cancel_uid = by;
+	stats_job_end(&c->stats, STATS_END_CANCELED);
 	if (running) /* a pending job keeps why it waited, as in Slurm */
 		j->reason = "None";
 	steps_end_all(c, j, false, true, now);
@@ -334,12 +341,32 @@ int job_cancel(struct ctld *c, struct job *j, uid_t by, int64_t now)
 		/* The nodes stay held until noded reports the processes gone. */
 		j->completing = true;
 		commit_job(c, j);
-		signal_later(c, j, SIGKILL, false, true);
+		signal_later(c, j, SIGKILL, false, true, "cancel");
 	} else {
 		finish(c, j);
 	}
 	log_info("job=%u cancelled by uid=%u", j->id, (unsigned)by);
 	return 0;
+}
+
+void job_time_limit(struct ctld *c, struct job *j, int64_t now)
+{
+	log_info("job=%u reached its time limit", j->id);
+	if (j->interactive || j->prolog_pending || !j->n_alloc) {
+		job_end(c, j, 0, 0, true, now); /* nothing of its own to kill */
+		return;
+	}
+	/* Slurm: TIMEOUT at once, COMPLETING until the node reports the end;
+	 * the shepherd writes "... DUE TO TIME LIMIT ***" and ends the run (it
+	 * would at its own deadline anyway, a moment later). */
+	prio_job_stop(c, j, now);
+	j->state = JOB_TIMEOUT;
+	j->reason = "TimeLimit";
+	j->end_time = now;
+	steps_end_all(c, j, true, true, now);
+	j->completing = true;
+	commit_job(c, j);
+	signal_later(c, j, SIGKILL, false, true, "time_limit");
 }
 
 int job_signal(struct ctld *c, struct job *j, int sig, bool batch_only)
@@ -416,6 +443,7 @@ void job_node_fail(struct ctld *c, struct job *j, int64_t now)
 		j->state = JOB_NODE_FAIL;
 		j->end_time = now;
 		j->reason = "NodeDown";
+		stats_job_end(&c->stats, STATS_END_FAILED);
 	}
 	finish(c, j);
 	log_info("job=%u ended NODE_FAIL", j->id);
@@ -425,6 +453,7 @@ void job_deadline(struct ctld *c, struct job *j, int64_t now)
 {
 	j->state = JOB_DEADLINE;
 	j->reason = "DeadLine";
+	stats_job_end(&c->stats, STATS_END_FAILED);
 	j->start_time = now;
 	j->end_time = now;
 	j->exit_signal = 1; /* Slurm shows ExitCode=0:1 */
@@ -453,7 +482,7 @@ int job_requeue(struct ctld *c, struct job *j, bool hold, int64_t now)
 		/* The run is killed as a cancel would kill it; the nodes stay
 		 * held until noded reports it gone (job_end). */
 		j->completing = true;
-		signal_later(c, j, SIGKILL, false, true);
+		signal_later(c, j, SIGKILL, false, true, NULL);
 	} else if (running) {
 		finish(c, j); /* its PrologSlurmctld ran: nothing launched yet */
 	}

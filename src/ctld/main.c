@@ -24,13 +24,14 @@ struct options {
 
 static void usage(FILE *out)
 {
-	fprintf(out, "Usage: drover-ctld [-f CONF] [-D] [-t] [-v]\n"
+	fprintf(out, "Usage: drover-ctld [-f CONF] [-D] [-t] [-v] [-V]\n"
 		     "  -f CONF   configuration file (default $DROVER_CONF, then "
 		     "/etc/drover/drover.conf)\n"
 		     "  -D        stay in the foreground\n"
 		     "  -t        check the configuration and exit\n"
 		     "  -v        verbose logging\n"
-		     "  --help, --version\n");
+		     "  -V, --version  print the version and exit\n"
+		     "  --help\n");
 }
 
 static int parse_args(int argc, char **argv, struct options *o)
@@ -39,7 +40,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 					      {"version", no_argument, NULL, 'V'},
 					      {NULL, 0, NULL, 0}};
 	int ch;
-	while ((ch = getopt_long(argc, argv, "f:Dtv", longs, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "f:DtvV", longs, NULL)) != -1) {
 		switch (ch) {
 		case 'f':
 			o->conf_path = optarg;
@@ -57,13 +58,16 @@ static int parse_args(int argc, char **argv, struct options *o)
 			usage(stdout);
 			exit(0);
 		case 'V':
-			printf("drover-ctld %s\n", DRV_VERSION);
+			printf("slurm %s (drover %s)\n", DRV_SLURM_VERSION, DRV_VERSION);
 			exit(0);
 		default:
-			fprintf(stderr,
-				"Try \"drover-ctld --help\" for more information\n");
+			usage(stderr);
 			return -EINVAL;
 		}
+	}
+	if (optind < argc) {
+		usage(stderr);
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -141,6 +145,7 @@ static int start_loop(struct ctld *c, struct drv_error *err)
 	if (!c->base || event_base_priority_init(c->base, PRIO_COUNT) < 0)
 		return drv_error_set(err, ENOMEM, "cannot create the event loop");
 	c->start_time = time(NULL);
+	stats_init(&c->stats, c->start_time);
 	if (node_table_init(&c->nodes, c->conf, c->start_time, err) < 0)
 		return -EINVAL;
 	if (job_table_init(&c->jobs) < 0 || part_table_init(c, err) < 0)
@@ -192,6 +197,7 @@ static void stop_loop(struct ctld *c)
 	part_table_fini(c);
 	node_table_fini(&c->nodes);
 	sched_fini(c);
+	stats_fini(&c->stats);
 	timed_fini(c);
 	if (c->base)
 		event_base_free(c->base);
@@ -218,7 +224,7 @@ int main(int argc, char **argv)
 	struct drv_error err = {{0}};
 	int pid_fd = -1, rc = 1;
 	if (parse_args(argc, argv, &o) < 0)
-		return 1;
+		return 2; /* a usage error, as getopt's users say it */
 	drv_log_init("drover-ctld", o.verbose ? DRV_LOG_DEBUG : DRV_LOG_INFO);
 	signal(SIGPIPE, SIG_IGN);
 	if (load_config(&c, &o, &err) < 0) {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/gres.h"
 #include "ctld/job.h"
@@ -111,6 +112,7 @@ int node_add_job(struct node *n, struct job *j)
 		n->cap_jobs = cap;
 	}
 	n->jobs[n->n_jobs++] = j;
+	n->last_busy = time(NULL);
 	return 0;
 }
 
@@ -119,6 +121,7 @@ void node_remove_job(struct node *n, struct job *j)
 	for (uint32_t i = 0; i < n->n_jobs; i++)
 		if (n->jobs[i] == j) {
 			n->jobs[i] = n->jobs[--n->n_jobs];
+			n->last_busy = time(NULL); /* it had this job until now */
 			return;
 		}
 }
@@ -217,7 +220,8 @@ json_t *node_to_record(const struct node *n, const char **parts, size_t n_parts)
 	    .port = (uint16_t)nc->port,
 	    .boot_time = n->boot_time,
 	    .last_seen = n->last_seen,
-	    .slurmd_start_time = n->registered_time,
+	    .slurmd_start_time = n->slurmd_start_time,
+	    .last_busy = n->last_busy,
 	    .partitions = parts,
 	    .n_partitions = n_parts,
 	    .weight = nc->weight,

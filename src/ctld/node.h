@@ -31,6 +31,8 @@ struct node {
 	int cpus;
 	uint64_t real_memory;
 	int64_t boot_time, last_seen, registered_time;
+	int64_t slurmd_start_time;    /* when its noded started (it says so) */
+	int64_t last_busy;	      /* the last time it had jobs; 0: never here */
 	uint32_t cpus_alloc;	      /* held by running jobs */
 	uint64_t mem_alloc;	      /* MiB */
 	uint64_t gpus_alloc;	      /* bit mask */

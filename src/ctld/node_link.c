@@ -199,6 +199,13 @@ static void batch_ended(struct ctld *c, struct job *j, struct peer *p,
 	if (m->prolog_failed) {
 		node_drain(c, p->node, "Prolog error", time(NULL));
 		job_prolog_failed(c, j, time(NULL));
+	} else if (m->lost && j->state == JOB_RUNNING && !j->completing) {
+		/* its shepherd was killed with the node's daemons (drover down,
+		 * a crash): as Slurm, the run ends NODE_FAIL, requeued with
+		 * --requeue */
+		log_warn("job=%u: its shepherd on node=%s was lost", j->id,
+			 p->node->conf->name);
+		job_node_fail(c, j, time(NULL));
 	} else {
 		(m->oom ? job_end_oom : job_end)(c, j, code, m->signal, m->timeout,
 						 time(NULL));
@@ -241,4 +248,12 @@ void link_reply(struct ctld *c, struct peer *p, const struct drv_rec_envelope *e
 		free(pl);
 		return;
 	}
+}
+
+size_t link_pending_launches(const struct ctld *c)
+{
+	size_t n = 0;
+	for (const struct pending_launch *p = c->pending_launches; p; p = p->next)
+		n++;
+	return n;
 }

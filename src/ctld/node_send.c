@@ -160,6 +160,12 @@ void link_send_launch(struct ctld *c, struct job *j)
 
 void link_send_signal(struct ctld *c, struct job *j, int sig, bool batch_only, bool kill)
 {
+	link_send_signal_why(c, j, sig, batch_only, kill, NULL);
+}
+
+void link_send_signal_why(struct ctld *c, struct job *j, int sig, bool batch_only,
+			  bool kill, const char *reason)
+{
 	struct node *n = &c->nodes.nodes[j->alloc[0].node];
 	if (!n->peer)
 		return; /* reconciled when noded registers again */
@@ -168,9 +174,24 @@ void link_send_signal(struct ctld *c, struct job *j, int sig, bool batch_only, b
 				   .batch_only = batch_only,
 				   .kill = kill,
 				   .kill_wait = c->conf->kill_wait,
-				   .has_kill_wait = true};
+				   .has_kill_wait = true,
+				   .reason = reason};
 	json_t *req =
 	    drv_request_new("job.signal", ctld_next_msg_id(c), drv_job_signal_encode(&m));
 	peer_send(c, n->peer, req);
 	json_decref(req);
+}
+
+int link_send_notify(struct ctld *c, struct job *j, const char *message)
+{
+	struct node *n = &c->nodes.nodes[j->alloc[0].node];
+	if (!n->peer)
+		return DRV_RC_DISABLED;
+	struct drv_job_notify m = {.job_id = j->id, .message = (char *)message};
+	json_t *req =
+	    drv_request_new("job.notify", ctld_next_msg_id(c), drv_job_notify_encode(&m));
+	int rc = peer_send(c, n->peer, req);
+	json_decref(req);
+	log_info("job=%u notify sent to node=%s", j->id, n->conf->name);
+	return rc < 0 ? DRV_RC_DISABLED : 0;
 }

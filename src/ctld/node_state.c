@@ -63,6 +63,9 @@ int node_register(struct ctld *c, struct node *n, struct peer *p,
 	n->registered_time = now;
 	n->last_seen = now;
 	n->boot_time = m->boot_time;
+	n->slurmd_start_time = m->has_start_time ? m->start_time : now;
+	if (!n->last_busy) /* Slurm's start: busy until it registered */
+		n->last_busy = now;
 	if (n->down && !n->down_by_admin) {
 		/* ReturnToService=1: a node DOWN for not responding comes back. */
 		n->down = false;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sodium.h>
 
@@ -49,12 +50,17 @@ static const struct handler handlers[] = {
 	{"lic.query", rpc_lic_query, false, false},
 	{"ctld.ping", rpc_ctld_ping, false, false},
 	{"conf.query", rpc_conf_query, false, false},
+	{"ctld.reconfigure", rpc_ctld_reconfigure, false, false},
 	{"node.register", link_node_register, true, false},
 	{"node.ping", link_node_ping, true, false},
 	{"job.complete", link_job_complete, true, false},
 	{"step.create", rpc_step_create, false, true},
 	{"alloc.complete", rpc_alloc_complete, false, true},
+	{"step.attach", rpc_step_attach, false, false},
 	{"step.complete", link_step_complete, true, false},
+	{"job.notify", rpc_job_notify, false, false},
+	{"job.script", rpc_job_script, false, false},
+	{"stats.query", rpc_stats_query, false, false},
 };
 /* clang-format on */
 
@@ -160,7 +166,15 @@ void rpc_dispatch(struct ctld *c, struct peer *p, json_t *env_json, bool mac_ok)
 		commit_nonce(c, r.cred.nonce, r.cred.uid, r.cred.expires);
 	/* decoding fills the defaults in, after the digest covered the body
 	 * as sent */
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	run_handler(h, &r);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	/* sdiag: a daemon's messages count as SlurmUser's, here ctld's own */
+	uint32_t uid = mac_ok ? (uint32_t)getuid() : (uint32_t)r.cred.uid;
+	int64_t usec =
+	    (t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000;
+	stats_rpc(&c->stats, h->type, uid, usec > 0 ? (uint64_t)usec : 0);
 }
 
 static void send_reply(struct ctld *c, uint64_t peer_id, json_t *env)

@@ -23,6 +23,11 @@ void rpc_job_release(struct rpc_req *r);
 void rpc_job_hold(struct rpc_req *r);
 void rpc_job_requeue(struct rpc_req *r);
 void rpc_job_update(struct rpc_req *r);
+/* rpc_job_cmds.c: scontrol notify, write batch_script */
+void rpc_job_notify(struct rpc_req *r);
+void rpc_job_script(struct rpc_req *r);
+/* rpc_stats.c: sdiag (and sdiag -r, administrators only) */
+void rpc_stats_query(struct rpc_req *r);
 /* rpc_acct.c */
 void rpc_acct_query(struct rpc_req *r);
 /* rpc_assoc.c */
@@ -33,6 +38,8 @@ void rpc_node_query(struct rpc_req *r);
 void rpc_node_update(struct rpc_req *r);
 void rpc_ctld_ping(struct rpc_req *r);
 void rpc_conf_query(struct rpc_req *r);
+/* rpc_reconfig.c */
+void rpc_ctld_reconfigure(struct rpc_req *r);
 /* rpc_part.c */
 void rpc_part_query(struct rpc_req *r);
 void rpc_part_update(struct rpc_req *r);
@@ -46,6 +53,15 @@ void link_reply(struct ctld *c, struct peer *p, const struct drv_rec_envelope *e
 void link_send_launch(struct ctld *c, struct job *j);
 void link_track_launch(struct ctld *c, int64_t msg_id, uint32_t job_id, uint32_t restart);
 void link_fini(struct ctld *c);
+/* sdiag: launches sent to noded and not yet acknowledged. */
+size_t link_pending_launches(const struct ctld *c);
 void link_send_signal(struct ctld *c, struct job *j, int sig, bool batch_only, bool kill);
+/* scontrol notify: message (borrowed) for j's batch node. 0, or
+ * DRV_RC_DISABLED while that node is not linked. */
+int link_send_notify(struct ctld *c, struct job *j, const char *message);
+/* The same with a reason for a kill ("cancel", "time_limit"; borrowed, NULL
+ * none): the shepherd writes Slurm's "*** JOB N ON NODE CANCELLED AT ***". */
+void link_send_signal_why(struct ctld *c, struct job *j, int sig, bool batch_only,
+			  bool kill, const char *reason);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "common/jsonw.h"
@@ -35,8 +36,12 @@ static bool in_str_list(const char *const *list, size_t n, const char *v)
 
 static bool state_wanted(const char *const *states, size_t n, const struct job *j)
 {
+	/* a completing job is COMPLETING (-t CG), not yet its final state */
+	bool cg = job_state_final(j->state) && j->completing;
 	for (size_t i = 0; i < n; i++)
-		if (job_state_parse(states[i]) == (int)j->state)
+		if (cg ? !strcasecmp(states[i], "COMPLETING") ||
+			     !strcasecmp(states[i], "CG")
+		       : job_state_parse(states[i]) == (int)j->state)
 			return true;
 	return false;
 }
@@ -56,9 +61,16 @@ static bool job_wanted(const struct drv_job_query *m, const struct job *j)
 static void query_records(struct rpc_req *r)
 {
 	json_t *out = json_array();
-	for (struct job *j = r->c->jobs.head; j; j = j->next)
-		if (job_wanted(r->msg, j))
-			json_array_append_new(out, job_to_record(j));
+	for (struct job *j = r->c->jobs.head; j; j = j->next) {
+		if (!job_wanted(r->msg, j))
+			continue;
+		json_t *rec = job_to_record(j);
+		/* scontrol shows JobState=COMPLETING while its node cleans up */
+		json_object_set_new(rec,
+				    drv_shape_rec_job.fields[DRV_REC_JOB__STATE].name,
+				    json_string(job_shown_state(j)));
+		json_array_append_new(out, rec);
+	}
 	/* the records are trees already: they go in by the declared name */
 	struct drv_job_query_reply reply = {.now = time(NULL)};
 	json_t *body = drv_job_query_reply_encode(&reply);
@@ -296,8 +308,16 @@ static int cancel_step(struct rpc_req *r, const char *arg)
 		return DRV_RC_ACCESS_DENIED;
 	if (job_state_final(j->state))
 		return DRV_RC_ALREADY_DONE;
+	if (j->state == JOB_PENDING)
+		return 0; /* Slurm 22.05: no step yet, nothing to do, no error */
 	int sig = ((const struct drv_job_cancel *)r->msg)->signal;
-	return step_cancel(r->c, j, (uint32_t)sid, sig, r->cred.uid);
+	int rc = step_cancel(r->c, j, (uint32_t)sid, sig, r->cred.uid);
+	/* Slurm forgets a step once it ended: a cancel of it, as of one that
+	 * never was, is slurmctld's "invalid job id" for a live job; a signal
+	 * to either is accepted and reaches nothing. */
+	if (rc == DRV_RC_ALREADY_DONE || rc == DRV_RC_INVALID_STEP)
+		return sig ? 0 : DRV_RC_INVALID_STEP;
+	return rc;
 }
 
 /* The job id an "N_T" or "N.S" argument starts with; 0 when it names none

@@ -231,8 +231,22 @@ static void params_for(const struct ctld *c, bool backfill, struct deadline *dl,
 	}
 }
 
+/* sdiag's figures for one pass that began at t0 (the snapshot's start). */
+static void count_pass(struct ctld *c, const struct snap *s, const struct sched_result *r,
+		       bool backfill, const struct timespec *t0, int64_t now)
+{
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	int64_t usec =
+	    (t1.tv_sec - t0->tv_sec) * 1000000 + (t1.tv_nsec - t0->tv_nsec) / 1000;
+	stats_pass(backfill ? &c->stats.backfill : &c->stats.main,
+		   usec > 0 ? (uint64_t)usec : 0, r->stats.tested, (uint32_t)s->n_pending,
+		   r->stats.started, r->stats.planned, now);
+}
+
 /* Runs one pass over s and applies it. */
-static void decide(struct ctld *c, struct snap *s, bool backfill, bool full, int64_t now)
+static void decide(struct ctld *c, struct snap *s, bool backfill, bool full, int64_t now,
+		   const struct timespec *t0)
 {
 	struct deadline dl;
 	struct sched_params params;
@@ -257,6 +271,7 @@ static void decide(struct ctld *c, struct snap *s, bool backfill, bool full, int
 	}
 	apply(c, s, &r, backfill, now);
 	note_blocked(c, s, &r, full);
+	count_pass(c, s, &r, backfill, t0, now);
 	sched_result_free(&r);
 }
 
@@ -266,8 +281,10 @@ static void run_quick(evutil_socket_t fd, short what, void *arg)
 	int64_t now = time(NULL);
 	bool full = c->sched_full;
 	struct snap s;
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (snap_begin(c, &s, now) == 0 && sched_collect(c, &s, !full, now) == 0)
-		decide(c, &s, false, full, now);
+		decide(c, &s, false, full, now, &t0);
 	snap_free(&s);
 	c->sched_full = false;
 	c->n_sched_new = 0;
@@ -281,7 +298,9 @@ static void run_backfill(evutil_socket_t fd, short what, void *arg)
 	c->bf_dirty = false;
 	int64_t now = time(NULL);
 	struct snap s;
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (snap_begin(c, &s, now) == 0 && sched_collect(c, &s, false, now) == 0)
-		decide(c, &s, true, true, now);
+		decide(c, &s, true, true, now, &t0);
 	snap_free(&s);
 }

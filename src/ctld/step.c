@@ -16,8 +16,11 @@
 
 /* --- ending ----------------------------------------------------------- */
 
+/* reason (static, NULL none) goes with a kill: the shepherd of the step's
+ * first node writes Slurm's "*** STEP N.S ON NODE CANCELLED AT ***" line. */
 static void send_step_signal(struct ctld *c, const struct job *j,
-			     const struct job_step *s, int sig, bool kill)
+			     const struct job_step *s, int sig, bool kill,
+			     const char *reason)
 {
 	for (uint32_t k = 0; s->node_idx && k < s->num_nodes; k++) {
 		if (s->node_done[k] || s->node_idx[k] >= c->nodes.n)
@@ -25,8 +28,11 @@ static void send_step_signal(struct ctld *c, const struct job *j,
 		struct node *n = &c->nodes.nodes[s->node_idx[k]];
 		if (!n->peer)
 			continue;
-		struct drv_step_signal m = {
-		    .job_id = j->id, .step_id = s->id, .signal = sig, .kill = kill};
+		struct drv_step_signal m = {.job_id = j->id,
+					    .step_id = s->id,
+					    .signal = sig,
+					    .kill = kill,
+					    .reason = reason};
 		json_t *req = drv_request_new("step.signal", ctld_next_msg_id(c),
 					      drv_step_signal_encode(&m));
 		peer_send(c, n->peer, req);
@@ -74,7 +80,8 @@ void steps_end_all(struct ctld *c, struct job *j, bool timed_out, bool wait, int
 		if (s->state != JOB_RUNNING)
 			continue;
 		if (!s->job_ended) {
-			send_step_signal(c, j, s, SIGKILL, true);
+			send_step_signal(c, j, s, SIGKILL, true,
+					 timed_out ? "time_limit" : "cancel");
 			s->job_ended = true;
 			s->timed_out = timed_out;
 			s->give_up = now + c->conf->kill_wait + STEP_REPORT_GRACE;
@@ -119,13 +126,13 @@ int step_cancel(struct ctld *c, struct job *j, uint32_t step_id, int sig, uid_t 
 	if (s->state != JOB_RUNNING)
 		return DRV_RC_ALREADY_DONE;
 	if (sig) {
-		send_step_signal(c, j, s, sig, false);
+		send_step_signal(c, j, s, sig, false, NULL);
 		return 0;
 	}
 	s->cancelled = true;
 	s->cancel_uid = by;
 	commit_job(c, j);
-	send_step_signal(c, j, s, SIGKILL, true);
+	send_step_signal(c, j, s, SIGKILL, true, "cancel");
 	log_info("step=%u.%u cancelled by uid=%u", j->id, s->id, (unsigned)by);
 	return 0;
 }
@@ -134,7 +141,7 @@ void steps_signal(struct ctld *c, struct job *j, int sig)
 {
 	for (uint32_t i = 0; i < j->n_steps; i++)
 		if (j->steps[i].state == JOB_RUNNING)
-			send_step_signal(c, j, &j->steps[i], sig, false);
+			send_step_signal(c, j, &j->steps[i], sig, false, NULL);
 }
 
 /* Marks p's node of s done; its usage is counted the first time only (noded

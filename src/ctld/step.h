@@ -49,11 +49,19 @@ struct job_step {
 	uint64_t *node_gpus; /* GPUs it holds on each (--gpus*), 0: none */
 	bool *node_done;
 	struct step_usage usage; /* summed over the nodes that reported */
+	/* sattach's way in (step_attach.c), in memory only: srun's I/O port,
+	 * the key that proves a caller to srun and the tasks of each node;
+	 * none for steps recovered after a restart */
+	char *io_host;
+	uint16_t io_port;
+	char attach_key[65];
+	json_t *task_ids; /* [[global task id]] per step node */
 };
 
 /* Handlers (rpc.c / node_link.c dispatch). */
 void rpc_step_create(struct rpc_req *r);
 void rpc_alloc_complete(struct rpc_req *r);
+void rpc_step_attach(struct rpc_req *r);
 void link_step_complete(struct rpc_req *r);
 
 /* Finds a step of j; NULL when it has none of that id. */

@@ -20,6 +20,7 @@
 #include "common/hostlist.h"
 #include "common/log.h"
 #include "common/step_layout.h"
+#include "common/stepio.h"
 #include "common/proto.h"
 #include "ctld/ctld.h"
 #include "ctld/job_req.h"
@@ -355,6 +356,7 @@ static void launch_common(struct ctld *c, const struct job *j, const struct job_
 	    .stdin_all = m->stdin_all,
 	    .stdin_task = m->stdin_task,
 	    .unbuffered = m->unbuffered,
+	    .pty = m->pty,
 	    .kill_wait = c->conf->kill_wait,
 	    .has_kill_wait = true,
 	};
@@ -556,6 +558,10 @@ void rpc_step_create(struct rpc_req *r)
 		return;
 	}
 	struct job_step *s = record_step(c, j, &l, m);
+	s->io_host = strdup(m->io_host);
+	s->io_port = m->io_port;
+	stepio_attach_key(m->io_key, s->attach_key);
+	free(step_shape(c, j, &l, &s->task_ids));
 	commit_job(c, j);
 	queue_launch(c, j, s, &l, m);
 	log_info("step=%u.%u created on %s: %u tasks", j->id, s->id, s->nodelist,

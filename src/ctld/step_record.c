@@ -19,6 +19,8 @@ static void step_fini(struct job_step *s)
 	free(s->node_cpus);
 	free(s->node_gpus);
 	free(s->node_done);
+	free(s->io_host);
+	json_decref(s->task_ids);
 }
 
 void steps_free(struct job *j)

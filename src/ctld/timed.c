@@ -21,7 +21,7 @@
 
 /* The kinds keyed by job id come first: fire() looks the job up for them. */
 enum timed_kind {
-	TIMED_JOB_LIMIT,     /* job id: an srun/salloc allocation's time limit */
+	TIMED_JOB_LIMIT,     /* job id: its time limit (a batch job's shepherd's too) */
 	TIMED_STEP_GIVE_UP,  /* job id: its ended steps' silent nodes, given up */
 	TIMED_JOB_PURGE,     /* job id: MinJobAge after its end, out of memory */
 	TIMED_BEGIN,	     /* job id: its --begin: the scheduler is woken */
@@ -90,8 +90,8 @@ void timed_job(struct ctld *c, const struct job *j)
 		      j->req.begin_time);
 	bool deadline = pending && job_req_deadline_due(&j->req, j->time_limit, &due);
 	arm_or_cancel(c, TIMED_DEADLINE, j->id, deadline, due);
-	bool limit = j->state == JOB_RUNNING && j->interactive && !j->completing &&
-		     j->time_limit != DRV_INFINITE;
+	bool limit =
+	    j->state == JOB_RUNNING && !j->completing && j->time_limit != DRV_INFINITE;
 	arm_or_cancel(c, TIMED_JOB_LIMIT, j->id, limit,
 		      add_sat(j->start_time, j->time_limit));
 	bool give_up = steps_give_up_due(j, &due);
@@ -142,11 +142,9 @@ static void wake_scheduler(struct ctld *c)
 
 static void job_limit_due(struct ctld *c, struct job *j, int64_t now)
 {
-	if (j->state == JOB_RUNNING && j->interactive && !j->completing &&
-	    j->time_limit != DRV_INFINITE &&
+	if (j->state == JOB_RUNNING && !j->completing && j->time_limit != DRV_INFINITE &&
 	    now >= add_sat(j->start_time, j->time_limit)) {
-		log_info("job=%u reached its time limit", j->id);
-		job_end(c, j, 0, 0, true, now);
+		job_time_limit(c, j, now);
 	} else {
 		timed_job(c, j); /* early (the clock moved) or no longer due */
 	}

@@ -26,7 +26,8 @@ static const struct subcommand subcommands[] = {
 
 void drover_print_version(void)
 {
-	printf("drover %s\n", DRV_VERSION);
+	/* no Slurm program is its counterpart: its own name first */
+	printf("drover %s (slurm %s)\n", DRV_VERSION, DRV_SLURM_VERSION);
 }
 
 int drover_parse_dir_opts(int argc, char **argv, const char **dir, void (*usage)(FILE *))

@@ -11,15 +11,15 @@
 
 static void status_usage(FILE *f)
 {
-	fprintf(
-	    f,
-	    "Usage: drover status [--dir DIR]\n\n"
-	    "Lists the daemons of the local cluster in DIR (default: the directory\n"
-	    "of $DROVER_CONF, else $XDG_STATE_HOME/drover or ~/.local/state/drover),\n"
-	    "each with its pid and whether it runs. Exits 0 when all run, 3 if not.\n\n"
-	    "  -d, --dir DIR   cluster directory\n"
-	    "  -h, --help      this text\n"
-	    "  -V, --version   print the version\n");
+	fprintf(f,
+		"Usage: drover status [--dir DIR]\n\n"
+		"Names the local cluster's directory DIR (default: the directory of\n"
+		"$DROVER_CONF, else $XDG_STATE_HOME/drover or ~/.local/state/drover)\n"
+		"and lists its daemons, each with its pid and whether it runs. Exits 0\n"
+		"when all run, 3 if not.\n\n"
+		"  -d, --dir DIR   cluster directory\n"
+		"  -h, --help      this text\n"
+		"  -V, --version   print the version\n");
 }
 
 int cmd_status(int argc, char **argv)
@@ -43,6 +43,9 @@ int cmd_status(int argc, char **argv)
 		return 3;
 	}
 	size_t running = 0;
+	/* which cluster this is: $DROVER_CONF or the default may pick one the
+	 * reader did not expect */
+	printf("Cluster in %s (config %s)\n", dir, conf_path);
 	printf("%-16s %8s  %s\n", "DAEMON", "PID", "STATE");
 	for (size_t i = 0; i < n; i++) {
 		pid_t pid = 0;

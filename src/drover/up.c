@@ -7,12 +7,15 @@
  * Progress and errors go to stderr. It never stops a daemon it did not
  * start in this invocation. */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -330,6 +333,10 @@ static int up_attempt(const struct up_opts *o, const char *dir, const char *conf
 	struct drv_conf *conf = NULL;
 	if (cluster_load_conf(conf_path, first, &conf, &err) < 0) {
 		fprintf(stderr, "drover up: %s\n", err.text);
+		/* a config this run wrote from a bad --set is not kept: the next
+		 * `drover up` with the --set corrected writes a new one */
+		if (wrote && unlink(conf_path) == 0)
+			fprintf(stderr, "drover: removed %s\n", conf_path);
 		return -1;
 	}
 	struct cluster_daemon *d = NULL;
@@ -348,6 +355,50 @@ static int up_attempt(const struct up_opts *o, const char *dir, const char *conf
 	return rc;
 }
 
+/* Two `drover up` on one directory: the first takes DIR/run/up.lock (an
+ * flock held until it exits, its pid in the file); the second says who
+ * starts the cluster and leaves it alone. Returns the lock's fd, or -1
+ * with the message printed. */
+static int take_up_lock(const char *dir)
+{
+	char path[PATH_MAX], pid_text[32] = "";
+	snprintf(path, sizeof(path), "%s/run/up.lock", dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "drover up: cannot open %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		ssize_t n = -1;
+		/* the holder writes its pid just after it locks: wait a moment */
+		for (int i = 0; errno == EWOULDBLOCK && n <= 0 && i < 20; i++) {
+			struct timespec ts = {0, 50 * 1000 * 1000};
+			n = pread(fd, pid_text, sizeof(pid_text) - 1, 0);
+			if (n <= 0)
+				nanosleep(&ts, NULL);
+		}
+		long pid = n > 0 ? strtol(pid_text, NULL, 10) : 0;
+		if (pid > 0)
+			fprintf(stderr,
+				"drover up: the cluster is being started by pid %ld\n",
+				pid);
+		else
+			fprintf(stderr, "drover up: cannot lock %s: %s\n", path,
+				errno == EWOULDBLOCK ? "held by another drover up"
+						     : strerror(errno));
+		close(fd);
+		return -1;
+	}
+	int len = snprintf(pid_text, sizeof(pid_text), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, pid_text, (size_t)len, 0) != len) {
+		fprintf(stderr, "drover up: cannot write %s: %s\n", path,
+			strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 int cmd_up(int argc, char **argv)
 {
 	struct up_opts o = {.dir = NULL};
@@ -361,6 +412,13 @@ int cmd_up(int argc, char **argv)
 	    cluster_make_dirs(dir, &err) < 0) {
 		fprintf(stderr, "drover up: %s\n",
 			bindir ? err.text : "cannot find my directory");
+		free(bindir);
+		free(dir);
+		free(conf_path);
+		return 1;
+	}
+	int lock_fd = take_up_lock(dir);
+	if (lock_fd < 0) {
 		free(bindir);
 		free(dir);
 		free(conf_path);
@@ -382,6 +440,7 @@ int cmd_up(int argc, char **argv)
 	}
 	if (rc == 0)
 		print_exports(conf_path, bindir);
+	close(lock_fd); /* the next drover up may go on */
 	free(bindir);
 	free(dir);
 	free(conf_path);

@@ -77,6 +77,7 @@ void jobs_set_done(struct noded_job *job, int exit_code, int sig, bool launch_fa
 	job->launch_failed = launch_failed;
 	job->timeout = false; /* spool.c sets it from the status file */
 	job->oom = false;
+	job->lost = false; /* spool.c sets it */
 	free(job->message);
 	job->message = message ? strdup(message) : NULL;
 	job->has_usage = false; /* spool.c sets it from the status file */

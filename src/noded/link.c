@@ -86,6 +86,7 @@ static void send_complete(struct noded *nd, struct noded_job *job)
 	    .usage = job->usage,
 	    .has_usage = job->has_usage,
 	    .oom = job->oom,
+	    .lost = job->lost,
 	};
 	json_t *body = drv_job_complete_encode(&m);
 	if (!body)
@@ -213,6 +214,10 @@ static int dispatch(struct noded *nd, const char *type, json_t *body, const void
 	}
 	if (strcmp(type, "step.signal") == 0)
 		return steps_signal(nd, msg, err);
+	if (strcmp(type, "job.notify") == 0)
+		return usermsg_deliver(nd, msg, err);
+	if (strcmp(type, "node.reconfigure") == 0)
+		return noded_reconfigure(nd, err);
 	drv_error_set(err, EINVAL, "%s is not a request for noded", type);
 	return DRV_RC_NOT_SUPPORTED;
 }

@@ -35,13 +35,14 @@ static void usage(FILE *f)
 {
 	fprintf(
 	    f,
-	    "Usage: drover-noded -N NAME [-f CONF] [-D] [-t] [-v]\n"
+	    "Usage: drover-noded -N NAME [-f CONF] [-D] [-t] [-v] [-V]\n"
 	    "  -N NAME   the node this daemon serves (default: short hostname)\n"
 	    "  -f CONF   config file (default: $DROVER_CONF, /etc/drover/drover.conf)\n"
 	    "  -D        stay in the foreground\n"
 	    "  -t        check the config for this node and exit\n"
 	    "  -v        more log output\n"
-	    "  --help, --version\n");
+	    "  -V, --version  print the version and exit\n"
+	    "  --help\n");
 }
 
 /* Returns -1 to go on, or the exit code. */
@@ -53,7 +54,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	    {NULL, 0, NULL, 0},
 	};
 	int c;
-	while ((c = getopt_long(argc, argv, "N:f:Dtv", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "N:f:DtvV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'N':
 			o->name = optarg;
@@ -74,16 +75,16 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			usage(stdout);
 			return 0;
 		case 'V':
-			printf("drover-noded %s\n", DRV_VERSION);
+			printf("slurm %s (drover %s)\n", DRV_SLURM_VERSION, DRV_VERSION);
 			return 0;
 		default:
 			usage(stderr);
-			return 1;
+			return 2;
 		}
 	}
 	if (optind < argc) {
 		usage(stderr);
-		return 1;
+		return 2;
 	}
 	return -1;
 }

@@ -38,6 +38,7 @@ struct noded_job {
 	bool launch_failed;
 	bool timeout;		    /* the shepherd ended it at its time limit */
 	bool oom;		    /* the kernel OOM-killed its batch step */
+	bool lost;		    /* its shepherd died without a word */
 	char *message;		    /* owned; NULL when none */
 	struct drv_rec_usage usage; /* the status file's, when has_usage */
 	bool has_usage;
@@ -47,6 +48,7 @@ struct noded_job {
 	struct event *kill_timer; /* SIGKILL after KillWait; owned */
 	bool pending_kill;	  /* a signal that came before the job's group */
 	int pending_kill_wait;
+	int pending_kill_why; /* enum drv_kill_why of that kill */
 	int pending_sig;
 	bool pending_batch_only;
 	/* script.c: the Prolog or Epilog running for this job */
@@ -77,6 +79,7 @@ struct noded {
 	int cpus;
 	uint64_t real_memory;
 	int64_t boot_time;
+	int64_t start_time; /* when this noded started (SlurmdStartTime) */
 
 	/* link.c */
 	struct drv_conn *conn;
@@ -148,6 +151,8 @@ int spool_read_shape(const char *dir, const char *file, const struct drv_shape *
 /* Writes dir/status (atomically). 0 or -errno. */
 int spool_write_status(const char *dir, const struct drv_rec_spool_status *st);
 int spool_read_pgid(const char *dir, pid_t *pgid);
+/* dir/file's pid ("shepherd.pid", "pgid"): 0, or -errno / -EBADMSG. */
+int spool_read_pid(const char *dir, const char *file, pid_t *pid);
 int spool_remove_dir(const char *dir);
 /* Brings the job table in step with the spool; queues completions for ended
  * jobs. Called at start and every second. */
@@ -223,9 +228,20 @@ bool steps_reply(struct noded *nd, int64_t id, int rc);
 void steps_link_lost(struct noded *nd);
 void steps_free_all(struct noded *nd);
 
+/* --- usermsg.c --------------------------------------------------------- */
+/* job.notify: "slurmstepd: error: MSG" appended to the batch job's stderr
+ * (as its user). 0, or a Slurm rc with the reason in err. */
+int usermsg_deliver(struct noded *nd, const struct drv_job_notify *m,
+		    struct drv_error *err);
+
 /* --- link.c: the connection to ctld ------------------------------------ */
 /* Sends a request (body stolen); *id gets its id. 0 or -errno. */
 int link_send_request(struct noded *nd, const char *type, json_t *body, int64_t *id);
+
+/* reconfig.c: node.reconfigure. Reads nd->conf_path again and takes the
+ * keys that may change live: 0, or DRV_RC_ERROR with err (logged) and the
+ * config unchanged. */
+int noded_reconfigure(struct noded *nd, struct drv_error *err);
 int link_start(struct noded *nd);
 void link_stop(struct noded *nd);
 /* Sends job.complete for every ended job that ctld has not acknowledged:

@@ -36,6 +36,7 @@ static int64_t host_boot_time(void)
 void resources_init(struct noded *nd)
 {
 	nd->boot_time = host_boot_time();
+	nd->start_time = time(NULL);
 	if (nd->conf->config_overrides) {
 		nd->cpus = nd->node->cpus;
 		nd->real_memory = nd->node->real_memory;
@@ -60,4 +61,6 @@ void resources_describe(const struct noded *nd, struct drv_node_register *m)
 	m->port = (uint16_t)nd->node->port;
 	m->version = DRV_VERSION;
 	m->boot_time = nd->boot_time;
+	m->start_time = nd->start_time;
+	m->has_start_time = true;
 }

@@ -5,13 +5,16 @@
  * before the job runs). A group is signalled only while the shepherd's lock
  * is held: once the shepherd is gone the group id may belong to someone
  * else. The shepherd is never in the group, so it outlives the signal and
- * records how the job ended. */
+ * records how the job ended. A terminate with a reason (scancel) is the
+ * shepherd's to do: it writes Slurm's "*** JOB N ON NODE CANCELLED AT T ***"
+ * into the job's stderr first; this file only keeps the SIGKILL deadline. */
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/kill_why.h"
 #include "common/log.h"
 #include "common/proto.h"
 #include "noded/noded.h"
@@ -76,15 +79,33 @@ static int arm_kill_timer(struct noded *nd, struct noded_job *job, int kill_wait
 	return 0;
 }
 
+/* Has the job's shepherd end the job for reason why: 0, or -errno when it
+ * cannot be told (then noded signals the group itself). */
+static int tell_shepherd(struct noded *nd, struct noded_job *job, int why)
+{
+	char dir[PATH_MAX];
+	pid_t pid;
+	if (spool_job_dir(nd, job->job_id, dir, sizeof(dir)) < 0 ||
+	    spool_read_pid(dir, "shepherd.pid", &pid) < 0 || !spool_lock_held(dir))
+		return -ESRCH;
+	union sigval v = {.sival_int = why};
+	return sigqueue(pid, DRV_SHEPHERD_KILL_SIG, v) < 0 ? -errno : 0;
+}
+
 /* Delivers sig (or the terminate sequence) to a job whose group is known. */
 static int deliver(struct noded *nd, struct noded_job *job, pid_t pgid, int sig,
-		   bool batch_only, bool kill_it, int kill_wait, struct drv_error *err)
+		   bool batch_only, bool kill_it, int kill_wait, int why,
+		   struct drv_error *err)
 {
 	if (kill_it) {
-		log_info("job=%lld terminating group %d, SIGKILL in %ds",
-			 (long long)job->job_id, (int)pgid, kill_wait);
-		kill(-pgid, SIGCONT);
-		kill(-pgid, SIGTERM);
+		bool told = why != DRV_KILL_WHY_NONE && tell_shepherd(nd, job, why) == 0;
+		log_info("job=%lld terminating group %d%s, SIGKILL in %ds",
+			 (long long)job->job_id, (int)pgid,
+			 told ? " by its shepherd" : "", kill_wait);
+		if (!told) {
+			kill(-pgid, SIGCONT);
+			kill(-pgid, SIGTERM);
+		}
 		arm_kill_timer(nd, job, kill_wait);
 		return 0;
 	}
@@ -110,10 +131,10 @@ void signal_retry_pending(struct noded *nd)
 			struct drv_error err;
 			if (j->pending_kill)
 				deliver(nd, j, pgid, 0, false, true, j->pending_kill_wait,
-					&err);
+					j->pending_kill_why, &err);
 			else
 				deliver(nd, j, pgid, j->pending_sig,
-					j->pending_batch_only, false, 0, &err);
+					j->pending_batch_only, false, 0, 0, &err);
 		}
 		j->pending_kill = false;
 		j->pending_sig = 0;
@@ -147,11 +168,14 @@ int signal_job(struct noded *nd, const struct drv_job_signal *m, struct drv_erro
 		 * exists (the spool scan retries), or drop it if the job ends. */
 		job->pending_kill |= kill_it;
 		job->pending_kill_wait = (int)kill_wait;
+		if (kill_it)
+			job->pending_kill_why = (int)drv_kill_why_parse(m->reason);
 		if (!kill_it && sig > 0) {
 			job->pending_sig = (int)sig;
 			job->pending_batch_only = batch_only;
 		}
 		return 0;
 	}
-	return deliver(nd, job, pgid, (int)sig, batch_only, kill_it, (int)kill_wait, err);
+	return deliver(nd, job, pgid, (int)sig, batch_only, kill_it, (int)kill_wait,
+		       (int)drv_kill_why_parse(m->reason), err);
 }

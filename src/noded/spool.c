@@ -64,8 +64,13 @@ static int read_json(const char *dir, const char *file, json_t **out)
 
 int spool_read_pgid(const char *dir, pid_t *pgid)
 {
+	return spool_read_pid(dir, "pgid", pgid);
+}
+
+int spool_read_pid(const char *dir, const char *file, pid_t *pgid)
+{
 	char path[PATH_MAX];
-	if (snprintf(path, sizeof(path), "%s/pgid", dir) >= (int)sizeof(path))
+	if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
 	FILE *f = fopen(path, "re");
 	if (!f)
@@ -134,6 +139,7 @@ static void take_status(struct noded_job *job, const struct drv_rec_spool_status
 	job->has_usage = st->has_usage;
 	job->oom = st->oom;
 	job->prolog_failed = st->prolog_failed;
+	job->lost = st->lost;
 	log_info("job=%lld ended: exit_code=%d signal=%d%s", (long long)job->job_id,
 		 job->exit_code, job->sig, job->timeout ? " (time limit)" : "");
 }
@@ -179,10 +185,13 @@ static void kill_orphans(const char *dir)
 static void mark_lost(struct noded_job *job, const char *dir)
 {
 	kill_orphans(dir);
-	struct drv_rec_spool_status st = {
-	    .signal = 9, .restart = (uint32_t)job->restart, .message = "shepherd lost"};
+	struct drv_rec_spool_status st = {.signal = 9,
+					  .restart = (uint32_t)job->restart,
+					  .message = "shepherd lost",
+					  .lost = true};
 	spool_write_status(dir, &st);
 	jobs_set_done(job, 0, 9, false, st.message);
+	job->lost = true;
 	log_warn("job=%lld shepherd lost", (long long)job->job_id);
 }
 

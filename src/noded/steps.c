@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/kill_why.h"
 #include "common/log.h"
 #include "common/proto.h"
 #include "noded/noded.h"
@@ -191,7 +192,8 @@ static pid_t read_pid(const char *dir, const char *file)
 /* kill: the shepherd ends its tasks (SIGTERM, SIGKILL after KillWait) and
  * reports; another signal goes straight to the tasks' group. Only while the
  * shepherd holds its lock: after that the ids may be someone else's. */
-static void deliver(struct noded *nd, struct noded_step *s, int sig, bool kill_it)
+static void deliver(struct noded *nd, struct noded_step *s, int sig, bool kill_it,
+		    int why)
 {
 	char dir[PATH_MAX];
 	if (s->done || step_dir(nd, s->job_id, s->step_id, dir, sizeof(dir)) < 0 ||
@@ -203,8 +205,9 @@ static void deliver(struct noded *nd, struct noded_step *s, int sig, bool kill_i
 	log_info("step=%lld.%lld %s %d", (long long)s->job_id, (long long)s->step_id,
 		 kill_it ? "terminating, shepherd" : "signal to group",
 		 kill_it ? pid : sig);
+	/* the reason rides with the SIGTERM: the shepherd writes Slurm's line */
 	if (kill_it)
-		kill(pid, SIGTERM);
+		sigqueue(pid, SIGTERM, (union sigval){.sival_int = why});
 	else if (sig > 0)
 		kill(-pid, sig);
 }
@@ -216,7 +219,7 @@ int steps_signal(struct noded *nd, const struct drv_step_signal *m, struct drv_e
 		drv_error_set(err, ESRCH, "%s", drv_rc_text(DRV_RC_INVALID_JOB_ID));
 		return DRV_RC_INVALID_JOB_ID;
 	}
-	deliver(nd, s, m->signal, m->kill);
+	deliver(nd, s, m->signal, m->kill, (int)drv_kill_why_parse(m->reason));
 	return 0;
 }
 
@@ -224,7 +227,7 @@ void steps_kill_job(struct noded *nd, int64_t job_id)
 {
 	for (struct noded_step *s = nd->steps; s; s = s->next)
 		if (s->job_id == job_id)
-			deliver(nd, s, 0, true);
+			deliver(nd, s, 0, true, DRV_KILL_WHY_NONE);
 }
 
 bool steps_reaped(struct noded *nd, pid_t pid)

@@ -6,10 +6,14 @@
  * and KillWait seconds later SIGKILL if its leader still runs. The shepherd
  * owns the timer so that the limit holds whatever happens to noded. The
  * deadline is kept on CLOCK_MONOTONIC: a change of the wall clock after the
- * start neither shortens nor stretches a running job. This file sends
- * signals only to the group it is given and never reaps. */
+ * start neither shortens nor stretches a running job. A cancel that noded
+ * passes on (DRV_SHEPHERD_KILL_SIG) ends the group the same way. Either
+ * way Slurm's "*** JOB N ON NODE CANCELLED AT T ***" line goes to the job's
+ * stderr first, as slurmstepd writes it. This file sends signals only to
+ * the group it is given and never reaps. */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -36,9 +40,12 @@ void limit_init(struct limit *l, const struct spec *s, int64_t started)
 	l->kill_at = 0;
 	l->kill_wait_ns = (s->kill_wait > 0 ? s->kill_wait : 0) * NS_PER_S;
 	l->timed_out = false;
+	l->ended = false;
 	l->warn_at = 0;
 	l->warn_signal = (int)s->warn_signal;
 	l->warn_batch = s->warn_batch;
+	l->err_fd = -1;
+	l->node = s->node;
 	if (s->time_limit <= 0) /* -1 unlimited; -t 0 asks for no limit */
 		return;
 	int64_t limit_ns = s->time_limit * NS_PER_S;
@@ -63,6 +70,22 @@ void limit_init(struct limit *l, const struct spec *s, int64_t started)
 	}
 }
 
+/* Slurm's line, then SIGCONT and SIGTERM to the group; SIGKILL is due
+ * KillWait later. Once only. */
+static void terminate(struct limit *l, pid_t pid, int64_t job_id, int why, int64_t now)
+{
+	if (l->ended)
+		return;
+	char entity[32], line[160];
+	snprintf(entity, sizeof(entity), "JOB %lld", (long long)job_id);
+	lines_write(l->err_fd, line,
+		    lines_cancelled(line, sizeof(line), entity, l->node, why));
+	l->ended = true;
+	l->kill_at = now + l->kill_wait_ns;
+	kill(-pid, SIGCONT);
+	kill(-pid, SIGTERM);
+}
+
 /* Acts on whichever deadline has passed; returns the next one (0: none). */
 static int64_t limit_step(struct limit *l, pid_t pid, int64_t job_id, int64_t now)
 {
@@ -73,15 +96,13 @@ static int64_t limit_step(struct limit *l, pid_t pid, int64_t job_id, int64_t no
 		kill(l->warn_batch ? pid : -pid, l->warn_signal);
 		l->warn_at = 0;
 	}
-	if (l->term_at && !l->timed_out && now >= l->term_at) {
+	if (l->term_at && !l->ended && now >= l->term_at) {
 		log_info("job=%lld time limit reached, SIGTERM to group %d, SIGKILL "
 			 "in %llds",
 			 (long long)job_id, (int)pid,
 			 (long long)(l->kill_wait_ns / NS_PER_S));
 		l->timed_out = true;
-		l->kill_at = now + l->kill_wait_ns;
-		kill(-pid, SIGCONT);
-		kill(-pid, SIGTERM);
+		terminate(l, pid, job_id, DRV_KILL_WHY_TIME_LIMIT, now);
 	}
 	if (l->kill_at && now >= l->kill_at) {
 		log_info("job=%lld still running after KillWait, SIGKILL to group %d",
@@ -89,9 +110,9 @@ static int64_t limit_step(struct limit *l, pid_t pid, int64_t job_id, int64_t no
 		kill(-pid, SIGKILL);
 		l->kill_at = 0;
 	}
-	if (!l->timed_out)
-		return l->warn_at && l->warn_at < l->term_at ? l->warn_at : l->term_at;
-	return l->kill_at;
+	if (l->ended)
+		return l->kill_at;
+	return l->warn_at && l->warn_at < l->term_at ? l->warn_at : l->term_at;
 }
 
 static bool leader_exited(pid_t pid)
@@ -110,6 +131,7 @@ void limit_wait(struct limit *l, pid_t pid, int64_t job_id)
 	sigset_t chld;
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
+	sigaddset(&chld, DRV_SHEPHERD_KILL_SIG);
 	while (!leader_exited(pid)) {
 		int64_t now = limit_now();
 		int64_t next = limit_step(l, pid, job_id, now);
@@ -123,6 +145,15 @@ void limit_wait(struct limit *l, pid_t pid, int64_t job_id)
 		struct timespec ts = {.tv_sec = (time_t)(wait_ns / NS_PER_S),
 				      .tv_nsec = (long)(wait_ns % NS_PER_S)};
 		/* EINTR, EAGAIN (the deadline) and SIGCHLD all loop back. */
-		sigtimedwait(&chld, NULL, &ts);
+		siginfo_t si;
+		if (sigtimedwait(&chld, &si, &ts) == DRV_SHEPHERD_KILL_SIG) {
+			log_info("job=%lld ending it as noded asks, SIGKILL in %llds",
+				 (long long)job_id,
+				 (long long)(l->kill_wait_ns / NS_PER_S));
+			/* ctld's clock may reach the limit a moment before ours */
+			if (si.si_value.sival_int == DRV_KILL_WHY_TIME_LIMIT && !l->ended)
+				l->timed_out = true;
+			terminate(l, pid, job_id, si.si_value.sival_int, limit_now());
+		}
 	}
 }

@@ -35,7 +35,7 @@ static const char *parse_args(int argc, char **argv, bool *step)
 	};
 	const char *dir = NULL;
 	int c;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 		case 's':
@@ -46,12 +46,15 @@ static const char *parse_args(int argc, char **argv, bool *step)
 			printf("Usage: drover-shepherd --job-dir DIR | --step-dir DIR\n");
 			exit(0);
 		case 'V':
-			printf("drover-shepherd %s\n", DRV_VERSION);
+			printf("slurm %s (drover %s)\n", DRV_SLURM_VERSION, DRV_VERSION);
 			exit(0);
 		default:
-			dir = NULL;
-			optind = argc + 1;
-			break;
+			/* getopt said what was wrong: stop at once (moving optind
+			 * past argc, as this did, made getopt return '?' for ever) */
+			fprintf(stderr,
+				"Usage: drover-shepherd --job-dir DIR | --step-dir "
+				"DIR\n");
+			exit(2);
 		}
 	}
 	if (!dir || optind != argc) {
@@ -152,6 +155,12 @@ int main(int argc, char **argv)
 	drv_log_init("drover-shepherd", DRV_LOG_INFO);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
+	/* noded's "end the job" (limit.c waits for it): blocked for our whole
+	 * life, so that one that comes early or late cannot end us */
+	sigset_t kill_sig;
+	sigemptyset(&kill_sig);
+	sigaddset(&kill_sig, DRV_SHEPHERD_KILL_SIG);
+	sigprocmask(SIG_BLOCK, &kill_sig, NULL);
 	int lock = take_lock(dir);
 	if (lock < 0) {
 		log_error("cannot lock %s/lock: %s", dir, strerror(-lock));

@@ -6,7 +6,9 @@
  * signal the whole job from the moment it runs. The shepherd itself is never
  * in that group. While it runs, limit.c enforces its time limit; when the
  * script ends, what it left behind in its group is killed, as Slurm does at
- * the end of a batch step. */
+ * the end of a batch step. Once its streams are open the child hands the
+ * shepherd its stderr (SCM_RIGHTS), so that Slurm's own lines (cancel, time
+ * limit, OOM; lines.c) land in the job's stderr file, opened as the user. */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,7 +36,59 @@ struct child_ctx {
 	char *out_path, *err_path, *in_path;
 	int release_fd; /* read end: one byte once the pgid is recorded */
 	int err_fd;	/* write end: why it failed before exec */
+	int fd_sock[2]; /* the child sends its stderr on [1], we read [0] */
 };
+
+/* Sends fd over the unix socket sock; failures are dropped (no lines). */
+static void send_fd(int sock, int fd)
+{
+	char byte = 'e';
+	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	memset(&u, 0, sizeof(u));
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = u.buf,
+			     .msg_controllen = sizeof(u.buf)};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	ssize_t n;
+	do
+		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+}
+
+/* The fd the child sent, if it did (it has exec'd or exited by now): the
+ * fd, or -1. */
+static int recv_fd(int sock)
+{
+	char byte;
+	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = u.buf,
+			     .msg_controllen = sizeof(u.buf)};
+	ssize_t n;
+	do
+		n = recvmsg(sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	struct cmsghdr *cm = n == 1 ? CMSG_FIRSTHDR(&msg) : NULL;
+	if (!cm || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(sizeof(int)))
+		return -1;
+	int fd;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
 
 static void __attribute__((noreturn, format(printf, 3, 4)))
 child_fail(const struct child_ctx *c, int code, const char *fmt, ...)
@@ -101,6 +156,7 @@ static void __attribute__((noreturn)) child_main(struct child_ctx *c)
 			      .append = c->s->open_append};
 	if (io_setup(&io, err, sizeof(err)) < 0)
 		child_fail(c, 1, "%s", err);
+	send_fd(c->fd_sock[1], STDERR_FILENO);
 	if (chdir_errno)
 		dprintf(STDERR_FILENO,
 			"slurmstepd: error: couldn't chdir to `%s': %s: going to /tmp "
@@ -241,6 +297,7 @@ static int start_child(struct child_ctx *c, int rel[2], int errp[2], pid_t *pid)
 	if (child == 0) {
 		close(rel[1]);
 		close(errp[0]);
+		close(c->fd_sock[0]);
 		c->release_fd = rel[0];
 		c->err_fd = errp[1];
 		child_main(c);
@@ -255,8 +312,39 @@ static int start_child(struct child_ctx *c, int rel[2], int errp[2], pid_t *pid)
 	}
 	close(rel[0]);
 	close(errp[1]);
+	close(c->fd_sock[1]);
+	c->fd_sock[1] = -1;
 	*pid = child;
 	return 0;
+}
+
+/* DIR/stderr_path: where the job's stderr goes (its stdout's file when it
+ * has none of its own), absolute, for noded to append scontrol notify's
+ * lines to as the job's user. */
+static void record_stderr_path(const char *dir, const struct child_ctx *c)
+{
+	const char *p = *c->err_path ? c->err_path : c->out_path;
+	char *text = NULL;
+	int n = p[0] == '/' ? asprintf(&text, "%s\n", p)
+			    : asprintf(&text, "%s/%s\n", c->s->workdir, p);
+	if (n < 0)
+		return;
+	int rc = drv_write_file_replace(dir, "stderr_path", text, (size_t)n, 0644);
+	if (rc < 0)
+		log_warn("cannot write %s/stderr_path: %s", dir, strerror(-rc));
+	free(text);
+}
+
+/* The batch step was OOM-killed: the log, and Slurm's line in its stderr. */
+static void report_oom(const struct spec *s, const struct cg_step *cg, int err_fd)
+{
+	log_error("job=%lld: the batch step was OOM-killed (limit %lld MiB)",
+		  (long long)s->job_id, (long long)cg->limit_mib);
+	char id[40], line[256];
+	int64_t kills = cg_step_oom_kills(cg);
+	snprintf(id, sizeof(id), "%lld.batch", (long long)s->job_id);
+	lines_write(err_fd, line,
+		    lines_oom(line, sizeof(line), id, kills > 0 ? kills : 1));
 }
 
 int run_job(const char *dir, const struct spec *s, const char *script_path,
@@ -264,7 +352,7 @@ int run_job(const char *dir, const struct spec *s, const char *script_path,
 {
 	struct limit lim;
 	limit_init(&lim, s, limit_now());
-	struct child_ctx c = {0};
+	struct child_ctx c = {.fd_sock = {-1, -1}};
 	int rel[2], errp[2];
 	memset(res, 0, sizeof(*res));
 	/* SIGCHLD stays blocked so limit_wait can wait for it with a timeout;
@@ -279,23 +367,30 @@ int run_job(const char *dir, const struct spec *s, const char *script_path,
 	memset(&cg, 0, sizeof(cg));
 	if (rc == 0)
 		isolate_begin(&cg, &s->ns, s->job_id, "batch", isolate_batch_mib(s));
+	if (rc == 0 && socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, c.fd_sock) < 0)
+		rc = -errno;
 	if (rc == 0)
 		rc = start_child(&c, rel, errp, &pid);
 	if (rc == 0) {
+		record_stderr_path(dir, &c);
 		log_info("job=%lld script running, pid %d", (long long)s->job_id,
 			 (int)pid);
 		/* in its cgroup before it is released to exec */
 		isolate_attach(&cg, pid, s->job_id);
 		release_child(dir, pid, rel[1], errp[0], res);
+		lim.err_fd = recv_fd(c.fd_sock[0]);
 		wait_job(s, &lim, pid, res);
 		res->oom = cg_step_oom(&cg, res->sig == SIGKILL);
 		if (res->oom)
-			log_error(
-			    "job=%lld: the batch step was OOM-killed (limit %lld MiB)",
-			    (long long)s->job_id, (long long)cg.limit_mib);
+			report_oom(s, &cg, lim.err_fd);
 		if (*s->task_epilog)
 			run_task_epilog(&c);
+		if (lim.err_fd >= 0)
+			close(lim.err_fd);
 	}
+	for (int i = 0; i < 2; i++)
+		if (c.fd_sock[i] >= 0)
+			close(c.fd_sock[i]);
 	cg_step_destroy(&cg);
 	cleanup(&c);
 	sigprocmask(SIG_SETMASK, &old, NULL);

@@ -16,6 +16,7 @@
 
 #include "common/cgroup.h"
 #include "common/fileio.h"
+#include "common/kill_why.h"
 #include "common/proto_gen.h"
 
 /* The launch spec. Strings are borrowed from root (never NULL: absent ones
@@ -146,6 +147,18 @@ void apply_umask(char **envp);
  * none). A new array. */
 json_t *gpu_bind_pick(json_t *gpus, const char *bind, int64_t per_task, uint32_t local);
 
+/* --- pty.c: srun --pty ------------------------------------------------- */
+/* A new pseudo-terminal pair, both ends O_CLOEXEC and O_NOCTTY; when root
+ * runs it for uid, the slave becomes uid's (mode 0620). 0 with *master and
+ * *slave the caller's to close, or -errno with the reason in err. */
+int pty_open(int *master, int *slave, uid_t uid, gid_t gid, char *err, size_t errlen);
+/* Sets the terminal's size (the kernel then sends SIGWINCH to its
+ * foreground group); 0 rows or cols leaves it as it is. 0 or -errno. */
+int pty_set_size(int master, uint16_t rows, uint16_t cols);
+/* In the task, after setsid(): fd's terminal becomes its controlling one.
+ * 0 or -errno. */
+int pty_make_controlling(int fd);
+
 /* --- step.c: --step-dir ----------------------------------------------- */
 /* Runs this node's tasks of an srun step (spec in dir) and reports. The
  * process's exit status. */
@@ -185,6 +198,17 @@ void isolate_attach(struct cg_step *cg, pid_t pid, int64_t job_id);
 /* The batch step's limit: mem_per_node, or mem_per_cpu x cpus_on_node; 0. */
 int64_t isolate_batch_mib(const struct spec *s);
 
+/* --- lines.c: Slurm's slurmstepd lines ------------------------------- */
+/* "slurmstepd: error: *** ENTITY ON NODE CANCELLED AT now ***\n" (entity:
+ * "JOB 5" or "STEP 5.0"; " DUE TO TIME LIMIT" for DRV_KILL_WHY_TIME_LIMIT)
+ * into buf. The length, or -ENAMETOOLONG. */
+int lines_cancelled(char *buf, size_t len, const char *entity, const char *node, int why);
+/* Slurm 22.05's "Detected N oom-kill event(s) in StepId=ID. ..." line (step_id:
+ * "5.batch", "5.0"). The length, or -ENAMETOOLONG. */
+int lines_oom(char *buf, size_t len, const char *step_id, int64_t kills);
+/* Writes n bytes of line to fd (-1: nowhere), retrying EINTR; errors dropped. */
+void lines_write(int fd, const char *line, int n);
+
 /* --- limit.c ----------------------------------------------------------- */
 /* The time limit of one job: SIGTERM to its group at the deadline, SIGKILL
  * kill_wait seconds later. All times are CLOCK_MONOTONIC nanoseconds. */
@@ -193,17 +217,23 @@ struct limit {
 	int64_t kill_at; /* 0: SIGTERM not sent yet */
 	int64_t kill_wait_ns;
 	bool timed_out;
+	bool ended;	 /* SIGTERM sent (time limit or cancel) */
 	int64_t warn_at; /* 0: no --signal, or sent already */
 	int warn_signal;
 	bool warn_batch;
+	int err_fd;	  /* the job's stderr for Slurm's lines; -1 none (borrowed) */
+	const char *node; /* this node's name (borrowed) */
 };
 int64_t limit_now(void); /* CLOCK_MONOTONIC in ns */
 /* The deadline of s, counted from its start_time when known, else from
  * started (a limit_now() taken when the shepherd began). */
 void limit_init(struct limit *l, const struct spec *s, int64_t started);
-/* Waits until pid (the group leader, our child, SIGCHLD blocked by the
- * caller) has exited, enforcing the limit on group pid meanwhile; leaves
- * pid unreaped. EINTR-safe. */
+/* Waits until pid (the group leader, our child, SIGCHLD and
+ * DRV_SHEPHERD_KILL_SIG blocked by the caller) has exited, enforcing the
+ * limit on group pid meanwhile, and ending the job when noded asks
+ * (DRV_SHEPHERD_KILL_SIG, its value a drv_kill_why): Slurm's line first,
+ * then SIGCONT, SIGTERM, SIGKILL after KillWait. Leaves pid unreaped.
+ * EINTR-safe. */
 void limit_wait(struct limit *l, pid_t pid, int64_t job_id);
 
 /* --- status.c ---------------------------------------------------------- */

@@ -8,7 +8,16 @@
  * status. Once every task has exited whatever they left in the group is
  * killed, as Slurm ends a step. SIGTERM (noded, for a cancel or the job's
  * end) terminates the tasks: SIGCONT and SIGTERM, SIGKILL after KillWait;
- * losing srun does the same. The worst status goes to DIR/status. */
+ * losing srun does the same. A SIGTERM whose value names a reason (a
+ * drv_kill_why) first has srun say "Job step aborted" and, from the step's
+ * first node, sends Slurm's "*** STEP N.S ON NODE CANCELLED AT T ***" line
+ * as stderr; an OOM kill sends Slurm's OOM line. The worst status goes to
+ * DIR/status.
+ *
+ * srun --pty: task 0 runs on a pseudo-terminal (pty.c) in a session of its
+ * own (a terminal's session cannot hold the other tasks' group); what
+ * reaches the group reaches that session's group too, with SIGHUP added
+ * when the step is ended, since an interactive shell ignores SIGTERM. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -35,6 +44,8 @@ struct task {
 	pid_t pid;
 	int out, err, in; /* our ends; -1 when closed */
 	bool exited, reported;
+	bool pty;		  /* --pty's task 0: out and in are the master */
+	struct timespec drain_by; /* pty: when its output counts as ended */
 	int status;
 	char **pmix_env; /* --mpi=pmix: its PMIX_* variables, until forked */
 };
@@ -49,7 +60,9 @@ struct step {
 	int kill_wait;
 	struct task *tasks;
 	uint32_t n;
-	pid_t pgid;
+	pid_t pgid;	     /* the tasks' process group (0: none of them) */
+	pid_t pty_pgid;	     /* --pty's task 0 session and group (0: none) */
+	uint16_t rows, cols; /* --pty: srun's terminal size, 0 0 without one */
 	int sock, sigfd;
 	bool terminating, srun_gone;
 	struct timespec kill_at; /* SIGKILL to the group when terminating */
@@ -199,7 +212,10 @@ static void __attribute__((noreturn))
 task_child(const struct step *st, struct task *t, int out, int err, int in, int release,
 	   char **env, char **argv)
 {
-	setpgid(0, st->pgid ? st->pgid : 0);
+	if (t->pty)
+		setsid();
+	else
+		setpgid(0, st->pgid ? st->pgid : 0);
 	char byte;
 	ssize_t r;
 	do
@@ -215,6 +231,8 @@ task_child(const struct step *st, struct task *t, int out, int err, int in, int 
 	dup2(in, STDIN_FILENO);
 	dup2(out, STDOUT_FILENO);
 	dup2(err, STDERR_FILENO);
+	if (t->pty && pty_make_controlling(STDIN_FILENO) < 0)
+		_exit(1);
 	char why[256];
 	if (shepherd_become_user(st->spec, st->uid, st->gid, why, sizeof(why)) < 0) {
 		dprintf(STDERR_FILENO, "slurmstepd: error: %s\n", why);
@@ -270,10 +288,55 @@ static int open_pipes(int out[2], int err[2], int in[2], bool with_stdin)
 	return in[0] < 0 ? -errno : 0;
 }
 
+/* --pty's task 0: the task's three ends are the slave, ours the master
+ * (out) and a second descriptor of it (in), so each closes on its own. */
+static int open_pty(struct step *st, int out[2], int err[2], int in[2])
+{
+	int master, slave;
+	char why[200];
+	int rc = pty_open(&master, &slave, st->uid, st->gid, why, sizeof(why));
+	if (rc < 0) {
+		snprintf(st->message, sizeof(st->message), "%s", why);
+		return rc;
+	}
+	pty_set_size(master, st->rows, st->cols);
+	in[1] = fcntl(master, F_DUPFD_CLOEXEC, 0);
+	if (in[1] < 0) {
+		close(master);
+		close(slave);
+		return -errno;
+	}
+	out[0] = master;
+	out[1] = slave;
+	err[0] = -1;
+	err[1] = slave;
+	in[0] = slave;
+	return 0;
+}
+
 static bool gets_stdin(json_t *spec, uint32_t id)
 {
 	return json_is_true(json_object_get(spec, "stdin_all")) ||
 	       num(spec, "stdin_task", 0) == (int64_t)id;
+}
+
+/* DIR/tasks: "PID LOCALID GLOBALID" a line for each started task, for
+ * scontrol listpids. */
+static void write_task_pids(const struct step *st)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return;
+	for (uint32_t k = 0; k < st->n; k++)
+		if (st->tasks[k].pid > 0)
+			fprintf(f, "%d %u %u\n", (int)st->tasks[k].pid,
+				st->tasks[k].local, st->tasks[k].id);
+	fclose(f);
+	if (text)
+		drv_write_file_replace(st->dir, "tasks", text, len, 0644);
+	free(text);
 }
 
 /* Forks every task, records the group, then lets them all go at once. */
@@ -294,7 +357,9 @@ static int start_tasks(struct step *st)
 	for (uint32_t k = 0; k < st->n && !rc; k++) {
 		struct task *t = &st->tasks[k];
 		int out[2], err[2], in[2];
-		rc = open_pipes(out, err, in, gets_stdin(st->spec, t->id));
+		t->pty = t->id == 0 && json_is_true(json_object_get(st->spec, "pty"));
+		rc = t->pty ? open_pty(st, out, err, in)
+			    : open_pipes(out, err, in, gets_stdin(st->spec, t->id));
 		if (rc)
 			break;
 		if (st->pmix && !(t->pmix_env = pmixsrv_task_env(st->pmix, t->id))) {
@@ -311,8 +376,10 @@ static int start_tasks(struct step *st)
 		env_free(t->pmix_env);
 		t->pmix_env = NULL;
 		close(out[1]);
-		close(err[1]);
-		close(in[0]);
+		if (!t->pty) { /* the pty's slave is out[1], err[1] and in[0] */
+			close(err[1]);
+			close(in[0]);
+		}
 		t->out = out[0];
 		t->err = err[0];
 		t->in = in[1];
@@ -321,9 +388,13 @@ static int start_tasks(struct step *st)
 			break;
 		}
 		t->pid = pid;
-		if (!st->pgid)
-			st->pgid = pid;
-		setpgid(pid, st->pgid);
+		if (t->pty) {
+			st->pty_pgid = pid; /* setsid() made it its session's leader */
+		} else {
+			if (!st->pgid)
+				st->pgid = pid;
+			setpgid(pid, st->pgid);
+		}
 		isolate_attach(&st->cg, pid, st->job_id); /* before its release */
 	}
 	json_decref(multi);
@@ -331,10 +402,12 @@ static int start_tasks(struct step *st)
 	close(rel[0]);
 	if (st->pmix && st->pgid)
 		pmixsrv_set_pgid(st->pmix, st->pgid);
-	if (st->pgid) {
+	if (st->pgid || st->pty_pgid) {
 		char buf[32];
-		int n = snprintf(buf, sizeof(buf), "%d\n", (int)st->pgid);
+		int n = snprintf(buf, sizeof(buf), "%d\n",
+				 (int)(st->pgid ? st->pgid : st->pty_pgid));
 		drv_write_file_replace(st->dir, "pgid", buf, (size_t)n, 0644);
+		write_task_pids(st);
 	}
 	for (uint32_t k = 0; k < st->n; k++) {
 		ssize_t w =
@@ -425,17 +498,58 @@ static struct task *task_by_id(struct step *st, uint32_t id)
 	return NULL;
 }
 
+/* sig to the tasks' group and to --pty's terminal session group. */
+static void signal_tasks(const struct step *st, int sig)
+{
+	if (st->pgid)
+		kill(-st->pgid, sig);
+	if (st->pty_pgid)
+		kill(-st->pty_pgid, sig);
+}
+
 static void terminate(struct step *st, const char *why)
 {
-	if (st->terminating || !st->pgid)
+	if (st->terminating || (!st->pgid && !st->pty_pgid))
 		return;
 	log_info("step=%lld.%lld: %s: terminating its tasks", (long long)st->job_id,
 		 (long long)st->step_id, why);
 	st->terminating = true;
-	kill(-st->pgid, SIGCONT);
-	kill(-st->pgid, SIGTERM);
+	signal_tasks(st, SIGCONT);
+	if (st->pty_pgid) /* a terminal hung up: what ends interactive shells */
+		kill(-st->pty_pgid, SIGHUP);
+	signal_tasks(st, SIGTERM);
 	clock_gettime(CLOCK_MONOTONIC, &st->kill_at);
 	st->kill_at.tv_sec += st->kill_wait;
+}
+
+/* Slurm's line for srun to print, as task id's stderr (slurmstepd's log
+ * goes to srun). */
+static void say_to_srun(struct step *st, const char *line, int n)
+{
+	if (st->srun_gone || n <= 0 || !st->n)
+		return;
+	stepio_send(st->sock, STEPIO_STDERR, st->tasks[0].id, line, (uint32_t)n);
+}
+
+/* noded ends the step for why: srun hears of it before the tasks do. */
+static void announce_end(struct step *st, int why)
+{
+	if (why == DRV_KILL_WHY_NONE || st->terminating || st->srun_gone)
+		return;
+	char entity[48], line[200];
+	snprintf(entity, sizeof(entity), "STEP %lld.%lld", (long long)st->job_id,
+		 (long long)st->step_id);
+	int n = lines_cancelled(line, sizeof(line), entity, st->node, why);
+	/* Slurm's line comes from the step's first node only */
+	bool first = num(st->spec, "node_id", 0) == 0;
+	uint32_t kw = (uint32_t)st->kill_wait;
+	uint8_t b[4] = {(uint8_t)(kw >> 24), (uint8_t)(kw >> 16), (uint8_t)(kw >> 8),
+			(uint8_t)kw};
+	if (first && why == DRV_KILL_WHY_TIME_LIMIT)
+		say_to_srun(st, line, n);
+	stepio_send(st->sock, STEPIO_ABORTING, 0, b, 4);
+	if (first && why != DRV_KILL_WHY_TIME_LIMIT)
+		say_to_srun(st, line, n);
 }
 
 /* srun's connection failed: no more frames go to it (why goes to the log). */
@@ -446,6 +560,29 @@ static void lose_srun(struct step *st, const char *what, int err)
 			 (long long)st->job_id, (long long)st->step_id, what,
 			 err ? strerror(err) : "closed");
 	st->srun_gone = true;
+}
+
+/* --pty: srun sends task 0's shepherd its terminal's size first of all
+ * (stepio.h), so that the task starts with it. A while at most. */
+static void first_winsize(struct step *st)
+{
+	json_t *tasks = json_object_get(st->spec, "tasks");
+	bool has_task0 = false;
+	for (size_t k = 0; k < json_array_size(tasks); k++)
+		has_task0 |= json_integer_value(json_array_get(tasks, k)) == 0;
+	if (!has_task0 || !json_is_true(json_object_get(st->spec, "pty")))
+		return;
+	struct pollfd p = {.fd = st->sock, .events = POLLIN};
+	uint8_t hdr[STEPIO_HDR_LEN], b[4];
+	struct stepio_hdr h;
+	if (poll(&p, 1, 10000) <= 0 || stepio_read_full(st->sock, hdr, sizeof(hdr)) < 0 ||
+	    stepio_hdr_unpack(hdr, &h) < 0 || h.type != STEPIO_WINSIZE || h.len != 4 ||
+	    stepio_read_full(st->sock, b, 4) < 0) {
+		lose_srun(st, "waiting for the terminal's size", 0);
+		return;
+	}
+	st->rows = (uint16_t)(b[0] << 8 | b[1]);
+	st->cols = (uint16_t)(b[2] << 8 | b[3]);
 }
 
 /* One frame from srun: stdin for a task, or a signal for all. */
@@ -466,16 +603,28 @@ static void from_srun(struct step *st)
 	}
 	struct task *t = task_by_id(st, h.task);
 	if (h.type == STEPIO_STDIN && t && t->in >= 0) {
+		/* a terminal's end of input is ^D, not a hang-up */
+		if (h.len == 0 && t->pty) {
+			ssize_t w = write(t->in, "\x04", 1);
+			(void)w;
+		}
 		if (h.len == 0 || write(t->in, data, h.len) < 0) {
 			close(t->in);
 			t->in = -1;
 		}
-	} else if (h.type == STEPIO_SIGNAL && h.len == 4 && st->pgid) {
+	} else if (h.type == STEPIO_SIGNAL && h.len == 4) {
 		int sig = (int)((uint32_t)(uint8_t)data[0] << 24 |
 				(uint32_t)(uint8_t)data[1] << 16 |
 				(uint32_t)(uint8_t)data[2] << 8 | (uint8_t)data[3]);
 		if (sig > 0 && sig < NSIG)
-			kill(-st->pgid, sig);
+			signal_tasks(st, sig);
+	} else if (h.type == STEPIO_WINSIZE && h.len == 4) {
+		const uint8_t *b = (const uint8_t *)data;
+		st->rows = (uint16_t)(b[0] << 8 | b[1]);
+		st->cols = (uint16_t)(b[2] << 8 | b[3]);
+		for (uint32_t k = 0; k < st->n; k++)
+			if (st->tasks[k].pty && st->tasks[k].out >= 0)
+				pty_set_size(st->tasks[k].out, st->rows, st->cols);
 	} else if (h.type == STEPIO_FENCE_DOWN && st->pmix) {
 		if (pmixsrv_fence_down(st->pmix, st->sock, data, h.len) < 0)
 			st->srun_gone = true;
@@ -502,7 +651,9 @@ static void pump(struct step *st, struct task *t, int *fd, uint8_t type)
 	do
 		n = read(*fd, buf, sizeof(buf));
 	while (n < 0 && errno == EINTR);
-	if (n <= 0) {
+	if (n < 0 && errno == EAGAIN) /* a pty drained after its task's end */
+		return;
+	if (n <= 0) { /* a pty's master reads EIO once no slave is open */
 		close(*fd);
 		*fd = -1;
 		n = 0;
@@ -513,22 +664,55 @@ static void pump(struct step *st, struct task *t, int *fd, uint8_t type)
 		lose_srun(st, "sending output", -rc);
 }
 
+/* A pty task ended: what it wrote is still read, but a process it left
+ * behind may hold the slave open for ever, so the output counts as ended
+ * once nothing came for a moment after the end. */
+static void pty_drain_soon(struct task *t)
+{
+	fcntl(t->out, F_SETFL, fcntl(t->out, F_GETFL) | O_NONBLOCK);
+	clock_gettime(CLOCK_MONOTONIC, &t->drain_by);
+	t->drain_by.tv_sec += 1;
+}
+
 static void reap(struct step *st)
 {
 	struct signalfd_siginfo si;
 	while (read(st->sigfd, &si, sizeof(si)) == sizeof(si))
-		if (si.ssi_signo == SIGTERM)
+		if (si.ssi_signo == SIGTERM) {
+			announce_end(st, si.ssi_int);
 			terminate(st, "asked to end");
+		}
 	int status;
 	pid_t pid;
 	struct rusage ru;
 	while ((pid = wait4(-1, &status, WNOHANG, &ru)) > 0)
 		for (uint32_t k = 0; k < st->n; k++)
 			if (st->tasks[k].pid == pid) {
-				st->tasks[k].exited = true;
-				st->tasks[k].status = status;
-				usage_add(&st->usage, st->tasks[k].id, &ru);
+				struct task *t = &st->tasks[k];
+				t->exited = true;
+				t->status = status;
+				usage_add(&st->usage, t->id, &ru);
+				if (t->pty && t->out >= 0)
+					pty_drain_soon(t);
 			}
+}
+
+static void pty_drain_check(struct step *st, struct task *t)
+{
+	if (!t->pty || !t->exited || t->out < 0)
+		return;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec < t->drain_by.tv_sec ||
+	    (now.tv_sec == t->drain_by.tv_sec && now.tv_nsec < t->drain_by.tv_nsec))
+		return;
+	pump(st, t, &t->out, STEPIO_STDOUT); /* the last of it, then EOF */
+	if (t->out >= 0) {
+		close(t->out);
+		t->out = -1;
+		if (!st->srun_gone)
+			stepio_send(st->sock, STEPIO_STDOUT, t->id, NULL, 0);
+	}
 }
 
 static bool all_exited(const struct step *st)
@@ -537,6 +721,16 @@ static bool all_exited(const struct step *st)
 		if (st->tasks[k].pid && !st->tasks[k].exited)
 			return false;
 	return true;
+}
+
+/* Slurm's OOM line, before the exits srun turns into "Out Of Memory". */
+static void say_oom(struct step *st)
+{
+	char id[48], line[256];
+	int64_t kills = cg_step_oom_kills(&st->cg);
+	snprintf(id, sizeof(id), "%lld.%lld", (long long)st->job_id,
+		 (long long)st->step_id);
+	say_to_srun(st, line, lines_oom(line, sizeof(line), id, kills > 0 ? kills : 1));
 }
 
 /* Sends the exit of every task whose output is drained. True when all are. */
@@ -557,6 +751,8 @@ static bool report_exits(struct step *st)
 		if (WIFSIGNALED(t->status) && WTERMSIG(t->status) == SIGKILL &&
 		    cg_step_oom(&st->cg, true)) {
 			status |= STEPIO_EXIT_OOM;
+			if (!st->oom)
+				say_oom(st);
 			st->oom = true;
 		}
 		uint8_t b[4] = {(uint8_t)(status >> 24), (uint8_t)(status >> 16),
@@ -615,15 +811,16 @@ static void run_loop(struct step *st)
 				pump(st, t, &t->out, STEPIO_STDOUT);
 			if (pfd[3 + 2 * k].revents && t->err >= 0)
 				pump(st, t, &t->err, STEPIO_STDERR);
+			pty_drain_check(st, t);
 		}
 		if (st->srun_gone)
 			terminate(st, "srun is gone");
 		if (st->terminating && !sent_kill && poll_timeout(st) == 0) {
-			kill(-st->pgid, SIGKILL);
+			signal_tasks(st, SIGKILL);
 			sent_kill = true;
 		}
-		if (all_exited(st) && !killed_rest && st->pgid) {
-			kill(-st->pgid, SIGKILL); /* what the tasks left behind */
+		if (all_exited(st) && !killed_rest) {
+			signal_tasks(st, SIGKILL); /* what the tasks left behind */
 			killed_rest = true;
 		}
 		if (report_exits(st) && all_exited(st))
@@ -754,6 +951,8 @@ int step_main(const char *dir)
 			failed = true;
 		}
 	}
+	if (!failed)
+		first_winsize(&st);
 	if (!failed && !strcmp(str(st.spec, "mpi"), "pmix")) {
 		st.pmix = pmixsrv_new(st.spec, st.node, st.job_id, st.step_id, st.uid,
 				      st.gid, st.message, sizeof(st.message));

@@ -24,8 +24,10 @@ def test_every_program_has_help_and_version(prog):
     rc, out, err = run([BIN / prog, "--version"])
     assert rc == 0, err
     assert re.search(r"\d+\.\d+", out), out
-    if prog in ("sbatch", "squeue", "scancel", "scontrol", "sacctmgr", "sshare"):
+    if prog != "drover":
         assert re.fullmatch(r"slurm 22\.05\.8 \(drover [^)]+\)\n", out), out
+    else:
+        assert re.fullmatch(r"drover [^ ]+ \(slurm 22\.05\.8\)\n", out), out
 
 
 @pytest.mark.parametrize("sub", ["up", "down", "status", "keygen"])

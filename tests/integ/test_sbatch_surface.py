@@ -191,3 +191,21 @@ def test_help_and_version_go_to_stdout(cluster):
     assert (rc, err) == (0, "") and re.fullmatch(r"slurm 22\.05\.8 \(drover .+\)\n", out)
     rc, out, err = cluster.run("sbatch", "--help")
     assert (rc, err) == (0, "") and out.startswith("Usage: sbatch ")
+
+
+def test_quiet(cluster):
+    """-Q/--quiet: nothing on success, not even --parsable's id or
+    --test-only's line; errors still print. A directive's -Q is lost, as in
+    Slurm 22.05 (checked on its sbatch)."""
+    before = cluster.job_ids()
+    for flag in ("-Q", "--quiet"):
+        assert cluster.run("sbatch", flag, "-H", "--wrap", "true") == (0, "", "")
+    assert cluster.run("sbatch", "-Q", "--parsable", "-H", "--wrap", "true") == (0, "", "")
+    assert cluster.run("sbatch", "-Q", "--test-only", "--wrap", "true") == (0, "", "")
+    assert len(cluster.job_ids()) == len(before) + 3
+    rc, out, err = cluster.run("sbatch", input="#!/bin/sh\n#SBATCH -Q\n#SBATCH -H\ntrue\n")
+    assert (rc, err) == (0, "")
+    submitted(out)
+    assert cluster.run("sbatch", "-Q", "-N", "4-2", "--wrap", "true") == (
+        255, "", "sbatch: error: Maximum node count 2 is less than minimum node count 4\n")
+    assert len(cluster.job_ids()) == len(before) + 4

@@ -67,9 +67,8 @@ def test_array_task_ids(cluster):
     assert cluster.run("scancel", "-s", "USR1", f"{jid}_1") == (
         1, "", f"scancel: error: Kill job error on job id {jid}_1: "
                "Invalid job id specified\n")
-    assert cluster.run("scancel", f"{jid}.0") == (
-        1, "", f"scancel: error: Kill job error on job step id {jid}.0: "
-               "Invalid job id specified\n")
+    # a pending job has no step: Slurm 22.05 passes over it, exit 0
+    assert cluster.run("scancel", f"{jid}.0") == (0, "", "")
     assert cluster.run("scancel", f"{jid}_1", str(jid)) == (0, "", "")
     cluster.wait_state(jid, "CANCELLED")
 
@@ -117,3 +116,33 @@ def test_filters_select_what_they_name(make_cluster):
     assert out == (f"Cancel job_id={b} name=wrap partition=debug [y/n]? "
                    f"Cancel job_id={pend} name=wrap partition=debug [y/n]? ")
     assert c.state(b) == "PENDING" and c.state(pend) == "CANCELLED"
+
+
+def test_steps_not_there(cluster):
+    """Slurm 22.05 (checked on its scancel): a step of a job that is not
+    active names the step and exits 1 (-Q silences it); a step a running job
+    does not have (never had, or that ended) is slurmctld's error, naming the
+    job alone, and the exit status is its code's low byte (2017: 225), with
+    -Q too; a signal to such a step is no error."""
+    c = cluster
+    c.write("st.sh", "#!/bin/bash\nsrun true\necho ready > ready\nsleep 300\n")
+    jid = c.sbatch("-o", "/dev/null", "st.sh")
+    wait_for(lambda: (c.work / "ready").exists(), 30, what="the step to end")
+    done = c.sbatch("-o", "/dev/null", "--wrap", "true")
+    c.wait_state(done, "COMPLETED")
+    gone = "Invalid job id specified\n"
+    for arg in ("12345.3", f"{done}.0"):
+        assert c.run("scancel", arg) == (
+            1, "", f"scancel: error: Kill job error on job step id {arg}: {gone}")
+        assert c.run("scancel", "-Q", arg) == (1, "", "")
+    live = f"scancel: error: Kill job error on job step id {jid}: {gone}"
+    for step in ("3", "0"):  # never was; ended
+        assert c.run("scancel", f"{jid}.{step}") == (225, "", live)
+        assert c.run("scancel", "-Q", f"{jid}.{step}") == (225, "", live)
+        assert c.run("scancel", "-s", "USR1", f"{jid}.{step}") == (0, "", "")
+    assert c.run("scancel", f"{jid}.3", "12345.1") == (
+        225, "", "scancel: error: Kill job error on job step id 12345.1: "
+                 f"{gone}{live}")
+    assert c.state(jid) == "RUNNING"
+    c.ok("scancel", str(jid))
+    c.wait_state(jid, "CANCELLED")

@@ -102,6 +102,23 @@ static void test_step_options(void **state)
 	assert_int_equal(o.input_mode, SRUN_IN_FILE);
 }
 
+/* --pty: stdin goes to task 0 unless -i says otherwise, as Slurm's */
+static void test_pty_input(void **state)
+{
+	struct srun_opts o;
+	int cmd;
+
+	assert_int_equal(parse(&o, &cmd, false, "--pty", "bash", NULL), 0);
+	assert_true(o.pty);
+	assert_int_equal(o.input_mode, SRUN_IN_TASK);
+	assert_int_equal(o.input_task, 0);
+	assert_int_equal(parse(&o, &cmd, false, "--pty", "-i", "all", "bash", NULL), 0);
+	assert_int_equal(o.input_mode, SRUN_IN_ALL);
+	assert_int_equal(parse(&o, &cmd, false, "bash", NULL), 0);
+	assert_false(o.pty);
+	assert_int_equal(o.input_mode, SRUN_IN_ALL);
+}
+
 static void test_distribution(void **state)
 {
 	static const struct {
@@ -287,6 +304,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_shared_options),
 	    cmocka_unit_test(test_step_options),
+	    cmocka_unit_test(test_pty_input),
 	    cmocka_unit_test(test_distribution),
 	    cmocka_unit_test(test_bad_values),
 	    cmocka_unit_test(test_salloc),

@@ -377,26 +377,22 @@ static void test_unknown_and_other_keys(void **state)
 	struct drv_conf *c = load_ok(f, CTLD "SchedulerType=sched/backfill\n"
 					     "selecttype=select/cons_tres\n"
 					     "\n"
-					     "Foo=bar\n"
-					     "NodeName=n1 Bogus=1\n");
-	char want[PATH_MAX * 2 + 100];
-	snprintf(want, sizeof(want),
-		 "%s:5: unknown key 'Foo' ignored\n%s:6: unknown key 'Bogus' ignored\n",
-		 f->path, f->path);
-	assert_string_equal(f->warnings, want);
-	assert_int_equal(c->n_other, 3);
+					     "NodeName=n1 Sockets=1\n");
+	assert_int_equal(f->n_warn, 0);
+	assert_int_equal(c->n_other, 2);
 	assert_string_equal(c->other[0].key, "SchedulerType");
 	assert_string_equal(c->other[0].value, "sched/backfill");
 	assert_string_equal(c->other[1].key, "SelectType");
 	assert_string_equal(c->other[1].value, "select/cons_tres");
-	assert_string_equal(c->other[2].key, "Foo");
-	assert_string_equal(c->other[2].value, "bar");
 	drv_conf_free(c);
 
-	/* A NULL callback stays silent. */
-	struct drv_error err;
-	assert_int_equal(drv_conf_load(f->path, NULL, NULL, &c, &err), 0);
-	drv_conf_free(c);
+	/* A key unknown to Slurm is fatal, naming file:line, on every kind of
+	 * line (test_conf_keys.c has the suggestions). */
+	load_bad(f, CTLD "\nFoo=bar\n", 3, "Parsing error at unrecognized key: Foo");
+	load_bad(f, CTLD "NodeName=n1 Bogus=1\n", 2,
+		 "Parsing error at unrecognized key: Bogus");
+	load_bad(f, CTLD "NodeName=n1\nPartitionName=p Nodes=n1 Bogus=1\n", 3,
+		 "Parsing error at unrecognized key: Bogus");
 }
 
 static void test_resource_keys(void **state)
@@ -451,7 +447,7 @@ static void test_errors(void **state)
 	load_bad(f, CTLD "PartitionName=p\nPartitionName=p\n", 3, "duplicate partition");
 	load_bad(f, CTLD "SlurmctldHost=h(\n", 2, "SlurmctldHost");
 	load_bad(f, CTLD "Features=\"open\n", 2, "quote");
-	load_bad(f, CTLD "SlurmdPort=\n", 2, "empty");
+	load_bad(f, CTLD "SlurmdPort=\n", 2, "the value of SlurmdPort is missing");
 	load_bad(f, CTLD "SlurmdPort=1 \\\nKillWait=x\n", 2, "KillWait");
 }
 

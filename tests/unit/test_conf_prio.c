@@ -152,10 +152,9 @@ static void test_every_key(void **state)
 	assert_string_equal(other(c, "PriorityDecayHalfLife"), "0:30");
 	drv_conf_free(c);
 	c = load_ok(*state,
-		    CTLD "PriorityFlags=DEPTH_OBLIVIOUS,NO_NORMAL_ALL\n"
+		    CTLD "PriorityFlags=DEPTH_OBLIVIOUS\n"
 			 "PriorityDecayHalfLife=0\nPriorityUsageResetPeriod=NOW\n");
 	assert_true(c->prio.flags & DRV_PRIO_NO_FAIR_TREE); /* implied */
-	assert_true(c->prio.flags & DRV_PRIO_NO_NORMAL_QOS);
 	assert_int_equal(c->prio.decay_half_life, 0);
 	assert_true(c->prio.reset_given);
 	drv_conf_free(c);
@@ -196,6 +195,11 @@ static void test_billing_weights(void **state)
 static void test_refusals(void **state)
 {
 	struct fixture *f = *state;
+	load_bad(f, CTLD "PriorityFlags=ACCRUE_ALWAYS,MAX_TRES\n", 2,
+		 "PriorityFlags=ACCRUE_ALWAYS,MAX_TRES: Drover does not do what "
+		 "MAX_TRES asks (docs/compat.md)");
+	load_bad(f, CTLD "PriorityFlags=NO_NORMAL_ALL\n", 2,
+		 "Drover does not do what NO_NORMAL_ALL asks");
 	load_bad(f, CTLD "PriorityWeightAge=x\n", 2,
 		 "PriorityWeightAge value (x) is not a valid number");
 	load_bad(f, CTLD "PriorityWeightQOS=-1\n", 2,

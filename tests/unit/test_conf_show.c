@@ -94,9 +94,12 @@ static void test_written_values(void **state)
 	const char *t = show("SlurmctldHost=head(10.0.0.1)\nSlurmctldHost=backup\n"
 			     "MinJobAge=120\nMaxArraySize=5000\nMessageTimeout=20\n"
 			     "FirstJobId=100\nMaxJobId=1000\n"
-			     "UsePAM=yes\nOverTimeLimit=3\nDefMemPerCPU=512\n"
-			     "MaxMemPerCPU=1024\nAccountingStoragePass=secret\n"
-			     "PreemptMode=requeue\nSuspendRate=10\nNoSuchKey=kept\n",
+			     "UsePAM=no\nOverTimeLimit=0\nDefMemPerCPU=512\n"
+			     "MaxMemPerCPU=0\nAccountingStoragePass=secret\n"
+			     "PreemptMode=off\nSuspendRate=10\nFastSchedule=1\n"
+			     "SchedulerType=sched/builtin\n"
+			     "TaskPlugin=task/affinity,task/cgroup\n"
+			     "ProctrackType=proctrack/linuxproc\n",
 			     NULL);
 
 	has(t, "SlurmctldHost[0]=head(10.0.0.1)");
@@ -105,17 +108,23 @@ static void test_written_values(void **state)
 	has(t, "MaxArraySize=5000");
 	has(t, "FirstJobId=100");
 	has(t, "MaxJobId=1000");
-	has(t, "MessageTimeout=20 sec");
-	has(t, "UsePam=Yes");
-	has(t, "OverTimeLimit=3 min");
+	has(t, "UsePam=No");
+	has(t, "OverTimeLimit=0 min");
 	has(t, "DefMemPerCPU=512");
-	has(t, "MaxMemPerCPU=1024");
-	has(t, "PreemptMode=REQUEUE");
-	has(t, "SuspendRate=10 nodes/min");
-	has(t, "NoSuchKey=kept"); /* after Slurm's keys, as written */
+	has(t, "PreemptMode=OFF");
+	has(t, "SchedulerType=sched/builtin"); /* Drover acts on it */
+	/* keys Drover does not act on show what Drover does, not the text */
+	has(t, "MessageTimeout=10 sec");
+	has(t, "SuspendRate=60 nodes/min");
+	has(t, "TaskPlugin=task/cgroup");
+	has(t, "ProctrackType=proctrack/cgroup");
+	assert_null(strstr(t, "FastSchedule"));
+	assert_null(strstr(t, "task/affinity"));
 	assert_null(strstr(t, "secret"));
 	assert_null(strstr(t, "DefMemPerNode="));
-	assert_null(strstr(t, "MaxMemPerNode="));
+	t = show("SlurmctldHost=head\nCgroupPlugin=disabled\n", NULL);
+	has(t, "TaskPlugin=task/none");
+	has(t, "ProctrackType=proctrack/pgid");
 }
 
 static void test_live_values(void **state)

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -83,18 +84,71 @@ static bool status_says_timeout(struct run *r)
 static void test_term_at_limit(void **state)
 {
 	struct run r;
-	run_limited(&r,
-		    "#!/bin/sh\ntrap 'echo got TERM; exit 7' TERM\necho started\n"
-		    "while :; do sleep 0.1; done\n",
-		    json_pack("{s:i, s:i}", "time_limit", 1, "kill_wait", 5));
+	run_limited(
+	    &r,
+	    "#!/bin/sh\ntrap 'echo got TERM; exit 7' TERM\necho started\n"
+	    "while :; do sleep 0.1; done\n",
+	    json_pack("{s:i, s:i, s:s}", "time_limit", 1, "kill_wait", 5, "node", "n7"));
 	assert_true(r.res.timeout);
 	assert_int_equal(r.res.exit_code, 7);
 	assert_int_equal(r.res.sig, 0);
 	/* (sh may also report its sleep "Terminated".) */
 	assert_non_null(strstr(r.out, "started\n"));
 	assert_non_null(strstr(r.out, "got TERM\n"));
+	/* Slurm's line, in the job's stderr (here its stdout's file), before
+	 * the job saw SIGTERM */
+	const char *line =
+	    strstr(r.out, "slurmstepd: error: *** JOB 9 ON n7 CANCELLED AT ");
+	assert_non_null(line);
+	assert_true(line < strstr(r.out, "got TERM\n"));
+	assert_non_null(strstr(line, " DUE TO TIME LIMIT ***\n"));
+	assert_int_equal(strlen("slurmstepd: error: *** JOB 9 ON n7 CANCELLED AT "
+				"2026-12-02T05:01:02 DUE TO TIME LIMIT ***\n"),
+			 strcspn(line, "\n") + 1);
 	assert_true(r.elapsed >= 0.95 && r.elapsed < 1.8);
 	assert_true(status_says_timeout(&r));
+	done(&r);
+}
+
+/* noded's cancel (DRV_SHEPHERD_KILL_SIG with a reason): Slurm's line in
+ * the job's stderr, then SIGTERM; not a timeout. */
+static void test_cancel_from_noded(void **state)
+{
+	sigset_t kill_sig, old;
+	sigemptyset(&kill_sig);
+	sigaddset(&kill_sig, DRV_SHEPHERD_KILL_SIG);
+	sigprocmask(SIG_BLOCK, &kill_sig, &old);
+	pid_t self = getpid(), helper = fork();
+	if (helper == 0) {
+		usleep(400 * 1000);
+		sigqueue(self, DRV_SHEPHERD_KILL_SIG,
+			 (union sigval){.sival_int = DRV_KILL_WHY_CANCEL});
+		_exit(0);
+	}
+	struct run r;
+	run_limited(
+	    &r,
+	    "#!/bin/sh\ntrap 'echo got TERM; exit 3' TERM\necho started\n"
+	    "while :; do sleep 0.1; done\n",
+	    json_pack("{s:i, s:s, s:s}", "kill_wait", 5, "node", "n7", "stderr", "err"));
+	waitpid(helper, NULL, 0);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	assert_false(r.res.timeout);
+	assert_int_equal(r.res.exit_code, 3);
+	char path[PATH_MAX], err[256] = "";
+	snprintf(path, sizeof(path), "%s/err", r.dir);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	size_t n = fread(err, 1, sizeof(err) - 1, f);
+	fclose(f);
+	err[n] = '\0';
+	assert_int_equal(
+	    strncmp(err, "slurmstepd: error: *** JOB 9 ON n7 CANCELLED AT ", 48), 0);
+	/* (sh may add its sleep's "Terminated" after it) */
+	assert_int_equal(strlen("slurmstepd: error: *** JOB 9 ON n7 CANCELLED AT "
+				"2026-12-02T05:01:02 ***\n"),
+			 strcspn(err, "\n") + 1);
+	assert_null(strstr(err, "TIME LIMIT"));
 	done(&r);
 }
 
@@ -177,6 +231,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_term_at_limit),
 	    cmocka_unit_test(test_kill_after_kill_wait),
+	    cmocka_unit_test(test_cancel_from_noded),
 	    cmocka_unit_test(test_limit_from_start_time),
 	    cmocka_unit_test(test_no_limit),
 	    cmocka_unit_test(test_wait_survives_eintr),

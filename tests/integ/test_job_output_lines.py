@@ -1,0 +1,136 @@
+"""Slurm's own lines in a job's output, byte for byte as Slurm 22.05's
+slurmstepd and srun write them (checked on a Slurm 22.05 cluster):
+
+    slurmstepd: error: *** JOB 5 ON n1 CANCELLED AT 2026-12-02T04:56:19 DUE TO TIME LIMIT ***
+    slurmstepd: error: *** JOB 5 ON n1 CANCELLED AT 2026-12-02T04:55:16 ***
+    srun: Job step aborted: Waiting up to 7 seconds for job step to finish.
+    slurmstepd: error: *** STEP 7.0 ON n1 CANCELLED AT 2026-12-02T04:55:43 ***
+    slurmstepd: error: Detected 1 oom-kill event(s) in StepId=5.batch. Some of
+      your processes may have been killed by the cgroup out-of-memory handler.
+
+The batch lines go to the job's stderr file, a step's to srun's stderr.
+("Waiting up to N seconds" is KillWait + 2; KillWait is 1 here.)"""
+import re
+import subprocess
+
+import pytest
+
+from conftest import wait_for
+from test_cgroup_oom import ROOT as CGROUP_ROOT
+
+STAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d"
+
+
+def job_line(jid, node, tail=""):
+    return re.compile(rf"slurmstepd: error: \*\*\* JOB {jid} ON {node} CANCELLED AT "
+                      rf"{STAMP}{tail} \*\*\*\n")
+
+
+def step_line(step, node, tail=""):
+    return re.compile(rf"slurmstepd: error: \*\*\* STEP {re.escape(step)} ON {node} "
+                      rf"CANCELLED AT {STAMP}{tail} \*\*\*\n")
+
+
+def test_time_limit_line_in_the_jobs_stderr(make_cluster):
+    c = make_cluster(nodes=1)
+    c.write("long.sh", "#!/bin/bash\necho started\nexec sleep 300\n")
+    jid = c.sbatch("-t", "0:2", "-o", "tl.out", "-e", "tl.err", "long.sh")
+    c.wait_done(jid, timeout=30)
+    assert c.state(jid) == "TIMEOUT"
+    err = (c.work / "tl.err").read_text()
+    assert job_line(jid, "n1", " DUE TO TIME LIMIT").fullmatch(err), repr(err)
+    assert (c.work / "tl.out").read_text() == "started\n"
+
+
+def test_scancel_line_in_the_jobs_stderr_before_its_trap(make_cluster):
+    c = make_cluster(nodes=1)
+    # one file for both streams: Slurm's line comes before the job's SIGTERM
+    c.write("trap.sh", "#!/bin/bash\n"
+            "trap 'echo got TERM; exit 0' TERM\n"
+            "echo started\n"
+            "sleep 300 & wait\n")
+    jid = c.sbatch("-o", "sc.out", "trap.sh")
+    wait_for(lambda: (c.work / "sc.out").exists()
+             and (c.work / "sc.out").read_text() == "started\n", 30,
+             what="the job running")
+    c.ok("scancel", str(jid))
+    c.wait_done(jid, timeout=30)
+    assert c.state(jid) == "CANCELLED"
+    text = (c.work / "sc.out").read_text()
+    m = re.fullmatch(r"started\n(.*\n)got TERM\n", text)
+    assert m, repr(text)
+    assert job_line(jid, "n1").fullmatch(m.group(1)), repr(text)
+
+
+def run_srun(c, *args):
+    return subprocess.Popen(["srun", *args], env=c.env, cwd=c.work,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def finish(p, timeout=30):
+    try:
+        return p.communicate(timeout=timeout)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+
+
+def test_scancel_of_a_step_srun_and_slurmstepd_lines(make_cluster):
+    c = make_cluster(nodes=1)
+    p = run_srun(c, "sh", "-c", "echo up; exec sleep 300")
+    assert p.stdout.readline() == "up\n"
+    steps = c.ok("squeue", "-s", "-h", "-o", "%i").split()
+    assert len(steps) == 1 and steps[0].endswith(".0"), steps
+    c.ok("scancel", steps[0])
+    out, err = finish(p)
+    lines = err.splitlines(keepends=True)
+    assert lines[0] == "srun: Job step aborted: Waiting up to 3 seconds for job " \
+                       "step to finish.\n", err
+    assert step_line(steps[0], "n1").fullmatch(lines[1]), err
+    assert re.fullmatch(r"srun: error: n1: task 0: (Terminated|Killed)\n", lines[2]), err
+    assert len(lines) == 3, err
+
+
+def test_interactive_time_limit_srun_and_slurmstepd_lines(make_cluster):
+    c = make_cluster(nodes=1)
+    p = run_srun(c, "-t", "0:2", "sh", "-c", "echo up; exec sleep 300")
+    assert p.stdout.readline() == "up\n"
+    out, err = finish(p)
+    lines = err.splitlines(keepends=True)
+    jid = c.ok("squeue", "-h", "-t", "all", "-o", "%i").split()[0]
+    assert step_line(f"{jid}.0", "n1", " DUE TO TIME LIMIT").fullmatch(lines[0]), err
+    assert lines[1] == "srun: Job step aborted: Waiting up to 3 seconds for job " \
+                       "step to finish.\n", err
+    assert lines[2] == "srun: error: n1: task 0: Terminated\n", err
+    assert len(lines) == 3, err
+    assert c.state(jid) == "TIMEOUT"
+
+
+def test_job_end_cancels_a_batch_jobs_step_with_its_line(make_cluster):
+    """The batch script's time limit ends its running step too: the step's
+    line (DUE TO TIME LIMIT) reaches srun's stderr, the job's line too."""
+    c = make_cluster(nodes=1)
+    c.write("steps.sh", "#!/bin/bash\nsrun sh -c 'echo up; exec sleep 300'\n")
+    jid = c.sbatch("-t", "0:3", "-o", "st.out", "-e", "st.err", "steps.sh")
+    c.wait_done(jid, timeout=40)
+    assert c.state(jid) == "TIMEOUT"
+    err = (c.work / "st.err").read_text()
+    assert job_line(jid, "n1", " DUE TO TIME LIMIT").search(err), repr(err)
+    assert step_line(f"{jid}.0", "n1", " DUE TO TIME LIMIT").search(err), repr(err)
+
+
+@pytest.mark.skipif(CGROUP_ROOT is None,
+                    reason="needs root and a writable cgroup memory controller")
+def test_oom_line_in_the_jobs_stderr(make_cluster):
+    c = make_cluster(nodes=1)
+    c.write("oom.sh", "#!/bin/bash\n"
+            "python3 -c \"x = bytearray(300 * 1024 * 1024); "
+            "x[::4096] = b'1' * len(x[::4096])\"\n")
+    jid = c.sbatch("--mem=64M", "-o", "oom.out", "-e", "oom.err", "oom.sh")
+    c.wait_done(jid, timeout=60)
+    err = (c.work / "oom.err").read_text()
+    want = (f"slurmstepd: error: Detected 1 oom-kill event(s) in StepId={jid}.batch. "
+            "Some of your processes may have been killed by the cgroup "
+            "out-of-memory handler.\n")
+    assert want in err, repr(err)

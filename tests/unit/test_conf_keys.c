@@ -1,0 +1,268 @@
+/* test_conf_keys.c — config errors are errors: a key unknown to Slurm is
+ * fatal with file:line and the nearest known key; a Slurm key harmless
+ * under Drover is accepted, a value Drover would not honour is refused
+ * naming key and value; a missing value is named; docs/compat.md lists
+ * every Slurm key Drover accepts without acting on it, once. */
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/conf.h"
+#include "common/conf_internal.h"
+
+#define CTLD "SlurmctldHost=head\n"
+
+struct fixture {
+	char dir[64];
+	char path[PATH_MAX];
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	if (!f)
+		return -1;
+	strcpy(f->dir, "/tmp/test_conf_keys.XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	snprintf(f->path, sizeof(f->path), "%s/drover.conf", f->dir);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	unlink(f->path);
+	rmdir(f->dir);
+	free(f);
+	return 0;
+}
+
+static int load(struct fixture *f, const char *text, struct drv_conf **c,
+		struct drv_error *err)
+{
+	FILE *fp = fopen(f->path, "w");
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+	return drv_conf_load(f->path, NULL, NULL, c, err);
+}
+
+/* Expects text refused with exactly "path:line: what". */
+static void refused(struct fixture *f, const char *text, int line, const char *what)
+{
+	struct drv_conf *c = NULL;
+	struct drv_error err = {{0}};
+	char want[PATH_MAX + 300];
+	assert_int_equal(load(f, text, &c, &err), -EINVAL);
+	assert_null(c);
+	snprintf(want, sizeof(want), "%s:%d: %s", f->path, line, what);
+	assert_string_equal(err.text, want);
+}
+
+static void test_unknown_key_suggests(void **state)
+{
+	struct fixture *f = *state;
+	refused(f, CTLD "SlurmdTimout=30\n", 2,
+		"Parsing error at unrecognized key: SlurmdTimout (did you mean "
+		"SlurmdTimeout?)");
+	refused(f, CTLD "\nkillwiat=5\n", 3,
+		"Parsing error at unrecognized key: killwiat (did you mean KillWait?)");
+	refused(f, CTLD "NodeNme=n1\n", 2,
+		"Parsing error at unrecognized key: NodeNme (did you mean NodeName?)");
+	refused(f, CTLD "NodeName=n1 CPUx=2 RealMemory=4096\n", 2,
+		"Parsing error at unrecognized key: CPUx (did you mean CPUs?)");
+	refused(f, CTLD "NodeName=n1\nPartitionName=p Nodez=n1\n", 3,
+		"Parsing error at unrecognized key: Nodez (did you mean Nodes?)");
+	/* nothing near: no guess */
+	refused(f, CTLD "Zyxwvu=1\n", 2, "Parsing error at unrecognized key: Zyxwvu");
+}
+
+static void test_missing_value(void **state)
+{
+	struct fixture *f = *state;
+	refused(f, CTLD "NodeName=x CPUs= RealMemory=4096\n", 2,
+		"the value of CPUs is missing");
+	refused(f, CTLD "MinJobAge=\n", 2, "the value of MinJobAge is missing");
+	refused(f, CTLD "TaskPlugin=\n", 2, "the value of TaskPlugin is missing");
+	refused(f, CTLD "DebugFlags= \n", 2, "the value of DebugFlags is missing");
+	/* spaces around '=' before a value are still allowed */
+	struct drv_conf *c = NULL;
+	struct drv_error err = {{0}};
+	assert_int_equal(load(f, CTLD "NodeName=x CPUs= 4 RealMemory = 4096\n", &c, &err),
+			 0);
+	assert_int_equal(drv_conf_node(c, "x")->cpus, 4);
+	assert_int_equal(drv_conf_node(c, "x")->real_memory, 4096);
+	drv_conf_free(c);
+}
+
+/* A slurm.conf's keys that are harmless or equivalent under Drover. */
+static void test_harmless_keys_accepted(void **state)
+{
+	struct fixture *f = *state;
+	struct drv_conf *c = NULL;
+	struct drv_error err = {{0}};
+	int rc =
+	    load(f,
+		 CTLD "TaskPlugin=task/affinity,task/cgroup\n"
+		      "ProctrackType=proctrack/cgroup\nMpiDefault=none\n"
+		      "SelectType=select/cons_tres\nSwitchType=switch/none\n"
+		      "JobAcctGatherType=jobacct_gather/linux\n"
+		      "JobAcctGatherFrequency=task=2\n"
+		      "AccountingStorageType=accounting_storage/slurmdbd\n"
+		      "SlurmctldDebug=info\nReturnToService=2\nInactiveLimit=0\n"
+		      "OverTimeLimit=0\nPreemptType=preempt/none\nPreemptMode=OFF\n"
+		      "CredType=cred/munge\nGresTypes=gpu\nMaxJobCount=50000\n"
+		      "NodeName=n1 CPUs=8 Boards=1 SocketsPerBoard=1 CoresPerSocket=8 "
+		      "ThreadsPerCore=1 RealMemory=8192\n"
+		      "PartitionName=p Nodes=n1 RootOnly=NO OverTimeLimit=0 LLN=YES\n",
+		 &c, &err);
+	if (rc)
+		fail_msg("refused: %s", err.text);
+	drv_conf_free(c);
+}
+
+static void test_unhonoured_values_refused(void **state)
+{
+	struct fixture *f = *state;
+	refused(f, CTLD "TaskPlugin=task/affinity,task/bogus\n", 2,
+		"TaskPlugin=task/affinity,task/bogus: Drover does not do what this "
+		"asks; it takes task/affinity, task/cgroup, task/none (docs/compat.md)");
+	refused(f, CTLD "PreemptType=preempt/qos\n", 2,
+		"PreemptType=preempt/qos: Drover does not do what this asks; it takes "
+		"preempt/none (docs/compat.md)");
+	refused(f, CTLD "OverTimeLimit=5\n", 2,
+		"OverTimeLimit=5: Drover does not do what this asks; it takes 0 "
+		"(docs/compat.md)");
+	refused(f, CTLD "HealthCheckProgram=/usr/sbin/nhc\n", 2,
+		"HealthCheckProgram=/usr/sbin/nhc: Drover does not do what this asks; "
+		"remove the line (docs/compat.md)");
+	refused(f, CTLD "NodeName=n1 CoreSpecCount=2\n", 2,
+		"CoreSpecCount=2: Drover does not do what this asks; it takes 0 "
+		"(docs/compat.md)");
+	refused(f, CTLD "NodeName=n1\nPartitionName=p Nodes=n1 RootOnly=YES\n", 3,
+		"RootOnly=YES: Drover does not do what this asks; it takes NO "
+		"(docs/compat.md)");
+}
+
+/* How often `key` appears in text as `Key` (backquoted). */
+static int mentions(const char *text, const char *key)
+{
+	char want[96];
+	int n = 0;
+	snprintf(want, sizeof(want), "`%s`", key);
+	for (const char *p = text; (p = strstr(p, want)); p += strlen(want))
+		n++;
+	return n;
+}
+
+/* docs/compat.md's section on Slurm keys names each CONF_OTHER row once. */
+static void test_compat_lists_each_key_once(void **state)
+{
+	(void)state;
+	const char *root = getenv("DROVER_SOURCE_ROOT");
+	char path[PATH_MAX];
+	if (!root)
+		skip();
+	snprintf(path, sizeof(path), "%s/docs/compat.md", root);
+	FILE *fp = fopen(path, "r");
+	assert_non_null(fp);
+	static char text[1 << 20];
+	size_t n = fread(text, 1, sizeof(text) - 1, fp);
+	fclose(fp);
+	text[n] = '\0';
+	const char *sec =
+	    strstr(text, "\n## Slurm keys Drover accepts without acting on them");
+	assert_non_null(sec);
+	const char *end = strstr(sec + 1, "\n## ");
+	size_t len = end ? (size_t)(end - sec) : strlen(sec);
+	char *body = strndup(sec, len);
+	const struct conf_key *tables[] = {conf_global_keys, conf_node_keys,
+					   conf_part_keys};
+	for (size_t t = 0; t < 3; t++)
+		for (const struct conf_key *k = tables[t]; k->name; k++) {
+			if (k->type != CONF_OTHER)
+				continue;
+			int m = mentions(body, k->name);
+			if (m != 1)
+				fail_msg("docs/compat.md names `%s` %d times", k->name,
+					 m);
+		}
+	free(body);
+}
+
+static struct drv_conf *load_text(struct fixture *f, const char *text)
+{
+	struct drv_conf *c = NULL;
+	struct drv_error err = {{0}};
+	if (load(f, text, &c, &err))
+		fail_msg("refused: %s", err.text);
+	return c;
+}
+
+/* scontrol reconfigure: live keys change, others are refused, all or none. */
+static void test_reload(void **state)
+{
+	struct fixture *f = *state;
+	struct drv_error err = {{0}};
+	char applied[256];
+	struct drv_conf *c = load_text(f, CTLD "MinJobAge=10\nSchedulerParameters="
+					       "bf_interval=5\nNodeName=n1\n");
+	struct drv_conf *fresh = load_text(f, CTLD "MinJobAge=20\nMaxArraySize=7\n"
+						   "NodeName=n1\n");
+	/* SchedulerParameters removed: it has no default to go back to */
+	assert_int_equal(drv_conf_reload(c, fresh, applied, sizeof(applied), &err),
+			 -EPERM);
+	assert_string_equal(err.text, "SchedulerParameters cannot be removed live: "
+				      "restart drover-ctld");
+	assert_int_equal(c->min_job_age, 10);
+	drv_conf_free(fresh);
+	fresh = load_text(f, CTLD "MinJobAge=20\nMaxArraySize=7\nSchedulerParameters="
+				  "bf_continue\nNodeName=n1\n");
+	assert_int_equal(drv_conf_reload(c, fresh, applied, sizeof(applied), &err), 0);
+	assert_string_equal(applied, "MinJobAge,MaxArraySize,SchedulerParameters");
+	assert_int_equal(c->min_job_age, 20);
+	assert_int_equal(c->max_array_size, 7);
+	assert_int_equal(c->sched.bf_interval, 30); /* the new line whole */
+	assert_true(c->sched.bf_continue);
+	/* again: nothing changed */
+	assert_int_equal(drv_conf_reload(c, fresh, applied, sizeof(applied), &err), 0);
+	assert_string_equal(applied, "");
+	drv_conf_free(fresh);
+	fresh = load_text(f, CTLD "MinJobAge=30\nSlurmctldPort=7000\nNodeName=n1\n");
+	assert_int_equal(drv_conf_reload(c, fresh, applied, sizeof(applied), &err),
+			 -EPERM);
+	assert_string_equal(err.text,
+			    "SlurmctldPort cannot change live: restart drover-ctld");
+	assert_int_equal(c->min_job_age, 20);
+	drv_conf_free(fresh);
+	fresh = load_text(f, CTLD "MinJobAge=20\nMaxArraySize=7\nSchedulerParameters="
+				  "bf_continue\nNodeName=n1 CPUs=2\n");
+	assert_int_equal(drv_conf_reload(c, fresh, applied, sizeof(applied), &err),
+			 -EPERM);
+	assert_string_equal(err.text,
+			    "NodeName lines cannot change live: restart drover-ctld");
+	drv_conf_free(fresh);
+	drv_conf_free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+	    T(test_unknown_key_suggests),	T(test_missing_value),
+	    T(test_harmless_keys_accepted),	T(test_unhonoured_values_refused),
+	    T(test_compat_lists_each_key_once), T(test_reload),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -109,7 +109,7 @@ def test_drover_conf_page_lists_every_key():
     for f in ("src/common/conf_keys.c", "src/common/conf_part.c"):
         src = (ROOT / f).read_text()
         keys |= set(re.findall(r'\{"(\w+)", CONF_\w+', src))
-        keys |= set(re.findall(r'\b(?:OTHER|PRIO)\("(\w+)"\)', src))
+        keys |= set(re.findall(r'\b(?:OTHER|PRIO|ONLY|NEVER)\("(\w+)"', src))
     assert {"SlurmdTimeout", "NodeName", "PartitionName", "PriorityType"} <= keys
     words = set(re.findall(r"^\s{7}(\w+)\b", text, re.M))
     assert keys <= words, f"drover.conf(5) lacks {sorted(keys - words)}"

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "common/client.h"
 #include "drv_config.h"
@@ -140,4 +141,15 @@ int cli_parse_int(const char *s, int64_t min, int64_t max, int64_t *out)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+void cli_set_prio_process_env(void)
+{
+	errno = 0;
+	int nice_value = getpriority(PRIO_PROCESS, 0);
+	if (nice_value == -1 && errno)
+		nice_value = 0;
+	char buf[16];
+	snprintf(buf, sizeof(buf), "%d", nice_value);
+	setenv("SLURM_PRIO_PROCESS", buf, 1);
 }

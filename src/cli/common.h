@@ -38,6 +38,10 @@ void cli_try_help(void);
 /* Prints "slurm 22.05.8 (drover VERSION)\n" on stdout. */
 void cli_print_version(void);
 
+/* SLURM_PRIO_PROCESS=the caller's nice value in our environment, as Slurm's
+ * sbatch and srun set it for the job. */
+void cli_set_prio_process_env(void);
+
 /* Loads the config (resolved as drv_conf_resolve_path(NULL) does) without
  * printing warnings. On failure prints "PROG: error: ..." and returns
  * -errno; *out is untouched. The caller frees *out with drv_conf_free(). */

@@ -195,6 +195,7 @@ int job_body_build(const struct sbatch_opts *o, const struct job_script *s,
 		cli_error("Invalid --time specification");
 		return 255;
 	}
+	cli_set_prio_process_env();
 	if (sbatch_env_build(o->export_spec, environ, &env, &nenv, &err) < 0) {
 		cli_error("%s",
 			  err.text[0] ? err.text : "Unable to build the job environment");

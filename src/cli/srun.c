@@ -93,7 +93,7 @@ static void launch_env(struct srun *s, const char *addr)
 	char buf[16];
 	snprintf(buf, sizeof(buf), "%04o", (unsigned)m);
 	setenv("SLURM_UMASK", buf, 1);
-	setenv("SLURM_PRIO_PROCESS", "0", 1);
+	cli_set_prio_process_env();
 	if (s->o.cpu_bind) {
 		/* task/none: binding is not done; the variables say what was asked */
 		setenv("SLURM_CPU_BIND", "quiet,none", 1);

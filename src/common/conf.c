@@ -218,7 +218,7 @@ static int apply_pair(struct loader *L, const struct conf_key *table, void *targ
 	}
 	rc = conf_key_apply(&L->p, k, target, pr->value, &e);
 	if (rc == 0 && target == L->p.conf)
-		rc = conf_written_add(L->p.conf, k->name, pr->value, false);
+		rc = conf_written_add(L->p.conf, k->name, pr->value, true);
 	if (rc == -ENOMEM)
 		return drv_error_set(err, ENOMEM, "out of memory");
 	if (rc < 0)

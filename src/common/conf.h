@@ -244,10 +244,10 @@ struct drv_conf {
 	struct drv_conf_kv *other; /* Slurm keys kept as text, in order */
 	size_t n_other;
 
-	/* What the file says, for `scontrol reconfigure` to compare: each
-	 * global key once (its name as declared, the last value written), and
-	 * each NodeName/PartitionName/DownNodes/... line whole (key: the line
-	 * kind), in order. */
+	/* What the file says, for `scontrol reconfigure` to compare, in order:
+	 * each value a global key was given (its name as declared; a key given
+	 * twice, as SlurmctldHost may be, twice), and each NodeName,
+	 * PartitionName, DownNodes, ... line whole (key: the line kind). */
 	struct drv_conf_kv *written;
 	size_t n_written;
 };

@@ -7,8 +7,10 @@
  * to live partitions. Each entry names the key, its type, where it is
  * stored, its default, its bounds and whether a reconfigure may change it.
  * The reader in conf.c knows no key by name except the line types; adding a
- * key means adding a row here. Keys Slurm knows that Drover does not use yet
- * are CONF_OTHER rows: accepted silently and kept as text. */
+ * key means adding a row here. Keys Slurm knows that Drover does not act on
+ * are CONF_OTHER rows, the one table of them (docs/compat.md lists each):
+ * accepted only with a value harmless or equivalent under Drover (their
+ * choices), and kept as text. A key in no table is an error (conf.c). */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>

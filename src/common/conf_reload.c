@@ -15,22 +15,20 @@
 #include "common/conf.h"
 #include "common/conf_internal.h"
 
+/* The last value the file gave key (the one that counts), or NULL. */
 static const char *written(const struct drv_conf *c, const char *key)
 {
+	const char *v = NULL;
 	for (size_t i = 0; i < c->n_written; i++)
 		if (!strcasecmp(c->written[i].key, key))
-			return c->written[i].value;
-	return NULL;
+			v = c->written[i].value;
+	return v;
 }
 
-static bool same(const char *a, const char *b)
-{
-	return (!a && !b) || (a && b && !strcmp(a, b));
-}
-
-/* Whether a and b hold the same lines of kind (in order). */
-static bool same_lines(const struct drv_conf *a, const struct drv_conf *b,
-		       const char *kind)
+/* Whether a and b give kind (a key or a line kind) the same values in the
+ * same order. */
+static bool same_values(const struct drv_conf *a, const struct drv_conf *b,
+			const char *kind)
 {
 	size_t i = 0, j = 0;
 	for (;;) {
@@ -62,7 +60,7 @@ static int check(const struct drv_conf *conf, const struct drv_conf *fresh,
 		for (size_t i = 0; i < both[s]->n_written; i++) {
 			const char *key = both[s]->written[i].key;
 			if (is_line_kind(key)) {
-				if (!same_lines(conf, fresh, key))
+				if (!same_values(conf, fresh, key))
 					return drv_error_set(err, EPERM,
 							     "%s lines cannot change "
 							     "live: restart drover-ctld",
@@ -70,7 +68,7 @@ static int check(const struct drv_conf *conf, const struct drv_conf *fresh,
 				continue;
 			}
 			const struct conf_key *k = conf_key_find(conf_global_keys, key);
-			if (same(written(conf, key), written(fresh, key)) || k->reload)
+			if (same_values(conf, fresh, key) || k->reload)
 				continue;
 			return drv_error_set(err, EPERM,
 					     "%s cannot change live: restart drover-ctld",
@@ -139,8 +137,8 @@ static int apply(struct drv_conf *conf, const struct drv_conf *fresh, char *appl
 {
 	struct conf_parser p = {.conf = conf, .file = conf->path};
 	for (const struct conf_key *k = conf_global_keys; k->name; k++) {
-		const char *now = written(conf, k->name), *want = written(fresh, k->name);
-		if (same(now, want))
+		const char *want = written(fresh, k->name);
+		if (same_values(conf, fresh, k->name))
 			continue;
 		int rc = 0;
 		if (want || k->def) {

@@ -25,6 +25,7 @@ static const struct {
     {DRV_RC_INVALID_PARTITION, "Invalid partition name specified"},
     {DRV_RC_ACCESS_DENIED, "Access/permission denied"},
     {DRV_RC_USER_ID_MISSING, "Invalid user id"},
+    {DRV_RC_JOB_SCRIPT_MISSING, "Job script not specified"},
     {DRV_RC_INVALID_NODE_NAME, "Invalid node name specified"},
     {DRV_RC_INVALID_FEATURE, "Invalid feature specification"},
     {DRV_RC_NODE_CONFIG_UNAVAIL, "Requested node configuration is not available"},

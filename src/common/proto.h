@@ -36,7 +36,6 @@ enum drv_rc {
 	DRV_RC_AUTH = 1007,		 /* SLURM_PROTOCOL_AUTHENTICATION_ERROR */
 	DRV_RC_INVALID_PARTITION = 2000, /* "Invalid partition name specified" */
 	DRV_RC_ACCESS_DENIED = 2002,	 /* "Access/permission denied" */
-	DRV_RC_USER_ID_MISSING = 2010,	 /* "Invalid user id" */
 	DRV_RC_INVALID_NODE_NAME = 2018, /* "Invalid node name specified" */
 	DRV_RC_INVALID_FEATURE = 2029,	 /* "Invalid feature specification" */
 	DRV_RC_NODE_CONFIG_UNAVAIL =
@@ -59,6 +58,8 @@ enum drv_rc {
 	DRV_RC_INVALID_STEP = 2047,   /* a step the job does not have */
 	/* "User's group not permitted to use this partition" */
 	DRV_RC_PART_GROUP = 2003,
+	DRV_RC_USER_ID_MISSING = 2010,	  /* "Invalid user id" */
+	DRV_RC_JOB_SCRIPT_MISSING = 2009, /* "Job script not specified" */
 	DRV_RC_INVALID_NODE_COUNT = 2006, /* "Node count specification invalid" */
 	/* "Invalid account or account/partition combination specified" */
 	DRV_RC_INVALID_ACCOUNT = 2045,

@@ -37,6 +37,7 @@ struct peer {
 };
 
 struct deferred;
+struct bcast_wait;
 struct pending_launch;
 struct hook;
 struct sched_plans;
@@ -102,6 +103,8 @@ struct ctld {
 	struct job_submit_lua *job_submit;
 	/* PriorityType=priority/multifactor (prio.h); NULL with basic */
 	struct prio *prio;
+	/* rpc_bcast.c: sbcast blocks waiting for their nodes' answers */
+	struct bcast_wait *bcasts;
 	/* stats.c: sdiag's counters */
 	struct ctld_stats stats;
 };

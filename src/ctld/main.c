@@ -187,6 +187,7 @@ static void stop_loop(struct ctld *c)
 		commit_drain(c);
 	peer_free_all(c);
 	link_fini(c);
+	bcast_fini(c);
 	hook_fini(c);
 	jsl_free(c->job_submit);
 	store_close(c->store);

@@ -61,6 +61,7 @@ static const struct handler handlers[] = {
 	{"job.notify", rpc_job_notify, false, false},
 	{"job.script", rpc_job_script, false, false},
 	{"stats.query", rpc_stats_query, false, false},
+	{"bcast.block", rpc_bcast_block, false, false},
 };
 /* clang-format on */
 

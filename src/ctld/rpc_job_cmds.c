@@ -52,12 +52,16 @@ void rpc_job_script(struct rpc_req *r)
 {
 	const struct drv_job_script *m = r->msg;
 	struct job *j = job_table_find(&r->c->jobs, m->job_id);
-	if (!j || j->interactive) { /* Slurm: no script, no such batch job */
+	if (!j) {
 		rpc_reply(r, DRV_RC_INVALID_JOB_ID, NULL, NULL);
 		return;
 	}
 	if (!owner_or_admin(r, j)) {
-		rpc_reply(r, DRV_RC_ACCESS_DENIED, NULL, NULL);
+		rpc_reply(r, DRV_RC_USER_ID_MISSING, NULL, NULL);
+		return;
+	}
+	if (j->interactive) { /* an srun or salloc allocation has none */
+		rpc_reply(r, DRV_RC_JOB_SCRIPT_MISSING, NULL, NULL);
 		return;
 	}
 	char *script = NULL, *env = NULL, *argv = NULL;

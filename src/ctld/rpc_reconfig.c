@@ -16,6 +16,7 @@
 #include "ctld/ctld.h"
 #include "ctld/node.h"
 #include "ctld/rpc_handlers.h"
+#include "ctld/slurm_errtab.h"
 
 /* Every connected noded reads its own drover.conf again (as slurmd does on
  * Slurm's reconfigure); one that cannot logs why and keeps its config. A
@@ -40,9 +41,10 @@ void rpc_ctld_reconfigure(struct rpc_req *r)
 	struct drv_conf *fresh = NULL;
 	char applied[1024];
 
-	if (!rpc_is_admin(r)) {
-		rpc_reply(r, DRV_RC_ACCESS_DENIED, drv_rc_text(DRV_RC_ACCESS_DENIED),
-			  NULL);
+	if (!rpc_is_admin(r)) { /* Slurm's ESLURM_USER_ID_MISSING, as its ctld */
+		log_warn("Security violation, RECONFIGURE RPC from uid=%u",
+			 (unsigned)r->cred.uid);
+		rpc_reply(r, 2010, slurm_err_text(2010), NULL);
 		return;
 	}
 	int rc = drv_conf_load(c->conf->path, NULL, NULL, &fresh, &err);

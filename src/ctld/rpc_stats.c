@@ -46,6 +46,7 @@ static const struct {
     {"job.requeue", "REQUEST_JOB_REQUEUE", 5023},
     {"job.cancel", "REQUEST_KILL_JOB", 5032},
     {"job.top", "REQUEST_TOP_JOB", 5038},
+    {"bcast.block", "REQUEST_FILE_BCAST", 6014},
 };
 
 static void slurm_name(const char *type, const char **name, int *id)

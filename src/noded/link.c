@@ -218,6 +218,8 @@ static int dispatch(struct noded *nd, const char *type, json_t *body, const void
 		return usermsg_deliver(nd, msg, err);
 	if (strcmp(type, "node.reconfigure") == 0)
 		return noded_reconfigure(nd, err);
+	if (strcmp(type, "bcast.write") == 0)
+		return bcast_write(nd, msg, err);
 	drv_error_set(err, EINVAL, "%s is not a request for noded", type);
 	return DRV_RC_NOT_SUPPORTED;
 }

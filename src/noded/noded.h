@@ -228,6 +228,11 @@ bool steps_reply(struct noded *nd, int64_t id, int rc);
 void steps_link_lost(struct noded *nd);
 void steps_free_all(struct noded *nd);
 
+/* --- bcast.c ------------------------------------------------------------ */
+/* bcast.write (sbcast): one block of a file, as the job's user. 0, or the
+ * errno that failed it (the reply's rc), with its text in err. */
+int bcast_write(struct noded *nd, const struct drv_bcast_write *m, struct drv_error *err);
+
 /* --- usermsg.c --------------------------------------------------------- */
 /* job.notify: "slurmstepd: error: MSG" appended to the batch job's stderr
  * (as its user). 0, or a Slurm rc with the reason in err. */

@@ -115,6 +115,9 @@ def test_drover_conf_page_lists_every_key():
     assert keys <= words, f"drover.conf(5) lacks {sorted(keys - words)}"
     assert re.search(r"SlurmdTimeout\n\s+Value: an integer. Range 0 to 65533. Default: 300. "
                      r"Takes effect on reconfigure.", text)
+    assert re.search(r"TaskPlugin\n\s+A slurm.conf key Drover does not act on; accepted "
+                     r"with the values\s+harmless under Drover: task/affinity,\s+task/cgroup,"
+                     r"\s+task/none\.", text), text
 
 
 def complete(line, env):

@@ -4,9 +4,12 @@ refused naming it, and a broken file leaves ctld on the config it had.
 Refusals print Slurm's `slurm_reconfigure error: ...`, exit 1, and change
 nothing."""
 
+import os
 import re
 
-from conftest import wait_for
+import pytest
+
+from conftest import as_nobody_prefix, wait_for
 
 
 def show_config(c, env=None):
@@ -103,3 +106,16 @@ def test_nodes_take_the_live_keys_too(cluster, tmp_path):
     assert sorted(mark.read_text().split()) == sorted(map(str, jobs))  # each node
     c.conf.write_text(conf)
     assert c.run("scontrol", "reconfigure") == (0, "", "")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to become nobody")
+def test_only_an_admin_may_reconfigure(cluster):
+    c = cluster
+    conf = c.conf.read_text()
+    c.conf.write_text(set_key(conf, "MinJobAge", "55"))
+    nobody = as_nobody_prefix() + [c.bin / "scontrol"]
+    # Slurm's ctld answers ESLURM_USER_ID_MISSING
+    assert c.run(*nobody, "reconfigure") == (
+        1, "", "slurm_reconfigure error: Invalid user id\n")
+    assert show_config(c)["MinJobAge"] != "55 sec"
+    c.conf.write_text(conf)

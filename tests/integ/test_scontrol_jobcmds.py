@@ -7,7 +7,7 @@ error line; write batch_script exits 0 even after its errors)."""
 import os
 import re
 
-from conftest import wait_for
+from conftest import as_nobody_prefix, wait_for
 
 SLEEPER = "#!/bin/bash\necho ready > ready.$SLURM_JOB_ID\nsleep 300\n"
 
@@ -176,4 +176,46 @@ def test_listpids_of_a_step(cluster):
     rc, out, _ = c.run("scontrol", "listpids", str(jid))
     steps = [ln.split()[2] for ln in out.splitlines()[1:]]
     assert rc == 0 and steps[0] == "batch" and "0" in steps
+    c.ok("scancel", str(jid))
+
+
+def test_another_users_job(cluster):
+    """Only the job's owner (or an admin) may notify it or read its script:
+    Slurm's ESLURM_USER_ID_MISSING, "Invalid user id"."""
+    c = cluster
+    jid = running(c)
+    nobody = as_nobody_prefix() + [c.bin / "scontrol"]
+    assert c.run(*nobody, "notify", str(jid), "hi") == (
+        1, "", "job notify failure: Invalid user id\n")
+    assert c.run(*nobody, "write", "batch_script", str(jid), "-") == (
+        0, "", "job script retrieval failed: Invalid user id\n")
+    assert (c.work / f"j{jid}.err").read_text() == ""
+    c.ok("scancel", str(jid))
+
+
+def test_after_daemons_restart(cluster):
+    """The script comes from the store, so a killed and restarted ctld still
+    gives it; the stderr path lives in the job's spool dir beside its
+    shepherd, so a killed and restarted noded still delivers notify, and
+    listpids still finds the job."""
+    c = cluster
+    jid = running(c)
+    node = c.show_job(jid)["BatchHost"]
+    script = c.run("scontrol", "write", "batch_script", str(jid), "-")[1]
+    assert script == SLEEPER
+    c.kill9("ctld")
+    c.up()
+    wait_for(lambda: c.run("scontrol", "write", "batch_script", str(jid), "-") == (
+        0, SLEEPER, ""), 20, what="the script from the restarted ctld")
+    c.kill9(node)
+    c.up()
+    rc, out, _ = c.run("scontrol", "listpids", str(jid), node)
+    assert rc == 0 and out.splitlines()[1].split()[1:3] == [str(jid), "batch"]
+    # ctld hands the line on once the node's link is back
+    wait_for(lambda: c.run("scontrol", "notify", str(jid), "after restart")[0] == 0, 30,
+             what="notify to be accepted")
+    err = c.work / f"j{jid}.err"
+    wait_for(lambda: err.read_text() == "slurmstepd: error: after restart\n", 10,
+             what="the line in the job's stderr")
+    assert c.state(jid) == "RUNNING"
     c.ok("scancel", str(jid))

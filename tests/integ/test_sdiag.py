@@ -8,7 +8,7 @@ import os
 import pwd
 import re
 
-from conftest import wait_for
+from conftest import as_nobody_prefix, wait_for
 
 ME = pwd.getpwuid(os.getuid()).pw_name
 TIME = r"\w{3} \w{3} \d\d \d\d:\d\d:\d\d \d{4} \((\d+)\)"
@@ -108,6 +108,13 @@ def test_reset(cluster):
         l for l in section(out, "Remote Procedure Call statistics by message type")
         if "REQUEST_STATS_INFO" in l]
     assert c.run("sdiag", "--reset") == (0, "Reset scheduling statistics\n", "")
+    # only an administrator may reset; anyone may look
+    c.sbatch("-H", "--wrap", "true")
+    nobody = as_nobody_prefix() + [c.bin / "sdiag"]
+    assert c.run(*nobody, "-r") == (
+        255, "", "slurm_reset_statistics: Access/permission denied\n")
+    rc, out, err = c.run(*nobody)
+    assert (rc, err) == (0, "") and value(out, "Jobs submitted") == 1
 
 
 def test_backfill_cycles_counted(make_cluster):
@@ -133,3 +140,20 @@ def test_options(cluster):
     rc, out, err = cluster.run("sdiag", "--foo")
     assert (rc, out) == (1, "")
     assert err.endswith('Try "sdiag --help" for more information\n')
+
+
+def test_ctld_restart_starts_the_counters_again(cluster):
+    """As slurmctld's, the counters live in memory: a ctld killed and
+    started again counts from its new start, and reads the moment's
+    figures (the recovered pending job) from its recovered state."""
+    c = cluster
+    c.sbatch("-H", "--wrap", "true")
+    first = stats(c)
+    assert value(first, "Jobs submitted") == 1
+    c.kill9("ctld")
+    c.up()
+    out = wait_for(lambda: (lambda r: r[1] if r[0] == 0 else None)(c.run("sdiag")), 20,
+                   what="sdiag from the restarted ctld")
+    assert value(out, "Jobs submitted") == 0 and value(out, "Jobs pending") == 1
+    since = lambda o: int(re.search(rf"Data since      {TIME}", o).group(1))
+    assert since(out) >= since(first)

@@ -153,6 +153,15 @@ static void test_unhonoured_values_refused(void **state)
 	refused(f, CTLD "NodeName=n1\nPartitionName=p Nodes=n1 RootOnly=YES\n", 3,
 		"RootOnly=YES: Drover does not do what this asks; it takes NO "
 		"(docs/compat.md)");
+	/* the same table checks `scontrol update PartitionName=` */
+	struct drv_part_conf pc;
+	struct drv_error err = {{0}};
+	assert_int_equal(drv_part_conf_init(&pc, "p"), 0);
+	assert_int_equal(drv_part_conf_set(&pc, "rootonly", "yes", &err), -EINVAL);
+	assert_string_equal(err.text, "RootOnly=yes: Drover does not do what this asks; "
+				      "it takes NO (docs/compat.md)");
+	assert_int_equal(drv_part_conf_set(&pc, "Hidden", "YES", &err), 0);
+	drv_part_conf_fini(&pc);
 }
 
 /* How often `key` appears in text as `Key` (backquoted). */
@@ -252,6 +261,14 @@ static void test_reload(void **state)
 			 -EPERM);
 	assert_string_equal(err.text,
 			    "NodeName lines cannot change live: restart drover-ctld");
+	drv_conf_free(fresh);
+	/* a repeatable key: its second value counts too */
+	fresh = load_text(f, CTLD "SlurmctldHost=backup2\nMinJobAge=20\nMaxArraySize=7\n"
+				  "SchedulerParameters=bf_continue\nNodeName=n1\n");
+	assert_int_equal(drv_conf_reload(c, fresh, applied, sizeof(applied), &err),
+			 -EPERM);
+	assert_string_equal(err.text,
+			    "SlurmctldHost cannot change live: restart drover-ctld");
 	drv_conf_free(fresh);
 	drv_conf_free(c);
 }

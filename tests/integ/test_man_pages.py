@@ -151,6 +151,12 @@ def test_completion_options_partitions_and_jobs(cluster):
     assert complete("scontrol show node ", env) == ["n1", "n2"]
     assert complete("scontrol -d show partition ", env) == ["debug"]
     assert complete("scontrol release ", env) == [str(jid)]
+    assert complete("scontrol update ", env) == ["JobId=", "NodeName=", "PartitionName="]
+    # sacctmgr: its commands, then the entities
+    assert {"add", "show", "modify", "delete"} <= set(complete("sacctmgr ", env))
+    assert {"account", "user", "qos"} <= set(complete("sacctmgr -i add ", env))
+    assert complete("sacctmgr show us", env) == ["user"]
+    assert complete("sacctmgr show user ", env) == []
 
 
 def test_scontrol_page_lists_its_commands():

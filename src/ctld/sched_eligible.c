@@ -130,6 +130,20 @@ static const char *usable_partitions(struct ctld *c, struct job *j, bool only_ne
 	return blocked ? "Priority" : why;
 }
 
+/* Higher PriorityTier first, as Slurm's queue tries a job's partitions;
+ * the order given among equals. */
+static void order_by_tier(const struct ctld *c, uint32_t *cand, uint32_t n)
+{
+	for (uint32_t i = 1; i < n; i++) {
+		uint32_t p = cand[i], k = i;
+		for (; k > 0 && c->parts[cand[k - 1]].conf->priority_tier <
+				    c->parts[p].conf->priority_tier;
+		     k--)
+			cand[k] = cand[k - 1];
+		cand[k] = p;
+	}
+}
+
 /* Adds j to the snapshot if it may be considered (an array with as many
  * tasks as its throttle lets start); else gives its reason. */
 static void consider(struct ctld *c, struct job *j, bool only_new, struct snap *s,
@@ -149,6 +163,7 @@ static void consider(struct ctld *c, struct job *j, bool only_new, struct snap *
 		j->reason = why;
 		return;
 	}
+	order_by_tier(c, cand, n_cand);
 	uint32_t n = 1;
 	if (j->array) {
 		n = job_array_room(c, j);

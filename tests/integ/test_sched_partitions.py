@@ -3,7 +3,7 @@ real cluster: a job short of licenses waits with reason Licenses and starts
 when they are freed; -p a,b starts in b when a is full (SLURM_JOB_PARTITION
 says so) and shows a,b again once requeued; the lowest Weight node is
 filled first; a higher PriorityTier partition's job goes first on shared
-nodes; MaxCPUsPerNode caps what a partition's jobs hold on a node;
+nodes, and a job's higher-tier candidate is tried first; MaxCPUsPerNode caps what a partition's jobs hold on a node;
 OverSubscribe=FORCE:2 lets two jobs share a CPU; without
 EnforcePartLimits a job over MaxTime waits with PartitionTimeLimit."""
 
@@ -94,6 +94,16 @@ def test_higher_priority_tier_goes_first(make_cluster):
     (c.work / "go").touch()
     done_high, done_low = c.wait_done(high), c.wait_done(low)
     assert done_high["StartTime"] < done_low["StartTime"], (done_high, done_low)
+
+
+def test_candidates_tried_by_priority_tier(make_cluster):
+    # both could start it now: the higher tier is tried first, as in Slurm
+    c = cluster(make_cluster, cpus=2)
+    c.ok("scontrol", "create", "PartitionName=low", "Nodes=n1", "PriorityTier=1")
+    c.ok("scontrol", "create", "PartitionName=high", "Nodes=n1", "PriorityTier=5")
+    jid = c.sbatch("-p", "low,high", "--wrap", "true")
+    job = c.wait_done(jid)
+    assert job["JobState"] == "COMPLETED" and job["Partition"] == "high", job
 
 
 def test_max_cpus_per_node_caps_a_partition(make_cluster):

@@ -21,6 +21,8 @@
 #include <unistd.h>
 
 #include "cli/common.h"
+#include "common/client.h"
+#include "common/fileio.h"
 #include "common/hostlist.h"
 #include "common/proto.h"
 #include "common/proto_gen.h"
@@ -193,19 +195,6 @@ static int parse_opts(int argc, char **argv, struct sattach_opts *o)
 
 /* --- the step's output ---------------------------------------------------- */
 
-static void write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		p += w;
-		n -= (size_t)w;
-	}
-}
-
 static void emit(const struct sattach *a, uint32_t task, int fd, const char *p, size_t n)
 {
 	if (a->o.label) {
@@ -214,9 +203,9 @@ static void emit(const struct sattach *a, uint32_t task, int fd, const char *p, 
 			w++;
 		char lab[32];
 		int l = snprintf(lab, sizeof(lab), "%*u: ", w, task);
-		write_all(fd, lab, (size_t)l);
+		(void)drv_write_all(fd, lab, (size_t)l);
 	}
-	write_all(fd, p, n);
+	(void)drv_write_all(fd, p, n);
 }
 
 /* Appends p to task's buffer and writes its whole lines (all at the end). */
@@ -247,7 +236,7 @@ static void output(struct sattach *a, uint32_t task, bool err, const char *p, si
 	if (n == 0 && start < b->len) { /* the stream ended mid-line */
 		emit(a, task, fd, b->buf + start, b->len - start);
 		if (a->o.label)
-			write_all(fd, "\n", 1);
+			(void)drv_write_all(fd, "\n", 1);
 		start = b->len;
 	}
 	memmove(b->buf, b->buf + start, b->len - start);
@@ -352,28 +341,6 @@ static void pump(struct sattach *a)
 
 /* --- ctld and srun ---------------------------------------------------------- */
 
-static int dial(const char *host, int port)
-{
-	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM},
-			*res;
-	char svc[16];
-	snprintf(svc, sizeof(svc), "%d", port);
-	if (getaddrinfo(host, svc, &hints, &res) != 0)
-		return -EHOSTUNREACH;
-	int fd = -ECONNREFUSED;
-	for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
-		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
-		if (fd < 0)
-			continue;
-		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
-			break;
-		close(fd);
-		fd = -errno;
-	}
-	freeaddrinfo(res);
-	return fd;
-}
-
 /* step.attach; 0, or 1 after Slurm's message. */
 static int ask_ctld(const struct drv_conf *conf, struct sattach *a, json_t **reply)
 {
@@ -416,7 +383,7 @@ static void print_layout(const struct drv_step_attach_reply *s)
 
 static int attach_and_pump(struct sattach *a)
 {
-	a->sock = dial(a->step.io_host, a->step.io_port);
+	a->sock = drv_tcp_dial(a->step.io_host, a->step.io_port);
 	if (a->sock < 0 || stepio_send(a->sock, STEPIO_ATTACH, 0, a->step.attach_key,
 				       (uint32_t)strlen(a->step.attach_key)) < 0) {
 		cli_error("Could not attach to StepId=%u.%u at %s:%u: %s", a->o.job_id,

@@ -33,6 +33,7 @@
 
 #include "cli/common.h"
 #include "cli/srun_pty.h"
+#include "common/fileio.h"
 #include "common/proto_gen.h"
 #include "common/stepio.h"
 
@@ -102,19 +103,6 @@ int srun_io_listen(struct srun_io *io)
 
 /* --- output ------------------------------------------------------------- */
 
-static void write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		p += w;
-		n -= (size_t)w;
-	}
-}
-
 static int label_width(uint32_t ntasks)
 {
 	int w = 1;
@@ -126,13 +114,13 @@ static int label_width(uint32_t ntasks)
 static void emit(struct srun_io *io, uint32_t task, int fd, const char *p, size_t n)
 {
 	if (!io->o.label) {
-		write_all(fd, p, n);
+		(void)drv_write_all(fd, p, n);
 		return;
 	}
 	char lab[32];
 	int l = snprintf(lab, sizeof(lab), "%*u: ", label_width(io->ntasks), task);
-	write_all(fd, lab, (size_t)l);
-	write_all(fd, p, n);
+	(void)drv_write_all(fd, lab, (size_t)l);
+	(void)drv_write_all(fd, p, n);
 }
 
 static void lb_append(struct linebuf *b, const char *p, size_t n)
@@ -165,7 +153,7 @@ static void lb_flush(struct srun_io *io, uint32_t task, struct linebuf *b, int f
 	if (all && start < b->len) {
 		emit(io, task, fd, b->buf + start, b->len - start);
 		if (io->o.label)
-			write_all(fd, "\n", 1);
+			(void)drv_write_all(fd, "\n", 1);
 		start = b->len;
 	}
 	if (start)
@@ -202,7 +190,7 @@ static void task_output(struct srun_io *io, uint32_t task, uint8_t type, const c
 	struct linebuf *b = err ? &t->err : &t->out;
 	int fd = err ? t->err_fd : t->out_fd;
 	if (io->o.unbuffered && !io->o.label) {
-		write_all(fd, p, n);
+		(void)drv_write_all(fd, p, n);
 		return;
 	}
 	lb_append(b, p, n);

@@ -350,6 +350,17 @@ static int tcp_connect(const char *host, int port)
 	return rc;
 }
 
+int drv_tcp_dial(const char *host, int port)
+{
+	int fd = tcp_connect(host, port);
+	if (fd >= 0 && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
 static int ctld_connect(const struct drv_conf *conf, struct drv_error *err)
 {
 	for (size_t i = 0; i < conf->n_ctld_hosts; i++) {

@@ -20,6 +20,11 @@
 int drv_client_call(const struct drv_conf *conf, const char *type, json_t *body,
 		    json_t **reply, struct drv_error *err);
 
+/* A blocking TCP connection to host:port (a name or an address), made
+ * within the clients' connect timeout: the fd (the caller closes it) or
+ * -errno. */
+int drv_tcp_dial(const char *host, int port);
+
 /* The lower half, used by authd's own clients and tests: ask authd at
  * socket_path to sign digest (returns a new credential reference or NULL
  * with err) or to verify cred against digest (0 or -EPERM with err; on 0,

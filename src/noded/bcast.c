@@ -25,6 +25,7 @@
 
 #include <sodium.h>
 
+#include "common/fileio.h"
 #include "common/log.h"
 #include "common/proto.h"
 #include "noded/noded.h"
@@ -55,20 +56,6 @@ static int make_paths(const struct noded *nd, const struct drv_bcast_write *m,
 	    snprintf(p->tmp, sizeof(p->tmp), "%s/.%s.sbcast.%u.%s", dir, base, m->job_id,
 		     nd->name) >= (int)sizeof(p->tmp))
 		return ENAMETOOLONG;
-	return 0;
-}
-
-static int write_all(int fd, const unsigned char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t w = write(fd, buf, len);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return errno;
-		buf += w;
-		len -= (size_t)w;
-	}
 	return 0;
 }
 
@@ -118,7 +105,7 @@ static int write_block(const struct drv_bcast_write *m, const struct bcast_paths
 	int fd = open(p->tmp, flags, 0600);
 	if (fd < 0)
 		return errno;
-	int rc = write_all(fd, data, len);
+	int rc = -drv_write_all(fd, data, len);
 	if (rc == 0 && m->last)
 		rc = put_in_place(fd, m, p);
 	close(fd);

@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/client.h"
 #include "common/fileio.h"
 #include "common/log.h"
 #include "common/stepio.h"
@@ -419,28 +420,6 @@ static int start_tasks(struct step *st)
 }
 
 /* --- srun's connection ------------------------------------------------- */
-
-static int dial(const char *host, int port)
-{
-	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM},
-			*res;
-	char svc[16];
-	snprintf(svc, sizeof(svc), "%d", port);
-	if (getaddrinfo(host, svc, &hints, &res) != 0)
-		return -EHOSTUNREACH;
-	int fd = -ECONNREFUSED;
-	for (struct addrinfo *a = res; a; a = a->ai_next) {
-		fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, 0);
-		if (fd < 0)
-			continue;
-		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
-			break;
-		close(fd);
-		fd = -errno;
-	}
-	freeaddrinfo(res);
-	return fd;
-}
 
 static int say_hello(struct step *st)
 {
@@ -943,7 +922,8 @@ int step_main(const char *dir)
 	st.sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	bool failed = load(&st, dir) < 0;
 	if (!failed) {
-		st.sock = dial(str(st.spec, "io_host"), (int)num(st.spec, "io_port", 0));
+		st.sock = drv_tcp_dial(str(st.spec, "io_host"),
+				       (int)num(st.spec, "io_port", 0));
 		if (st.sock < 0 || say_hello(&st) < 0) {
 			snprintf(st.message, sizeof(st.message),
 				 "cannot reach srun at %s:%lld", str(st.spec, "io_host"),

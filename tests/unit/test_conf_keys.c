@@ -16,47 +16,12 @@
 
 #include <cmocka.h>
 
+#include "conf_fixture.h"
+
 #include "common/conf.h"
 #include "common/conf_internal.h"
 
 #define CTLD "SlurmctldHost=head\n"
-
-struct fixture {
-	char dir[64];
-	char path[PATH_MAX];
-};
-
-static int setup(void **state)
-{
-	struct fixture *f = calloc(1, sizeof(*f));
-	if (!f)
-		return -1;
-	strcpy(f->dir, "/tmp/test_conf_keys.XXXXXX");
-	if (!mkdtemp(f->dir))
-		return -1;
-	snprintf(f->path, sizeof(f->path), "%s/drover.conf", f->dir);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-	unlink(f->path);
-	rmdir(f->dir);
-	free(f);
-	return 0;
-}
-
-static int load(struct fixture *f, const char *text, struct drv_conf **c,
-		struct drv_error *err)
-{
-	FILE *fp = fopen(f->path, "w");
-	assert_non_null(fp);
-	fputs(text, fp);
-	fclose(fp);
-	return drv_conf_load(f->path, NULL, NULL, c, err);
-}
 
 /* Expects text refused with exactly "path:line: what". */
 static void refused(struct fixture *f, const char *text, int line, const char *what)

@@ -16,53 +16,17 @@
 
 #include <cmocka.h>
 
+#include "conf_fixture.h"
+
 #include "common/conf.h"
 
 #define CTLD "SlurmctldHost=head\n"
-
-struct fixture {
-	char dir[64];
-	char path[PATH_MAX];
-};
-
-static int setup(void **state)
-{
-	struct fixture *f = calloc(1, sizeof(*f));
-	if (!f)
-		return -1;
-	strcpy(f->dir, "/tmp/test_conf_prio.XXXXXX");
-	if (!mkdtemp(f->dir)) {
-		free(f);
-		return -1;
-	}
-	snprintf(f->path, sizeof(f->path), "%s/drover.conf", f->dir);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-	unlink(f->path);
-	rmdir(f->dir);
-	free(f);
-	return 0;
-}
-
-static void write_conf(struct fixture *f, const char *text)
-{
-	FILE *fp = fopen(f->path, "w");
-	assert_non_null(fp);
-	fputs(text, fp);
-	fclose(fp);
-}
 
 static struct drv_conf *load_ok(struct fixture *f, const char *text)
 {
 	struct drv_conf *c = NULL;
 	struct drv_error err = {{0}};
-	write_conf(f, text);
-	if (drv_conf_load(f->path, NULL, NULL, &c, &err) != 0)
+	if (load(f, text, &c, &err) != 0)
 		fail_msg("load failed: %s", err.text);
 	return c;
 }
@@ -74,8 +38,7 @@ static void load_bad(struct fixture *f, const char *text, int line, const char *
 	struct drv_conf *c = NULL;
 	struct drv_error err = {{0}};
 	char want[PATH_MAX + 32];
-	write_conf(f, text);
-	assert_int_equal(drv_conf_load(f->path, NULL, NULL, &c, &err), -EINVAL);
+	assert_int_equal(load(f, text, &c, &err), -EINVAL);
 	assert_null(c);
 	if (line)
 		snprintf(want, sizeof(want), "%s:%d: ", f->path, line);

@@ -252,6 +252,15 @@ uint32_t leaf_cache_ask(struct pass *c, const struct shape *s, uint32_t pos, uin
 	return t;
 }
 
+void leaf_cache_prefetch(const struct pass *c, const struct shape *s, uint32_t pos)
+{
+	const struct leaf_class *cl = c->class_list[s->lc];
+	if (cl->first)
+		__builtin_prefetch(&cl->first[pos]);
+	if (cl->node)
+		__builtin_prefetch(&cl->node[pos]);
+}
+
 void leaf_cache_put(struct pass *c, const struct shape *s, uint32_t pos,
 		    const struct leaf_entry *in, const struct spare *spare)
 {

@@ -403,6 +403,9 @@ uint32_t leaf_cache_ask(struct pass *c, const struct shape *s, uint32_t pos, uin
 			uint32_t *cap);
 /* Remembers what the node at pos was seen to give s's class from t on
  * (spare: when it fits). */
+/* Starts bringing what the class knows of the node at pos into the cache
+ * (a search asks it next). */
+void leaf_cache_prefetch(const struct pass *c, const struct shape *s, uint32_t pos);
 void leaf_cache_put(struct pass *c, const struct shape *s, uint32_t pos,
 		    const struct leaf_entry *e, const struct spare *spare);
 /* The first leaves of a new tree of s's class, made by the first shape of

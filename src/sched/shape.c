@@ -308,21 +308,25 @@ uint32_t shape_next(struct pass *c, struct shape *s, uint32_t t, uint32_t from,
 			}
 		return POS_NONE;
 	}
-	for (;;) {
-		uint32_t pos = mintree_first_le(&s->tree, from, t), got = 0;
-		if (pos == POS_NONE)
-			return POS_NONE;
+	/* The next leaf <= t is found before this one is checked (a check
+	 * changes no leaf after it), so that what the class knows of it is
+	 * on its way from memory while this one is checked. */
+	uint32_t pos = mintree_first_le(&s->tree, from, t);
+	while (pos != POS_NONE) {
+		uint32_t got = 0, next = mintree_first_le(&s->tree, pos + 1, t);
+		if (next != POS_NONE)
+			leaf_cache_prefetch(c, s, next);
 		uint32_t v = leaf_check(c, s, pos, t, &got);
 		if (v != mintree_get(&s->tree, pos))
 			mintree_set(&s->tree, pos, v);
-		if (v != t) {
-			from = pos + 1; /* the leaves before it are above t */
-			continue;
+		if (v == t) {
+			if (cap)
+				*cap = got;
+			return pos;
 		}
-		if (cap)
-			*cap = got;
-		return pos;
+		pos = next; /* the leaves before it are above t */
 	}
+	return POS_NONE;
 }
 
 /* After a job of s did not fit at t: the next time what the nodes give can

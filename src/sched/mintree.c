@@ -120,6 +120,11 @@ static void mend(struct mintree *t, uint32_t b)
 	}
 }
 
+void mintree_mend(struct mintree *t, uint32_t i)
+{
+	mend(t, i / FAN);
+}
+
 /* Raises the values of block b to v's (b * 16 + 16 <= n); whether any. */
 static bool raise_block(int32_t *lv, const uint32_t *v)
 {

@@ -289,6 +289,9 @@ static inline uint32_t mintree_get(const struct mintree *t, uint32_t i)
 }
 
 void mintree_set(struct mintree *t, uint32_t i, uint32_t v);
+/* The levels above value i after mintree_fill changed values of its block
+ * of 16 (a search may write several, then mend once). */
+void mintree_mend(struct mintree *t, uint32_t i);
 uint32_t mintree_min(const struct mintree *t);
 /* The first i >= from whose value is <= x, or POS_NONE. */
 uint32_t mintree_first_le(const struct mintree *t, uint32_t from, uint32_t x);

@@ -311,18 +311,31 @@ uint32_t shape_next(struct pass *c, struct shape *s, uint32_t t, uint32_t from,
 	/* The next leaf <= t is found before this one is checked (a check
 	 * changes no leaf after it), so that what the class knows of it is
 	 * on its way from memory while this one is checked. */
-	uint32_t pos = mintree_first_le(&s->tree, from, t);
+	/* Leaves raised are written at once, the levels above their block
+	 * mended once when the search leaves it (a search from a later leaf
+	 * reads no level above an earlier block). */
+	uint32_t pos = mintree_first_le(&s->tree, from, t), dirty = POS_NONE;
 	while (pos != POS_NONE) {
 		uint32_t got = 0, next = mintree_first_le(&s->tree, pos + 1, t);
-		if (next != POS_NONE)
+		if (next != POS_NONE) {
 			leaf_cache_prefetch(c, s, next);
+			__builtin_prefetch(&c->prof.np[s->order[next]]);
+		}
 		uint32_t v = leaf_check(c, s, pos, t, &got);
-		if (v != mintree_get(&s->tree, pos))
-			mintree_set(&s->tree, pos, v);
+		if (v != mintree_get(&s->tree, pos)) {
+			mintree_fill(&s->tree, pos, v);
+			dirty = pos;
+		}
 		if (v == t) {
+			if (dirty != POS_NONE)
+				mintree_mend(&s->tree, dirty);
 			if (cap)
 				*cap = got;
 			return pos;
+		}
+		if (dirty != POS_NONE && (next == POS_NONE || next / 16 != dirty / 16)) {
+			mintree_mend(&s->tree, dirty);
+			dirty = POS_NONE;
 		}
 		pos = next; /* the leaves before it are above t */
 	}

@@ -259,6 +259,11 @@ void leaf_cache_prefetch(const struct pass *c, const struct shape *s, uint32_t p
 		__builtin_prefetch(&cl->first[pos]);
 	if (cl->node)
 		__builtin_prefetch(&cl->node[pos]);
+	for (uint32_t i = 0; i < cl->n_weaker; i++) { /* most asks go on to them */
+		const uint32_t *first = c->class_list[cl->weaker[i]]->first;
+		if (first)
+			__builtin_prefetch(&first[pos]);
+	}
 }
 
 void leaf_cache_put(struct pass *c, const struct shape *s, uint32_t pos,

@@ -367,6 +367,11 @@ uint32_t leaf_class_bound(const struct pass *c, const struct shape *s, uint32_t 
 	return cl->first ? cl->first[pos] : 0;
 }
 
+bool leaf_class_bound_kept(const struct pass *c, const struct shape *s)
+{
+	return c->class_list[s->lc]->first != NULL;
+}
+
 bool leaf_class_never(const struct pass *c, const struct shape *s)
 {
 	const struct leaf_class *cl = c->class_list[s->lc];

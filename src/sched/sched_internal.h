@@ -426,6 +426,8 @@ uint32_t leaf_class_bound(const struct pass *c, const struct shape *s, uint32_t 
  * s's class cannot either). */
 uint32_t leaf_class_weaker_bound(const struct pass *c, const struct shape *s,
 				 uint32_t pos);
+/* Does s's class keep bounds from now (leaf_class_first made them)? */
+bool leaf_class_bound_kept(const struct pass *c, const struct shape *s);
 bool leaf_class_never(const struct pass *c, const struct shape *s);
 /* s's tree takes its class's bounds from now when they grew much since. */
 void leaf_refresh(struct pass *c, struct shape *s);

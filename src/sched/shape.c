@@ -269,9 +269,14 @@ static uint32_t leaf_check(struct pass *c, struct shape *s, uint32_t pos, uint32
 	bool fits = false;
 	uint32_t weak = leaf_class_weaker_bound(c, s, pos);
 	if (weak > t) { /* a weaker class cannot have it before: no walk */
-		e = (struct leaf_entry){
-		    .version = e.version, .at = weak, .state = LEAF_BOUND};
-		leaf_cache_put(c, s, pos, &e, NULL);
+		/* the class's bound from now (<= t, or it would have
+		 * answered) rises to it, which answers first from then on:
+		 * an entry only where the class keeps none */
+		if (!leaf_class_bound_kept(c, s)) {
+			e = (struct leaf_entry){
+			    .version = e.version, .at = weak, .state = LEAF_BOUND};
+			leaf_cache_put(c, s, pos, &e, NULL);
+		}
 		leaf_class_learn(c, s, pos, weak);
 		return weak;
 	}

@@ -252,6 +252,20 @@ uint32_t leaf_cache_ask(struct pass *c, const struct shape *s, uint32_t pos, uin
 	return t;
 }
 
+void leaf_cache_prefetch(const struct pass *c, const struct shape *s, uint32_t pos)
+{
+	const struct leaf_class *cl = c->class_list[s->lc];
+	if (cl->first)
+		__builtin_prefetch(&cl->first[pos]);
+	if (cl->node)
+		__builtin_prefetch(&cl->node[pos]);
+	for (uint32_t i = 0; i < cl->n_weaker; i++) { /* most asks go on to them */
+		const uint32_t *first = c->class_list[cl->weaker[i]]->first;
+		if (first)
+			__builtin_prefetch(&first[pos]);
+	}
+}
+
 void leaf_cache_put(struct pass *c, const struct shape *s, uint32_t pos,
 		    const struct leaf_entry *in, const struct spare *spare)
 {
@@ -351,6 +365,11 @@ uint32_t leaf_class_bound(const struct pass *c, const struct shape *s, uint32_t 
 {
 	const struct leaf_class *cl = c->class_list[s->lc];
 	return cl->first ? cl->first[pos] : 0;
+}
+
+bool leaf_class_bound_kept(const struct pass *c, const struct shape *s)
+{
+	return c->class_list[s->lc]->first != NULL;
 }
 
 bool leaf_class_never(const struct pass *c, const struct shape *s)

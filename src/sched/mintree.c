@@ -77,7 +77,8 @@ static __m128i min4(__m128i a, __m128i b)
 #endif
 
 /* Bit i set when block[i] <= x (keys). */
-static uint32_t le_mask(const int32_t *block, int32_t x)
+static inline __attribute__((always_inline)) uint32_t le_mask(const int32_t *block,
+							      int32_t x)
 {
 #if defined(__SSE2__)
 	__m128i vx = _mm_set1_epi32(x);
@@ -93,7 +94,7 @@ static uint32_t le_mask(const int32_t *block, int32_t x)
 #endif
 }
 
-static int32_t block_min(const int32_t *v)
+static inline __attribute__((always_inline)) int32_t block_min(const int32_t *v)
 {
 #if defined(__SSE2__)
 	__m128i m = min4(min4(load4(v), load4(v + 4)), min4(load4(v + 8), load4(v + 12)));
@@ -118,6 +119,11 @@ static void mend(struct mintree *t, uint32_t b)
 			break;
 		t->lv[l][b] = m;
 	}
+}
+
+void mintree_mend(struct mintree *t, uint32_t i)
+{
+	mend(t, i / FAN);
 }
 
 /* Raises the values of block b to v's (b * 16 + 16 <= n); whether any. */
@@ -209,6 +215,17 @@ void mintree_set(struct mintree *t, uint32_t i, uint32_t v)
 	}
 }
 
+/* A search that leaves a block of values for the next one <= x will
+ * likely go on to the one after: the block of values under the second
+ * of m (a mask of level 1 entries <= x from base) starts coming from
+ * memory now. */
+static void prefetch_second(const struct mintree *t, uint32_t base, uint32_t m)
+{
+	m &= m - 1;
+	if (m)
+		__builtin_prefetch(&t->lv[0][(base + (uint32_t)__builtin_ctz(m)) * FAN]);
+}
+
 uint32_t mintree_first_le(const struct mintree *t, uint32_t from, uint32_t x)
 {
 	int32_t kx = key(x);
@@ -221,6 +238,8 @@ uint32_t mintree_first_le(const struct mintree *t, uint32_t from, uint32_t x)
 				     (0xffffu << (i % FAN));
 			if (m) {
 				i = (i & ~(FAN - 1u)) + (uint32_t)__builtin_ctz(m);
+				if (l == 1)
+					prefetch_second(t, i - i % FAN, m);
 				break;
 			}
 		}
@@ -228,8 +247,12 @@ uint32_t mintree_first_le(const struct mintree *t, uint32_t from, uint32_t x)
 			return POS_NONE;
 		i = i / FAN + 1;
 	}
-	while (l-- > 0) /* down: the first child <= x, which exists */
-		i = i * FAN + (uint32_t)__builtin_ctz(le_mask(&t->lv[l][i * FAN], kx));
+	while (l-- > 0) { /* down: the first child <= x, which exists */
+		uint32_t m = le_mask(&t->lv[l][i * FAN], kx);
+		if (l == 1)
+			prefetch_second(t, i * FAN, m);
+		i = i * FAN + (uint32_t)__builtin_ctz(m);
+	}
 	return i < t->n ? i : POS_NONE;
 }
 

@@ -212,6 +212,58 @@ static int ord_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : (x->id > y->id);
 }
 
+static bool ord_before(const struct ord *x, const struct ord *y)
+{
+	if (x->tier != y->tier)
+		return x->tier > y->tier;
+	if (x->prio != y->prio)
+		return x->prio > y->prio;
+	return x->id < y->id;
+}
+
+/* qsort's order (a stable merge sort, as glibc's), with the comparison
+ * inlined: a full pass sorts its whole queue. */
+static void sort_ords(struct ord *v, size_t n)
+{
+	enum { RUN = 16 };
+	struct ord *tmp = n > RUN ? malloc(n * sizeof(*tmp)) : NULL;
+	if (n > RUN && !tmp) {
+		qsort(v, n, sizeof(*v), ord_cmp);
+		return;
+	}
+	for (size_t lo = 0; lo < n; lo += RUN) { /* runs, by insertion */
+		size_t hi = lo + RUN < n ? lo + RUN : n;
+		for (size_t i = lo + 1; i < hi; i++) {
+			struct ord o = v[i];
+			size_t j = i;
+			for (; j > lo && ord_before(&o, &v[j - 1]); j--)
+				v[j] = v[j - 1];
+			v[j] = o;
+		}
+	}
+	struct ord *from = v, *to = tmp;
+	for (size_t w = RUN; w < n; w *= 2) { /* merge pairs of runs */
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n,
+			       hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t i = lo, j = mid, k = lo;
+			while (i < mid && j < hi)
+				to[k++] = ord_before(&from[j], &from[i]) ? from[j++]
+									 : from[i++];
+			while (i < mid)
+				to[k++] = from[i++];
+			while (j < hi)
+				to[k++] = from[j++];
+		}
+		struct ord *x = from;
+		from = to;
+		to = x;
+	}
+	if (from != v)
+		memcpy(v, from, n * sizeof(*v));
+	free(tmp);
+}
+
 static struct ord key_of(const struct sched_snapshot *s, uint32_t idx)
 {
 	const struct sched_pending *j = &s->pending[idx];
@@ -329,7 +381,7 @@ static struct ord *make_queue(struct pass *c, uint32_t *n, bool *cut, int *rc)
 		select_first(v, k, depth);
 		k = depth;
 	}
-	qsort(v, k, sizeof(*v), ord_cmp);
+	sort_ords(v, k);
 	*n = k;
 	return v;
 }

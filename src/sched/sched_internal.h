@@ -289,6 +289,9 @@ static inline uint32_t mintree_get(const struct mintree *t, uint32_t i)
 }
 
 void mintree_set(struct mintree *t, uint32_t i, uint32_t v);
+/* The levels above value i after mintree_fill changed values of its block
+ * of 16 (a search may write several, then mend once). */
+void mintree_mend(struct mintree *t, uint32_t i);
 uint32_t mintree_min(const struct mintree *t);
 /* The first i >= from whose value is <= x, or POS_NONE. */
 uint32_t mintree_first_le(const struct mintree *t, uint32_t from, uint32_t x);
@@ -403,6 +406,9 @@ uint32_t leaf_cache_ask(struct pass *c, const struct shape *s, uint32_t pos, uin
 			uint32_t *cap);
 /* Remembers what the node at pos was seen to give s's class from t on
  * (spare: when it fits). */
+/* Starts bringing what the class knows of the node at pos into the cache
+ * (a search asks it next). */
+void leaf_cache_prefetch(const struct pass *c, const struct shape *s, uint32_t pos);
 void leaf_cache_put(struct pass *c, const struct shape *s, uint32_t pos,
 		    const struct leaf_entry *e, const struct spare *spare);
 /* The first leaves of a new tree of s's class, made by the first shape of
@@ -420,6 +426,8 @@ uint32_t leaf_class_bound(const struct pass *c, const struct shape *s, uint32_t 
  * s's class cannot either). */
 uint32_t leaf_class_weaker_bound(const struct pass *c, const struct shape *s,
 				 uint32_t pos);
+/* Does s's class keep bounds from now (leaf_class_first made them)? */
+bool leaf_class_bound_kept(const struct pass *c, const struct shape *s);
 bool leaf_class_never(const struct pass *c, const struct shape *s);
 /* s's tree takes its class's bounds from now when they grew much since. */
 void leaf_refresh(struct pass *c, struct shape *s);

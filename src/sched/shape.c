@@ -269,9 +269,14 @@ static uint32_t leaf_check(struct pass *c, struct shape *s, uint32_t pos, uint32
 	bool fits = false;
 	uint32_t weak = leaf_class_weaker_bound(c, s, pos);
 	if (weak > t) { /* a weaker class cannot have it before: no walk */
-		e = (struct leaf_entry){
-		    .version = e.version, .at = weak, .state = LEAF_BOUND};
-		leaf_cache_put(c, s, pos, &e, NULL);
+		/* the class's bound from now (<= t, or it would have
+		 * answered) rises to it, which answers first from then on:
+		 * an entry only where the class keeps none */
+		if (!leaf_class_bound_kept(c, s)) {
+			e = (struct leaf_entry){
+			    .version = e.version, .at = weak, .state = LEAF_BOUND};
+			leaf_cache_put(c, s, pos, &e, NULL);
+		}
 		leaf_class_learn(c, s, pos, weak);
 		return weak;
 	}
@@ -308,21 +313,38 @@ uint32_t shape_next(struct pass *c, struct shape *s, uint32_t t, uint32_t from,
 			}
 		return POS_NONE;
 	}
-	for (;;) {
-		uint32_t pos = mintree_first_le(&s->tree, from, t), got = 0;
-		if (pos == POS_NONE)
-			return POS_NONE;
-		uint32_t v = leaf_check(c, s, pos, t, &got);
-		if (v != mintree_get(&s->tree, pos))
-			mintree_set(&s->tree, pos, v);
-		if (v != t) {
-			from = pos + 1; /* the leaves before it are above t */
-			continue;
+	/* The next leaf <= t is found before this one is checked (a check
+	 * changes no leaf after it), so that what the class knows of it is
+	 * on its way from memory while this one is checked. */
+	/* Leaves raised are written at once, the levels above their block
+	 * mended once when the search leaves it (a search from a later leaf
+	 * reads no level above an earlier block). */
+	uint32_t pos = mintree_first_le(&s->tree, from, t), dirty = POS_NONE;
+	while (pos != POS_NONE) {
+		uint32_t got = 0, next = mintree_first_le(&s->tree, pos + 1, t);
+		if (next != POS_NONE) {
+			leaf_cache_prefetch(c, s, next);
+			__builtin_prefetch(&c->prof.np[s->order[next]]);
 		}
-		if (cap)
-			*cap = got;
-		return pos;
+		uint32_t v = leaf_check(c, s, pos, t, &got);
+		if (v != mintree_get(&s->tree, pos)) {
+			mintree_fill(&s->tree, pos, v);
+			dirty = pos;
+		}
+		if (v == t) {
+			if (dirty != POS_NONE)
+				mintree_mend(&s->tree, dirty);
+			if (cap)
+				*cap = got;
+			return pos;
+		}
+		if (dirty != POS_NONE && (next == POS_NONE || next / 16 != dirty / 16)) {
+			mintree_mend(&s->tree, dirty);
+			dirty = POS_NONE;
+		}
+		pos = next; /* the leaves before it are above t */
 	}
+	return POS_NONE;
 }
 
 /* After a job of s did not fit at t: the next time what the nodes give can

@@ -331,8 +331,9 @@ int job_cancel(struct ctld *c, struct job *j, uid_t by, int64_t now)
 	j->cancel_uid = by;
 	if (running) /* a pending job keeps why it waited, as in Slurm */
 		j->reason = "None";
-	steps_end_all(c, j, false, true, now);
-	if (running && j->n_alloc && !j->prolog_pending && !j->interactive) {
+	bool kill_batch = running && j->n_alloc && !j->prolog_pending && !j->interactive;
+	steps_end_all_why(c, j, "cancel", kill_batch, false, true, now);
+	if (kill_batch) {
 		/* The nodes stay held until noded reports the processes gone. */
 		j->completing = true;
 		commit_job(c, j);
@@ -358,7 +359,7 @@ void job_time_limit(struct ctld *c, struct job *j, int64_t now)
 	j->state = JOB_TIMEOUT;
 	j->reason = "TimeLimit";
 	j->end_time = now;
-	steps_end_all(c, j, true, true, now);
+	steps_end_all_why(c, j, "time_limit", true, true, true, now);
 	j->completing = true;
 	commit_job(c, j);
 	signal_later(c, j, SIGKILL, false, true, "time_limit");
@@ -381,11 +382,12 @@ int job_signal(struct ctld *c, struct job *j, int sig, bool batch_only)
  * it may not start again before cred_expire + 1 seconds have passed, as in
  * Slurm (reason BeginTime). */
 static void requeue(struct ctld *c, struct job *j, enum job_state run_state, bool hold,
-		    int64_t now)
+		    bool kill_batch, int64_t now)
 {
 	if (j->state == JOB_RUNNING)
 		prio_job_stop(c, j, now);
-	steps_end_all(c, j, false, false, now); /* the next run starts over */
+	/* the next run starts over */
+	steps_end_all_why(c, j, "requeue", kill_batch, false, false, now);
 	commit_run(c, j, job_state_name(run_state), now);
 	steps_free(j); /* the next run numbers its steps from 0 again */
 	memset(&j->batch_usage, 0, sizeof(j->batch_usage));
@@ -423,7 +425,7 @@ void job_node_fail(struct ctld *c, struct job *j, int64_t now)
 	if (j->state == JOB_RUNNING && !j->completing && j->req.requeue) {
 		/* Slurm: the run ends NODE_FAIL in the accounting and the job
 		 * goes back to the queue, to run elsewhere. */
-		requeue(c, j, JOB_NODE_FAIL, false, now);
+		requeue(c, j, JOB_NODE_FAIL, false, false, now);
 		node_release_job(c, j);
 		log_info("job=%u requeued after the failure of its node", j->id);
 		return;
@@ -470,12 +472,12 @@ int job_requeue(struct ctld *c, struct job *j, bool hold, int64_t now)
 		return DRV_RC_JOB_PENDING;
 	bool running = j->state == JOB_RUNNING && j->n_alloc;
 	bool launched = running && !j->prolog_pending;
-	requeue(c, j, JOB_REQUEUED, hold, now);
+	requeue(c, j, JOB_REQUEUED, hold, launched, now);
 	if (launched) {
 		/* The run is killed as a cancel would kill it; the nodes stay
 		 * held until noded reports it gone (job_end). */
 		j->completing = true;
-		signal_later(c, j, SIGKILL, false, true, NULL);
+		signal_later(c, j, SIGKILL, false, true, "requeue");
 	} else if (running) {
 		finish(c, j); /* its PrologSlurmctld ran: nothing launched yet */
 	}
@@ -489,7 +491,7 @@ void job_prolog_failed(struct ctld *c, struct job *j, int64_t now)
 		job_end(c, j, 1, 0, false, now);
 		return;
 	}
-	requeue(c, j, JOB_REQUEUED, true, now);
+	requeue(c, j, JOB_REQUEUED, true, false, now);
 	finish(c, j); /* no run to wait for: the nodes are free */
 	log_info("job=%u requeued held after its prolog failed", j->id);
 }
@@ -506,7 +508,7 @@ void job_prolog_slurmctld_done(struct ctld *c, struct job *j, uint32_t restart, 
 		return;
 	}
 	if (j->req.requeue) { /* "requeued to be executed on another node" */
-		requeue(c, j, JOB_REQUEUED, false, now);
+		requeue(c, j, JOB_REQUEUED, false, false, now);
 		finish(c, j);
 		log_info("job=%u requeued after its PrologSlurmctld failed", j->id);
 	} else {

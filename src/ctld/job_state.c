@@ -238,9 +238,11 @@ const char job_reason_requeue_held[] = "job requeued in held state";
 
 static void finish(struct ctld *c, struct job *j)
 {
+	/* first: a step ending below must not finish the job again
+	 * (job_steps_ended) */
+	j->completing = false;
 	steps_end_all(c, j, j->state == JOB_TIMEOUT, true,
 		      j->end_time ? j->end_time : time(NULL));
-	j->completing = false;
 	node_release_job(c, j);
 	commit_job(c, j);
 	sched_request(c);
@@ -332,12 +334,18 @@ int job_cancel(struct ctld *c, struct job *j, uid_t by, int64_t now)
 	if (running) /* a pending job keeps why it waited, as in Slurm */
 		j->reason = "None";
 	bool kill_batch = running && j->n_alloc && !j->prolog_pending && !j->interactive;
+	/* an srun/salloc allocation completes when its steps' nodes report */
+	bool wait_steps = running && j->n_alloc && j->interactive && steps_running(j);
+	j->completing |= wait_steps;
 	steps_end_all_why(c, j, "cancel", kill_batch, false, true, now);
 	if (kill_batch) {
 		/* The nodes stay held until noded reports the processes gone. */
 		j->completing = true;
 		commit_job(c, j);
 		signal_later(c, j, SIGKILL, false, true, "cancel");
+	} else if (wait_steps) {
+		if (j->completing) /* (else its last step ended already) */
+			commit_job(c, j);
 	} else {
 		finish(c, j);
 	}
@@ -348,7 +356,8 @@ int job_cancel(struct ctld *c, struct job *j, uid_t by, int64_t now)
 void job_time_limit(struct ctld *c, struct job *j, int64_t now)
 {
 	log_info("job=%u reached its time limit", j->id);
-	if (j->interactive || j->prolog_pending || !j->n_alloc) {
+	bool wait_steps = j->interactive && j->n_alloc && steps_running(j);
+	if (!wait_steps && (j->interactive || j->prolog_pending || !j->n_alloc)) {
 		job_end(c, j, 0, 0, true, now); /* nothing of its own to kill */
 		return;
 	}
@@ -359,10 +368,25 @@ void job_time_limit(struct ctld *c, struct job *j, int64_t now)
 	j->state = JOB_TIMEOUT;
 	j->reason = "TimeLimit";
 	j->end_time = now;
+	if (wait_steps) { /* an srun/salloc allocation: its steps' ends end it */
+		j->exit_code = j->exit_signal = 0;
+		j->completing = true;
+		steps_end_all_why(c, j, "time_limit", false, true, true, now);
+		if (j->completing) /* (else its last step ended already) */
+			commit_job(c, j);
+		return;
+	}
 	steps_end_all_why(c, j, "time_limit", true, true, true, now);
 	j->completing = true;
 	commit_job(c, j);
 	signal_later(c, j, SIGKILL, false, true, "time_limit");
+}
+
+void job_steps_ended(struct ctld *c, struct job *j)
+{
+	if (j->interactive && j->completing && job_state_final(j->state) &&
+	    !steps_running(j))
+		finish(c, j);
 }
 
 int job_signal(struct ctld *c, struct job *j, int sig, bool batch_only)

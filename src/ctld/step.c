@@ -62,6 +62,7 @@ static void step_finish(struct ctld *c, struct job *j, struct job_step *s, int64
 	commit_job(c, j);
 	log_info("step=%u.%u ended %s exit=%d:%d", j->id, s->id, job_state_name(s->state),
 		 s->exit_code, s->exit_signal);
+	job_steps_ended(c, j);
 }
 
 /* Seconds past KillWait a step of an ended job waits for its nodes. */

@@ -115,7 +115,7 @@ def test_interactive_time_limit_srun_and_slurmstepd_lines(make_cluster):
                        "step to finish.\n", err
     assert lines[2] == "srun: error: n1: task 0: Terminated\n", err
     assert len(lines) == 3, err
-    assert c.state(jid) == "TIMEOUT"
+    wait_for(lambda: c.state(jid) == "TIMEOUT", 10, what="TIMEOUT")
 
 
 def test_job_end_cancels_a_batch_jobs_step_with_its_line(make_cluster):

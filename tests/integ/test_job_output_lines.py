@@ -227,3 +227,19 @@ def test_srun_takes_sigcont_and_sigterm_as_slurms(make_cluster):
     assert err.startswith("srun: forcing job termination\n"), err
     assert "srun: error: n1: task 0: Killed\n" in err, err
     assert p.returncode == 137, err
+
+
+@pytest.mark.skipif(CGROUP_ROOT is None,
+                    reason="needs root and a writable cgroup memory controller")
+def test_oom_line_of_a_step_before_sruns_own(make_cluster):
+    c = make_cluster(nodes=1)
+    c.write("step.sh", "#!/bin/bash\n"
+            "srun python3 -c \"x = bytearray(200 * 1024 * 1024); "
+            "x[::4096] = b'1' * len(x[::4096])\"\n")
+    jid = c.sbatch("--mem=50M", "-o", "step.out", "step.sh")
+    c.wait_done(jid, timeout=60)
+    out = (c.work / "step.out").read_text()
+    assert ordered(out, f"slurmstepd: error: Detected 1 oom-kill event(s) in StepId={jid}.0. "
+                   "Some of your processes may have been killed by the cgroup "
+                   "out-of-memory handler.\n",
+                   "srun: error: n1: task 0: Out Of Memory\n")

@@ -243,3 +243,16 @@ def test_oom_line_of_a_step_before_sruns_own(make_cluster):
                    "Some of your processes may have been killed by the cgroup "
                    "out-of-memory handler.\n",
                    "srun: error: n1: task 0: Out Of Memory\n")
+
+
+def test_step_line_is_labelled_as_task_0s_with_l(make_cluster):
+    """Slurm 22.05's `srun -l`: `0: slurmstepd: error: *** STEP ... ***`."""
+    c = make_cluster(nodes=1)
+    p = run_srun(c, "-l", "sh", "-c", "echo up; exec sleep 300")
+    assert p.stdout.readline() == "0: up\n"
+    step = c.ok("squeue", "-s", "-h", "-o", "%i").split()[0]
+    c.ok("scancel", step)
+    out, err = finish(p)
+    lines = err.splitlines(keepends=True)
+    assert lines[0].startswith("srun: Job step aborted: "), err
+    assert lines[1].startswith("0: ") and step_line(step, "n1").fullmatch(lines[1][3:]), err

@@ -95,7 +95,7 @@ def test_requeued_job_shows_no_step_rows_while_pending(make_cluster):
     wait_for(lambda: f"{jid}.0" in c.ok("squeue", "-s", "-h", "-o", "%i"), 30,
              what="its step running")
     c.ok("scontrol", "requeue", str(jid))
-    assert c.state(jid) == "PENDING"
+    c.wait_state(jid, "PENDING", 20)
     rows = c.ok("sacct", "-n", "-P", "-j", str(jid), "-o", "JobID,State")
     assert rows == f"{jid}|PENDING\n"
     rows = c.ok("sacct", "-D", "-n", "-P", "-j", str(jid), "-o", "JobID,State")
@@ -158,3 +158,23 @@ def test_cancelled_srun_allocation_is_completing_until_its_step_ends(make_cluste
                           "step to finish.\nslurmstepd: error: *** STEP "), err
     wait_for(lambda: c.state(jid) == "CANCELLED", 20, what="CANCELLED")
     assert squeue_states(c) == {}
+
+
+def test_requeued_job_is_completing_while_its_run_ends(make_cluster):
+    """Slurm 22.05: after `scontrol requeue` the job is CG (JobState=
+    COMPLETING) until its run's processes are gone, then PD (BeginTime)."""
+    c = make_cluster(nodes=1, sets=SETS)
+    c.write("job.sh", TRAP)
+    jid = c.sbatch("--requeue", "-o", "job.out", "job.sh")
+    wait_for(lambda: started(c, "job.out"), 30, what="the job running")
+    c.ok("scontrol", "requeue", str(jid))
+    wait_for(lambda: "got TERM" in (c.work / "job.out").read_text(), 20,
+             what="the job's trap running")
+    assert squeue_states(c).get(str(jid)) == "CG"
+    assert squeue_states(c, "-t", "CG") == {str(jid): "CG"}
+    assert squeue_states(c, "-t", "PD") == {}
+    assert c.state(jid) == "COMPLETING"
+    wait_for(lambda: c.state(jid) == "PENDING", 20, what="PENDING")
+    assert squeue_states(c) == {str(jid): "PD"}
+    assert c.show_job(jid)["Reason"] == "BeginTime"
+    c.ok("scancel", str(jid))

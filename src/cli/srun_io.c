@@ -407,12 +407,14 @@ static void fence_check(struct srun_io *io)
 	free(all);
 }
 
-/* A shepherd is ending the step: Slurm's srun says so once. */
+/* A shepherd is ending the step: Slurm's srun says so once, unless it
+ * ended the step itself (-K, -W, Ctrl-C twice: Slurm's says "Force
+ * Terminated" then). */
 static void aborting(struct srun_io *io, const uint8_t *b)
 {
 	uint32_t kill_wait =
 	    (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
-	if (io->aborting_said)
+	if (io->aborting_said || io->killed)
 		return;
 	io->aborting_said = true;
 	fprintf(stderr,

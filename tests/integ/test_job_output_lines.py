@@ -256,3 +256,30 @@ def test_step_line_is_labelled_as_task_0s_with_l(make_cluster):
     lines = err.splitlines(keepends=True)
     assert lines[0].startswith("srun: Job step aborted: "), err
     assert lines[1].startswith("0: ") and step_line(step, "n1").fullmatch(lines[1][3:]), err
+
+
+def test_kill_on_bad_exit_lines(make_cluster):
+    """Slurm 22.05 (docs/srun-peer-captures.md): srun ended the step itself,
+    so the step's line comes without "Job step aborted", and srun says
+    "Force Terminated":
+    srun: error: n1: task 0: Exited with exit code 1
+    srun: launch/slurm: _step_signal: Terminating StepId=23365.0
+    slurmstepd-n1: error: *** STEP 23365.0 ON n1 CANCELLED AT 2026-11-30T18:30:44 ***
+    srun: error: n1: task 1: Terminated
+    srun: Force Terminated StepId=23365.0"""
+    c = make_cluster(nodes=1, sets={"KillWait": "10"})
+    # the survivor dies of its SIGTERM half a second late, so that ctld's
+    # cancel surely finds the step still there (srun's own SIGTERM comes first)
+    p = run_srun(c, "--kill-on-bad-exit", "-n2", "sh", "-c",
+                 "if [ $SLURM_PROCID = 0 ]; then exit 1; fi; "
+                 "trap 'sleep 0.5; trap - TERM; kill -TERM $$' TERM; sleep 30 & wait")
+    out, err = finish(p)
+    m = re.search(r"Terminating StepId=(\d+\.0)\n", err)
+    assert m, err
+    step = m.group(1)
+    assert ordered(err, "srun: error: n1: task 0: Exited with exit code 1\n",
+                   f"srun: launch/slurm: _step_signal: Terminating StepId={step}\n",
+                   step_line(step, "n1"), "srun: error: n1: task 1: Terminated\n",
+                   f"srun: Force Terminated StepId={step}\n")
+    assert "Job step aborted" not in err, err
+    assert p.returncode == 143, err

@@ -243,6 +243,12 @@ static void finish(struct ctld *c, struct job *j)
 	j->completing = false;
 	steps_end_all(c, j, j->state == JOB_TIMEOUT, true,
 		      j->end_time ? j->end_time : time(NULL));
+	if (j->state == JOB_PENDING) { /* a requeued run ended: queued again */
+		free(j->nodelist);
+		j->nodelist = strdup("");
+		if (j->reason && !strcmp(j->reason, "None"))
+			j->reason = "BeginTime";
+	}
 	node_release_job(c, j);
 	commit_job(c, j);
 	sched_request(c);
@@ -428,13 +434,16 @@ static void requeue(struct ctld *c, struct job *j, enum job_state run_state, boo
 	j->prolog_pending = false;
 	j->missing_pings = 0;
 	j->cancel_uid = 0;
-	free(j->nodelist);
-	j->nodelist = strdup("");
+	if (!kill_batch) { /* else it shows its nodes while they end the run */
+		free(j->nodelist);
+		j->nodelist = strdup("");
+	}
 	free(j->batch_host);
 	j->batch_host = NULL;
 	free(j->alloc_tres);
 	j->alloc_tres = strdup("");
-	j->reason = "BeginTime";
+	/* Slurm: Reason=None while the run is being killed (COMPLETING) */
+	j->reason = kill_batch ? "None" : "BeginTime";
 	if (hold) {
 		j->hold = HOLD_USER;
 		j->reason = job_reason_requeue_held;

@@ -173,7 +173,9 @@ def test_requeued_job_is_completing_while_its_run_ends(make_cluster):
     assert squeue_states(c).get(str(jid)) == "CG"
     assert squeue_states(c, "-t", "CG") == {str(jid): "CG"}
     assert squeue_states(c, "-t", "PD") == {}
-    assert c.state(jid) == "COMPLETING"
+    job = c.show_job(jid)
+    assert (job["JobState"], job["Reason"], job["NodeList"]) == ("COMPLETING", "None", "n1")
+    assert c.ok("squeue", "-h", "-j", str(jid), "-o", "%t %R") == "CG n1\n"
     wait_for(lambda: c.state(jid) == "PENDING", 20, what="PENDING")
     assert squeue_states(c) == {str(jid): "PD"}
     assert c.show_job(jid)["Reason"] == "BeginTime"

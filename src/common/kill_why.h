@@ -16,8 +16,12 @@ enum drv_kill_why {
 	DRV_KILL_WHY_REQUEUE = 3,    /* scontrol requeue */
 };
 
-/* The signal noded sends a batch job's shepherd to have it end the job. */
+/* The signal noded sends a batch job's shepherd to have it end the job,
+ * and the file in the job dir by which a shepherd says it takes it (an
+ * older shepherd, still running after an upgrade, would die of it: noded
+ * signals the job's group itself then). */
 #define DRV_SHEPHERD_KILL_SIG SIGUSR1
+#define DRV_SHEPHERD_KILL_FILE "kill_why"
 
 /* The wire's reason ("cancel", "time_limit", "requeue"; NULL: none) as a
  * code. */

@@ -283,3 +283,23 @@ def test_kill_on_bad_exit_lines(make_cluster):
                    f"srun: Force Terminated StepId={step}\n")
     assert "Job step aborted" not in err, err
     assert p.returncode == 143, err
+
+
+def test_shepherd_from_before_is_signalled_by_noded(make_cluster):
+    """A shepherd that does not say it takes noded's kill signal (its job
+    dir lacks kill_why: one started before an upgrade) is never sent it:
+    noded signals the job's group itself (no line), the job ends CANCELLED."""
+    c = make_cluster(nodes=1)
+    c.write("trap.sh", "#!/bin/bash\ntrap 'echo got TERM; exit 0' TERM\n"
+            "echo started\nsleep 300 & wait\n")
+    jid = c.sbatch("-o", "old.out", "trap.sh")
+    out = c.work / "old.out"
+    wait_for(lambda: out.exists() and out.read_text() == "started\n", 30,
+             what="the job running")
+    marker = next((c.dir / "spool").glob(f"*/job.{jid}/kill_why"))
+    marker.unlink()
+    c.ok("scancel", str(jid))
+    c.wait_done(jid, timeout=30)
+    assert c.state(jid) == "CANCELLED"
+    assert out.read_text() == "started\ngot TERM\n"
+    assert f"job={jid} terminating group" in c.log("n1")

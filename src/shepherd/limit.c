@@ -146,7 +146,10 @@ void limit_wait(struct limit *l, pid_t pid, int64_t job_id)
 				      .tv_nsec = (long)(wait_ns % NS_PER_S)};
 		/* EINTR, EAGAIN (the deadline) and SIGCHLD all loop back. */
 		siginfo_t si;
-		if (sigtimedwait(&chld, &si, &ts) == DRV_SHEPHERD_KILL_SIG) {
+		/* noded's sigqueue() only: a plain kill() carries no reason */
+		if (sigtimedwait(&chld, &si, &ts) == DRV_SHEPHERD_KILL_SIG &&
+		    si.si_code == SI_QUEUE && si.si_value.sival_int > DRV_KILL_WHY_NONE &&
+		    si.si_value.sival_int <= DRV_KILL_WHY_REQUEUE) {
 			log_info("job=%lld ending it as noded asks, SIGKILL in %llds",
 				 (long long)job_id,
 				 (long long)(l->kill_wait_ns / NS_PER_S));

@@ -26,9 +26,11 @@ STAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d"
 # A batch script with a step. Its trap keeps the script (and so srun, which
 # the batch step's end would take with it) until srun has ended its step:
 # whether a plain script outlives its SIGTERM long enough for srun to print
-# is a race, in Slurm too.
+# is a race, in Slurm too. After srun it waits for its own SIGTERM, so that
+# the step's end (which comes first) cannot end the script before it.
 STEP_JOB = ("#!/bin/bash\ntrap 'echo script got TERM' TERM\n"
-            "srun sh -c 'echo up; exec sleep 300'\n")
+            "srun sh -c 'echo up; exec sleep 300'\n"
+            "sleep 300 & wait\n")
 STEP_SETS = {"KillWait": "5"}
 
 

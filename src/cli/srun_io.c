@@ -545,12 +545,14 @@ static bool from_attacher(struct srun_io *io, struct srun_io_conn *c,
 	return true;
 }
 
-/* A shepherd is ending the step: Slurm's srun says so once. */
+/* A shepherd is ending the step: Slurm's srun says so once, unless it
+ * ended the step itself (-K, -W, Ctrl-C twice: Slurm's says "Force
+ * Terminated" then). */
 static void aborting(struct srun_io *io, const uint8_t *b)
 {
 	uint32_t kill_wait =
 	    (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
-	if (io->aborting_said)
+	if (io->aborting_said || io->killed)
 		return;
 	io->aborting_said = true;
 	fprintf(stderr,
@@ -659,19 +661,52 @@ static void print_running(struct srun_io *io)
 	}
 }
 
+/* SIGTERM, SIGHUP, SIGQUIT (the batch job's end reaches an srun in it)
+ * and SIGCONT, as Slurm's srun takes them: its lines, and SIGKILL to the
+ * tasks for the first three. False for other signals. */
+static bool slurm_handles(struct srun_io *io, int sig)
+{
+	if (sig == SIGCONT) {
+		if (!io->o.quiet)
+			fprintf(stderr, "srun: got SIGCONT\n");
+		return true;
+	}
+	if (sig != SIGTERM && sig != SIGHUP && sig != SIGQUIT)
+		return false;
+	if (sig == SIGQUIT && !io->o.quiet)
+		fprintf(stderr, "srun: Quit\n");
+	if (!io->o.quiet)
+		fprintf(stderr, "srun: forcing job termination\n");
+	signal_tasks(io, SIGKILL);
+	return true;
+}
+
 /* Ctrl-C once reports the tasks; twice within a second ends the step, as
  * Slurm's srun. Other signals go to the tasks. */
 static void on_signal(struct srun_io *io, bool *kill_step)
 {
-	struct signalfd_siginfo si;
-	while (read(io->sigfd, &si, sizeof(si)) == sizeof(si)) {
-		int sig = (int)si.ssi_signo;
+	/* The kernel hands pending signals over lowest number first; a group's
+	 * SIGCONT, SIGTERM is taken in that order (Slurm prints "got SIGCONT"
+	 * before "forcing job termination"). */
+	struct signalfd_siginfo got[16];
+	size_t n = 0;
+	while (n < 16 && read(io->sigfd, &got[n], sizeof(got[n])) == sizeof(got[n]))
+		n++;
+	for (size_t k = 1; k < n; k++)
+		if (got[k].ssi_signo == SIGCONT) {
+			struct signalfd_siginfo cont = got[k];
+			memmove(&got[1], &got[0], k * sizeof(got[0]));
+			got[0] = cont;
+		}
+	for (size_t k = 0; k < n; k++) {
+		int sig = (int)got[k].ssi_signo;
 		if (sig == SIGWINCH) { /* the terminal's, not the tasks' */
 			send_winsize(io);
 			continue;
 		}
 		if (sig != SIGINT) {
-			signal_tasks(io, sig);
+			if (!slurm_handles(io, sig))
+				signal_tasks(io, sig);
 			continue;
 		}
 		int64_t now = now_ms();

@@ -13,18 +13,26 @@ enum drv_kill_why {
 	DRV_KILL_WHY_NONE = 0,	     /* no line: plain SIGTERM */
 	DRV_KILL_WHY_CANCEL = 1,     /* scancel, or the job's end for its steps */
 	DRV_KILL_WHY_TIME_LIMIT = 2, /* the job reached its time limit */
+	DRV_KILL_WHY_REQUEUE = 3,    /* scontrol requeue */
 };
 
-/* The signal noded sends a batch job's shepherd to have it end the job. */
+/* The signal noded sends a batch job's shepherd to have it end the job,
+ * and the file in the job dir by which a shepherd says it takes it (an
+ * older shepherd, still running after an upgrade, would die of it: noded
+ * signals the job's group itself then). */
 #define DRV_SHEPHERD_KILL_SIG SIGUSR1
+#define DRV_SHEPHERD_KILL_FILE "kill_why"
 
-/* The wire's reason ("cancel", "time_limit"; NULL: none) as a code. */
+/* The wire's reason ("cancel", "time_limit", "requeue"; NULL: none) as a
+ * code. */
 static inline enum drv_kill_why drv_kill_why_parse(const char *reason)
 {
 	if (!reason)
 		return DRV_KILL_WHY_NONE;
 	if (!strcmp(reason, "time_limit"))
 		return DRV_KILL_WHY_TIME_LIMIT;
+	if (!strcmp(reason, "requeue"))
+		return DRV_KILL_WHY_REQUEUE;
 	return !strcmp(reason, "cancel") ? DRV_KILL_WHY_CANCEL : DRV_KILL_WHY_NONE;
 }
 

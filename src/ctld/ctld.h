@@ -251,6 +251,9 @@ void job_end(struct ctld *c, struct job *j, int exit_code, int sig, bool timed_o
 int job_cancel(struct ctld *c, struct job *j, uid_t by, int64_t now);
 /* j ran past its time limit: TIMEOUT, completing while its node ends it. */
 void job_time_limit(struct ctld *c, struct job *j, int64_t now);
+/* A step of j reached its final state: a completing srun/salloc allocation
+ * (cancelled, timed out) whose steps all ended is done now. */
+void job_steps_ended(struct ctld *c, struct job *j);
 int job_signal(struct ctld *c, struct job *j, int sig, bool batch_only);
 void job_node_fail(struct ctld *c, struct job *j, int64_t now);
 /* scontrol requeue[hold]: 0, DRV_RC_DISABLED (--no-requeue) or

@@ -28,8 +28,8 @@ const char *job_state_name(enum job_state s)
 
 const char *job_shown_state(const struct job *j)
 {
-	return job_state_final(j->state) && j->completing ? "COMPLETING"
-							  : job_state_name(j->state);
+	/* (a requeued job whose run is still being killed too, as Slurm) */
+	return j->completing ? "COMPLETING" : job_state_name(j->state);
 }
 
 bool job_state_final(enum job_state s)

@@ -169,8 +169,9 @@ struct job_table {
 };
 
 const char *job_state_name(enum job_state s);
-/* The state squeue and scontrol show: COMPLETING (Slurm's CG) for an ended
- * job whose node has not reported its processes gone, else its own. */
+/* The state squeue and scontrol show: COMPLETING (Slurm's CG) for a job
+ * (ended, or requeued) whose node has not reported its processes gone, else
+ * its own. */
 const char *job_shown_state(const struct job *j);
 bool job_state_final(enum job_state s);
 int job_state_parse(const char *name); /* long or compact, -1 if unknown */

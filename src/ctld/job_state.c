@@ -240,9 +240,17 @@ const char job_reason_requeue_held[] = "job requeued in held state";
 
 static void finish(struct ctld *c, struct job *j)
 {
+	/* first: a step ending below must not finish the job again
+	 * (job_steps_ended) */
+	j->completing = false;
 	steps_end_all(c, j, j->state == JOB_TIMEOUT, true,
 		      j->end_time ? j->end_time : time(NULL));
-	j->completing = false;
+	if (j->state == JOB_PENDING) { /* a requeued run ended: queued again */
+		free(j->nodelist);
+		j->nodelist = strdup("");
+		if (j->reason && !strcmp(j->reason, "None"))
+			j->reason = "BeginTime";
+	}
 	node_release_job(c, j);
 	commit_job(c, j);
 	sched_request(c);
@@ -336,12 +344,19 @@ int job_cancel(struct ctld *c, struct job *j, uid_t by, int64_t now)
 	stats_job_end(&c->stats, STATS_END_CANCELED);
 	if (running) /* a pending job keeps why it waited, as in Slurm */
 		j->reason = "None";
-	steps_end_all(c, j, false, true, now);
-	if (running && j->n_alloc && !j->prolog_pending && !j->interactive) {
+	bool kill_batch = running && j->n_alloc && !j->prolog_pending && !j->interactive;
+	/* an srun/salloc allocation completes when its steps' nodes report */
+	bool wait_steps = running && j->n_alloc && j->interactive && steps_running(j);
+	j->completing |= wait_steps;
+	steps_end_all_why(c, j, "cancel", kill_batch, false, true, now);
+	if (kill_batch) {
 		/* The nodes stay held until noded reports the processes gone. */
 		j->completing = true;
 		commit_job(c, j);
 		signal_later(c, j, SIGKILL, false, true, "cancel");
+	} else if (wait_steps) {
+		if (j->completing) /* (else its last step ended already) */
+			commit_job(c, j);
 	} else {
 		finish(c, j);
 	}
@@ -352,7 +367,8 @@ int job_cancel(struct ctld *c, struct job *j, uid_t by, int64_t now)
 void job_time_limit(struct ctld *c, struct job *j, int64_t now)
 {
 	log_info("job=%u reached its time limit", j->id);
-	if (j->interactive || j->prolog_pending || !j->n_alloc) {
+	bool wait_steps = j->interactive && j->n_alloc && steps_running(j);
+	if (!wait_steps && (j->interactive || j->prolog_pending || !j->n_alloc)) {
 		job_end(c, j, 0, 0, true, now); /* nothing of its own to kill */
 		return;
 	}
@@ -363,10 +379,25 @@ void job_time_limit(struct ctld *c, struct job *j, int64_t now)
 	j->state = JOB_TIMEOUT;
 	j->reason = "TimeLimit";
 	j->end_time = now;
-	steps_end_all(c, j, true, true, now);
+	if (wait_steps) { /* an srun/salloc allocation: its steps' ends end it */
+		j->exit_code = j->exit_signal = 0;
+		j->completing = true;
+		steps_end_all_why(c, j, "time_limit", false, true, true, now);
+		if (j->completing) /* (else its last step ended already) */
+			commit_job(c, j);
+		return;
+	}
+	steps_end_all_why(c, j, "time_limit", true, true, true, now);
 	j->completing = true;
 	commit_job(c, j);
 	signal_later(c, j, SIGKILL, false, true, "time_limit");
+}
+
+void job_steps_ended(struct ctld *c, struct job *j)
+{
+	if (j->interactive && j->completing && job_state_final(j->state) &&
+	    !steps_running(j))
+		finish(c, j);
 }
 
 int job_signal(struct ctld *c, struct job *j, int sig, bool batch_only)
@@ -386,11 +417,12 @@ int job_signal(struct ctld *c, struct job *j, int sig, bool batch_only)
  * it may not start again before cred_expire + 1 seconds have passed, as in
  * Slurm (reason BeginTime). */
 static void requeue(struct ctld *c, struct job *j, enum job_state run_state, bool hold,
-		    int64_t now)
+		    bool kill_batch, int64_t now)
 {
 	if (j->state == JOB_RUNNING)
 		prio_job_stop(c, j, now);
-	steps_end_all(c, j, false, false, now); /* the next run starts over */
+	/* the next run starts over */
+	steps_end_all_why(c, j, "requeue", kill_batch, false, false, now);
 	commit_run(c, j, job_state_name(run_state), now);
 	steps_free(j); /* the next run numbers its steps from 0 again */
 	memset(&j->batch_usage, 0, sizeof(j->batch_usage));
@@ -407,13 +439,16 @@ static void requeue(struct ctld *c, struct job *j, enum job_state run_state, boo
 	j->prolog_pending = false;
 	j->missing_pings = 0;
 	j->cancel_uid = 0;
-	free(j->nodelist);
-	j->nodelist = strdup("");
+	if (!kill_batch) { /* else it shows its nodes while they end the run */
+		free(j->nodelist);
+		j->nodelist = strdup("");
+	}
 	free(j->batch_host);
 	j->batch_host = NULL;
 	free(j->alloc_tres);
 	j->alloc_tres = strdup("");
-	j->reason = "BeginTime";
+	/* Slurm: Reason=None while the run is being killed (COMPLETING) */
+	j->reason = kill_batch ? "None" : "BeginTime";
 	if (hold) {
 		j->hold = HOLD_USER;
 		j->reason = job_reason_requeue_held;
@@ -428,7 +463,7 @@ void job_node_fail(struct ctld *c, struct job *j, int64_t now)
 	if (j->state == JOB_RUNNING && !j->completing && j->req.requeue) {
 		/* Slurm: the run ends NODE_FAIL in the accounting and the job
 		 * goes back to the queue, to run elsewhere. */
-		requeue(c, j, JOB_NODE_FAIL, false, now);
+		requeue(c, j, JOB_NODE_FAIL, false, false, now);
 		node_release_job(c, j);
 		log_info("job=%u requeued after the failure of its node", j->id);
 		return;
@@ -477,12 +512,12 @@ int job_requeue(struct ctld *c, struct job *j, bool hold, int64_t now)
 		return DRV_RC_JOB_PENDING;
 	bool running = j->state == JOB_RUNNING && j->n_alloc;
 	bool launched = running && !j->prolog_pending;
-	requeue(c, j, JOB_REQUEUED, hold, now);
+	requeue(c, j, JOB_REQUEUED, hold, launched, now);
 	if (launched) {
 		/* The run is killed as a cancel would kill it; the nodes stay
 		 * held until noded reports it gone (job_end). */
 		j->completing = true;
-		signal_later(c, j, SIGKILL, false, true, NULL);
+		signal_later(c, j, SIGKILL, false, true, "requeue");
 	} else if (running) {
 		finish(c, j); /* its PrologSlurmctld ran: nothing launched yet */
 	}
@@ -496,7 +531,7 @@ void job_prolog_failed(struct ctld *c, struct job *j, int64_t now)
 		job_end(c, j, 1, 0, false, now);
 		return;
 	}
-	requeue(c, j, JOB_REQUEUED, true, now);
+	requeue(c, j, JOB_REQUEUED, true, false, now);
 	finish(c, j); /* no run to wait for: the nodes are free */
 	log_info("job=%u requeued held after its prolog failed", j->id);
 }
@@ -513,7 +548,7 @@ void job_prolog_slurmctld_done(struct ctld *c, struct job *j, uint32_t restart, 
 		return;
 	}
 	if (j->req.requeue) { /* "requeued to be executed on another node" */
-		requeue(c, j, JOB_REQUEUED, false, now);
+		requeue(c, j, JOB_REQUEUED, false, false, now);
 		finish(c, j);
 		log_info("job=%u requeued after its PrologSlurmctld failed", j->id);
 	} else {

@@ -36,8 +36,9 @@ static bool in_str_list(const char *const *list, size_t n, const char *v)
 
 static bool state_wanted(const char *const *states, size_t n, const struct job *j)
 {
-	/* a completing job is COMPLETING (-t CG), not yet its final state */
-	bool cg = job_state_final(j->state) && j->completing;
+	/* a completing job is COMPLETING (-t CG), not yet its final state
+	 * (nor PENDING, when requeued) */
+	bool cg = j->completing;
 	for (size_t i = 0; i < n; i++)
 		if (cg ? !strcasecmp(states[i], "COMPLETING") ||
 			     !strcasecmp(states[i], "CG")

@@ -17,13 +17,15 @@
 /* --- ending ----------------------------------------------------------- */
 
 /* reason (static, NULL none) goes with a kill: the shepherd of the step's
- * first node writes Slurm's "*** STEP N.S ON NODE CANCELLED AT ***" line. */
+ * first node writes Slurm's "*** STEP N.S ON NODE CANCELLED AT ***" line.
+ * Node index spare (UINT32_MAX: none) is skipped. */
 static void send_step_signal(struct ctld *c, const struct job *j,
 			     const struct job_step *s, int sig, bool kill,
-			     const char *reason)
+			     const char *reason, uint32_t spare)
 {
 	for (uint32_t k = 0; s->node_idx && k < s->num_nodes; k++) {
-		if (s->node_done[k] || s->node_idx[k] >= c->nodes.n)
+		if (s->node_done[k] || s->node_idx[k] >= c->nodes.n ||
+		    s->node_idx[k] == spare)
 			continue;
 		struct node *n = &c->nodes.nodes[s->node_idx[k]];
 		if (!n->peer)
@@ -60,6 +62,7 @@ static void step_finish(struct ctld *c, struct job *j, struct job_step *s, int64
 	commit_job(c, j);
 	log_info("step=%u.%u ended %s exit=%d:%d", j->id, s->id, job_state_name(s->state),
 		 s->exit_code, s->exit_signal);
+	job_steps_ended(c, j);
 }
 
 /* Seconds past KillWait a step of an ended job waits for its nodes. */
@@ -75,13 +78,22 @@ static void give_up(struct ctld *c, struct job *j, struct job_step *s, int64_t n
 
 void steps_end_all(struct ctld *c, struct job *j, bool timed_out, bool wait, int64_t now)
 {
+	steps_end_all_why(c, j, timed_out ? "time_limit" : "cancel", false, timed_out,
+			  wait, now);
+}
+
+void steps_end_all_why(struct ctld *c, struct job *j, const char *reason,
+		       bool spare_batch_node, bool timed_out, bool wait, int64_t now)
+{
+	/* the batch node's steps end with the job's kill there (job.signal),
+	 * so that the batch step hears first, as in Slurm */
+	uint32_t spare = spare_batch_node && j->n_alloc ? j->alloc[0].node : UINT32_MAX;
 	for (uint32_t i = 0; i < j->n_steps; i++) {
 		struct job_step *s = &j->steps[i];
 		if (s->state != JOB_RUNNING)
 			continue;
 		if (!s->job_ended) {
-			send_step_signal(c, j, s, SIGKILL, true,
-					 timed_out ? "time_limit" : "cancel");
+			send_step_signal(c, j, s, SIGKILL, true, reason, spare);
 			s->job_ended = true;
 			s->timed_out = timed_out;
 			s->give_up = now + c->conf->kill_wait + STEP_REPORT_GRACE;
@@ -126,13 +138,13 @@ int step_cancel(struct ctld *c, struct job *j, uint32_t step_id, int sig, uid_t 
 	if (s->state != JOB_RUNNING)
 		return DRV_RC_ALREADY_DONE;
 	if (sig) {
-		send_step_signal(c, j, s, sig, false, NULL);
+		send_step_signal(c, j, s, sig, false, NULL, UINT32_MAX);
 		return 0;
 	}
 	s->cancelled = true;
 	s->cancel_uid = by;
 	commit_job(c, j);
-	send_step_signal(c, j, s, SIGKILL, true, "cancel");
+	send_step_signal(c, j, s, SIGKILL, true, "cancel", UINT32_MAX);
 	log_info("step=%u.%u cancelled by uid=%u", j->id, s->id, (unsigned)by);
 	return 0;
 }
@@ -141,7 +153,8 @@ void steps_signal(struct ctld *c, struct job *j, int sig)
 {
 	for (uint32_t i = 0; i < j->n_steps; i++)
 		if (j->steps[i].state == JOB_RUNNING)
-			send_step_signal(c, j, &j->steps[i], sig, false, NULL);
+			send_step_signal(c, j, &j->steps[i], sig, false, NULL,
+					 UINT32_MAX);
 }
 
 /* Marks p's node of s done; its usage is counted the first time only (noded

@@ -77,6 +77,12 @@ void steps_signal(struct ctld *c, struct job *j, int sig);
  * limit), or give up on silent nodes after KillWait and a grace; without,
  * they end now (CANCELLED). */
 void steps_end_all(struct ctld *c, struct job *j, bool timed_out, bool wait, int64_t now);
+/* The same, with the reason the steps' shepherds print ("cancel",
+ * "time_limit", "requeue"; static; NULL: none). spare_batch_node: the job's
+ * kill (job.signal with the same reason) ends the steps on its batch node:
+ * no step.signal goes there. */
+void steps_end_all_why(struct ctld *c, struct job *j, const char *reason,
+		       bool spare_batch_node, bool timed_out, bool wait, int64_t now);
 /* Ends j's steps whose nodes have not reported by their give-up time (its
  * timer, timed.c). */
 void steps_give_up(struct ctld *c, struct job *j, int64_t now);

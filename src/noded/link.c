@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/kill_why.h"
 #include "common/log.h"
 #include "common/net.h"
 #include "common/proto.h"
@@ -202,9 +203,11 @@ static int dispatch(struct noded *nd, const char *type, json_t *body, const void
 	}
 	if (strcmp(type, "job.signal") == 0) {
 		const struct drv_job_signal *m = msg;
-		int rc = signal_job(nd, m, err);
+		/* the steps first: their lines reach srun before the batch
+		 * step's end takes srun with it */
 		if (m->kill)
-			steps_kill_job(nd, m->job_id);
+			steps_kill_job(nd, m->job_id, (int)drv_kill_why_parse(m->reason));
+		int rc = signal_job(nd, m, err);
 		return rc == DRV_RC_INVALID_JOB_ID ? 0
 						   : rc; /* a node that only runs steps */
 	}

@@ -214,8 +214,9 @@ int steps_launch(struct noded *nd, const struct drv_step_launch *m, json_t *body
 /* step.signal: sig to the step's tasks, or (kill) its shepherd ends them. */
 int steps_signal(struct noded *nd, const struct drv_step_signal *m,
 		 struct drv_error *err);
-/* job.signal with kill: every step of the job here ends too. */
-void steps_kill_job(struct noded *nd, int64_t job_id);
+/* job.signal with kill: every step of the job here ends too, for why (a
+ * drv_kill_why: their shepherds print Slurm's lines). */
+void steps_kill_job(struct noded *nd, int64_t job_id, int why);
 /* Does the node hold a step of job_id (running or not yet reported)? */
 bool steps_of_job(const struct noded *nd, int64_t job_id);
 /* From the SIGCHLD handler: true when pid was a step's shepherd. */

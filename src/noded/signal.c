@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/kill_why.h"
 #include "common/log.h"
@@ -85,9 +86,13 @@ static int tell_shepherd(struct noded *nd, struct noded_job *job, int why)
 {
 	char dir[PATH_MAX];
 	pid_t pid;
+	char marker[PATH_MAX + 16];
 	if (spool_job_dir(nd, job->job_id, dir, sizeof(dir)) < 0 ||
 	    spool_read_pid(dir, "shepherd.pid", &pid) < 0 || !spool_lock_held(dir))
 		return -ESRCH;
+	snprintf(marker, sizeof(marker), "%s/%s", dir, DRV_SHEPHERD_KILL_FILE);
+	if (access(marker, F_OK) < 0)
+		return -ENOTSUP; /* a shepherd from before: noded signals */
 	union sigval v = {.sival_int = why};
 	return sigqueue(pid, DRV_SHEPHERD_KILL_SIG, v) < 0 ? -errno : 0;
 }

@@ -223,11 +223,11 @@ int steps_signal(struct noded *nd, const struct drv_step_signal *m, struct drv_e
 	return 0;
 }
 
-void steps_kill_job(struct noded *nd, int64_t job_id)
+void steps_kill_job(struct noded *nd, int64_t job_id, int why)
 {
 	for (struct noded_step *s = nd->steps; s; s = s->next)
 		if (s->job_id == job_id)
-			deliver(nd, s, 0, true, DRV_KILL_WHY_NONE);
+			deliver(nd, s, 0, true, why);
 }
 
 bool steps_reaped(struct noded *nd, pid_t pid)

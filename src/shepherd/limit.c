@@ -126,12 +126,32 @@ static bool leader_exited(pid_t pid)
 	return rc < 0 || si.si_pid == pid;
 }
 
+/* Waits up to ts for a signal of set; noded's kill (its sigqueue() with a
+ * known reason: a plain kill() carries none) ends the job. */
+static void take_signal(struct limit *l, pid_t pid, int64_t job_id, const sigset_t *set,
+			const struct timespec *ts)
+{
+	siginfo_t si;
+	if (sigtimedwait(set, &si, ts) != DRV_SHEPHERD_KILL_SIG ||
+	    si.si_code != SI_QUEUE || si.si_value.sival_int <= DRV_KILL_WHY_NONE ||
+	    si.si_value.sival_int > DRV_KILL_WHY_REQUEUE)
+		return;
+	log_info("job=%lld ending it as noded asks, SIGKILL in %llds", (long long)job_id,
+		 (long long)(l->kill_wait_ns / NS_PER_S));
+	/* ctld's clock may reach the limit a moment before ours */
+	if (si.si_value.sival_int == DRV_KILL_WHY_TIME_LIMIT && !l->ended)
+		l->timed_out = true;
+	terminate(l, pid, job_id, si.si_value.sival_int, limit_now());
+}
+
 void limit_wait(struct limit *l, pid_t pid, int64_t job_id)
 {
-	sigset_t chld;
+	sigset_t chld, kill_only;
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigaddset(&chld, DRV_SHEPHERD_KILL_SIG);
+	sigemptyset(&kill_only);
+	sigaddset(&kill_only, DRV_SHEPHERD_KILL_SIG);
 	while (!leader_exited(pid)) {
 		int64_t now = limit_now();
 		int64_t next = limit_step(l, pid, job_id, now);
@@ -145,15 +165,10 @@ void limit_wait(struct limit *l, pid_t pid, int64_t job_id)
 		struct timespec ts = {.tv_sec = (time_t)(wait_ns / NS_PER_S),
 				      .tv_nsec = (long)(wait_ns % NS_PER_S)};
 		/* EINTR, EAGAIN (the deadline) and SIGCHLD all loop back. */
-		siginfo_t si;
-		if (sigtimedwait(&chld, &si, &ts) == DRV_SHEPHERD_KILL_SIG) {
-			log_info("job=%lld ending it as noded asks, SIGKILL in %llds",
-				 (long long)job_id,
-				 (long long)(l->kill_wait_ns / NS_PER_S));
-			/* ctld's clock may reach the limit a moment before ours */
-			if (si.si_value.sival_int == DRV_KILL_WHY_TIME_LIMIT && !l->ended)
-				l->timed_out = true;
-			terminate(l, pid, job_id, si.si_value.sival_int, limit_now());
-		}
+		take_signal(l, pid, job_id, &chld, &ts);
 	}
+	/* a kill that came as the script ended still has its line written (and
+	 * what the script left gets SIGTERM before the SIGKILL that follows) */
+	struct timespec zero = {0, 0};
+	take_signal(l, pid, job_id, &kill_only, &zero);
 }

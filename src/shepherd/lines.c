@@ -1,7 +1,8 @@
 /* lines.c — Slurm's own lines in a job's output, as slurmstepd writes them
  * (its log goes to the job's stderr, a step's to srun): the cancel line
  * "slurmstepd: error: *** JOB 5 ON n1 CANCELLED AT 2026-12-02T05:01:02 ***"
- * (with " DUE TO TIME LIMIT" for the time limit; "STEP 5.0" for a step)
+ * (with " DUE TO TIME LIMIT" for the time limit, " DUE TO JOB REQUEUE" for
+ * scontrol requeue; "STEP 5.0" for a step)
  * and the OOM line of the task/cgroup plugin. Tools grep for these, so the
  * program name stays "slurmstepd" (docs/compat.md). This file only formats
  * and writes; it decides nothing. */
@@ -19,9 +20,12 @@ int lines_cancelled(char *buf, size_t len, const char *entity, const char *node,
 	char when[32];
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-	int n = snprintf(
-	    buf, len, "slurmstepd: error: *** %s ON %s CANCELLED AT %s%s ***\n", entity,
-	    node, when, why == DRV_KILL_WHY_TIME_LIMIT ? " DUE TO TIME LIMIT" : "");
+	const char *tail = why == DRV_KILL_WHY_TIME_LIMIT ? " DUE TO TIME LIMIT"
+			   : why == DRV_KILL_WHY_REQUEUE  ? " DUE TO JOB REQUEUE"
+							  : "";
+	int n =
+	    snprintf(buf, len, "slurmstepd: error: *** %s ON %s CANCELLED AT %s%s ***\n",
+		     entity, node, when, tail);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : n;
 }
 

@@ -113,6 +113,9 @@ static int shepherd(const char *dir)
 {
 	char pidbuf[24], err[256], script[PATH_MAX];
 	int n = snprintf(pidbuf, sizeof(pidbuf), "%d\n", (int)getpid());
+	/* first: noded sends DRV_SHEPHERD_KILL_SIG only to a shepherd that says
+	 * it takes it (one from before would die of it) */
+	drv_write_file_replace(dir, DRV_SHEPHERD_KILL_FILE, "1\n", 2, 0644);
 	drv_write_file_replace(dir, "shepherd.pid", pidbuf, (size_t)n, 0644);
 	struct spec s;
 	if (spec_load(dir, &s, err, sizeof(err)) < 0) {

@@ -200,8 +200,9 @@ int64_t isolate_batch_mib(const struct spec *s);
 
 /* --- lines.c: Slurm's slurmstepd lines ------------------------------- */
 /* "slurmstepd: error: *** ENTITY ON NODE CANCELLED AT now ***\n" (entity:
- * "JOB 5" or "STEP 5.0"; " DUE TO TIME LIMIT" for DRV_KILL_WHY_TIME_LIMIT)
- * into buf. The length, or -ENAMETOOLONG. */
+ * "JOB 5" or "STEP 5.0"; " DUE TO TIME LIMIT" for DRV_KILL_WHY_TIME_LIMIT,
+ * " DUE TO JOB REQUEUE" for DRV_KILL_WHY_REQUEUE) into buf. The length, or
+ * -ENAMETOOLONG. */
 int lines_cancelled(char *buf, size_t len, const char *entity, const char *node, int why);
 /* Slurm 22.05's "Detected N oom-kill event(s) in StepId=ID. ..." line (step_id:
  * "5.batch", "5.0"). The length, or -ENAMETOOLONG. */

@@ -41,8 +41,8 @@ def test_requeue_running_job_resumes_from_its_checkpoint(make_cluster):
     jid = c.sbatch("-o", "out.txt", "ck.sh")
     wait_for(lambda: (c.work / "reached3").exists(), 30, what="step 3")
     c.ok("scontrol", "requeue", str(jid))
-    job = c.show_job(jid)
-    assert job["JobState"] == "PENDING", job
+    # COMPLETING (as Slurm) while the run is killed, then PENDING
+    job = c.wait_state(jid, "PENDING", 20)
     assert job["Restarts"] == "1", job
     job = c.wait_done(jid, 40)
     assert job["JobState"] == "COMPLETED", job

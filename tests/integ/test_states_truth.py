@@ -5,6 +5,7 @@
   `JobState=COMPLETING` in scontrol, until its node reports the end; then
   CANCELLED / TIMEOUT (and gone from squeue's default listing)."""
 import re
+import subprocess
 
 from conftest import wait_for
 
@@ -94,7 +95,7 @@ def test_requeued_job_shows_no_step_rows_while_pending(make_cluster):
     wait_for(lambda: f"{jid}.0" in c.ok("squeue", "-s", "-h", "-o", "%i"), 30,
              what="its step running")
     c.ok("scontrol", "requeue", str(jid))
-    assert c.state(jid) == "PENDING"
+    c.wait_state(jid, "PENDING", 20)
     rows = c.ok("sacct", "-n", "-P", "-j", str(jid), "-o", "JobID,State")
     assert rows == f"{jid}|PENDING\n"
     rows = c.ok("sacct", "-D", "-n", "-P", "-j", str(jid), "-o", "JobID,State")
@@ -129,3 +130,53 @@ def test_drover_down_and_up_requeues_a_requeue_job_as_node_fail(make_cluster):
     assert rows.split() == [f"{rq}|NODE_FAIL", f"{rq}|COMPLETED"], rows
     job = c.wait_state(nq, "NODE_FAIL", 30)
     assert job["Restarts"] == "0"
+
+
+def test_cancelled_srun_allocation_is_completing_until_its_step_ends(make_cluster):
+    """Slurm 22.05: `scancel` of the job srun made shows CG until its step's
+    tasks are gone, then CA; srun says as for a cancelled step."""
+    c = make_cluster(nodes=1, sets=SETS)
+    p = subprocess.Popen(
+        ["srun", "sh", "-c", "trap 'sleep 3; echo bye; exit 0' TERM; echo up; "
+         "while :; do sleep 0.1; done"],
+        env=c.env, cwd=c.work, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    try:
+        assert p.stdout.readline() == "up\n"
+        jid = c.ok("squeue", "-h", "-o", "%i").split()[0]
+        c.ok("scancel", jid)
+        assert squeue_states(c).get(jid) == "CG"
+        assert squeue_states(c, "-t", "CG") == {jid: "CG"}
+        assert c.state(jid) == "COMPLETING"
+        out, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+    assert out == "bye\n"
+    assert err.startswith("srun: Job step aborted: Waiting up to 22 seconds for job "
+                          "step to finish.\nslurmstepd: error: *** STEP "), err
+    wait_for(lambda: c.state(jid) == "CANCELLED", 20, what="CANCELLED")
+    assert squeue_states(c) == {}
+
+
+def test_requeued_job_is_completing_while_its_run_ends(make_cluster):
+    """Slurm 22.05: after `scontrol requeue` the job is CG (JobState=
+    COMPLETING) until its run's processes are gone, then PD (BeginTime)."""
+    c = make_cluster(nodes=1, sets=SETS)
+    c.write("job.sh", TRAP)
+    jid = c.sbatch("--requeue", "-o", "job.out", "job.sh")
+    wait_for(lambda: started(c, "job.out"), 30, what="the job running")
+    c.ok("scontrol", "requeue", str(jid))
+    wait_for(lambda: "got TERM" in (c.work / "job.out").read_text(), 20,
+             what="the job's trap running")
+    assert squeue_states(c).get(str(jid)) == "CG"
+    assert squeue_states(c, "-t", "CG") == {str(jid): "CG"}
+    assert squeue_states(c, "-t", "PD") == {}
+    job = c.show_job(jid)
+    assert (job["JobState"], job["Reason"], job["NodeList"]) == ("COMPLETING", "None", "n1")
+    assert c.ok("squeue", "-h", "-j", str(jid), "-o", "%t %R") == "CG n1\n"
+    wait_for(lambda: c.state(jid) == "PENDING", 20, what="PENDING")
+    assert squeue_states(c) == {str(jid): "PD"}
+    assert c.show_job(jid)["Reason"] == "BeginTime"
+    c.ok("scancel", str(jid))

@@ -171,6 +171,26 @@ void drv_array_clear(struct drv_array *a, uint32_t i)
 		recount(a);
 }
 
+int drv_array_take(struct drv_array *from, const struct drv_array *set,
+		   struct drv_array *out)
+{
+	struct drv_array t = {.nbits = from->nbits, .step = from->step};
+	t.bits = calloc(from->nbits / 8 + 1, 1);
+	if (!t.bits)
+		return -ENOMEM;
+	for (uint32_t i = set->min; set->count && i <= set->max && i < from->nbits; i++)
+		if (drv_array_test(set, i) && drv_array_test(from, i)) {
+			t.bits[i / 8] |= (uint8_t)(1u << (i % 8));
+			t.count++;
+			from->bits[i / 8] &= (uint8_t) ~(1u << (i % 8));
+			from->count--;
+		}
+	recount(&t);
+	recount(from);
+	*out = t;
+	return 0;
+}
+
 int64_t drv_array_first(const struct drv_array *a)
 {
 	return a->count ? (int64_t)a->min : -1;

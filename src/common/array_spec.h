@@ -30,6 +30,11 @@ void drv_array_fini(struct drv_array *a); /* accepts a zeroed one */
 
 bool drv_array_test(const struct drv_array *a, uint32_t i);
 void drv_array_clear(struct drv_array *a, uint32_t i); /* keeps count/min/max right */
+/* Moves the indices of set that from holds into *out (a new set of from's
+ * size and step, no throttle; the caller runs drv_array_fini). 0, or
+ * -ENOMEM with from untouched. */
+int drv_array_take(struct drv_array *from, const struct drv_array *set,
+		   struct drv_array *out);
 /* The lowest set index, or -1 when empty. */
 int64_t drv_array_first(const struct drv_array *a);
 

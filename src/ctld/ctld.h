@@ -298,9 +298,13 @@ struct job *job_array_split(struct ctld *c, struct job *meta);
 /* Is j the task of array array_id whose index is in set? */
 bool job_array_has_task(const struct job *j, uint32_t array_id,
 			const struct drv_array *set);
-/* Removes set's indices from meta's pending tasks, all but a last one
- * (which the caller cancels with the record); returns how many. */
-int job_array_drop_pending(struct ctld *c, struct job *meta, const struct drv_array *set);
+/* Moves the indices of set still pending in meta (*taken: how many) into
+ * a record of their own, new id, for the caller to cancel, so that they
+ * stay in accounting (Slurm 22.05 drops them); meta itself when they are
+ * all of its pending tasks. NULL when none is pending, or when no job id is
+ * free: then they are only taken out of meta. */
+struct job *job_array_split_set(struct ctld *c, struct job *meta,
+				const struct drv_array *set, uint32_t *taken);
 /* The state of array array_id as a whole, from the records ctld holds
  * (finished tasks older than MinJobAge are only in the store): for
  * dependencies on arrays. found is false when no such array is held. */

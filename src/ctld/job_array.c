@@ -133,23 +133,47 @@ bool job_array_has_task(const struct job *j, uint32_t array_id,
 	return j->array_task_id >= 0 && drv_array_test(set, (uint32_t)j->array_task_id);
 }
 
-int job_array_drop_pending(struct ctld *c, struct job *meta, const struct drv_array *set)
+struct job *job_array_split_set(struct ctld *c, struct job *meta,
+				const struct drv_array *set, uint32_t *taken)
 {
+	*taken = 0;
 	if (!meta->array || meta->state != JOB_PENDING)
-		return 0;
-	uint32_t dropped = 0;
-	for (uint32_t i = set->min; set->count && i <= set->max; i++)
-		if (drv_array_test(set, i) && drv_array_test(meta->array, i)) {
-			if (meta->array->count == 1)
-				break; /* the last one: the caller cancels the record */
-			drv_array_clear(meta->array, i);
-			dropped++;
-		}
-	if (dropped) {
+		return NULL;
+	struct drv_array hit;
+	if (drv_array_take(meta->array, set, &hit) < 0)
+		abort(); /* a bitmap of meta's size: only ENOMEM fails it */
+	*taken = hit.count;
+	if (hit.count == 0) {
+		drv_array_fini(&hit);
+		return NULL;
+	}
+	if (meta->array->count == 0) { /* every pending one: meta is the record */
+		drv_array_fini(meta->array);
+		*meta->array = hit;
+		job_array_refresh(meta);
+		return meta;
+	}
+	uint32_t id;
+	if (ctld_job_id_new(c, &id) < 0) { /* they go unrecorded, as in Slurm 22.05 */
+		drv_array_fini(&hit);
 		job_array_refresh(meta);
 		commit_job(c, meta);
+		return NULL;
 	}
-	return (int)dropped;
+	struct job *t = copy_task(meta);
+	t->id = id;
+	commit_meta(c);
+	if (!(t->array = malloc(sizeof(*t->array))))
+		abort();
+	*t->array = hit;
+	job_array_refresh(t);
+	job_array_refresh(meta);
+	job_table_add(&c->jobs, t);
+	commit_job(c, t);
+	commit_job(c, meta);
+	log_info("job=%u holds %u pending tasks of array %u", t->id, t->array->count,
+		 meta->id);
+	return t;
 }
 
 void job_array_summary(const struct ctld *c, uint32_t array_id,

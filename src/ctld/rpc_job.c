@@ -232,8 +232,8 @@ static int parse_task_arg(const char *arg, uint32_t *array_id, struct drv_array 
 }
 
 /* Cancels (or signals) the tasks of one "N_T"/"N_[spec]" argument: running
- * ones are their own records, pending ones are dropped from the array's
- * record, which is cancelled itself when its last pending task goes. */
+ * ones are their own records; the pending ones named leave the array's
+ * record for one of their own, cancelled, so that they are kept. */
 static bool may_touch(const struct rpc_req *r, const struct job *j)
 {
 	return j->uid == r->cred.uid || rpc_is_admin(r);
@@ -257,8 +257,8 @@ static int cancel_members(struct rpc_req *r, struct job *first, uint32_t array_i
 }
 
 /* Cancels (or signals) the tasks of one "N_T"/"N_[spec]" argument: running
- * ones are their own records, pending ones are dropped from the array's
- * record, which is cancelled itself when its last pending task goes. */
+ * ones are their own records; the pending ones named leave the array's
+ * record for one of their own, cancelled, so that they are kept. */
 static int cancel_tasks(struct rpc_req *r, const char *arg, int64_t now)
 {
 	uint32_t array_id;
@@ -271,8 +271,11 @@ static int cancel_tasks(struct rpc_req *r, const char *arg, int64_t now)
 	if (meta && !may_touch(r, meta))
 		rc = DRV_RC_ACCESS_DENIED;
 	else if (!meta || meta->array_job_id == array_id) {
-		if (meta && !sig && job_array_drop_pending(r->c, meta, &set) > 0)
-			rc = 0;
+		uint32_t taken = 0;
+		struct job *rest =
+		    meta && !sig ? job_array_split_set(r->c, meta, &set, &taken) : NULL;
+		if (taken)
+			rc = rest ? cancel_record(r, rest, now) : 0;
 		rc = cancel_members(r, meta ? meta : r->c->jobs.head, array_id, &set, rc,
 				    now);
 	}

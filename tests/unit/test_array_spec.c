@@ -89,6 +89,34 @@ static void test_clear_and_first(void **state)
 
 /* A stored remainder parses back without a bound; a large set stays one
  * bitmap of (max+1)/8 bytes. */
+static void test_take(void **state)
+{
+	struct drv_array from, set, out;
+	assert_int_equal(drv_array_parse("0-9:3", 0, &from), 0); /* 0,3,6,9 */
+	assert_int_equal(drv_array_parse("2-6,42", 0, &set), 0);
+	assert_int_equal(drv_array_take(&from, &set, &out), 0);
+	assert_int_equal(out.count, 2);
+	assert_int_equal(out.min, 3);
+	assert_int_equal(out.max, 6);
+	assert_int_equal(out.step, 3);
+	assert_int_equal(from.count, 2);
+	assert_int_equal(from.min, 0);
+	assert_int_equal(from.max, 9);
+	assert_false(drv_array_test(&from, 3));
+	assert_true(drv_array_test(&out, 6));
+	drv_array_fini(&out);
+	/* the rest whole: from is left empty */
+	drv_array_fini(&set);
+	assert_int_equal(drv_array_parse("0-99", 0, &set), 0);
+	assert_int_equal(drv_array_take(&from, &set, &out), 0);
+	assert_int_equal(out.count, 2);
+	assert_int_equal(from.count, 0);
+	assert_int_equal(drv_array_first(&from), -1);
+	drv_array_fini(&out);
+	drv_array_fini(&set);
+	drv_array_fini(&from);
+}
+
 static void test_stored_and_large(void **state)
 {
 	(void)state;
@@ -112,9 +140,8 @@ static void test_stored_and_large(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_parse_forms),
-	    cmocka_unit_test(test_parse_refused),
-	    cmocka_unit_test(test_clear_and_first),
+	    cmocka_unit_test(test_parse_forms),	     cmocka_unit_test(test_parse_refused),
+	    cmocka_unit_test(test_clear_and_first),  cmocka_unit_test(test_take),
 	    cmocka_unit_test(test_stored_and_large),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,8 +1,8 @@
 /* test_job_array.c — ctld's array records (src/ctld/job_array.c): the
  * pending set of one record, a task split off per start with a new id, the
- * last task run as the array's own record, pending tasks dropped by scancel,
- * the store round trip, and the whole-array summary dependencies read.
- * The commit hooks are stubs: what they are told is counted. */
+ * last task run as the array's own record, pending tasks scancel names
+ * moved to a record of their own, the store round trip, and the whole-array summary
+ * dependencies read. The commit hooks are stubs: what they are told is counted. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -99,28 +99,49 @@ static void test_split_until_the_last(void **state)
 	job_table_fini(&c.jobs);
 }
 
-static void test_drop_pending_and_summary(void **state)
+static void test_split_set_and_summary(void **state)
 {
 	struct ctld c = {0};
 	assert_int_equal(job_table_init(&c.jobs), 0);
+	c.jobs.next_id = 20;
 	struct job *meta = array_job(&c, "0-9");
 	struct drv_array set;
+	uint32_t taken;
+	/* scancel 20_[3,5-6,42]: one record holds the three, pending still */
 	assert_int_equal(drv_array_parse("3,5-6,42", 0, &set), 0);
-	assert_int_equal(job_array_drop_pending(&c, meta, &set), 3);
+	struct job *t = job_array_split_set(&c, meta, &set, &taken);
+	assert_int_equal(taken, 3);
+	assert_non_null(t);
+	assert_int_equal(t->id, 21);
+	assert_int_equal(t->array_job_id, meta->id);
+	assert_int_equal(t->state, JOB_PENDING);
+	assert_string_equal(t->array_task_str, "3,5-6");
 	assert_string_equal(meta->array_task_str, "0-2,4,7-9");
 	drv_array_fini(&set);
-	/* every pending one: all but the last go, which the caller cancels */
+	/* scancel 20_8: a record of one task shows as that task */
+	assert_int_equal(drv_array_parse("8", 0, &set), 0);
+	t = job_array_split_set(&c, meta, &set, &taken);
+	assert_int_equal(taken, 1);
+	assert_int_equal(t->array_task_id, 8);
+	assert_true(job_array_has_task(t, meta->id, &set));
+	assert_null(job_array_split_set(&c, meta, &set, &taken)); /* gone already */
+	assert_int_equal(taken, 0);
+	drv_array_fini(&set);
+	/* all that is left: meta is the record, nothing new */
 	assert_int_equal(drv_array_parse("0-9", 0, &set), 0);
-	assert_int_equal(job_array_drop_pending(&c, meta, &set), 6);
-	assert_true(job_array_has_task(meta, meta->id, &set));
+	assert_ptr_equal(job_array_split_set(&c, meta, &set, &taken), meta);
+	assert_int_equal(taken, 6);
+	assert_string_equal(meta->array_task_str, "0-2,4,7,9");
+	assert_null(job_table_find(&c.jobs, 23));
 	drv_array_fini(&set);
 	struct job_array_summary s;
 	job_array_summary(&c, meta->id, &s);
-	assert_int_equal(s.pending, 1);
-	meta->state = JOB_CANCELLED; /* a cancelled rest counts as failed */
+	assert_int_equal(s.pending, 10);
+	for (struct job *x = c.jobs.head; x; x = x->next)
+		x->state = JOB_CANCELLED; /* a cancelled record counts as failed */
 	job_array_summary(&c, meta->id, &s);
 	assert_int_equal(s.pending, 0);
-	assert_int_equal(s.failed, 1);
+	assert_int_equal(s.failed, 3);
 	job_table_fini(&c.jobs);
 }
 
@@ -178,7 +199,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_split_until_the_last),
-	    cmocka_unit_test(test_drop_pending_and_summary),
+	    cmocka_unit_test(test_split_set_and_summary),
 	    cmocka_unit_test(test_store_round_trip),
 	    cmocka_unit_test(test_older_payload),
 	};

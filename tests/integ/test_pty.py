@@ -158,17 +158,19 @@ def test_interactive_shell_on_a_pty(make_cluster):
 
 
 def test_terminal_restored_when_srun_is_hung_up(make_cluster):
-    """srun forwards a hang-up (the user's terminal closed) to the task,
-    which dies of it; srun exits 128+1 and leaves the terminal as it found
-    it. (Not an interactive bash: its readline can miss a signal that
-    comes just before it waits for a key.)"""
+    """A hang-up (the user's terminal closed) makes srun end the step, as
+    Slurm's does ("forcing job termination", the task killed, exit 137),
+    and leave the terminal as it found it. (Not an interactive bash: its
+    readline can miss a signal that comes just before it waits for a
+    key.)"""
     c = up(make_cluster)
     t = Terminal(c, [str(c.bin / "srun"), "--pty", "sleep", "4545"])
     try:
         wait_for(lambda: procs_running(["sleep", "4545"]), 20, what="the sleep")
         assert termios.tcgetattr(t.slave) != t.mode_before  # raw now
         t.proc.send_signal(signal.SIGHUP)
-        assert t.wait() == 129, t.out
+        assert t.wait() == 137, t.out
+        assert t.out.startswith(b"srun: forcing job termination\n"), t.out
         assert termios.tcgetattr(t.slave) == t.mode_before
     finally:
         t.close()

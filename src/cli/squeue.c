@@ -63,7 +63,8 @@ static json_t *wire_fields(const struct sq_opts *o, const struct sq_format *fmt)
 	    DRV_REC_JOB__PRIORITY, DRV_REC_JOB__ACCOUNT,     DRV_REC_JOB__START_TIME,
 	    DRV_REC_JOB__END_TIME, DRV_REC_JOB__SUBMIT_TIME, DRV_REC_JOB__TIME_LIMIT,
 	    DRV_REC_JOB__HOLD};
-	static const int qos[] = {DRV_REC_JOB__QOS}, nodes[] = {DRV_REC_JOB__NODELIST};
+	static const int qos[] = {DRV_REC_JOB__QOS}, nodes[] = {DRV_REC_JOB__NODELIST},
+			 lics[] = {DRV_REC_JOB__LICENSES};
 	static const int steps[] = {DRV_REC_JOB__STEPS, DRV_REC_JOB__BATCH_HOST,
 				    DRV_REC_JOB__ARRAY_JOB_ID, DRV_REC_JOB__ARRAY_TASK_ID,
 				    DRV_REC_JOB__INTERACTIVE};
@@ -73,6 +74,8 @@ static json_t *wire_fields(const struct sq_opts *o, const struct sq_format *fmt)
 		add_fields(a, qos, 1);
 	if (o->nodelist)
 		add_fields(a, nodes, 1);
+	if (o->licenses) /* what -L reads */
+		add_fields(a, lics, 1);
 	if (o->step_flag)
 		add_fields(a, steps, sizeof(steps) / sizeof(steps[0]));
 	sq_format_wire_fields(fmt, a);
@@ -119,9 +122,19 @@ static bool is_known(const struct sq_opts *o, const struct cli_job *all, size_t 
 static size_t keep_matching(const struct sq_opts *o, char *const *nodes, size_t n_nodes,
 			    struct cli_job *jobs, size_t n)
 {
-	struct sq_filter filt = {o->job_ids, o->users,	  o->states,	 o->partitions,
-				 o->names,   o->accounts, o->all_states, o->qos,
-				 nodes,	     n_nodes,	  o->match_none, o->tasks};
+	struct sq_filter filt = {.job_ids = o->job_ids,
+				 .users = o->users,
+				 .states = o->states,
+				 .partitions = o->partitions,
+				 .names = o->names,
+				 .accounts = o->accounts,
+				 .all_states = o->all_states,
+				 .qos = o->qos,
+				 .licenses = o->licenses,
+				 .nodes = nodes,
+				 .n_nodes = n_nodes,
+				 .none = o->match_none,
+				 .tasks = o->tasks};
 	size_t kept = 0;
 
 	for (size_t i = 0; i < n; i++) {

@@ -119,6 +119,22 @@ static bool holds_any(const char *held, char *const *nodes, size_t n)
 	return hit;
 }
 
+/* Whether job's -L ("name[:count]", comma-separated) names one of want. */
+static bool asks_license(const json_t *want, const char *licenses)
+{
+	for (const char *p = licenses; p && *p;) {
+		size_t n = strcspn(p, ",:@");
+		char name[128];
+		snprintf(name, sizeof(name), "%.*s",
+			 (int)(n < sizeof(name) ? n : sizeof(name) - 1), p);
+		if (*name && has_str(want, name, false))
+			return true;
+		p += strcspn(p, ",");
+		p += *p == ',';
+	}
+	return false;
+}
+
 bool sq_job_matches(const struct sq_filter *f, const struct cli_job *job)
 {
 	if (f->job_ids && !id_given(f, job))
@@ -138,6 +154,8 @@ bool sq_job_matches(const struct sq_filter *f, const struct cli_job *job)
 	if (f->accounts && !has_str(f->accounts, job->account ? job->account : "", true))
 		return false;
 	if (f->qos && !has_str(f->qos, job->qos ? job->qos : "normal", true))
+		return false;
+	if (f->licenses && !asks_license(f->licenses, job->licenses))
 		return false;
 	return !f->none && (!f->nodes || holds_any(job->nodelist, f->nodes, f->n_nodes));
 }

@@ -18,9 +18,10 @@ struct sq_filter {
 	const json_t *accounts;	  /* [S] */
 	bool all_states;	  /* -t all */
 	const json_t *qos;	  /* [S] */
+	const json_t *licenses;	  /* [S] -L: jobs asking for any of these licenses */
 	char *const *nodes;	  /* -w: jobs holding any of these n_nodes nodes */
 	size_t n_nodes;
-	bool none;	     /* -R, -L: what no Drover job has */
+	bool none;	     /* -R: what no Drover job has */
 	const json_t *tasks; /* [[N, T]]: task T of array N, or NULL */
 };
 

@@ -311,8 +311,10 @@ static int one_opt(int c, const char *arg, struct sq_opts *o)
 		set_str(&o->nodelist, arg);
 		return 0;
 	case 'R':
-	case 'L':
 		o->match_none = true;
+		return 0;
+	case 'L':
+		set_list(&o->licenses, str_list(arg));
 		return 0;
 	case 'r':
 		o->array_flag = true;
@@ -352,8 +354,8 @@ static int env_filters(struct sq_opts *o)
 		o->names = str_list(v);
 	if (!o->qos && (v = getenv("SQUEUE_QOS")))
 		o->qos = str_list(v);
-	if (getenv("SQUEUE_LICENSES"))
-		o->match_none = true;
+	if (!o->licenses && (v = getenv("SQUEUE_LICENSES")))
+		o->licenses = str_list(v);
 	if (!o->partitions && (v = getenv("SQUEUE_PARTITION")))
 		o->partitions = str_list(v);
 	if (!o->states && !o->all_states && (v = getenv("SQUEUE_STATES")) &&
@@ -448,6 +450,7 @@ void sq_opts_fini(struct sq_opts *o)
 	json_decref(o->names);
 	json_decref(o->accounts);
 	json_decref(o->qos);
+	json_decref(o->licenses);
 	json_decref(o->steps);
 	free(o->nodelist);
 }

@@ -20,11 +20,12 @@ struct sq_opts {
 	json_t *names;	    /* [S] or NULL */
 	json_t *accounts;   /* [S] or NULL */
 	json_t *qos;	    /* [S] or NULL */
+	json_t *licenses;   /* [S] -L: license names, or NULL */
 	char *nodelist;	    /* -w as given, or NULL */
 	bool step_flag;	    /* -s/--steps: list steps, not jobs */
 	bool start_flag;    /* --start: pending jobs' expected starts */
 	json_t *steps;	    /* [[ID, TASK, STEP]] given to -s, or NULL */
-	bool match_none;    /* -R or -L: no Drover job has a reservation or licenses */
+	bool match_none;    /* -R: no Drover job has a reservation */
 	char **argv;	    /* borrowed: the command line, for --json's meta */
 	int argc;
 };

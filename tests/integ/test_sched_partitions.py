@@ -40,6 +40,9 @@ def test_job_waits_for_licenses(make_cluster):
     wait_for(lambda: c.show_job(b).get("Reason") == "Licenses", 20,
              what="job b waiting for a license")
     assert c.state(b) == "PENDING"  # CPUs are free: only the license lacks
+    # squeue -L: the jobs asking for any of the licenses named
+    assert sorted(c.ok("squeue", "-h", "-L", "matlab", "-o", "%i").split()) == [str(a), str(b)]
+    assert c.ok("squeue", "-h", "-L", "other,none", "-o", "%i") == ""
     (c.work / "go").touch()
     assert c.wait_done(b)["JobState"] == "COMPLETED"
 

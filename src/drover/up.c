@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -315,6 +316,17 @@ static void print_exports(const char *conf_path, const char *bindir)
 	fputs("\nexport PATH=", stdout);
 	print_shell_word(bindir);
 	fputs(":$PATH\n", stdout);
+	/* run from a build: its pages, before the system's (an empty
+	 * MANPATH's trailing colon keeps man's own search path) */
+	char man[PATH_MAX];
+	struct stat st;
+	if (snprintf(man, sizeof(man), "%s/man/man1", bindir) < (int)sizeof(man) &&
+	    stat(man, &st) == 0 && S_ISDIR(st.st_mode)) {
+		man[strlen(man) - strlen("/man1")] = '\0';
+		fputs("export MANPATH=", stdout);
+		print_shell_word(man);
+		fputs(":$MANPATH\n", stdout);
+	}
 	fflush(stdout);
 }
 

@@ -147,6 +147,10 @@ class Cluster:
             m = re.fullmatch(r"export PATH=(\S+):\$PATH", line)
             if m:
                 self.env["PATH"] = m.group(1).strip("'") + ":" + self.env["PATH"]
+            m = re.fullmatch(r"export MANPATH=(\S+):\$MANPATH", line)
+            if m:
+                self.env["MANPATH"] = (m.group(1).strip("'") + ":" +
+                                       self.env.get("MANPATH", ""))
 
     def down(self):
         return self.drover("down", "--dir", self.dir)

@@ -67,7 +67,8 @@ def test_keygen_writes_private_key_and_never_overwrites(tmp_path):
 def test_up_prints_only_exports_and_writes_the_config(make_cluster):
     c = make_cluster(nodes=3, sets={"MinJobAge": "60"})
     lines = c.up_out.splitlines()
-    assert lines == [f"export DROVER_CONF={c.conf}", f"export PATH={BIN}:$PATH"], lines
+    assert lines == [f"export DROVER_CONF={c.conf}", f"export PATH={BIN}:$PATH",
+                     f"export MANPATH={BIN}/man:$MANPATH"], lines
     conf = c.conf.read_text()
     keys = dict(re.findall(r"^(\w+)=(.*)$", conf, re.M))
     assert keys["ClusterName"] == "drover"

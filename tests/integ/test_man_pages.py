@@ -159,6 +159,16 @@ def test_completion_options_partitions_and_jobs(cluster):
     assert complete("sacctmgr show user ", env) == []
 
 
+def test_man_finds_the_build_pages_after_drover_up(cluster):
+    # `eval "$(drover up)"` from a build exports MANPATH=build/man:
+    assert cluster.env.get("MANPATH", "").startswith(f"{BIN}/man:"), cluster.up_out
+    for page, path in (("sbatch", "man1/sbatch.1"), ("drover.conf", "man5/drover.conf.5"),
+                       ("drover-ctld", "man8/drover-ctld.8")):
+        p = subprocess.run(["man", "-w", page], capture_output=True, text=True,
+                           env=cluster.env, timeout=30)
+        assert p.stdout.strip() == f"{BIN}/man/{path}", (page, p.stdout, p.stderr)
+
+
 def test_scontrol_page_lists_its_commands():
     text, _ = render(page("scontrol"))
     commands = text[text.index("\nCOMMANDS\n"):text.index("\nFILES\n")]

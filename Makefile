@@ -11,7 +11,8 @@ PYTEST_WORKERS ?= auto
 PYTEST_ARGS ?=
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 30
-FUZZ_TARGETS = frame conf hostlist timefmt sbatch_script cred dep_parse multi_prog schema schema_text
+FUZZ_TARGETS = frame conf hostlist array_spec timefmt sbatch_script cred dep_parse multi_prog \
+  schema schema_text gres constraint cgroup
 
 C_SOURCES = $(shell find src tests/unit tests/fuzz -type f \( -name '*.c' -o -name '*.h' \) 2>/dev/null)
 

@@ -6,7 +6,8 @@
  * CgroupMountpoint, ConstrainRAMSpace) are drover.conf keys, which
  * fuzz_conf covers. Each input is written as cgroup.controllers in a temp
  * dir made once per process and detected there, then parsed as an events
- * file. Neither may crash; a v2 detection means the text lists "memory". */
+ * file. Neither may crash; a v2 detection means the text lists "memory", and
+ * an oom_kill count is never negative. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s[size] = '\0';
 	int64_t n = -1;
 	int rc = cg_parse_oom_kill(s, &n);
-	if (rc == 0 && !strstr(s, "oom_kill "))
+	if (rc == 0 && (n < 0 || !strstr(s, "oom_kill ")))
 		abort();
 	free(s);
 	return 0;

@@ -5,7 +5,7 @@
  * at most one entry per comma-separated item, each with a non-empty name
  * free of the separators and a non-zero count; written back as
  * "name[:type]:count" it parses again to the same entries (what ctld stores
- * and shows is what was asked for). */
+ * and shows is what was asked for); and drv_gres_total never wraps. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +45,19 @@ static void round_trip(const struct drv_gres *v, size_t n)
 	free(text);
 }
 
+/* What ctld sums from a node's Gres= line: never a wrapped total. */
+static void check_total(const struct drv_gres *v, size_t n)
+{
+	uint64_t total = 0;
+	unsigned __int128 sum = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i].name, v[0].name))
+			sum += v[i].count;
+	int rc = drv_gres_total(v, n, n ? v[0].name : "gpu", 1024, &total);
+	if ((rc == 0) != (sum <= 1024) || (rc == 0 && total != sum))
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s = malloc(size + 1);
@@ -65,6 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check_entry(&v[i]);
 		if (n)
 			round_trip(v, n);
+		check_total(v, n);
 		free(v);
 	} else if (!err.text[0]) {
 		abort(); /* a refusal always says what was wrong */

@@ -11,7 +11,10 @@ PYTEST_WORKERS ?= auto
 PYTEST_ARGS ?=
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 30
-FUZZ_TARGETS = frame conf hostlist timefmt sbatch_script cred dep_parse multi_prog schema schema_text
+# one input slower than this (seconds) fails the run: a parser gone quadratic
+FUZZ_UNIT_TIMEOUT ?= 10
+FUZZ_TARGETS = frame conf hostlist array_spec timefmt sbatch_script cred dep_parse multi_prog \
+  schema schema_text gres constraint cgroup
 
 C_SOURCES = $(shell find src tests/unit tests/fuzz -type f \( -name '*.c' -o -name '*.h' \) 2>/dev/null)
 
@@ -86,7 +89,7 @@ fuzz: deps $(FUZZ_BUILD)/build.ninja
 	  echo "fuzz: $$t for $(FUZZ_SECONDS)s"; \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	    $(FUZZ_BUILD)/tests/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) \
+	    $(FUZZ_BUILD)/tests/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=$(FUZZ_UNIT_TIMEOUT) \
 	    -print_final_stats=1 $$dict -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$t- \
 	    $(FUZZ_BUILD)/corpus/$$t 2>$(FUZZ_BUILD)/fuzz-$$t.log \
 	  || { tail -60 $(FUZZ_BUILD)/fuzz-$$t.log; exit 1; }; \

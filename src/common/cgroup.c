@@ -7,6 +7,7 @@
 #include "common/cgroup.h"
 
 #include <dirent.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -121,9 +122,13 @@ int cg_parse_oom_kill(const char *text, int64_t *n)
 	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
 		if (strncmp(p, "oom_kill ", 9) != 0)
 			continue;
+		/* The kernel writes an unsigned decimal: a sign, a blank or a
+		 * value past INT64_MAX is not a count (strtoll takes the first
+		 * two and clamps the last). */
 		char *end;
+		errno = 0;
 		long long v = strtoll(p + 9, &end, 10);
-		if (end == p + 9 || (*end && *end != '\n'))
+		if (!isdigit((unsigned char)p[9]) || errno || (*end && *end != '\n'))
 			return -EINVAL;
 		*n = v;
 		return 0;

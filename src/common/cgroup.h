@@ -47,7 +47,8 @@ int cg_path(char *buf, size_t len, const char *base, const char *node, int64_t j
 	    const char *step);
 
 /* The "oom_kill N" line of memory.events (v2) or memory.oom_control (v1,
- * kernels >= 4.13): 0 with *n, -ENOENT when the text has no such line. */
+ * kernels >= 4.13): 0 with *n (>= 0), -ENOENT when the text has no such
+ * line, -EINVAL when its value is not an unsigned decimal that fits. */
 int cg_parse_oom_kill(const char *text, int64_t *n);
 
 /* One step's cgroups, created by cg_step_create. */

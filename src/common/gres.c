@@ -92,3 +92,18 @@ int drv_gres_parse(const char *s, struct drv_gres **out, size_t *n, struct drv_e
 	*n = k;
 	return 0;
 }
+
+int drv_gres_total(const struct drv_gres *v, size_t n, const char *name, uint64_t max,
+		   uint64_t *total)
+{
+	uint64_t sum = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(v[i].name, name))
+			continue;
+		if (v[i].count > max - sum)
+			return -E2BIG;
+		sum += v[i].count;
+	}
+	*total = sum;
+	return 0;
+}

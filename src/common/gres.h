@@ -20,4 +20,9 @@ struct drv_gres {
 int drv_gres_parse(const char *s, struct drv_gres **out, size_t *n,
 		   struct drv_error *err);
 
+/* How many of name the n entries of v hold in all, into *total. -E2BIG when
+ * that is above max (checked entry by entry, so counts near 2^64 cannot wrap
+ * the sum back under it: "gpu:18446744073709551615,gpu:2" is 1 otherwise). */
+int drv_gres_total(const struct drv_gres *v, size_t n, const char *name, uint64_t max,
+		   uint64_t *total);
 #endif

@@ -23,10 +23,7 @@ static int node_gpus(struct node *n, struct drv_error *err)
 		return drv_error_set(err, EINVAL, "node %s: Gres=%s: %s", n->conf->name,
 				     n->conf->gres, why.text);
 	uint64_t total = 0;
-	for (size_t i = 0; i < k; i++)
-		if (!strcmp(g[i].name, "gpu"))
-			total += g[i].count;
-	if (total > DRV_MAX_NODE_GPUS) {
+	if (drv_gres_total(g, k, "gpu", DRV_MAX_NODE_GPUS, &total) < 0) {
 		free(g);
 		return drv_error_set(err, EINVAL, "node %s: at most %d GPUs per node",
 				     n->conf->name, DRV_MAX_NODE_GPUS);

@@ -150,6 +150,17 @@ static void test_parse_oom_kill(void **state)
 	assert_int_equal(n, -1);
 	assert_int_equal(cg_parse_oom_kill("", &n), -ENOENT);
 	assert_int_equal(cg_parse_oom_kill("oom_kill x\n", &n), -EINVAL);
+	/* what fuzz_cgroup found strtoll letting through: a sign, a leading
+	 * blank, a count past INT64_MAX (clamped); n untouched */
+	n = 42;
+	assert_int_equal(cg_parse_oom_kill("oom_kill -3\n", &n), -EINVAL);
+	assert_int_equal(cg_parse_oom_kill("oom_kill +3\n", &n), -EINVAL);
+	assert_int_equal(cg_parse_oom_kill("oom_kill  3\n", &n), -EINVAL);
+	assert_int_equal(cg_parse_oom_kill("oom_kill 99999999999999999999\n", &n),
+			 -EINVAL);
+	assert_int_equal(n, 42);
+	assert_int_equal(cg_parse_oom_kill("oom_kill 9223372036854775807", &n), 0);
+	assert_int_equal(n, INT64_MAX);
 }
 
 int main(void)

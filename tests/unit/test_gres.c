@@ -59,11 +59,40 @@ static void refuses_malformed_entries(void **state)
 	}
 }
 
+/* A node's Gres= line whose gpu counts wrap uint64_t: the sum was 1, so
+ * ctld allocated one GPU slot and wrote 2^64 + 1 of them (heap overflow at
+ * start-up). drv_gres_total refuses it, and still sums what fits. */
+static void totals_do_not_wrap(void **state)
+{
+	(void)state;
+	struct drv_gres *g = NULL;
+	size_t n = 0;
+	struct drv_error err = {{0}};
+	uint64_t total = 99;
+	assert_int_equal(drv_gres_parse("gpu:18446744073709551615,gpu:2", &g, &n, &err),
+			 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(drv_gres_total(g, n, "gpu", 64, &total), -E2BIG);
+	assert_int_equal(drv_gres_total(g, n, "gpu", UINT64_MAX, &total), -E2BIG);
+	assert_int_equal(total, 99);
+	free(g);
+	assert_int_equal(drv_gres_parse("gpu:a100:2,mps:100,gpu:v100:3", &g, &n, &err),
+			 0);
+	assert_int_equal(drv_gres_total(g, n, "gpu", 64, &total), 0);
+	assert_int_equal(total, 5);
+	assert_int_equal(drv_gres_total(g, n, "gpu", 5, &total), 0);
+	assert_int_equal(drv_gres_total(g, n, "gpu", 4, &total), -E2BIG);
+	assert_int_equal(drv_gres_total(g, n, "nic", 4, &total), 0);
+	assert_int_equal(total, 0);
+	free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(parses_counts_and_types),
 	    cmocka_unit_test(refuses_malformed_entries),
+	    cmocka_unit_test(totals_do_not_wrap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,29 +21,6 @@
 
 #define CTLD "SlurmctldHost=head\nNodeName=n[1-4]\n"
 
-static struct drv_conf *load_ok(struct fixture *f, const char *text)
-{
-	struct drv_conf *c = NULL;
-	struct drv_error err = {{0}};
-	if (load(f, text, &c, &err) != 0)
-		fail_msg("load failed: %s", err.text);
-	return c;
-}
-
-/* text fails at line with an error holding fragment. */
-static void load_bad(struct fixture *f, const char *text, int line, const char *fragment)
-{
-	struct drv_conf *c = NULL;
-	struct drv_error err = {{0}};
-	char want[PATH_MAX + 32];
-	assert_int_equal(load(f, text, &c, &err), -EINVAL);
-	assert_null(c);
-	snprintf(want, sizeof(want), "%s:%d: ", f->path, line);
-	if (strncmp(err.text, want, strlen(want)) || !strstr(err.text, fragment))
-		fail_msg("error '%s' is not '%s...%s'", err.text, want, fragment);
-	assert_null(strchr(err.text, '\n')); /* one line */
-}
-
 static void test_partition_defaults(void **state)
 {
 	struct drv_conf *c = load_ok(*state, CTLD "PartitionName=p Nodes=n1\n");

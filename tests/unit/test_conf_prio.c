@@ -22,32 +22,6 @@
 
 #define CTLD "SlurmctldHost=head\n"
 
-static struct drv_conf *load_ok(struct fixture *f, const char *text)
-{
-	struct drv_conf *c = NULL;
-	struct drv_error err = {{0}};
-	if (load(f, text, &c, &err) != 0)
-		fail_msg("load failed: %s", err.text);
-	return c;
-}
-
-/* Expects a refusal whose text starts "path:line: " (line 0: "path: ") and
- * holds fragment. */
-static void load_bad(struct fixture *f, const char *text, int line, const char *fragment)
-{
-	struct drv_conf *c = NULL;
-	struct drv_error err = {{0}};
-	char want[PATH_MAX + 32];
-	assert_int_equal(load(f, text, &c, &err), -EINVAL);
-	assert_null(c);
-	if (line)
-		snprintf(want, sizeof(want), "%s:%d: ", f->path, line);
-	else
-		snprintf(want, sizeof(want), "%s: ", f->path);
-	if (strncmp(err.text, want, strlen(want)) || !strstr(err.text, fragment))
-		fail_msg("error '%s' is not '%s...%s'", err.text, want, fragment);
-}
-
 static const char *other(const struct drv_conf *c, const char *key)
 {
 	for (size_t i = 0; i < c->n_other; i++)

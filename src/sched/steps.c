@@ -26,6 +26,25 @@ void steps_fini(struct steps *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* Room for one more of n elements of size at *v (capacity *cap, doubled):
+ * an array in an arena (*borrowed) is copied out to one of its own. 0 or
+ * -ENOMEM, *v unchanged then. */
+static int grow(void **v, uint32_t n, uint32_t *cap, bool *borrowed, size_t size)
+{
+	if (n < *cap)
+		return 0;
+	uint32_t c = *cap * 2;
+	void *g = *borrowed ? malloc(c * size) : realloc(*v, c * size);
+	if (!g)
+		return -ENOMEM;
+	if (*borrowed)
+		memcpy(g, *v, n * size);
+	*v = g;
+	*cap = c;
+	*borrowed = false;
+	return 0;
+}
+
 /* The index of the step that holds time t. */
 static uint32_t step_at(const struct steps *s, int64_t t)
 {
@@ -46,18 +65,10 @@ static int64_t split_at(struct steps *s, int64_t t)
 	uint32_t i = step_at(s, t);
 	if (s->s[i].t == t)
 		return i;
-	if (s->n == s->cap) {
-		uint32_t cap = s->cap * 2;
-		struct step *v = s->borrowed ? malloc(cap * sizeof(*v))
-					     : realloc(s->s, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		if (s->borrowed)
-			memcpy(v, s->s, s->n * sizeof(*v));
-		s->s = v;
-		s->cap = cap;
-		s->borrowed = false;
-	}
+	void *v = s->s;
+	if (grow(&v, s->n, &s->cap, &s->borrowed, sizeof(*s->s)) < 0)
+		return -ENOMEM;
+	s->s = v;
 	memmove(&s->s[i + 2], &s->s[i + 1], (s->n - i - 1) * sizeof(*s->s));
 	s->s[i + 1] = (struct step){t, s->s[i].used};
 	s->n++;
@@ -141,18 +152,10 @@ static int64_t nsplit_at(struct nsteps *s, int64_t t)
 	uint32_t i = nsteps_at(s, t);
 	if (s->s[i].t == t)
 		return i;
-	if (s->n == s->cap) {
-		uint32_t cap = s->cap * 2;
-		struct nstep *v = s->borrowed ? malloc(cap * sizeof(*v))
-					      : realloc(s->s, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		if (s->borrowed)
-			memcpy(v, s->s, s->n * sizeof(*v));
-		s->s = v;
-		s->cap = cap;
-		s->borrowed = false;
-	}
+	void *v = s->s;
+	if (grow(&v, s->n, &s->cap, &s->borrowed, sizeof(*s->s)) < 0)
+		return -ENOMEM;
+	s->s = v;
 	memmove(&s->s[i + 2], &s->s[i + 1], (s->n - i - 1) * sizeof(*s->s));
 	s->s[i + 1] = s->s[i];
 	s->s[i + 1].t = t;

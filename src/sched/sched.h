@@ -430,6 +430,14 @@ int sched_run(const struct sched_snapshot *snap, const struct sched_params *para
 	      struct sched_result *out);
 void sched_result_free(struct sched_result *r); /* accepts NULL and zeroed */
 
+/* A digest of everything r decided over nodes (the snapshot's): equal
+ * digests mean the same decisions, to the CPU id and GPU unit. For checking
+ * that a change to the search decides as before (bench, tests, a replay). */
+#define SCHED_FNV1A_BASIS 1469598103934665603ULL
+uint64_t sched_fnv1a(uint64_t h, const void *p, size_t n);
+uint64_t sched_result_digest(const struct sched_node *nodes,
+			     const struct sched_result *r);
+
 /* Could req ever run in part, were all its nodes up and idle? 0 or -ENOSPC. */
 int sched_fits_config(const struct sched_node *nodes, uint32_t n_nodes,
 		      const struct sched_part *part, const struct sched_req *req);

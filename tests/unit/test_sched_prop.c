@@ -488,35 +488,11 @@ static void dump_world(const struct world *w)
 /* PROP_DIGEST=1: a digest of every decision of every pass (FNV-1a over
  * decisions, allocations, CPU ids and GPU units), printed per test, so
  * that a faster scheduler can be checked to decide exactly as before. */
-static uint64_t digest = 1469598103934665603ULL, world_digest;
-
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 1099511628211ULL;
-	return h;
-}
+static uint64_t digest = SCHED_FNV1A_BASIS, world_digest;
 
 static uint64_t result_digest(const struct fx *f, const struct sched_result *res)
 {
-	uint64_t h = 1469598103934665603ULL;
-	for (uint32_t i = 0; i < res->n_decisions; i++) {
-		const struct sched_decision *d = &res->decisions[i];
-		int64_t v[] = {d->index, d->job_id,	d->verdict, d->reason, d->part,
-			       d->start, d->time_limit, d->alloc_n, d->lacks};
-		h = fnv(h, v, sizeof(v));
-		for (uint32_t k = 0; k < d->alloc_n; k++) {
-			const struct sched_alloc *a = &res->allocs[d->alloc_off + k];
-			const struct sched_node *n = &f->nodes[a->node];
-			uint64_t u[] = {a->node, a->cpus, a->tasks, a->mem};
-			h = fnv(h, u, sizeof(u));
-			h = fnv(h, a->cpu_ids, SCHED_WORDS(n->n_cpus) * sizeof(uint64_t));
-			if (a->gpu_units)
-				h = fnv(h, a->gpu_units, n->n_gpus * sizeof(uint32_t));
-		}
-	}
-	return h;
+	return sched_result_digest(f->nodes, res);
 }
 
 /* The same pass by the plainest search (sched_reference.h) decides the
@@ -548,8 +524,8 @@ static const char *one_pass(struct world *w, enum sched_pass_kind kind,
 		return "a pass failed";
 	trace(w, bf ? "backfill" : "quick", res);
 	uint64_t d = result_digest(f, res);
-	digest = fnv(digest, &d, sizeof(d));
-	world_digest = fnv(world_digest, &d, sizeof(d));
+	digest = sched_fnv1a(digest, &d, sizeof(d));
+	world_digest = sched_fnv1a(world_digest, &d, sizeof(d));
 	if (!same_as_reference(w, res))
 		return "not what the plainest search decides";
 	const char *what = over(f, h, holds_of(f, res, h, bf));

@@ -33,10 +33,9 @@ int lines_oom(char *buf, size_t len, const char *step_id, int64_t kills)
 {
 	int n =
 	    snprintf(buf, len,
-		     "slurmstepd: error: Detected %lld oom-kill event(s) in StepId=%s. "
-		     "Some of your processes may have been killed by the cgroup "
-		     "out-of-memory handler.\n",
-		     (long long)kills, step_id);
+		     "slurmstepd: error: Detected %lld oom_kill event%s in StepId=%s. "
+		     "Some of the step tasks have been OOM Killed.\n",
+		     (long long)kills, kills == 1 ? "" : "s", step_id);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : n;
 }
 

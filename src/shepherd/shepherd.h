@@ -204,8 +204,9 @@ int64_t isolate_batch_mib(const struct spec *s);
  * " DUE TO JOB REQUEUE" for DRV_KILL_WHY_REQUEUE) into buf. The length, or
  * -ENAMETOOLONG. */
 int lines_cancelled(char *buf, size_t len, const char *entity, const char *node, int why);
-/* Slurm 22.05's "Detected N oom-kill event(s) in StepId=ID. ..." line (step_id:
- * "5.batch", "5.0"). The length, or -ENAMETOOLONG. */
+/* Slurm's "Detected N oom_kill event(s) in StepId=ID. Some of the step tasks
+ * have been OOM Killed." line, as current Slurm words it (step_id: "5.batch",
+ * "5.0"). The length, or -ENAMETOOLONG. */
 int lines_oom(char *buf, size_t len, const char *step_id, int64_t kills);
 /* Writes n bytes of line to fd (-1: nowhere), retrying EINTR; errors dropped. */
 void lines_write(int fd, const char *line, int n);

@@ -1,12 +1,13 @@
-"""Slurm's own lines in a job's output, byte for byte as Slurm 22.05's
-slurmstepd and srun write them (checked on a Slurm 22.05 cluster):
+"""Slurm's own lines in a job's output, byte for byte as Slurm's
+slurmstepd and srun write them (checked on a Slurm 22.05 cluster; the OOM
+line as current Slurm and issue 12 word it):
 
     slurmstepd: error: *** JOB 5 ON n1 CANCELLED AT 2026-12-02T04:56:19 DUE TO TIME LIMIT ***
     slurmstepd: error: *** JOB 5 ON n1 CANCELLED AT 2026-12-02T04:55:16 ***
     srun: Job step aborted: Waiting up to 7 seconds for job step to finish.
     slurmstepd: error: *** STEP 7.0 ON n1 CANCELLED AT 2026-12-02T04:55:43 ***
-    slurmstepd: error: Detected 1 oom-kill event(s) in StepId=5.batch. Some of
-      your processes may have been killed by the cgroup out-of-memory handler.
+    slurmstepd: error: Detected 1 oom_kill event in StepId=5.batch. Some of
+      the step tasks have been OOM Killed.
 
 The batch lines go to the job's stderr file, a step's to srun's stderr.
 ("Waiting up to N seconds" is KillWait + 2; KillWait is 1 here, 5 in the
@@ -145,9 +146,8 @@ def test_oom_line_in_the_jobs_stderr(make_cluster):
     jid = c.sbatch("--mem=64M", "-o", "oom.out", "-e", "oom.err", "oom.sh")
     c.wait_done(jid, timeout=60)
     err = (c.work / "oom.err").read_text()
-    want = (f"slurmstepd: error: Detected 1 oom-kill event(s) in StepId={jid}.batch. "
-            "Some of your processes may have been killed by the cgroup "
-            "out-of-memory handler.\n")
+    want = (f"slurmstepd: error: Detected 1 oom_kill event in StepId={jid}.batch. "
+            "Some of the step tasks have been OOM Killed.\n")
     assert want in err, repr(err)
 
 
@@ -241,9 +241,8 @@ def test_oom_line_of_a_step_before_sruns_own(make_cluster):
     jid = c.sbatch("--mem=50M", "-o", "step.out", "step.sh")
     c.wait_done(jid, timeout=60)
     out = (c.work / "step.out").read_text()
-    assert ordered(out, f"slurmstepd: error: Detected 1 oom-kill event(s) in StepId={jid}.0. "
-                   "Some of your processes may have been killed by the cgroup "
-                   "out-of-memory handler.\n",
+    assert ordered(out, f"slurmstepd: error: Detected 1 oom_kill event in StepId={jid}.0. "
+                   "Some of the step tasks have been OOM Killed.\n",
                    "srun: error: n1: task 0: Out Of Memory\n")
 
 

@@ -49,12 +49,12 @@ static void test_oom_line(void **state)
 {
 	char buf[256];
 	int n = lines_oom(buf, sizeof(buf), "5.batch", 1);
-	assert_string_equal(buf, "slurmstepd: error: Detected 1 oom-kill event(s) in "
-				 "StepId=5.batch. Some of your processes may have been "
-				 "killed by the cgroup out-of-memory handler.\n");
+	assert_string_equal(buf, "slurmstepd: error: Detected 1 oom_kill event in "
+				 "StepId=5.batch. Some of the step tasks have been OOM "
+				 "Killed.\n");
 	assert_int_equal(n, (int)strlen(buf));
 	lines_oom(buf, sizeof(buf), "12.0", 3);
-	assert_non_null(strstr(buf, "Detected 3 oom-kill event(s) in StepId=12.0. "));
+	assert_non_null(strstr(buf, "Detected 3 oom_kill events in StepId=12.0. "));
 }
 
 static void test_kill_why_parse(void **state)

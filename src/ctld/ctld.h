@@ -176,6 +176,9 @@ void rpc_dispatch(struct ctld *c, struct peer *p, json_t *env, bool mac_ok);
 void rpc_reply(const struct rpc_req *r, int rc, const char *error, json_t *body);
 void rpc_reply_durable(const struct rpc_req *r, int rc, const char *error, json_t *body);
 bool rpc_is_admin(const struct rpc_req *r);
+/* Whether the caller may act on j (cancel, signal, attach, notify, ...):
+ * its owner or an admin; the one place who-may-act is decided. */
+bool rpc_may_act_on(const struct rpc_req *r, const struct job *j);
 /* A success reply to a client whose body is JSON text (from a drv_jw). */
 void rpc_reply_text(const struct rpc_req *r, const char *body, size_t len);
 

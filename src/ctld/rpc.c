@@ -297,3 +297,8 @@ bool rpc_is_admin(const struct rpc_req *r)
 {
 	return r->daemon || r->cred.uid == 0 || r->cred.uid == r->c->owner_uid;
 }
+
+bool rpc_may_act_on(const struct rpc_req *r, const struct job *j)
+{
+	return j->uid == r->cred.uid || rpc_is_admin(r);
+}

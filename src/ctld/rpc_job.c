@@ -167,10 +167,9 @@ static void for_each_job(struct rpc_req *r, const uint32_t *ids, size_t n, job_o
 	int64_t now = time(NULL);
 	for (size_t i = 0; i < n; i++) {
 		struct job *j = job_table_find(&r->c->jobs, ids[i]);
-		int rc = !j ? DRV_RC_INVALID_JOB_ID
-			 : (j->uid != r->cred.uid && !rpc_is_admin(r))
-			     ? DRV_RC_ACCESS_DENIED
-			     : op(r, j, now);
+		int rc = !j			 ? DRV_RC_INVALID_JOB_ID
+			 : !rpc_may_act_on(r, j) ? DRV_RC_ACCESS_DENIED
+						 : op(r, j, now);
 		result_add(&res, ids[i], NULL, rc);
 	}
 	results_reply(r, &res);
@@ -231,14 +230,6 @@ static int parse_task_arg(const char *arg, uint32_t *array_id, struct drv_array 
 	return drv_array_parse(p, 0, set) < 0 ? -EINVAL : 0;
 }
 
-/* Cancels (or signals) the tasks of one "N_T"/"N_[spec]" argument: running
- * ones are their own records; the pending ones named leave the array's
- * record for one of their own, cancelled, so that they are kept. */
-static bool may_touch(const struct rpc_req *r, const struct job *j)
-{
-	return j->uid == r->cred.uid || rpc_is_admin(r);
-}
-
 /* The tasks of array array_id still held, from first on: the array's record
  * may be gone already (it ran as the last task to start and ended more than
  * MinJobAge ago) while earlier tasks run on; they still answer to its id. */
@@ -249,8 +240,8 @@ static int cancel_members(struct rpc_req *r, struct job *first, uint32_t array_i
 		if (t->array_job_id != array_id ||
 		    (set && !job_array_has_task(t, array_id, set)))
 			continue;
-		int one =
-		    may_touch(r, t) ? cancel_record(r, t, now) : DRV_RC_ACCESS_DENIED;
+		int one = rpc_may_act_on(r, t) ? cancel_record(r, t, now)
+					       : DRV_RC_ACCESS_DENIED;
 		rc = rc == 0 ? 0 : one;
 	}
 	return rc;
@@ -268,7 +259,7 @@ static int cancel_tasks(struct rpc_req *r, const char *arg, int64_t now)
 	struct job *meta = job_table_find(&r->c->jobs, array_id);
 	int rc = DRV_RC_INVALID_JOB_ID;
 	bool sig = ((const struct drv_job_cancel *)r->msg)->signal != 0;
-	if (meta && !may_touch(r, meta))
+	if (meta && !rpc_may_act_on(r, meta))
 		rc = DRV_RC_ACCESS_DENIED;
 	else if (!meta || meta->array_job_id == array_id) {
 		uint32_t taken = 0;
@@ -288,7 +279,8 @@ static int cancel_id(struct rpc_req *r, uint32_t id, int64_t now)
 	const struct drv_job_cancel *m = r->msg;
 	struct job *j = job_table_find(&r->c->jobs, id);
 	if (j)
-		return may_touch(r, j) ? cancel_one(r, j, now) : DRV_RC_ACCESS_DENIED;
+		return rpc_may_act_on(r, j) ? cancel_one(r, j, now)
+					    : DRV_RC_ACCESS_DENIED;
 	if (m->records_only)
 		return DRV_RC_INVALID_JOB_ID;
 	return cancel_members(r, r->c->jobs.head, id, NULL, DRV_RC_INVALID_JOB_ID, now);
@@ -308,7 +300,7 @@ static int cancel_step(struct rpc_req *r, const char *arg)
 	struct job *j = job_table_find(&r->c->jobs, (uint32_t)id);
 	if (!j)
 		return DRV_RC_INVALID_JOB_ID;
-	if (!may_touch(r, j))
+	if (!rpc_may_act_on(r, j))
 		return DRV_RC_ACCESS_DENIED;
 	if (job_state_final(j->state))
 		return DRV_RC_ALREADY_DONE;
@@ -557,10 +549,11 @@ static void update_with_policy(struct rpc_req *r, const struct drv_job_update *m
 	for (size_t i = 0; i < m->n_job_ids && texts; i++) {
 		struct job *j = job_table_find(&r->c->jobs, m->job_ids[i]);
 		struct policy_update pu;
-		int rc = !j		    ? DRV_RC_INVALID_JOB_ID
-			 : !may_touch(r, j) ? DRV_RC_ACCESS_DENIED
-					    : policy_update(r->c, r, j, &pu, &texts[i]);
-		if (j && may_touch(r, j) && rc == 0) {
+		int rc = !j ? DRV_RC_INVALID_JOB_ID
+			 : !rpc_may_act_on(r, j)
+			     ? DRV_RC_ACCESS_DENIED
+			     : policy_update(r->c, r, j, &pu, &texts[i]);
+		if (j && rpc_may_act_on(r, j) && rc == 0) {
 			rc = update_apply(r, j, &pu.msg, now);
 			policy_update_fini(&pu);
 		}

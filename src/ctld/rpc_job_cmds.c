@@ -11,11 +11,6 @@
 #include "ctld/rpc_handlers.h"
 #include "ctld/store.h"
 
-static bool owner_or_admin(const struct rpc_req *r, const struct job *j)
-{
-	return j->uid == r->cred.uid || rpc_is_admin(r);
-}
-
 /* Slurm's srun_user_message: a finished job is "already done"; a batch job
  * that does not run yet has nowhere to write ("presently disabled"), nor
  * has an allocation without a batch script (Slurm hands that to srun's
@@ -37,7 +32,7 @@ void rpc_job_notify(struct rpc_req *r)
 		rpc_reply(r, DRV_RC_INVALID_JOB_ID, NULL, NULL);
 		return;
 	}
-	if (!owner_or_admin(r, j)) {
+	if (!rpc_may_act_on(r, j)) {
 		log_warn("job=%u notify refused to uid=%u", j->id, (unsigned)r->cred.uid);
 		rpc_reply(r, DRV_RC_USER_ID_MISSING, NULL, NULL);
 		return;
@@ -56,7 +51,7 @@ void rpc_job_script(struct rpc_req *r)
 		rpc_reply(r, DRV_RC_INVALID_JOB_ID, NULL, NULL);
 		return;
 	}
-	if (!owner_or_admin(r, j)) {
+	if (!rpc_may_act_on(r, j)) {
 		rpc_reply(r, DRV_RC_USER_ID_MISSING, NULL, NULL);
 		return;
 	}

@@ -338,13 +338,12 @@ static int top_collect(struct rpc_req *r, const struct drv_job_top *m, struct to
 		       int *rc2)
 {
 	struct ctld *c = r->c;
-	bool admin = rpc_is_admin(r);
 	for (size_t i = 0; i < m->n_jobs; i++) {
 		int rc;
 		struct job *j = top_arg(c, m->jobs[i], &rc);
 		if (!j)
 			return rc;
-		if (!admin && j->uid != r->cred.uid)
+		if (!rpc_may_act_on(r, j))
 			return DRV_RC_ACCESS_DENIED;
 		if (j->state != JOB_PENDING) {
 			*rc2 = DRV_RC_JOB_NOT_PENDING;

@@ -234,7 +234,7 @@ void rpc_alloc_complete(struct rpc_req *r)
 			  NULL);
 		return;
 	}
-	if (j->uid != r->cred.uid && !rpc_is_admin(r)) {
+	if (!rpc_may_act_on(r, j)) {
 		rpc_reply(r, DRV_RC_ACCESS_DENIED, drv_rc_text(DRV_RC_ACCESS_DENIED),
 			  NULL);
 		return;

@@ -542,12 +542,12 @@ void rpc_step_create(struct rpc_req *r)
 	struct ctld *c = r->c;
 	const struct drv_step_create *m = r->msg;
 	struct job *j = job_table_find(&c->jobs, m->job_id);
-	int rc = !j					     ? DRV_RC_INVALID_JOB_ID
-		 : j->uid != r->cred.uid && !rpc_is_admin(r) ? DRV_RC_ACCESS_DENIED
-		 : j->state == JOB_PENDING		     ? DRV_RC_JOB_PENDING
-		 : j->state != JOB_RUNNING || j->completing  ? DRV_RC_ALREADY_DONE
-		 : !j->n_alloc				     ? DRV_RC_JOB_PENDING
-							     : 0;
+	int rc = !j					    ? DRV_RC_INVALID_JOB_ID
+		 : !rpc_may_act_on(r, j)		    ? DRV_RC_ACCESS_DENIED
+		 : j->state == JOB_PENDING		    ? DRV_RC_JOB_PENDING
+		 : j->state != JOB_RUNNING || j->completing ? DRV_RC_ALREADY_DONE
+		 : !j->n_alloc				    ? DRV_RC_JOB_PENDING
+							    : 0;
 	struct layout l = {0};
 	struct drv_error err = {""};
 	if (!rc)

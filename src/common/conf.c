@@ -767,6 +767,7 @@ void drv_conf_free(struct drv_conf *c)
 	free(c->epilog_slurmctld);
 	free(c->prolog_flags);
 	free(c->slurm_user);
+	free(c->slurmd_user);
 	free(c->cgroup_plugin);
 	free(c->cgroup_mountpoint);
 	for (size_t i = 0; i < c->n_nodes; i++) {

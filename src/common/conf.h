@@ -189,6 +189,8 @@ struct drv_conf {
 	char *auth_socket;	/* AuthInfo socket=, default /run/drover/authd.sock */
 	char *auth_key;		/* AuthInfo key=, default drover.key beside the config */
 	char *slurm_user;	/* SlurmUser: whom clients believe as ctld; NULL: root */
+	char *slurmd_user;	/* SlurmdUser: whom noded runs as; NULL: root, and
+				 * then jobs run as their users (multi-user) */
 	int slurmd_timeout;	/* seconds, default 300 */
 	int kill_wait;		/* seconds, default 30 */
 	int min_job_age;	/* seconds, default 300 */
@@ -313,6 +315,10 @@ void drv_part_oversubscribe_str(const struct drv_part_conf *pc, char *buf, size_
 /* SlurmUser's uid (a name or a number; root when not set). 0, or -ENOENT
  * with err naming the unknown user. */
 int drv_conf_slurm_uid(const struct drv_conf *conf, uid_t *uid, struct drv_error *err);
+
+/* SlurmdUser's uid, as drv_conf_slurm_uid. Root (the default) means node
+ * daemons can become any user: the cluster runs every user's jobs. */
+int drv_conf_slurmd_uid(const struct drv_conf *conf, uid_t *uid, struct drv_error *err);
 
 /* Whether uid may speak as ctld: root or SlurmUser. 0, or -EPERM with err
  * saying whom the credential was issued to and whom the config trusts. */

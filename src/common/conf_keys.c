@@ -849,6 +849,7 @@ const struct conf_key conf_global_keys[] = {
 	{"PrologEpilogTimeout", CONF_INT, FIELD(drv_conf, prolog_epilog_timeout), "65534", 1, 65535, NULL, true, NULL},
 	{"JobRequeue", CONF_INT, FIELD(drv_conf, job_requeue), "1", 0, 1, NULL, true, NULL},
 	{"SlurmUser", CONF_STR, FIELD(drv_conf, slurm_user), NULL, 0, 0, NULL, false, NULL},
+	{"SlurmdUser", CONF_STR, FIELD(drv_conf, slurmd_user), NULL, 0, 0, NULL, false, NULL},
 	{"PurgeJobAfter", CONF_CUSTOM, 0, "0", 0, 0, NULL, true, apply_purge_after},
 	{"JobSubmitPlugins", CONF_CUSTOM, 0, NULL, 0, 0, NULL, false, apply_job_submit},
 	/* Slurm's cgroup.conf keys, read here from drover.conf; noded hands them
@@ -919,7 +920,7 @@ const struct conf_key conf_global_keys[] = {
 	OTHER("ScronParameters"), OTHER("SlurmctldAddr"), OTHER("SlurmctldDebug"),
 	OTHER("SlurmctldParameters"), OTHER("SlurmctldPlugstack"),
 	OTHER("SlurmctldSyslogDebug"), OTHER("SlurmctldTimeout"), OTHER("SlurmdDebug"),
-	OTHER("SlurmdSyslogDebug"), OTHER("SlurmdUser"), OTHER("SlurmSchedLogFile"),
+	OTHER("SlurmdSyslogDebug"), OTHER("SlurmSchedLogFile"),
 	OTHER("SlurmSchedLogLevel"), OTHER("SrunPortRange"), OTHER("SuspendExcNodes"),
 	OTHER("SuspendExcParts"), OTHER("SuspendExcStates"), OTHER("SuspendRate"),
 	OTHER("SuspendTime"), OTHER("SuspendTimeout"), OTHER("SwitchParameters"),

@@ -253,12 +253,12 @@ static void get_next_job_id(const struct show_ctx *x, const struct row *r)
 	}
 }
 
-/* SlurmUser/SlurmdUser: "name(uid)" as written, else who the controller
- * runs as (in local mode every daemon runs as that user). */
+/* SlurmUser/SlurmdUser: "name(uid)" as written; else SlurmUser is who the
+ * controller runs as, and SlurmdUser root (Slurm's default). */
 static void get_user(const struct show_ctx *x, const struct row *r)
 {
 	const char *name =
-	    strcmp(r->key, "SlurmUser") ? other(x->conf, r->key) : x->conf->slurm_user;
+	    strcmp(r->key, "SlurmUser") ? x->conf->slurmd_user : x->conf->slurm_user;
 	struct passwd *pw = name ? getpwnam(name) : NULL;
 	char buf[128];
 
@@ -268,7 +268,9 @@ static void get_user(const struct show_ctx *x, const struct row *r)
 		snprintf(buf, sizeof(buf), "%s", name);
 	else
 		snprintf(buf, sizeof(buf), "%s",
-			 x->live && x->live->user ? x->live->user : "root(0)");
+			 x->live && x->live->user && !strcmp(r->key, "SlurmUser")
+			     ? x->live->user
+			     : "root(0)");
 	put(x, r->key, buf);
 }
 

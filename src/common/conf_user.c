@@ -11,9 +11,9 @@
 
 #include "common/conf.h"
 
-int drv_conf_slurm_uid(const struct drv_conf *conf, uid_t *uid, struct drv_error *err)
+/* A user named or numbered (root when unset). */
+static int user_uid(const char *key, const char *name, uid_t *uid, struct drv_error *err)
 {
-	const char *name = conf->slurm_user;
 	if (!name || !*name) {
 		*uid = 0;
 		return 0;
@@ -30,7 +30,17 @@ int drv_conf_slurm_uid(const struct drv_conf *conf, uid_t *uid, struct drv_error
 		*uid = (uid_t)n;
 		return 0;
 	}
-	return drv_error_set(err, ENOENT, "SlurmUser: no such user '%.64s'", name);
+	return drv_error_set(err, ENOENT, "%s: no such user '%.64s'", key, name);
+}
+
+int drv_conf_slurm_uid(const struct drv_conf *conf, uid_t *uid, struct drv_error *err)
+{
+	return user_uid("SlurmUser", conf->slurm_user, uid, err);
+}
+
+int drv_conf_slurmd_uid(const struct drv_conf *conf, uid_t *uid, struct drv_error *err)
+{
+	return user_uid("SlurmdUser", conf->slurmd_user, uid, err);
 }
 
 int drv_conf_check_ctld_uid(const struct drv_conf *conf, uid_t uid, struct drv_error *err)

@@ -65,6 +65,7 @@ struct ctld {
 	int64_t next_msg_id;
 	uid_t owner_uid; /* local mode: the only user who may submit */
 	gid_t owner_gid;
+	bool multi_user; /* SlurmdUser is root: every local user may submit */
 	char host[256];
 	int64_t start_time;
 	struct evconnlistener *listener;

@@ -206,10 +206,14 @@ static void stop_loop(struct ctld *c)
 
 /* Clients believe only replies signed as root or SlurmUser, so a ctld
  * running as anyone else could serve no one. */
-static int check_slurm_user(const struct drv_conf *conf, uid_t uid, struct drv_error *err)
+static int check_slurm_user(struct ctld *c, uid_t uid, struct drv_error *err)
 {
-	uid_t slurm_uid;
+	const struct drv_conf *conf = c->conf;
+	uid_t slurm_uid, slurmd_uid;
 	int rc = drv_conf_slurm_uid(conf, &slurm_uid, err);
+	if (rc == 0)
+		rc = drv_conf_slurmd_uid(conf, &slurmd_uid, err);
+	c->multi_user = rc == 0 && slurmd_uid == 0;
 	if (rc < 0 || uid == 0 || uid == slurm_uid)
 		return rc;
 	return drv_error_set(err, EPERM,
@@ -241,7 +245,7 @@ int main(int argc, char **argv)
 	}
 	c.owner_uid = getuid();
 	c.owner_gid = getgid();
-	if (check_slurm_user(c.conf, c.owner_uid, &err) < 0) {
+	if (check_slurm_user(&c, c.owner_uid, &err) < 0) {
 		fprintf(stderr, "drover-ctld: error: %s\n", err.text);
 		goto out;
 	}

@@ -36,10 +36,11 @@ static char *strs_text(const char *const *v, size_t n)
 	return NULL;
 }
 
-/* Local mode: jobs run as ctld's user, so only that user may submit. */
+/* Multi-user mode runs each job as its submitter; local mode runs every
+ * job as ctld's user, so only that user may submit there. */
 static int check_submitter(const struct rpc_req *r, char *msg, size_t len)
 {
-	if (r->cred.uid == r->c->owner_uid)
+	if (r->c->multi_user || r->cred.uid == r->c->owner_uid)
 		return 0;
 	struct passwd *pw = getpwuid(r->c->owner_uid);
 	snprintf(msg, len,

@@ -47,6 +47,12 @@ static char *absolute(const char *path)
 	return s;
 }
 
+/* Where root's cluster lives: the config (and key) where every user's
+ * commands look by default, the state where a system service keeps it. */
+#define SYSTEM_CONF_DIR "/etc/drover"
+#define SYSTEM_CONF SYSTEM_CONF_DIR "/drover.conf"
+#define SYSTEM_STATE_DIR "/var/lib/drover"
+
 char *cluster_default_dir(void)
 {
 	const char *xdg = getenv("XDG_STATE_HOME");
@@ -66,6 +72,10 @@ int cluster_locate(const char *dir_opt, char **dir, char **conf_path,
 	if (dir_opt) {
 		d = absolute(dir_opt);
 		c = d ? join(d, "drover.conf") : NULL;
+	} else if ((env && !strcmp(env, SYSTEM_CONF)) ||
+		   ((!env || !env[0]) && geteuid() == 0)) {
+		d = strdup(SYSTEM_STATE_DIR);
+		c = strdup(SYSTEM_CONF);
 	} else if (env && env[0]) {
 		c = absolute(env);
 		d = c ? strdup(c) : NULL;
@@ -93,7 +103,16 @@ int cluster_locate(const char *dir_opt, char **dir, char **conf_path,
 	return 0;
 }
 
-int cluster_make_dirs(const char *dir, struct drv_error *err)
+/* conf_path's directory (malloc'd). */
+static char *conf_dir_of(const char *conf_path)
+{
+	const char *slash = strrchr(conf_path, '/');
+	if (!slash)
+		return strdup(".");
+	return strndup(conf_path, slash == conf_path ? 1 : (size_t)(slash - conf_path));
+}
+
+int cluster_make_dirs(const char *dir, const char *conf_path, struct drv_error *err)
 {
 	/* The cluster dir and run/ stay traversable so that other local users
 	 * reach authd's socket and are refused by ctld with a clear message,
@@ -115,7 +134,13 @@ int cluster_make_dirs(const char *dir, struct drv_error *err)
 		}
 		free(p);
 	}
-	return 0;
+	char *cd = conf_dir_of(conf_path); /* other users read the config */
+	int rc = cd ? drv_mkdir_p(cd, 0755) : -ENOMEM;
+	if (rc < 0)
+		drv_error_set(err, -rc, "cannot create %s: %s", cd ? cd : conf_path,
+			      strerror(-rc));
+	free(cd);
+	return rc < 0 ? rc : 0;
 }
 
 static int bound_socket(int port, int *out_port)
@@ -203,16 +228,21 @@ static void lines_free(struct conf_lines *l)
 }
 
 /* Every daemon runs as the user who brought the cluster up, so that user is
- * the one clients believe as ctld. */
-static void slurm_user(struct conf_lines *l)
+ * the one clients believe as ctld. Node daemons that are not root cannot
+ * become other users: SlurmdUser says so, and the cluster then takes jobs
+ * from that user only (local mode); root's cluster runs everyone's. */
+static void daemon_users(struct conf_lines *l)
 {
 	struct passwd *pw = getpwuid(geteuid());
 	char uid[16];
 	snprintf(uid, sizeof(uid), "%u", (unsigned)geteuid());
 	lines_add(l, "SlurmUser", pw ? pw->pw_name : uid);
+	if (geteuid() != 0)
+		lines_add(l, "SlurmdUser", pw ? pw->pw_name : uid);
 }
 
-static void globals(struct conf_lines *l, const char *dir, int ctld_port)
+static void globals(struct conf_lines *l, const char *dir, const char *conf_dir,
+		    int ctld_port)
 {
 	char port[16];
 	snprintf(port, sizeof(port), "%d", ctld_port);
@@ -228,9 +258,9 @@ static void globals(struct conf_lines *l, const char *dir, int ctld_port)
 	lines_add(l, "AuthType", "auth/drover");
 	char auth[8192];
 	snprintf(auth, sizeof(auth), "socket=%s/run/authd.sock,key=%s/drover.key", dir,
-		 dir);
+		 conf_dir);
 	lines_add(l, "AuthInfo", auth);
-	slurm_user(l);
+	daemon_users(l);
 	lines_add(l, "SlurmdParameters", "config_overrides");
 	lines_add(l, "SlurmdTimeout", "30");
 	lines_add(l, "KillWait", "5");
@@ -330,7 +360,11 @@ int cluster_write_conf(const char *dir, const char *conf_path, const struct up_p
 		       const int *ports, struct drv_error *err)
 {
 	struct conf_lines g = {.n = 0}, nodes = {.n = 0};
-	globals(&g, dir, ports[0]);
+	char *conf_dir = conf_dir_of(conf_path);
+	if (!conf_dir)
+		return drv_error_set(err, ENOMEM, "out of memory");
+	globals(&g, dir, conf_dir, ports[0]);
+	free(conf_dir);
 	memory_default(&g, p);
 	node_lines(&nodes, p, ports);
 	bool node_group = false, part_group = false;

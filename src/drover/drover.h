@@ -46,14 +46,17 @@ struct up_params {
 char *cluster_default_dir(void);
 
 /* Resolves which cluster a command talks to: --dir DIR (dir_opt) gives
- * DIR/drover.conf; else $DROVER_CONF; else the default dir. On success sets
+ * DIR/drover.conf; else $DROVER_CONF (its directory holds the state,
+ * except for /etc/drover/drover.conf: /var/lib/drover); else, for root,
+ * /etc/drover/drover.conf and /var/lib/drover; else the default dir. On success sets
  * *dir and *conf_path (absolute, malloc'd, caller frees) and returns 0;
  * -errno with err otherwise. */
 int cluster_locate(const char *dir_opt, char **dir, char **conf_path,
 		   struct drv_error *err);
 
-/* Makes DIR and its run/, log/, ctld/ and spool/ subdirectories. */
-int cluster_make_dirs(const char *dir, struct drv_error *err);
+/* Makes DIR and its run/, log/, ctld/ and spool/ subdirectories, and the
+ * config's directory (mode 0755: every user reads the config). */
+int cluster_make_dirs(const char *dir, const char *conf_path, struct drv_error *err);
 
 /* Picks n distinct free TCP ports on 127.0.0.1 by binding port 0. */
 int cluster_pick_ports(int *ports, size_t n, struct drv_error *err);
@@ -87,6 +90,30 @@ void cluster_daemons_free(struct cluster_daemon *d, size_t n);
 int cluster_load_conf(const char *conf_path, bool warn, struct drv_conf **out,
 		      struct drv_error *err);
 
+/* --- run_as.c ---------------------------------------------------------- */
+
+/* The account ctld runs as, when root starts it for an ordinary SlurmUser. */
+struct run_as {
+	bool active; /* false: ctld runs as drover does */
+	char name[64];
+	uid_t uid;
+	gid_t gid;
+};
+
+/* Fills *as from conf's SlurmUser when drover runs as root and SlurmUser is
+ * not root; else leaves it inactive. 0, or -errno with err. */
+int run_as_slurm_user(const struct drv_conf *conf, struct run_as *as,
+		      struct drv_error *err);
+
+/* Hands ctld's store directory (and its files), log, pid file and the
+ * cluster key to as (log and pid file created when missing). 0 or -errno. */
+int run_as_give_ctld_files(const struct drv_conf *conf, const char *ctld_log,
+			   const struct run_as *as, struct drv_error *err);
+
+/* In a child about to exec: becomes as (groups, gid, uid), or exits 127
+ * saying why. Nothing when as is NULL or inactive. */
+void run_as_become(const struct run_as *as);
+
 /* --- spawn.c ----------------------------------------------------------- */
 
 /* The directory holding this program (where its sibling daemons live).
@@ -94,12 +121,13 @@ int cluster_load_conf(const char *conf_path, bool warn, struct drv_conf **out,
 char *spawn_bindir(void);
 
 /* Runs BINDIR/prog with args (NULL-terminated, borrowed), stdin from
- * /dev/null and stdout/stderr appended to logfile, and waits (deadline
- * timeout_s) for it to exit. Returns 0 when it exited 0 (the daemon is
+ * /dev/null and stdout/stderr appended to logfile, as `as` when it is active
+ * (NULL: as drover runs), and waits (deadline timeout_s) for it to exit. Returns 0 when it exited 0 (the daemon is
  * ready), -errno otherwise; on failure the log lines it wrote are printed on
  * stderr. */
 int spawn_daemon(const char *bindir, const char *prog, char *const args[],
-		 const char *logfile, int timeout_s, struct drv_error *err);
+		 const char *logfile, const struct run_as *as, int timeout_s,
+		 struct drv_error *err);
 
 /* True when the log lines written since offset `from` mention an address
  * that is already in use. */

@@ -108,8 +108,10 @@ bool spawn_log_says_in_use(const char *logfile, off_t from)
 	return in_use;
 }
 
-static void child_exec(const char *path, char *const argv[], int out)
+static void child_exec(const char *path, char *const argv[], int out,
+		       const struct run_as *as)
 {
+	run_as_become(as);
 	int null = open("/dev/null", O_RDONLY);
 	if (null >= 0)
 		dup2(null, STDIN_FILENO);
@@ -144,7 +146,8 @@ static int wait_exit(pid_t pid, int timeout_s)
 }
 
 int spawn_daemon(const char *bindir, const char *prog, char *const args[],
-		 const char *logfile, int timeout_s, struct drv_error *err)
+		 const char *logfile, const struct run_as *as, int timeout_s,
+		 struct drv_error *err)
 {
 	char path[PATH_MAX];
 	snprintf(path, sizeof(path), "%s/%s", bindir, prog);
@@ -167,7 +170,7 @@ int spawn_daemon(const char *bindir, const char *prog, char *const args[],
 		return drv_error_set(err, errno, "fork: %s", strerror(errno));
 	}
 	if (pid == 0)
-		child_exec(path, argv, out);
+		child_exec(path, argv, out, as);
 	close(out);
 	int rc = wait_exit(pid, timeout_s);
 	if (rc == 0)

@@ -48,8 +48,11 @@ static void up_usage(FILE *f)
 	    "  -c, --cpus C       CPUs per node (default: this host's)\n"
 	    "  -m, --mem MB       RealMemory per node in MiB (default 4096)\n"
 	    "  -g, --gpus G       fake GPUs per node (default 0)\n"
-	    "  -d, --dir DIR      cluster directory (default: that of $DROVER_CONF,\n"
-	    "                     else $XDG_STATE_HOME/drover or ~/.local/state/drover)\n"
+	    "  -d, --dir DIR      cluster directory (default: that of $DROVER_CONF;\n"
+	    "                     else, for root, /etc/drover for the config and key\n"
+	    "                     and /var/lib/drover for the state, so that every\n"
+	    "                     user's commands find it; else $XDG_STATE_HOME/drover\n"
+	    "                     or ~/.local/state/drover)\n"
 	    "  -s, --set KEY=VAL  set a drover.conf key (repeatable)\n"
 	    "  -h, --help         this text\n"
 	    "  -V, --version      print the version\n\n"
@@ -162,7 +165,7 @@ static int ensure_key(const char *path)
 /* Starts d unless it runs. Sets *conflict when it failed because its port
  * was taken. Returns 1 when started, 0 when it already ran, -1 on failure. */
 static int start_one(const struct cluster_daemon *d, const char *conf_path,
-		     const char *bindir, bool *conflict)
+		     const char *bindir, const struct run_as *as, bool *conflict)
 {
 	pid_t pid = 0;
 	if (!d->pidfile) {
@@ -189,7 +192,9 @@ static int start_one(const struct cluster_daemon *d, const char *conf_path,
 	args[n] = NULL;
 	off_t from = spawn_file_size(d->logfile);
 	struct drv_error err = {""};
-	if (spawn_daemon(bindir, d->prog, args, d->logfile, UP_START_TIMEOUT, &err) < 0) {
+	bool ctld = !strcmp(d->prog, "drover-ctld");
+	if (spawn_daemon(bindir, d->prog, args, d->logfile, ctld ? as : NULL,
+			 UP_START_TIMEOUT, &err) < 0) {
 		*conflict = d->port && (spawn_log_says_in_use(d->logfile, from) ||
 					cluster_port_in_use(d->port));
 		fprintf(stderr, "drover up: %s%s\n", err.text,
@@ -205,13 +210,13 @@ static int start_one(const struct cluster_daemon *d, const char *conf_path,
  * started (so a retry with new ports starts clean) and returns -1, or
  * -EADDRINUSE when a port was taken. */
 static int start_missing(struct cluster_daemon *d, size_t n, const char *conf_path,
-			 const char *bindir)
+			 const char *bindir, const struct run_as *as)
 {
 	bool started[n];
 	bool conflict = false;
 	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
-		int r = start_one(&d[i], conf_path, bindir, &conflict);
+		int r = start_one(&d[i], conf_path, bindir, as, &conflict);
 		started[i] = r > 0;
 		if (r < 0) {
 			rc = conflict ? -EADDRINUSE : -1;
@@ -352,14 +357,18 @@ static int up_attempt(const struct up_opts *o, const char *dir, const char *conf
 		return -1;
 	}
 	struct cluster_daemon *d = NULL;
+	struct run_as as;
 	size_t n = 0;
 	int rc = ensure_key(conf->auth_key);
-	if (rc == 0 && cluster_daemons(conf, dir, &d, &n, &err) < 0) {
+	/* d[1] is ctld (cluster_daemons' order) */
+	if (rc == 0 && (cluster_daemons(conf, dir, &d, &n, &err) < 0 ||
+			run_as_slurm_user(conf, &as, &err) < 0 ||
+			run_as_give_ctld_files(conf, d[1].logfile, &as, &err) < 0)) {
 		fprintf(stderr, "drover up: %s\n", err.text);
 		rc = -1;
 	}
 	if (rc == 0)
-		rc = start_missing(d, n, conf_path, bindir);
+		rc = start_missing(d, n, conf_path, bindir, &as);
 	if (rc == 0)
 		rc = wait_registered(conf) < 0 ? -1 : 0;
 	cluster_daemons_free(d, n);
@@ -421,7 +430,7 @@ int cmd_up(int argc, char **argv)
 	char *dir = NULL, *conf_path = NULL, *bindir = spawn_bindir();
 	struct drv_error err = {""};
 	if (!bindir || cluster_locate(o.dir, &dir, &conf_path, &err) < 0 ||
-	    cluster_make_dirs(dir, &err) < 0) {
+	    cluster_make_dirs(dir, conf_path, &err) < 0) {
 		fprintf(stderr, "drover up: %s\n",
 			bindir ? err.text : "cannot find my directory");
 		free(bindir);

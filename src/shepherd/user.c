@@ -30,7 +30,15 @@ static size_t spec_groups(json_t *spec, gid_t gid, gid_t *out, size_t max)
 int shepherd_become_user(json_t *spec, uid_t uid, gid_t gid, char *err, size_t len)
 {
 	gid_t groups[MAX_GROUPS];
-	/* Local mode runs every job as the invoking user: nothing to drop. */
+	/* Local mode runs every job as the invoking user: nothing to drop; a
+	 * shepherd that is not root never runs another user's job as itself. */
+	if (geteuid() != 0 && uid != geteuid())
+		return snprintf(
+			   err, len,
+			   "cannot run a job of uid %u: this node daemon runs as uid "
+			   "%u, not root (SlurmdUser)",
+			   (unsigned)uid, (unsigned)geteuid()),
+		       -1;
 	if (geteuid() != 0 || uid == 0)
 		return 0;
 	size_t n = spec_groups(spec, gid, groups, MAX_GROUPS);

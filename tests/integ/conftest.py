@@ -15,7 +15,7 @@ import tempfile
 import time
 
 import pytest
-from users import test_users  # noqa: F401  (a session fixture: two test users)
+from users import service_user, test_users  # noqa: F401  (session fixtures)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BIN = pathlib.Path(os.environ.get("DROVER_BIN", ROOT / "build")).resolve()

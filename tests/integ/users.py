@@ -1,7 +1,8 @@
-"""Two unprivileged local users for multi-user scenario tests (issue 13).
+"""Unprivileged local users for multi-user scenario tests (issue 13).
 
 `drvusr1` and `drvusr2`, plus a group `drvshare` that only drvusr1 holds
-as a supplementary group, made once per test session with useradd and
+as a supplementary group, and `drvslurm`, a service account for SlurmUser,
+made once per test session with useradd and
 removed after. Parallel test workers (pytest -n) share them: a lock file
 serializes the changes to /etc/passwd and /etc/group, and a list of the
 pids holding the users decides who removes them (the last one out; a
@@ -17,7 +18,7 @@ from collections import namedtuple
 
 import pytest
 
-NAMES = ("drvusr1", "drvusr2")
+NAMES = ("drvusr1", "drvusr2", "drvslurm")
 SHARED_GROUP = "drvshare"
 STATE = "/tmp/drover-test-users"  # .lock and .holders
 
@@ -101,10 +102,16 @@ def test_users():
         _make()
         _write_holders(holders + [os.getpid()])
     try:
-        yield tuple(_user(n) for n in NAMES)
+        yield tuple(_user(n) for n in NAMES[:2])
     finally:
         with _Locked():
             holders = [p for p in _holders() if p != os.getpid()]
             _write_holders(holders)
             if not holders:
                 _remove()
+
+
+@pytest.fixture(scope="session")
+def service_user(test_users):
+    """drvslurm, an account to run ctld as (SlurmUser)."""
+    return _user(NAMES[2])

@@ -134,7 +134,9 @@ static void test_live_values(void **state)
 
 	has(t, "NEXT_JOB_ID=42");
 	has(t, "SlurmUser=root(0)"); /* as written, resolved */
-	has(t, "SlurmdUser=u(7)");
+	has(t, "SlurmdUser=root(0)"); /* unset: Slurm's default, not ctld's user */
+	t = show("SlurmctldHost=head\n", &live);
+	has(t, "SlurmUser=u(7)"); /* unset: who ctld runs as */
 	assert_non_null(strstr(t, "\nBOOT_TIME=19"));
 }
 

@@ -154,7 +154,21 @@ static void cluster_is_located_as_documented(void **state)
 	assert_string_equal(conf, "/a/b/other.conf");
 	free(dir);
 	free(conf);
+	setenv("DROVER_CONF", "/etc/drover/drover.conf", 1); /* root's: state apart */
+	assert_int_equal(cluster_locate(NULL, &dir, &conf, &err), 0);
+	assert_string_equal(dir, "/var/lib/drover");
+	assert_string_equal(conf, "/etc/drover/drover.conf");
+	free(dir);
+	free(conf);
 	unsetenv("DROVER_CONF");
+	if (geteuid() == 0) { /* root's default, whatever HOME says */
+		assert_int_equal(cluster_locate(NULL, &dir, &conf, &err), 0);
+		assert_string_equal(dir, "/var/lib/drover");
+		assert_string_equal(conf, "/etc/drover/drover.conf");
+		free(dir);
+		free(conf);
+		return;
+	}
 	setenv("XDG_STATE_HOME", "/state", 1);
 	assert_int_equal(cluster_locate(NULL, &dir, &conf, &err), 0);
 	assert_string_equal(dir, "/state/drover");

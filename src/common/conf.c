@@ -648,6 +648,8 @@ static int finish(struct loader *L, struct drv_error *err)
 				     c->path, c->first_job_id, c->max_job_id);
 	if (conf_prio_check(c, err) < 0)
 		return -EINVAL;
+	if (conf_auth_finish(c) < 0)
+		return drv_error_set(err, ENOMEM, "out of memory");
 	for (size_t i = 0; i < c->n_nodes; i++)
 		if (c->nodes[i].port == 0)
 			c->nodes[i].port = c->slurmd_port;

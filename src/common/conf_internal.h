@@ -136,4 +136,8 @@ int conf_written_add(struct drv_conf *conf, const char *key, const char *value,
 /* Returns a malloc'd path: path itself if absolute, else dir/path. */
 char *conf_resolve(const char *dir, const char *path);
 
+/* After the whole file: AuthType=auth/munge without an AuthInfo socket= gets
+ * munged's default socket. 0 or -ENOMEM. */
+int conf_auth_finish(struct drv_conf *c);
+
 #endif

@@ -333,20 +333,34 @@ const struct conf_key *conf_key_find(const struct conf_key *table, const char *n
 	return NULL;
 }
 
-/* AuthType: only auth/drover for now; MUNGE comes with the security work. */
+/* AuthType: auth/drover (authd and the cluster key) or auth/munge (a real
+ * munged, auth_munge.c); daemons sign their frames with the key either way. */
 static int apply_auth_type(struct conf_parser *p, const struct conf_key *k, void *target,
 			   const char *value, struct drv_error *err)
 {
 	struct drv_conf *c = target;
 	if (strcasecmp(value, "auth/munge") == 0)
-		return drv_error_set(err, EINVAL,
-				     "AuthType=auth/munge is not supported yet (arrives "
-				     "with the security work); use auth/drover");
+		return set_string(&c->auth_type, strdup("auth/munge"));
 	if (strcasecmp(value, "auth/drover") != 0)
-		return drv_error_set(err, EINVAL,
-				     "AuthType=%.60s is not supported; use auth/drover",
-				     value);
+		return drv_error_set(
+		    err, EINVAL,
+		    "AuthType=%.60s is not supported; use auth/drover or "
+		    "auth/munge",
+		    value);
 	return set_string(&c->auth_type, strdup("auth/drover"));
+}
+
+#define AUTHD_DEFAULT_SOCKET "/run/drover/authd.sock"
+#define MUNGED_DEFAULT_SOCKET "/run/munge/munge.socket.2"
+
+int conf_auth_finish(struct drv_conf *c)
+{
+	/* auth/munge with no socket= in AuthInfo talks to munged's own
+	 * socket, as Slurm's auth/munge does, not to authd's */
+	if (strcasecmp(c->auth_type, "auth/munge") != 0 ||
+	    strcmp(c->auth_socket, AUTHD_DEFAULT_SOCKET) != 0)
+		return 0;
+	return set_string(&c->auth_socket, strdup(MUNGED_DEFAULT_SOCKET));
 }
 
 /* AuthInfo=socket=PATH,key=PATH,cred_expire=SECS: other options Slurm
@@ -820,7 +834,7 @@ const struct conf_key conf_global_keys[] = {
 	{"SlurmctldLogFile", CONF_PATH, FIELD(drv_conf, ctld_log_file), NULL, 0, 0, NULL, false, NULL},
 	{"SlurmctldPidFile", CONF_PATH, FIELD(drv_conf, ctld_pid_file), NULL, 0, 0, NULL, false, NULL},
 	{"AuthType", CONF_CUSTOM, 0, "auth/drover", 0, 0, NULL, false, apply_auth_type},
-	{"AuthInfo", CONF_CUSTOM, 0, "socket=/run/drover/authd.sock,key=drover.key,cred_expire=120", 0, 0, NULL, false, apply_auth_info},
+	{"AuthInfo", CONF_CUSTOM, 0, "socket=" AUTHD_DEFAULT_SOCKET ",key=drover.key,cred_expire=120", 0, 0, NULL, false, apply_auth_info},
 	{"SlurmdTimeout", CONF_INT, FIELD(drv_conf, slurmd_timeout), "300", 0, 65533, NULL, true, NULL},
 	{"KillWait", CONF_INT, FIELD(drv_conf, kill_wait), "30", 0, 65533, NULL, true, NULL},
 	{"MinJobAge", CONF_INT, FIELD(drv_conf, min_job_age), "300", 0, 2147483647, NULL, true, NULL},

@@ -178,11 +178,12 @@ static int decode(const char *socket, json_t *cred, struct decoded *d,
 	munge_err_t e = munge_decode(text, ctx, &payload, &len, &uid, &gid);
 	if (e != EMUNGE_SUCCESS)
 		rc = munge_fail(ctx, e, socket, err);
-	else if (len != 64 || !payload ||
+	else if (!payload || len != 64 ||
 		 strspn((const char *)payload, "0123456789abcdef") < 64)
 		rc = drv_error_set(err, EPERM, "digest mismatch");
-	if (rc == 0) {
+	else
 		memcpy(d->payload, payload, 64);
+	if (rc == 0) {
 		d->payload[64] = '\0';
 		fill_info(ctx, text, uid, gid, &d->info);
 	}

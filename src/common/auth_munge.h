@@ -21,9 +21,6 @@
 #include "common/conf.h"
 #include "common/error.h"
 
-/* munged's own default socket, used when AuthInfo names none. */
-#define DRV_MUNGE_DEFAULT_SOCKET "/run/munge/munge.socket.2"
-
 /* Does conf say AuthType=auth/munge? conf is borrowed. */
 bool drv_auth_munge(const struct drv_conf *conf);
 

@@ -136,8 +136,9 @@ int conf_written_add(struct drv_conf *conf, const char *key, const char *value,
 /* Returns a malloc'd path: path itself if absolute, else dir/path. */
 char *conf_resolve(const char *dir, const char *path);
 
-/* After the whole file: AuthType=auth/munge without an AuthInfo socket= gets
- * munged's default socket. 0 or -ENOMEM. */
-int conf_auth_finish(struct drv_conf *c);
+/* AuthInfo's default socket= (authd's), and munged's own, which
+ * AuthType=auth/munge uses instead when AuthInfo names no socket. */
+#define CONF_AUTHD_SOCKET "/run/drover/authd.sock"
+#define CONF_MUNGED_SOCKET "/run/munge/munge.socket.2"
 
 #endif

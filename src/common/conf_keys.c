@@ -350,19 +350,6 @@ static int apply_auth_type(struct conf_parser *p, const struct conf_key *k, void
 	return set_string(&c->auth_type, strdup("auth/drover"));
 }
 
-#define AUTHD_DEFAULT_SOCKET "/run/drover/authd.sock"
-#define MUNGED_DEFAULT_SOCKET "/run/munge/munge.socket.2"
-
-int conf_auth_finish(struct drv_conf *c)
-{
-	/* auth/munge with no socket= in AuthInfo talks to munged's own
-	 * socket, as Slurm's auth/munge does, not to authd's */
-	if (strcasecmp(c->auth_type, "auth/munge") != 0 ||
-	    strcmp(c->auth_socket, AUTHD_DEFAULT_SOCKET) != 0)
-		return 0;
-	return set_string(&c->auth_socket, strdup(MUNGED_DEFAULT_SOCKET));
-}
-
 /* AuthInfo=socket=PATH,key=PATH,cred_expire=SECS: other options Slurm
  * knows (ttl=) are accepted and ignored. cred_expire is how long a requeued
  * job waits before it may start again, as in Slurm. */
@@ -834,7 +821,7 @@ const struct conf_key conf_global_keys[] = {
 	{"SlurmctldLogFile", CONF_PATH, FIELD(drv_conf, ctld_log_file), NULL, 0, 0, NULL, false, NULL},
 	{"SlurmctldPidFile", CONF_PATH, FIELD(drv_conf, ctld_pid_file), NULL, 0, 0, NULL, false, NULL},
 	{"AuthType", CONF_CUSTOM, 0, "auth/drover", 0, 0, NULL, false, apply_auth_type},
-	{"AuthInfo", CONF_CUSTOM, 0, "socket=" AUTHD_DEFAULT_SOCKET ",key=drover.key,cred_expire=120", 0, 0, NULL, false, apply_auth_info},
+	{"AuthInfo", CONF_CUSTOM, 0, "socket=" CONF_AUTHD_SOCKET ",key=drover.key,cred_expire=120", 0, 0, NULL, false, apply_auth_info},
 	{"SlurmdTimeout", CONF_INT, FIELD(drv_conf, slurmd_timeout), "300", 0, 65533, NULL, true, NULL},
 	{"KillWait", CONF_INT, FIELD(drv_conf, kill_wait), "30", 0, 65533, NULL, true, NULL},
 	{"MinJobAge", CONF_INT, FIELD(drv_conf, min_job_age), "300", 0, 2147483647, NULL, true, NULL},

@@ -228,6 +228,17 @@ def test_missing_or_unreachable_munge_socket_is_one_line(make_cluster, munged):
     assert len(lines) == 1 and lines[0].startswith("drover up: "), err
     assert not fresh.pidfiles(), "drover up started daemons without munged"
 
+    # --set AuthType=auth/munge alone: munged's own default socket, not authd's
+    plain = make_cluster(start=False)
+    rc, out, err = plain.drover("up", "--dir", plain.dir, "--nodes", "1",
+                                "--set", "AuthType=auth/munge")
+    conf = plain.conf.read_text()
+    assert f"AuthInfo=key={plain.dir}/drover.key\n" in conf, conf
+    assert "authd.sock" not in conf, conf
+    if rc != 0:  # no munged on this host's default socket
+        assert "Unable to contact munged at /run/munge/munge.socket.2" in err, err
+        assert not plain.pidfiles()
+
     # a socket the caller may not reach (its directory is root's alone)
     if os.geteuid() == 0:
         os.chmod(munged.dir, 0o700)

@@ -131,6 +131,8 @@ def test_a_cluster_runs_on_munge(make_cluster, munged):
     assert "AuthType=auth/munge" in conf and f"socket={munged.socket}" in conf, conf
     assert not c.pidfile("authd").exists(), "drover up started authd under auth/munge"
     assert not (c.dir / "run" / "authd.sock").exists()
+    rc, out, err = c.drover("status", "--dir", c.dir)
+    assert rc == 0 and "authd" not in out, out + err
 
     out = c.write("job.sh", "#!/bin/sh\necho munge-batch-ok\n")
     jid = c.sbatch("-N2", "-o", str(c.work / "out.%j"), str(out))

@@ -357,24 +357,22 @@ static int write_lines(const char *conf_path, const struct conf_lines *l,
 }
 
 /* --set AuthType=auth/munge without --set AuthInfo: the site's munged on its
- * own socket, not authd's socket in this directory; the key stays for the
- * daemons' frames. */
-static int munge_auth_info(struct conf_lines *l, const char *dir,
-			   const struct up_params *p)
+ * own socket, not authd's socket in this directory, so the generated
+ * AuthInfo keeps only its key= (the daemons' frames still need the key). */
+static void munge_auth_info(struct conf_lines *l, const struct up_params *p)
 {
 	for (size_t i = 0; i < p->n_sets; i++)
 		if (!strncasecmp(p->sets[i], "AuthInfo=", 9))
-			return 0;
+			return;
 	bool munge = false;
 	for (size_t i = 0; i < l->n; i++)
 		if (!strcasecmp(l->key[i], "AuthType"))
 			munge = !strcasecmp(l->val[i], "auth/munge");
-	if (!munge)
-		return 0;
-	char v[4200];
-	snprintf(v, sizeof(v), "AuthInfo=key=%s/drover.key", dir);
-	bool unused = false;
-	return apply_set(l, v, &unused);
+	for (size_t i = 0; munge && i < l->n; i++) {
+		char *key = strstr(l->val[i], ",key=");
+		if (!strcasecmp(l->key[i], "AuthInfo") && key)
+			memmove(l->val[i], key + 1, strlen(key + 1) + 1);
+	}
 }
 
 int cluster_write_conf(const char *dir, const char *conf_path, const struct up_params *p,
@@ -402,7 +400,7 @@ int cluster_write_conf(const char *dir, const char *conf_path, const struct up_p
 			drv_error_set(err, -rc, "--set %s: expected Key=Value", s);
 	}
 	if (rc == 0)
-		rc = munge_auth_info(&g, dir, p);
+		munge_auth_info(&g, p);
 	for (size_t i = 0; i < nodes.n && rc == 0; i++)
 		rc = lines_add(&g, nodes.key[i], nodes.val[i]);
 	if (rc == 0)

@@ -253,3 +253,22 @@ def test_missing_or_unreachable_munge_socket_is_one_line(make_cluster, munged):
 
     # the cluster itself is unharmed
     assert c.ok("squeue", "-h") == ""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root (cluster mode)")
+def test_a_users_job_on_munge_runs_as_that_user(make_cluster, munged, test_users):
+    """munged, not authd, says who submits: the job runs as that user."""
+    c = make_cluster(nodes=1, sets=munge_sets(munged))
+    u = test_users[0]
+    d = c.dir / "home" / u.name
+    d.mkdir(parents=True)
+    os.chown(d, u.uid, u.gid)
+    rc, out, err = c.run(*u.prefix, "sbatch", "--parsable", "-o", "id.out",
+                         "--wrap", "id -u", cwd=d)
+    assert rc == 0, err
+    jid = int(out.strip().split(";")[0])
+    assert c.wait_done(jid)["JobState"] == "COMPLETED"
+    assert (d / "id.out").read_text().strip() == str(u.uid)
+    assert c.show_job(jid)["UserId"] == f"{u.name}({u.uid})"
+    rc, out, err = c.run(*u.prefix, "srun", "-N1", "id", "-u", cwd=d)
+    assert (rc, out.strip()) == (0, str(u.uid)), err

@@ -24,14 +24,15 @@ all: build
 
 # install-deps is idempotent, but only asked when something is missing.
 deps:
-	@pkg-config --exists libevent libevent_pthreads jansson libsodium sqlite3 cmocka lua5.4 2>/dev/null \
+	@pkg-config --exists libevent libevent_pthreads jansson libsodium sqlite3 cmocka lua5.4 munge 2>/dev/null \
 	  && command -v meson ninja clang-format cppcheck mpirun mpicc man >/dev/null \
+	  && { command -v munged || test -x /usr/sbin/munged; } >/dev/null \
 	  && $(PYTHON) -c 'import pytest, xdist' 2>/dev/null \
 	  || scripts/install-deps
 
 # What building and running the programs needs, no test or lint tools.
 run-deps:
-	@pkg-config --exists libevent libevent_pthreads jansson libsodium sqlite3 lua5.4 2>/dev/null \
+	@pkg-config --exists libevent libevent_pthreads jansson libsodium sqlite3 lua5.4 munge 2>/dev/null \
 	  && command -v meson ninja cc python3 >/dev/null \
 	  || scripts/install-deps run
 

@@ -25,6 +25,7 @@
 #include <sodium.h>
 
 #include "common/auth.h"
+#include "common/auth_munge.h"
 #include "common/proto.h"
 #include "common/proto_gen.h"
 
@@ -392,6 +393,11 @@ static int check_reply_cred(const struct drv_conf *conf, json_t *reply,
 	char digest[65];
 	uid_t issued_to = 0;
 	int rc = -EPERM;
+	if (drv_auth_munge(conf)) { /* munged vouches for it, decoded once */
+		rc = drv_munge_check_reply(conf->auth_socket, reply, raw_digest,
+					   &issued_to, err);
+		return rc < 0 ? rc : drv_conf_check_ctld_uid(conf, issued_to, err);
+	}
 	if (raw_digest[0])
 		rc = drv_authd_verify(conf->auth_socket, cred, raw_digest, &issued_to,
 				      err);
@@ -419,7 +425,9 @@ int drv_client_call(const struct drv_conf *conf, const char *type, json_t *body,
 	if (!req)
 		return drv_error_set(err, EINVAL, "cannot build a %s request", type);
 	drv_envelope_digest(req, digest);
-	json_t *cred = drv_authd_sign(conf->auth_socket, digest, err);
+	json_t *cred = drv_auth_munge(conf)
+			   ? drv_munge_sign(conf->auth_socket, digest, err)
+			   : drv_authd_sign(conf->auth_socket, digest, err);
 	if (!cred) {
 		int e = errno ? errno : EPERM;
 		json_decref(req);

@@ -634,6 +634,21 @@ static int resolve_part_nodes(struct loader *L, size_t i, unsigned char *seen,
 	return rc;
 }
 
+/* auth/munge with no socket= in AuthInfo talks to munged's own socket, as
+ * Slurm's auth/munge does, not to authd's. */
+static int auth_finish(struct drv_conf *c)
+{
+	if (strcasecmp(c->auth_type, "auth/munge") != 0 ||
+	    strcmp(c->auth_socket, CONF_AUTHD_SOCKET) != 0)
+		return 0;
+	char *s = strdup(CONF_MUNGED_SOCKET);
+	if (!s)
+		return -ENOMEM;
+	free(c->auth_socket);
+	c->auth_socket = s;
+	return 0;
+}
+
 /* Checks and fills what needs the whole file. */
 static int finish(struct loader *L, struct drv_error *err)
 {
@@ -648,6 +663,8 @@ static int finish(struct loader *L, struct drv_error *err)
 				     c->path, c->first_job_id, c->max_job_id);
 	if (conf_prio_check(c, err) < 0)
 		return -EINVAL;
+	if (auth_finish(c) < 0)
+		return drv_error_set(err, ENOMEM, "out of memory");
 	for (size_t i = 0; i < c->n_nodes; i++)
 		if (c->nodes[i].port == 0)
 			c->nodes[i].port = c->slurmd_port;

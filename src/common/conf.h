@@ -185,8 +185,9 @@ struct drv_conf {
 	char *slurmd_pid_file;	/* raw, may hold %n/%h; NULL = none */
 	char *ctld_log_file;	/* NULL = stderr */
 	char *ctld_pid_file;	/* NULL = none */
-	char *auth_type;	/* "auth/drover" (only accepted value for now) */
-	char *auth_socket;	/* AuthInfo socket=, default /run/drover/authd.sock */
+	char *auth_type;	/* "auth/drover" or "auth/munge" */
+	char *auth_socket;	/* AuthInfo socket=, default /run/drover/authd.sock
+				 * (auth/munge: /run/munge/munge.socket.2) */
 	char *auth_key;		/* AuthInfo key=, default drover.key beside the config */
 	char *slurm_user;	/* SlurmUser: whom clients believe as ctld; NULL: root */
 	char *slurmd_user;	/* SlurmdUser: whom noded runs as; NULL: root, and

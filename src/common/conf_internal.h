@@ -136,4 +136,9 @@ int conf_written_add(struct drv_conf *conf, const char *key, const char *value,
 /* Returns a malloc'd path: path itself if absolute, else dir/path. */
 char *conf_resolve(const char *dir, const char *path);
 
+/* AuthInfo's default socket= (authd's), and munged's own, which
+ * AuthType=auth/munge uses instead when AuthInfo names no socket. */
+#define CONF_AUTHD_SOCKET "/run/drover/authd.sock"
+#define CONF_MUNGED_SOCKET "/run/munge/munge.socket.2"
+
 #endif

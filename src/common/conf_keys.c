@@ -333,19 +333,20 @@ const struct conf_key *conf_key_find(const struct conf_key *table, const char *n
 	return NULL;
 }
 
-/* AuthType: only auth/drover for now; MUNGE comes with the security work. */
+/* AuthType: auth/drover (authd and the cluster key) or auth/munge (a real
+ * munged, auth_munge.c); daemons sign their frames with the key either way. */
 static int apply_auth_type(struct conf_parser *p, const struct conf_key *k, void *target,
 			   const char *value, struct drv_error *err)
 {
 	struct drv_conf *c = target;
 	if (strcasecmp(value, "auth/munge") == 0)
-		return drv_error_set(err, EINVAL,
-				     "AuthType=auth/munge is not supported yet (arrives "
-				     "with the security work); use auth/drover");
+		return set_string(&c->auth_type, strdup("auth/munge"));
 	if (strcasecmp(value, "auth/drover") != 0)
-		return drv_error_set(err, EINVAL,
-				     "AuthType=%.60s is not supported; use auth/drover",
-				     value);
+		return drv_error_set(
+		    err, EINVAL,
+		    "AuthType=%.60s is not supported; use auth/drover or "
+		    "auth/munge",
+		    value);
 	return set_string(&c->auth_type, strdup("auth/drover"));
 }
 
@@ -820,7 +821,7 @@ const struct conf_key conf_global_keys[] = {
 	{"SlurmctldLogFile", CONF_PATH, FIELD(drv_conf, ctld_log_file), NULL, 0, 0, NULL, false, NULL},
 	{"SlurmctldPidFile", CONF_PATH, FIELD(drv_conf, ctld_pid_file), NULL, 0, 0, NULL, false, NULL},
 	{"AuthType", CONF_CUSTOM, 0, "auth/drover", 0, 0, NULL, false, apply_auth_type},
-	{"AuthInfo", CONF_CUSTOM, 0, "socket=/run/drover/authd.sock,key=drover.key,cred_expire=120", 0, 0, NULL, false, apply_auth_info},
+	{"AuthInfo", CONF_CUSTOM, 0, "socket=" CONF_AUTHD_SOCKET ",key=drover.key,cred_expire=120", 0, 0, NULL, false, apply_auth_info},
 	{"SlurmdTimeout", CONF_INT, FIELD(drv_conf, slurmd_timeout), "300", 0, 65533, NULL, true, NULL},
 	{"KillWait", CONF_INT, FIELD(drv_conf, kill_wait), "30", 0, 65533, NULL, true, NULL},
 	{"MinJobAge", CONF_INT, FIELD(drv_conf, min_job_age), "300", 0, 2147483647, NULL, true, NULL},

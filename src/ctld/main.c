@@ -11,6 +11,7 @@
 
 #include "common/daemon.h"
 #include "common/log.h"
+#include "ctld/cred.h"
 #include "ctld/ctld.h"
 #include "ctld/job_submit_lua.h"
 #include "ctld/prio.h"
@@ -250,6 +251,10 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	gethostname(c.host, sizeof(c.host) - 1);
+	if (ctld_cred_start(&c, &err) < 0) {
+		fprintf(stderr, "drover-ctld: error: %s\n", err.text);
+		goto out;
+	}
 	if (c.conf->ctld_pid_file &&
 	    (pid_fd = drv_pidfile_lock(c.conf->ctld_pid_file, &err)) < 0) {
 		fprintf(stderr, "drover-ctld: error: %s\n", err.text);

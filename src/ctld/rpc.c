@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "common/proto.h"
 #include "common/proto_gen.h"
+#include "ctld/cred.h"
 #include "ctld/ctld.h"
 #include "ctld/prio.h"
 #include "ctld/rpc_handlers.h"
@@ -73,15 +74,15 @@ static const struct handler *find_handler(const char *type)
 	return NULL;
 }
 
-/* A client request must carry a credential from authd that is bound to this
- * very request, unexpired and never seen before. */
+/* A client request must carry a credential from authd (or munged) that is
+ * bound to this very request, unexpired and never seen before. */
 static int check_client(struct rpc_req *r, json_t *env, json_t *cred, const char *peer)
 {
 	struct drv_error err = {{0}};
 	char digest[65];
 	drv_envelope_digest(env, digest);
 	int64_t now = time(NULL);
-	if (drv_cred_check(&r->c->key, cred, digest, now, &r->cred, &err) < 0) {
+	if (ctld_cred_check(r->c, cred, digest, now, &r->cred, &err) < 0) {
 		drv_log_warn_limited(peer, "refused %s from %s: %s", r->type, peer,
 				     err.text);
 		return -1;
@@ -188,8 +189,7 @@ static void send_reply(struct ctld *c, uint64_t peer_id, json_t *env)
 		drv_envelope_digest(env, digest);
 		json_object_set_new(
 		    env, drv_shape_rec_envelope.fields[DRV_REC_ENVELOPE__CRED].name,
-		    drv_cred_issue(&c->key, c->owner_uid, c->owner_gid, c->host, digest,
-				   time(NULL)));
+		    ctld_cred_issue(c, digest));
 	}
 	peer_send(c, p, env);
 }
@@ -238,8 +238,7 @@ void rpc_reply_text(const struct rpc_req *r, const char *body, size_t len)
 	char digest[65];
 	crypto_hash_sha256(h, (const unsigned char *)w.buf, w.len);
 	sodium_bin2hex(digest, sizeof(digest), h, sizeof(h));
-	json_t *cred = drv_cred_issue(&c->key, c->owner_uid, c->owner_gid, c->host,
-				      digest, time(NULL));
+	json_t *cred = ctld_cred_issue(c, digest);
 	char *ctext = json_dumps(cred, JSON_COMPACT);
 	w.len--; /* reopen the envelope for the credential */
 	rpc_jw_key(&w, ",", &f[DRV_REC_ENVELOPE__CRED]);

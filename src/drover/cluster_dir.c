@@ -356,6 +356,25 @@ static int write_lines(const char *conf_path, const struct conf_lines *l,
 	return 0;
 }
 
+/* --set AuthType=auth/munge without --set AuthInfo: the site's munged on its
+ * own socket, not authd's socket in this directory, so the generated
+ * AuthInfo keeps only its key= (the daemons' frames still need the key). */
+static void munge_auth_info(struct conf_lines *l, const struct up_params *p)
+{
+	for (size_t i = 0; i < p->n_sets; i++)
+		if (!strncasecmp(p->sets[i], "AuthInfo=", 9))
+			return;
+	bool munge = false;
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcasecmp(l->key[i], "AuthType"))
+			munge = !strcasecmp(l->val[i], "auth/munge");
+	for (size_t i = 0; munge && i < l->n; i++) {
+		char *key = strstr(l->val[i], ",key=");
+		if (!strcasecmp(l->key[i], "AuthInfo") && key)
+			memmove(l->val[i], key + 1, strlen(key + 1) + 1);
+	}
+}
+
 int cluster_write_conf(const char *dir, const char *conf_path, const struct up_params *p,
 		       const int *ports, struct drv_error *err)
 {
@@ -380,6 +399,8 @@ int cluster_write_conf(const char *dir, const char *conf_path, const struct up_p
 		if (rc < 0)
 			drv_error_set(err, -rc, "--set %s: expected Key=Value", s);
 	}
+	if (rc == 0)
+		munge_auth_info(&g, p);
 	for (size_t i = 0; i < nodes.n && rc == 0; i++)
 		rc = lines_add(&g, nodes.key[i], nodes.val[i]);
 	if (rc == 0)

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "common/auth.h"
+#include "common/auth_munge.h"
 #include "common/client.h"
 #include "common/daemon.h"
 #include "common/proto_gen.h"
@@ -367,8 +368,16 @@ static int up_attempt(const struct up_opts *o, const char *dir, const char *conf
 		fprintf(stderr, "drover up: %s\n", err.text);
 		rc = -1;
 	}
+	/* auth/munge: the site's munged signs for the clients, not authd
+	 * (d[0]); say so now if it does not answer, rather than after the
+	 * nodes' registration timeout */
+	size_t skip = drv_auth_munge(conf) ? 1 : 0;
+	if (rc == 0 && skip && drv_munge_probe(conf->auth_socket, &err) < 0) {
+		fprintf(stderr, "drover up: %s\n", err.text);
+		rc = -1;
+	}
 	if (rc == 0)
-		rc = start_missing(d, n, conf_path, bindir, &as);
+		rc = start_missing(d + skip, n - skip, conf_path, bindir, &as);
 	if (rc == 0)
 		rc = wait_registered(conf) < 0 ? -1 : 0;
 	cluster_daemons_free(d, n);

@@ -64,14 +64,14 @@ def test_malformed_config_is_refused_with_file_and_line(cluster, tmp_path):
     assert rc == 1, out + err
     assert f"{unknown}:{line}: Parsing error at unrecognized key" in err, err
 
-    # A key Drover cannot honour safely yet is an error naming file:line.
-    munge = tmp_path / "munge.conf"
-    munge.write_text(re.sub(r"^AuthType=.*$", "AuthType=auth/munge", good, flags=re.M))
-    munge_line = next(i for i, l in enumerate(good.splitlines(), 1)
-                      if l.startswith("AuthType="))
-    rc, out, err = run([BIN / "drover-ctld", "-t", "-f", munge])
+    # A value Drover cannot honour safely is an error naming file:line.
+    noauth = tmp_path / "noauth.conf"
+    noauth.write_text(re.sub(r"^AuthType=.*$", "AuthType=auth/none", good, flags=re.M))
+    auth_line = next(i for i, l in enumerate(good.splitlines(), 1)
+                     if l.startswith("AuthType="))
+    rc, out, err = run([BIN / "drover-ctld", "-t", "-f", noauth])
     assert rc != 0
-    assert f"{munge}:{munge_line}" in err and "auth/munge" in err, err
+    assert f"{noauth}:{auth_line}" in err and "auth/none" in err, err
 
     # A daemon does not start on a malformed config.
     bad.write_text(re.sub(r"^SlurmctldPort=\d+", "SlurmctldPort=notaport", good, flags=re.M))

@@ -192,6 +192,28 @@ static void test_auth_info_partial(void **state)
 	drv_conf_free(c);
 }
 
+/* auth/munge: munged's own socket unless AuthInfo names one, in either
+ * order of the two lines; the cluster key stays for the daemons. */
+static void test_auth_munge(void **state)
+{
+	struct fixture *f = *state;
+	char buf[PATH_MAX];
+	struct drv_conf *c = load_ok(f, CTLD "AuthType=auth/munge\n");
+	assert_string_equal(c->auth_type, "auth/munge");
+	assert_string_equal(c->auth_socket, "/run/munge/munge.socket.2");
+	snprintf(buf, sizeof(buf), "%s/drover.key", f->dir);
+	assert_string_equal(c->auth_key, buf);
+	drv_conf_free(c);
+	c = load_ok(f, CTLD "AuthInfo=socket=/tmp/m.sock\nAuthType=AUTH/MUNGE\n");
+	assert_string_equal(c->auth_type, "auth/munge");
+	assert_string_equal(c->auth_socket, "/tmp/m.sock");
+	drv_conf_free(c);
+	c = load_ok(f, CTLD);
+	assert_string_equal(c->auth_type, "auth/drover");
+	assert_string_equal(c->auth_socket, "/run/drover/authd.sock");
+	drv_conf_free(c);
+}
+
 /* Requeue and the prolog/epilog programs: Slurm's defaults, then set. */
 static void test_requeue_and_prolog_keys(void **state)
 {
@@ -433,10 +455,8 @@ static void test_errors(void **state)
 	load_bad(f, CTLD "NodeName=n[1-2\n", 2, "unbalanced");
 	load_bad(f, CTLD "NodeName=n1\nPartitionName=p Nodes=n[1\n", 3, "unbalanced");
 	load_bad(f, CTLD "Include nothere.conf\n", 2, "nothere.conf");
-	load_bad(f, CTLD "AuthType=auth/munge\n", 2,
-		 "AuthType=auth/munge is not supported yet (arrives with the security "
-		 "work); use auth/drover");
-	load_bad(f, CTLD "AuthType=auth/none\n", 2, "use auth/drover");
+	load_bad(f, CTLD "AuthType=auth/none\n", 2,
+		 "AuthType=auth/none is not supported; use auth/drover or auth/munge");
 	load_bad(f, CTLD "NodeName=n[1-2] NodeAddr=a[1-3]\n", 2, "NodeAddr");
 	load_bad(f, CTLD "NodeName=n1 CPUs=0\n", 2, "CPUs");
 	load_bad(f, CTLD "NodeName=n1 State=SLEEPY\n", 2, "State");
@@ -604,6 +624,7 @@ int main(void)
 	    T(test_defaults),
 	    T(test_every_global_key),
 	    T(test_auth_info_partial),
+	    T(test_auth_munge),
 	    T(test_requeue_and_prolog_keys),
 	    T(test_job_submit_plugins),
 	    T(test_nodes),

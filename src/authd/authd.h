@@ -8,14 +8,16 @@
 #include <event2/event.h>
 #include <stdint.h>
 
-#include "common/auth.h"
+#include "common/keyring.h"
 #include "common/error.h"
 
 struct authd_session;
 
 struct authd {
-	struct event_base *base; /* borrowed */
-	struct drv_key key;
+	struct event_base *base;	/* borrowed */
+	struct drv_keyring keys;	/* the cluster key, and a rotated-out one */
+	struct event *key_watch;	/* looks for a rotated key file each second */
+	struct drv_cred_policy policy;	/* AuthInfo cred_expire, clock_skew */
 	struct drv_nonce_cache *nonces; /* verified reply credentials, no replays */
 	char host[256];			/* gethostname(), put into every credential */
 	char *socket_path;		/* owned */

@@ -121,7 +121,7 @@ static int load(const struct options *o, struct drv_conf **conf, struct authd *a
 		log_error("%s", err.text);
 		return rc;
 	}
-	rc = drv_key_load((*conf)->auth_key, &a->key, &err);
+	rc = drv_keyring_load(&a->keys, (*conf)->auth_key, (*conf)->key_grace, &err);
 	if (rc < 0) {
 		log_error("%s", err.text);
 		drv_conf_free(*conf);
@@ -149,10 +149,17 @@ static int start(const struct options *o, const struct drv_conf *conf, struct au
 		snprintf(a->host, sizeof(a->host), "localhost");
 	a->nonces =
 	    drv_nonce_cache_new(conf->nonce_cache_size, conf->nonce_cache_per_user);
+	a->policy = (struct drv_cred_policy){.lifetime = conf->cred_expire,
+					     .skew = conf->clock_skew};
+	a->key_watch = drv_keyring_watch(a->base, &a->keys);
 	a->max_sessions = (size_t)conf->max_connections;
 	a->max_sessions_per_uid = (size_t)conf->max_connections_per_user;
-	if (!a->nonces || authd_listen(a, conf->auth_socket, &err) < 0) {
-		log_error("%s", a->nonces ? err.text : "out of memory");
+	if (!a->nonces || !a->key_watch) {
+		log_error("out of memory");
+		return -1;
+	}
+	if (authd_listen(a, conf->auth_socket, &err) < 0) {
+		log_error("%s", err.text);
 		return -1;
 	}
 	log_info("listening on %s", conf->auth_socket);
@@ -180,7 +187,7 @@ int main(int argc, char **argv)
 		return 1;
 	if (o.test_only) {
 		drv_conf_free(conf);
-		sodium_memzero(&a.key, sizeof(a.key));
+		drv_keyring_fini(&a.keys);
 		return 0;
 	}
 	signal(SIGPIPE, SIG_IGN);
@@ -200,12 +207,14 @@ int main(int argc, char **argv)
 		event_free(sigterm);
 	if (sigint)
 		event_free(sigint);
-	event_base_free(a.base);
 	if (pidfd >= 0) {
 		unlink(o.pidfile);
 		close(pidfd);
 	}
-	sodium_memzero(&a.key, sizeof(a.key));
+	if (a.key_watch)
+		event_free(a.key_watch);
+	event_base_free(a.base);
+	drv_keyring_fini(&a.keys);
 	drv_conf_free(conf);
 	return rc;
 }

@@ -53,8 +53,9 @@ static void session_unlink(struct authd_session *s)
 
 static json_t *do_sign(struct authd_session *s, int64_t id, const struct drv_auth_sign *m)
 {
-	json_t *cred = drv_cred_issue(&s->a->key, s->uid, s->gid, s->a->host, m->digest,
-				      (int64_t)time(NULL));
+	json_t *cred =
+	    drv_cred_issue(&s->a->keys.cur, s->uid, s->gid, s->a->host, m->digest,
+			   (int64_t)time(NULL), s->a->policy.lifetime);
 	if (!cred)
 		return drv_reply_new(id, DRV_RC_ERROR, "cannot issue a credential", NULL);
 	log_debug("signed a credential for uid=%u gid=%u", (unsigned)s->uid,
@@ -71,10 +72,11 @@ static json_t *do_verify(struct authd_session *s, int64_t id,
 	struct drv_error err;
 	struct drv_cred_info info;
 	int64_t now = (int64_t)time(NULL);
-	int rc = drv_cred_check(&s->a->key, m->cred, m->digest, now, &info, &err);
+	int rc = drv_keyring_check_cred(&s->a->keys, m->cred, m->digest, &s->a->policy,
+					now, &info, &err);
 	if (rc == 0) {
-		rc = drv_nonce_cache_add(s->a->nonces, s->uid, info.nonce, info.expires,
-					 now);
+		rc = drv_nonce_cache_add(s->a->nonces, s->uid, info.nonce,
+					 info.valid_until, now);
 		if (rc == -EEXIST)
 			drv_error_set(&err, EPERM, "credential replayed");
 		else if (rc == -EDQUOT)

@@ -3,12 +3,15 @@
  *
  * Key file format: 32 random bytes, written as 64 lower-case hex digits and a
  * newline; drv_key_load also accepts the 32 raw bytes. A key file must be a
- * regular file with no group or other permission bits. This file does no
- * network I/O and never logs: callers log the drv_error once. */
+ * regular file with no group or other permission bits. A rotation keeps the
+ * old key beside the new one as PATH.prev (keyring.c decides how long each
+ * daemon still accepts it). This file does no network I/O and never logs:
+ * callers log the drv_error once. */
 #include "common/auth.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,12 +20,15 @@
 
 #include <sodium.h>
 
+#include "common/keyring.h"
+
 static int sodium_ready(void)
 {
 	return sodium_init() < 0 ? -EIO : 0;
 }
 
-int drv_key_generate(const char *path, struct drv_error *err)
+/* Writes a new random key to path, which must not exist, mode 0600, synced. */
+static int write_new_key(const char *path, struct drv_error *err)
 {
 	struct drv_key key;
 	char hex[2 * DRV_KEY_LEN + 2];
@@ -60,6 +66,65 @@ int drv_key_generate(const char *path, struct drv_error *err)
 	return 0;
 }
 
+int drv_key_generate(const char *path, struct drv_error *err)
+{
+	return write_new_key(path, err);
+}
+
+/* Syncs the directory holding path, so that a rename in it is durable. */
+static int sync_dir_of(const char *path)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int rc = fsync(fd) < 0 ? -errno : 0;
+	close(fd);
+	return rc;
+}
+
+int drv_key_rotate(const char *path, struct drv_error *err)
+{
+	struct drv_key old;
+	int rc = drv_key_load(path, &old, NULL, err);
+	sodium_memzero(&old, sizeof(old));
+	if (rc < 0)
+		return rc;
+	char tmp[PATH_MAX], prev[PATH_MAX];
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp) ||
+	    (size_t)snprintf(prev, sizeof(prev), "%s.prev", path) >= sizeof(prev))
+		return drv_error_set(err, ENAMETOOLONG, "key path %s is too long", path);
+	unlink(tmp); /* left by a rotation that died half way */
+	if ((rc = write_new_key(tmp, err)) < 0)
+		return rc;
+	/* The old key stays reachable as path.prev (the same file, so still
+	 * 0600) before the new one takes its name. */
+	if ((unlink(prev) < 0 && errno != ENOENT) || link(path, prev) < 0) {
+		int e = errno;
+		unlink(tmp);
+		return drv_error_set(err, e, "cannot keep the old key as %s: %s", prev,
+				     strerror(e));
+	}
+	if (rename(tmp, path) < 0) {
+		int e = errno;
+		unlink(tmp);
+		return drv_error_set(err, e, "cannot rename %s to %s: %s", tmp, path,
+				     strerror(e));
+	}
+	if ((rc = sync_dir_of(path)) < 0)
+		return drv_error_set(err, -rc, "cannot sync the directory of %s: %s",
+				     path, strerror(-rc));
+	return 0;
+}
+
 /* Accepts 32 raw bytes, or 64 hex digits with an optional newline. */
 static int key_decode(const unsigned char *buf, size_t n, struct drv_key *key)
 {
@@ -80,7 +145,8 @@ static int key_decode(const unsigned char *buf, size_t n, struct drv_key *key)
 	return 0;
 }
 
-int drv_key_load(const char *path, struct drv_key *key, struct drv_error *err)
+int drv_key_load(const char *path, struct drv_key *key, struct stat *st_out,
+		 struct drv_error *err)
 {
 	if (sodium_ready() < 0)
 		return drv_error_set(err, EIO, "libsodium failed to initialise");
@@ -119,6 +185,8 @@ int drv_key_load(const char *path, struct drv_key *key, struct drv_error *err)
 		else
 			*key = k;
 		sodium_memzero(&k, sizeof(k));
+		if (rc == 0 && st_out)
+			*st_out = st;
 	}
 	sodium_memzero(buf, sizeof(buf));
 	close(fd);
@@ -169,7 +237,7 @@ static int cred_mac(const struct drv_key *key, json_t *cred, char hex[65])
 }
 
 json_t *drv_cred_issue(const struct drv_key *key, uid_t uid, gid_t gid, const char *host,
-		       const char *digest, int64_t now)
+		       const char *digest, int64_t now, int lifetime)
 {
 	unsigned char raw[32];
 	char nonce[65], mac[65];
@@ -180,7 +248,7 @@ json_t *drv_cred_issue(const struct drv_key *key, uid_t uid, gid_t gid, const ch
 	json_t *cred = json_pack(
 	    "{s:I, s:I, s:s, s:I, s:I, s:s, s:s}", "uid", (json_int_t)uid, "gid",
 	    (json_int_t)gid, "host", host, "issued", (json_int_t)now, "expires",
-	    (json_int_t)(now + DRV_CRED_TTL), "nonce", nonce, "digest", digest);
+	    (json_int_t)(now + lifetime), "nonce", nonce, "digest", digest);
 	if (!cred)
 		return NULL;
 	if (cred_mac(key, cred, mac) < 0 ||
@@ -219,23 +287,57 @@ static bool cred_well_formed(json_t *cred)
 	       hex64(json_object_get(cred, "mac"));
 }
 
-int drv_cred_check(const struct drv_key *key, json_t *cred, const char *digest,
-		   int64_t now, struct drv_cred_info *info, struct drv_error *err)
+/* The MAC under any key the ring accepts at now. */
+static int cred_mac_ok(const struct drv_keyring *keys, json_t *cred, int64_t now)
+{
+	const struct drv_key *k[2];
+	size_t n = drv_keyring_verifiers(keys, now, k);
+	const char *mac = json_string_value(json_object_get(cred, "mac"));
+	for (size_t i = 0; i < n; i++) {
+		char want[65];
+		if (cred_mac(k[i], cred, want) < 0)
+			return -ENOMEM;
+		if (sodium_memcmp(want, mac, 64) == 0)
+			return 0;
+	}
+	return -EPERM;
+}
+
+/* The times, with skew for clocks that disagree. Written so that nothing
+ * overflows whatever integers the credential holds (now and the policy are
+ * sane; issued and expires may be anything). */
+static int cred_times_ok(int64_t issued, int64_t expires,
+			 const struct drv_cred_policy *pol, int64_t now,
+			 struct drv_error *err)
+{
+	if (issued > now + pol->skew)
+		return drv_error_set(err, EPERM, "credential issued in the future");
+	if (expires <= now - pol->skew)
+		return drv_error_set(err, EPERM, "credential expired");
+	/* expires > now - skew here, so the subtraction stays in range */
+	if (issued < expires - ((int64_t)pol->lifetime + pol->skew))
+		return drv_error_set(err, EPERM, "credential lifetime too long");
+	return 0;
+}
+
+int drv_cred_check(const struct drv_keyring *keys, json_t *cred, const char *digest,
+		   const struct drv_cred_policy *pol, int64_t now,
+		   struct drv_cred_info *info, struct drv_error *err)
 {
 	if (!cred_well_formed(cred))
 		return drv_error_set(err, EPERM, "malformed credential");
-	char want[65];
-	if (cred_mac(key, cred, want) < 0)
+	int rc = cred_mac_ok(keys, cred, now);
+	if (rc == -ENOMEM)
 		return drv_error_set(err, ENOMEM, "out of memory checking credential");
-	const char *mac = json_string_value(json_object_get(cred, "mac"));
-	if (sodium_memcmp(want, mac, 64) != 0)
+	if (rc < 0)
 		return drv_error_set(err, EPERM, "bad MAC");
 	const char *d = json_string_value(json_object_get(cred, "digest"));
 	if (!digest || strlen(digest) != 64 || sodium_memcmp(d, digest, 64) != 0)
 		return drv_error_set(err, EPERM, "digest mismatch");
+	int64_t issued = json_integer_value(json_object_get(cred, "issued"));
 	int64_t expires = json_integer_value(json_object_get(cred, "expires"));
-	if (expires <= now)
-		return drv_error_set(err, EPERM, "credential expired");
+	if ((rc = cred_times_ok(issued, expires, pol, now, err)) < 0)
+		return rc;
 	if (info) {
 		info->uid = (uid_t)json_integer_value(json_object_get(cred, "uid"));
 		info->gid = (gid_t)json_integer_value(json_object_get(cred, "gid"));
@@ -244,6 +346,7 @@ int drv_cred_check(const struct drv_key *key, json_t *cred, const char *digest,
 		snprintf(info->nonce, sizeof(info->nonce), "%s",
 			 json_string_value(json_object_get(cred, "nonce")));
 		info->expires = expires;
+		info->valid_until = expires + pol->skew;
 	}
 	return 0;
 }

@@ -10,12 +10,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "common/error.h"
 
 #define DRV_KEY_LEN 32
-#define DRV_CRED_TTL 300 /* seconds a credential is valid */
+/* MUNGE's default credential TTL, for when munged does not say
+ * (auth_munge.c); auth/drover credentials live AuthInfo cred_expire seconds. */
+#define DRV_CRED_TTL 300
 
 struct drv_key {
 	unsigned char bytes[DRV_KEY_LEN];
@@ -26,9 +29,19 @@ struct drv_key {
  * file of 32 raw bytes. */
 int drv_key_generate(const char *path, struct drv_error *err);
 
-/* Loads the key; refuses a file readable or writable by group or others,
- * or of the wrong size. */
-int drv_key_load(const char *path, struct drv_key *key, struct drv_error *err);
+/* Loads the key; refuses a file readable or writable by group or others
+ * ("key file PATH is readable by others (mode 0644); chmod 600 it"), or of
+ * the wrong size. On success *st (may be NULL) gets the file's fstat, which
+ * identifies what was read (keyring.c watches it for a rotation). */
+int drv_key_load(const char *path, struct drv_key *key, struct stat *st,
+		 struct drv_error *err);
+
+/* `drover keygen --rotate`: writes a new key to path.tmp (mode 0600, synced),
+ * links the key now at path to path.prev (replacing an older one), then
+ * renames path.tmp over path and syncs the directory, so a daemon reading
+ * path sees the old key or the new one, never a mix. path must exist and be
+ * a valid key (it becomes the previous one). */
+int drv_key_rotate(const char *path, struct drv_error *err);
 
 void drv_hmac(const struct drv_key *key, const void *data, size_t len,
 	      unsigned char out[32]);
@@ -37,9 +50,18 @@ void drv_hmac(const struct drv_key *key, const void *data, size_t len,
  * of env without its "cred" member. hex must hold 65 bytes. */
 void drv_envelope_digest(json_t *env, char hex[65]);
 
-/* A new credential (new reference), bound to digest. */
+/* A new credential (new reference), bound to digest, valid from now for
+ * lifetime seconds (AuthInfo cred_expire). */
 json_t *drv_cred_issue(const struct drv_key *key, uid_t uid, gid_t gid, const char *host,
-		       const char *digest, int64_t now);
+		       const char *digest, int64_t now, int lifetime);
+
+/* What a credential must satisfy besides its MAC and digest (AuthInfo):
+ * lifetime is cred_expire, what authd issues and the most accepted; skew is
+ * clock_skew, the seconds two hosts' clocks may disagree by. */
+struct drv_cred_policy {
+	int lifetime;
+	int skew;
+};
 
 struct drv_cred_info {
 	uid_t uid;
@@ -47,13 +69,19 @@ struct drv_cred_info {
 	char host[256];
 	char nonce[65];
 	int64_t expires;
+	int64_t valid_until; /* expires + skew: remember the nonce until then */
 };
 
-/* Checks mac, digest binding and expiry. Returns 0 and fills *info, or -EPERM
- * with err saying which check failed ("credential expired", "bad MAC",
- * "digest mismatch", "malformed credential"). */
-int drv_cred_check(const struct drv_key *key, json_t *cred, const char *digest,
-		   int64_t now, struct drv_cred_info *info, struct drv_error *err);
+/* Checks the mac (under any key the ring accepts at now), the digest binding
+ * and the times: refused when issued > now + skew, when expires + skew <= now,
+ * or when expires - issued > lifetime + skew. Returns 0 and fills *info, or
+ * -EPERM with err saying which check failed ("malformed credential", "bad
+ * MAC", "digest mismatch", "credential issued in the future", "credential
+ * expired", "credential lifetime too long"). keys is borrowed. */
+struct drv_keyring;
+int drv_cred_check(const struct drv_keyring *keys, json_t *cred, const char *digest,
+		   const struct drv_cred_policy *pol, int64_t now,
+		   struct drv_cred_info *info, struct drv_error *err);
 
 /* Nonces seen within the credential lifetime, to refuse replays. Memory is
  * bounded: at most max_total live nonces, and at most max_per_uid of them for

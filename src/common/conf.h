@@ -210,7 +210,10 @@ struct drv_conf {
 	unsigned acct_enforce;	 /* AccountingStorageEnforce: DRV_ENFORCE_* bits */
 	int64_t purge_job_after; /* seconds a finished job stays in sacct; 0 = always */
 	int job_requeue;	 /* JobRequeue: jobs may be requeued by default (1) */
-	int cred_expire; /* AuthInfo cred_expire=: a requeued job waits this + 1 s */
+	int cred_expire;	 /* AuthInfo cred_expire=: a credential's lifetime, and a
+				    requeued job waits this + 1 s */
+	int clock_skew;		 /* AuthInfo clock_skew=: seconds clocks may disagree */
+	int key_grace; /* AuthInfo key_grace=: seconds a rotated-out key lives */
 	/* Prolog and epilog programs (absolute paths, NULL: none). noded runs
 	 * Prolog before a job's shepherd and Epilog after the job; the shepherd
 	 * runs TaskProlog/TaskEpilog as the user around the script. */

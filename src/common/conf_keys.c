@@ -333,76 +333,6 @@ const struct conf_key *conf_key_find(const struct conf_key *table, const char *n
 	return NULL;
 }
 
-/* AuthType: auth/drover (authd and the cluster key) or auth/munge (a real
- * munged, auth_munge.c); daemons sign their frames with the key either way. */
-static int apply_auth_type(struct conf_parser *p, const struct conf_key *k, void *target,
-			   const char *value, struct drv_error *err)
-{
-	struct drv_conf *c = target;
-	if (strcasecmp(value, "auth/munge") == 0)
-		return set_string(&c->auth_type, strdup("auth/munge"));
-	if (strcasecmp(value, "auth/drover") != 0)
-		return drv_error_set(
-		    err, EINVAL,
-		    "AuthType=%.60s is not supported; use auth/drover or "
-		    "auth/munge",
-		    value);
-	return set_string(&c->auth_type, strdup("auth/drover"));
-}
-
-/* AuthInfo=socket=PATH,key=PATH,cred_expire=SECS: other options Slurm
- * knows (ttl=) are accepted and ignored. cred_expire is how long a requeued
- * job waits before it may start again, as in Slurm. */
-static int apply_auth_info(struct conf_parser *p, const struct conf_key *k, void *target,
-			   const char *value, struct drv_error *err)
-{
-	struct drv_conf *c = target;
-	char *copy = strdup(value), *save = NULL, *sock = NULL, *key = NULL;
-	int rc = copy ? 0 : -ENOMEM;
-	for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t && rc == 0;
-	     t = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(t, '=');
-		char **dst = NULL;
-		if (eq && (size_t)(eq - t) == 11 && !strncasecmp(t, "cred_expire", 11)) {
-			char *end;
-			long v = strtol(eq + 1, &end, 10);
-			if (end == eq + 1 || *end || v < 0 || v > 86400)
-				rc = drv_error_set(err, EINVAL,
-						   "AuthInfo: cred_expire '%.20s' is not "
-						   "0..86400",
-						   eq + 1);
-			else
-				c->cred_expire = (int)v;
-			continue;
-		}
-		if (eq && (size_t)(eq - t) == 6 && !strncasecmp(t, "socket", 6))
-			dst = &sock;
-		else if (eq && (size_t)(eq - t) == 3 && !strncasecmp(t, "key", 3))
-			dst = &key;
-		if (!dst)
-			continue;
-		if (!eq[1])
-			rc = drv_error_set(err, EINVAL, "AuthInfo: '%.*s' has no path",
-					   (int)(eq - t), t);
-		else if ((rc = set_string(dst, conf_resolve(p->conf->dir, eq + 1))) < 0)
-			break;
-	}
-	if (rc == 0 && sock) {
-		free(c->auth_socket);
-		c->auth_socket = sock;
-		sock = NULL;
-	}
-	if (rc == 0 && key) {
-		free(c->auth_key);
-		c->auth_key = key;
-		key = NULL;
-	}
-	free(sock);
-	free(key);
-	free(copy);
-	return rc;
-}
-
 /* SlurmctldHost=name or name(addr); repeatable, in order of preference. */
 static int apply_ctld_host(struct conf_parser *p, const struct conf_key *k, void *target,
 			   const char *value, struct drv_error *err)
@@ -820,8 +750,8 @@ const struct conf_key conf_global_keys[] = {
 	{"SlurmdPidFile", CONF_PATH, FIELD(drv_conf, slurmd_pid_file), NULL, 0, 0, NULL, false, NULL},
 	{"SlurmctldLogFile", CONF_PATH, FIELD(drv_conf, ctld_log_file), NULL, 0, 0, NULL, false, NULL},
 	{"SlurmctldPidFile", CONF_PATH, FIELD(drv_conf, ctld_pid_file), NULL, 0, 0, NULL, false, NULL},
-	{"AuthType", CONF_CUSTOM, 0, "auth/drover", 0, 0, NULL, false, apply_auth_type},
-	{"AuthInfo", CONF_CUSTOM, 0, "socket=" CONF_AUTHD_SOCKET ",key=drover.key,cred_expire=120", 0, 0, NULL, false, apply_auth_info},
+	{"AuthType", CONF_CUSTOM, 0, "auth/drover", 0, 0, NULL, false, conf_apply_auth_type},
+	{"AuthInfo", CONF_CUSTOM, 0, "socket=" CONF_AUTHD_SOCKET ",key=drover.key,cred_expire=120,clock_skew=10,key_grace=300", 0, 0, NULL, false, conf_apply_auth_info},
 	{"SlurmdTimeout", CONF_INT, FIELD(drv_conf, slurmd_timeout), "300", 0, 65533, NULL, true, NULL},
 	{"KillWait", CONF_INT, FIELD(drv_conf, kill_wait), "30", 0, 65533, NULL, true, NULL},
 	{"MinJobAge", CONF_INT, FIELD(drv_conf, min_job_age), "300", 0, 2147483647, NULL, true, NULL},

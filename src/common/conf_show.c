@@ -146,12 +146,18 @@ static void get_u64(const struct show_ctx *x, const struct row *r)
 static void get_auth_info(const struct show_ctx *x, const struct row *r)
 {
 	char buf[1024];
+	const struct drv_conf *c = x->conf;
 
-	int n = snprintf(buf, sizeof(buf), "socket=%s,key=%s", x->conf->auth_socket,
-			 x->conf->auth_key);
-	if (x->conf->cred_expire != 120 && n > 0 && (size_t)n < sizeof(buf))
-		snprintf(buf + n, sizeof(buf) - (size_t)n, ",cred_expire=%d",
-			 x->conf->cred_expire);
+	int n =
+	    snprintf(buf, sizeof(buf), "socket=%s,key=%s", c->auth_socket, c->auth_key);
+	if (c->cred_expire != 120 && n > 0 && (size_t)n < sizeof(buf))
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, ",cred_expire=%d",
+			      c->cred_expire);
+	if (c->clock_skew != 10 && n > 0 && (size_t)n < sizeof(buf))
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, ",clock_skew=%d",
+			      c->clock_skew);
+	if (c->key_grace != 300 && n > 0 && (size_t)n < sizeof(buf))
+		snprintf(buf + n, sizeof(buf) - (size_t)n, ",key_grace=%d", c->key_grace);
 	put(x, r->key, buf);
 }
 

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -41,7 +42,7 @@
 
 struct drv_conn {
 	struct bufferevent *bev;
-	struct drv_key key; /* a copy: the caller's key need not outlive us */
+	struct drv_keyring *keys; /* borrowed; NULL: no key, no MACs */
 	bool has_key;
 	uint64_t max;
 	drv_conn_msg_f on_msg;
@@ -66,7 +67,6 @@ static void conn_destroy(struct drv_conn *c)
 	if (c->bev)
 		bufferevent_free(c->bev);
 	json_decref(c->held);
-	sodium_memzero(&c->key, sizeof(c->key));
 	free(c);
 }
 
@@ -166,8 +166,9 @@ static int send_hello(struct drv_conn *c)
 	size_t len;
 	sodium_bin2hex(hex, sizeof(hex), c->my_nonce, LINK_NONCE_LEN);
 	json_t *env = drv_request_new("conn.hello", 0, json_pack("{s:s}", "nonce", hex));
-	int rc = env ? drv_frame_build(env, &c->key, DRV_FRAME_LEN_MASK, &frame, &len)
-		     : -ENOMEM;
+	int rc =
+	    env ? drv_frame_build(env, &c->keys->cur, DRV_FRAME_LEN_MASK, &frame, &len)
+		: -ENOMEM;
 	json_decref(env);
 	if (rc == 0)
 		rc = queue_frame(c, frame, len);
@@ -191,9 +192,9 @@ static int conn_send(struct drv_conn *c, json_t *env, bool mac)
 		link_ctx(c->peer_nonce, ++c->sent_seq, ctx);
 	/* MaxMessageSize bounds what a daemon accepts; what it sends (a listing of
 	 * many jobs) is bounded only by the frame format. */
-	int rc =
-	    drv_frame_build_bound(env, mac ? &c->key : NULL, ctx, mac ? sizeof(ctx) : 0,
-				  DRV_FRAME_LEN_MASK, &frame, &len);
+	int rc = drv_frame_build_bound(env, mac ? &c->keys->cur : NULL, ctx,
+				       mac ? sizeof(ctx) : 0, DRV_FRAME_LEN_MASK, &frame,
+				       &len);
 	if (rc < 0)
 		return rc;
 	return queue_frame(c, frame, len);
@@ -310,12 +311,32 @@ static bool take_hello(struct drv_conn *c, const char *json, size_t len)
 	return true;
 }
 
+/* Whether the frame's MAC (over ctx, may be empty, then the frame) holds
+ * under a key the ring accepts now. On a failure the key file is looked at
+ * once: a peer that noticed a rotated key first already signs with it. */
+static bool frame_mac_ok(struct drv_conn *c, const unsigned char *ctx, size_t ctx_len,
+			 const unsigned char *frame, size_t total)
+{
+	for (int look = 0; look < 2; look++) {
+		int64_t now = (int64_t)time(NULL);
+		const struct drv_key *k[2];
+		size_t n = drv_keyring_verifiers(c->keys, now, k);
+		for (size_t i = 0; i < n; i++)
+			if (drv_frame_verify_mac_bound(k[i], ctx, ctx_len, frame,
+						       total) == 0)
+				return true;
+		if (look == 0 && drv_keyring_poll(c->keys, now, true) <= 0)
+			return false;
+	}
+	return false;
+}
+
 /* A MACed frame: the hello first, then frames bound to this link. */
 static bool check_link_frame(struct drv_conn *c, const unsigned char *frame, size_t total,
 			     size_t jlen)
 {
 	if (!c->have_peer_nonce) {
-		if (drv_frame_verify_mac(&c->key, frame, total) == 0 &&
+		if (frame_mac_ok(c, NULL, 0, frame, total) &&
 		    take_hello(c, (const char *)frame + 4, jlen))
 			return false; /* consumed: nothing for the owner */
 		drv_log_warn_limited(
@@ -325,7 +346,7 @@ static bool check_link_frame(struct drv_conn *c, const unsigned char *frame, siz
 	}
 	unsigned char ctx[LINK_CTX_LEN];
 	link_ctx(c->my_nonce, c->recv_seq + 1, ctx);
-	if (drv_frame_verify_mac_bound(&c->key, ctx, sizeof(ctx), frame, total) < 0) {
+	if (!frame_mac_ok(c, ctx, sizeof(ctx), frame, total)) {
 		drv_log_warn_limited(c->peer, "bad HMAC from %s (or a replayed frame)",
 				     c->peer);
 		conn_close(c);
@@ -426,7 +447,7 @@ static void format_peer(const struct sockaddr *sa, char *out, size_t size)
 	}
 }
 
-static struct drv_conn *conn_alloc(struct bufferevent *bev, const struct drv_key *key,
+static struct drv_conn *conn_alloc(struct bufferevent *bev, struct drv_keyring *keys,
 				   uint64_t max, drv_conn_msg_f on_msg,
 				   drv_conn_close_f on_close, void *arg)
 {
@@ -434,10 +455,8 @@ static struct drv_conn *conn_alloc(struct bufferevent *bev, const struct drv_key
 	if (!c)
 		return NULL;
 	c->bev = bev;
-	if (key) {
-		c->key = *key;
-		c->has_key = true;
-	}
+	c->keys = keys;
+	c->has_key = keys != NULL;
 	c->max = max;
 	c->on_msg = on_msg;
 	c->on_close = on_close;
@@ -447,7 +466,7 @@ static struct drv_conn *conn_alloc(struct bufferevent *bev, const struct drv_key
 	return c;
 }
 
-struct drv_conn *drv_conn_new(struct event_base *base, int fd, const struct drv_key *key,
+struct drv_conn *drv_conn_new(struct event_base *base, int fd, struct drv_keyring *keys,
 			      uint64_t max_msg, drv_conn_msg_f on_msg,
 			      drv_conn_close_f on_close, void *arg)
 {
@@ -459,7 +478,7 @@ struct drv_conn *drv_conn_new(struct event_base *base, int fd, const struct drv_
 		errno = ENOMEM;
 		return NULL;
 	}
-	struct drv_conn *c = conn_alloc(bev, key, max_msg, on_msg, on_close, arg);
+	struct drv_conn *c = conn_alloc(bev, keys, max_msg, on_msg, on_close, arg);
 	if (!c) {
 		bufferevent_free(bev);
 		errno = ENOMEM;
@@ -476,7 +495,7 @@ struct drv_conn *drv_conn_new(struct event_base *base, int fd, const struct drv_
 }
 
 struct drv_conn *drv_conn_connect(struct event_base *base, const char *host, int port,
-				  const struct drv_key *key, uint64_t max_msg,
+				  struct drv_keyring *keys, uint64_t max_msg,
 				  drv_conn_msg_f on_msg, drv_conn_close_f on_close,
 				  void *arg)
 {
@@ -490,7 +509,7 @@ struct drv_conn *drv_conn_connect(struct event_base *base, const char *host, int
 	}
 	struct bufferevent *bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
 	struct drv_conn *c =
-	    bev ? conn_alloc(bev, key, max_msg, on_msg, on_close, arg) : NULL;
+	    bev ? conn_alloc(bev, keys, max_msg, on_msg, on_close, arg) : NULL;
 	if (!c) {
 		if (bev)
 			bufferevent_free(bev);

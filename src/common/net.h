@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/auth.h"
+#include "common/keyring.h"
 
 struct drv_conn;
 
@@ -24,12 +24,15 @@ typedef void (*drv_conn_msg_f)(struct drv_conn *c, json_t *env, bool mac_ok, voi
  * freed right after the callback returns. */
 typedef void (*drv_conn_close_f)(struct drv_conn *c, void *arg);
 
-/* Wraps a connected socket (consumed, even on failure). key may be NULL
+/* Wraps a connected socket (consumed, even on failure). keys may be NULL
  * (then frames with a MAC are refused, and drv_conn_send cannot sign); it is
- * copied. Frames without a MAC are accepted either way (mac_ok false): the
- * owner decides what an unsigned peer may do. A malformed envelope gets a
- * reply with rc DRV_RC_PROTOCOL (never sent for a malformed reply). */
-struct drv_conn *drv_conn_new(struct event_base *base, int fd, const struct drv_key *key,
+ * borrowed and must outlive the conn, so that a rotated key reaches live
+ * links: frames are signed with its current key and verified under any key
+ * it accepts, and a frame that fails makes it look at the key file once
+ * (drv_keyring_poll) before the link is given up. Frames without a MAC are accepted
+ * either way (mac_ok false): the owner decides what an unsigned peer may do. A malformed
+ * envelope gets a reply with rc DRV_RC_PROTOCOL (never sent for a malformed reply). */
+struct drv_conn *drv_conn_new(struct event_base *base, int fd, struct drv_keyring *keys,
 			      uint64_t max_msg, drv_conn_msg_f on_msg,
 			      drv_conn_close_f on_close, void *arg);
 
@@ -38,7 +41,7 @@ struct drv_conn *drv_conn_new(struct event_base *base, int fd, const struct drv_
  * the host does not resolve or no socket can be made. Frames may be sent
  * before the connect completes; they are queued. */
 struct drv_conn *drv_conn_connect(struct event_base *base, const char *host, int port,
-				  const struct drv_key *key, uint64_t max_msg,
+				  struct drv_keyring *keys, uint64_t max_msg,
 				  drv_conn_msg_f on_msg, drv_conn_close_f on_close,
 				  void *arg);
 

@@ -11,6 +11,7 @@
 
 #include "common/auth.h"
 #include "common/conf.h"
+#include "common/keyring.h"
 #include "common/net.h"
 #include "ctld/job.h"
 #include "ctld/node.h"
@@ -51,7 +52,8 @@ struct prio;
 struct ctld {
 	struct event_base *base;
 	struct drv_conf *conf;
-	struct drv_key key;
+	struct drv_keyring keys; /* the cluster key, and a rotated-out one */
+	struct event *key_watch; /* looks for a rotated key file each second */
 	struct drv_nonce_cache *nonces;
 	struct store *store;
 	struct job_table jobs;

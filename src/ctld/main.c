@@ -90,7 +90,7 @@ static int load_config(struct ctld *c, const struct options *o, struct drv_error
 	if ((rc = node_table_init(&check, c->conf, 0, err)) < 0)
 		return rc;
 	node_table_fini(&check);
-	return drv_key_load(c->conf->auth_key, &c->key, err);
+	return drv_keyring_load(&c->keys, c->conf->auth_key, c->conf->key_grace, err);
 }
 
 /* JobSubmitPlugins=lua: job_submit.lua beside the config, as Slurm finds
@@ -145,6 +145,8 @@ static int start_loop(struct ctld *c, struct drv_error *err)
 	c->base = event_base_new();
 	if (!c->base || event_base_priority_init(c->base, PRIO_COUNT) < 0)
 		return drv_error_set(err, ENOMEM, "cannot create the event loop");
+	if (!(c->key_watch = drv_keyring_watch(c->base, &c->keys)))
+		return drv_error_set(err, ENOMEM, "out of memory");
 	c->start_time = time(NULL);
 	stats_init(&c->stats, c->start_time);
 	if (node_table_init(&c->nodes, c->conf, c->start_time, err) < 0)
@@ -201,6 +203,8 @@ static void stop_loop(struct ctld *c)
 	sched_fini(c);
 	stats_fini(&c->stats);
 	timed_fini(c);
+	if (c->key_watch)
+		event_free(c->key_watch);
 	if (c->base)
 		event_base_free(c->base);
 }
@@ -288,6 +292,7 @@ int main(int argc, char **argv)
 stop:
 	stop_loop(&c);
 out:
+	drv_keyring_fini(&c.keys);
 	drv_conf_free(c.conf);
 	return rc;
 }

@@ -125,7 +125,7 @@ void peer_accept(int fd, const char *addr, void *arg)
 	p->ctld = c;
 	p->id = ++c->next_peer_id;
 	p->auth_timer = evtimer_new(c->base, auth_deadline, p);
-	p->conn = drv_conn_new(c->base, fd, &c->key, c->conf->max_message_size, on_msg,
+	p->conn = drv_conn_new(c->base, fd, &c->keys, c->conf->max_message_size, on_msg,
 			       on_close, p);
 	struct timeval tv = {.tv_sec = c->conf->conn_auth_timeout};
 	if (!p->conn || !p->auth_timer || evtimer_add(p->auth_timer, &tv) < 0) {

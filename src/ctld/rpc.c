@@ -10,6 +10,7 @@
 #include <sodium.h>
 
 #include "common/jsonw.h"
+#include "common/keyring.h"
 #include "common/log.h"
 #include "common/proto.h"
 #include "common/proto_gen.h"
@@ -88,7 +89,7 @@ static int check_client(struct rpc_req *r, json_t *env, json_t *cred, const char
 		return -1;
 	}
 	int rc = drv_nonce_cache_add(r->c->nonces, r->cred.uid, r->cred.nonce,
-				     r->cred.expires, now);
+				     r->cred.valid_until, now);
 	if (rc < 0)
 		drv_log_warn_limited(
 		    peer, "refused %s from %s (uid %u): %s", r->type, peer,
@@ -165,7 +166,7 @@ void rpc_dispatch(struct ctld *c, struct peer *p, json_t *env_json, bool mac_ok)
 		return;
 	}
 	if (!mac_ok && h->writes)
-		commit_nonce(c, r.cred.nonce, r.cred.uid, r.cred.expires);
+		commit_nonce(c, r.cred.nonce, r.cred.uid, r.cred.valid_until);
 	/* decoding fills the defaults in, after the digest covered the body
 	 * as sent */
 	struct timespec t0, t1;

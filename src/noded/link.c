@@ -302,7 +302,7 @@ static void link_connect(struct noded *nd)
 	}
 	const struct drv_ctld_host *h =
 	    &conf->ctld_hosts[host_idx++ % conf->n_ctld_hosts];
-	nd->conn = drv_conn_connect(nd->base, h->addr, conf->ctld_port, &nd->key,
+	nd->conn = drv_conn_connect(nd->base, h->addr, conf->ctld_port, &nd->keys,
 				    conf->max_message_size, on_msg, on_close, nd);
 	if (!nd->conn) {
 		log_debug("cannot connect to %s:%d: %s", h->addr, conf->ctld_port,

@@ -148,7 +148,8 @@ static int prepare(struct noded *nd, int *pid_fd)
 {
 	struct drv_error err = {""};
 	const struct drv_node_conf *n = nd->node;
-	if (drv_key_load(nd->conf->auth_key, &nd->key, &err) < 0) {
+	if (drv_keyring_load(&nd->keys, nd->conf->auth_key, nd->conf->key_grace, &err) <
+	    0) {
 		fprintf(stderr, "drover-noded: error: %s\n", err.text);
 		return -1;
 	}
@@ -210,6 +211,10 @@ static int start_loop(struct noded *nd, struct event **stops)
 		log_error("node=%s: %s", nd->name, err.text);
 		return -1;
 	}
+	if (!(nd->key_watch = drv_keyring_watch(nd->base, &nd->keys))) {
+		log_error("node=%s: out of memory", nd->name);
+		return -1;
+	}
 	noded_cgroup_init(nd);
 	int rc = launch_start(nd);
 	if (rc == 0)
@@ -246,6 +251,8 @@ static void fini(struct noded *nd, struct event **stops, int pid_fd)
 	jobs_free_all(nd);
 	steps_free_all(nd);
 	drv_listener_free(nd->listener);
+	if (nd->key_watch)
+		event_free(nd->key_watch);
 	if (nd->base)
 		event_base_free(nd->base);
 	if (pid_fd >= 0)
@@ -253,6 +260,7 @@ static void fini(struct noded *nd, struct event **stops, int pid_fd)
 	free(nd->shepherd_path);
 	free(nd->spool_dir);
 	free(nd->conf_path);
+	drv_keyring_fini(&nd->keys);
 	drv_conf_free(nd->conf);
 }
 

@@ -17,6 +17,7 @@
 #include "common/cgroup.h"
 #include "common/conf.h"
 #include "common/fileio.h"
+#include "common/keyring.h"
 #include "common/proto_gen.h"
 
 struct drv_conn;
@@ -67,8 +68,9 @@ struct noded {
 	const char *name;
 	char *conf_path; /* absolute */
 	char *spool_dir;
-	char *shepherd_path; /* drover-shepherd beside our own binary */
-	struct drv_key key;
+	char *shepherd_path;	 /* drover-shepherd beside our own binary */
+	struct drv_keyring keys; /* the cluster key, and a rotated-out one */
+	struct event *key_watch; /* looks for a rotated key file each second */
 	struct event_base *base;
 
 	/* cgroup.c: jobs get cgroups (decided at start-up) */

@@ -14,6 +14,7 @@
 #include <sodium.h>
 
 #include "common/auth.h"
+#include "common/keyring.h"
 #include "fuzz.h"
 
 #define NOW 1700000000LL
@@ -47,17 +48,24 @@ static void check(const struct drv_key *key, json_t *cred, const char *digest)
 {
 	struct drv_cred_info info;
 	struct drv_error err;
-	if (drv_cred_check(key, cred, digest, NOW, &info, &err) < 0)
+	struct drv_keyring ring;
+	const struct drv_cred_policy pol = {.lifetime = 300, .skew = 10};
+	drv_keyring_from_key(&ring, key);
+	int rc = drv_cred_check(&ring, cred, digest, &pol, NOW, &info, &err);
+	drv_keyring_fini(&ring);
+	if (rc < 0)
 		return;
-	/* Accepted: a well-formed, unexpired credential bound to digest, whose
-	 * nonce the replay cache takes once. */
-	if (info.expires <= NOW || strlen(info.nonce) != 64)
+	/* Accepted: a well-formed credential, valid at NOW give or take the
+	 * skew, bound to digest, whose nonce the replay cache takes once. */
+	if (info.valid_until <= NOW || info.expires + 10 != info.valid_until ||
+	    strlen(info.nonce) != 64)
 		abort();
 	struct drv_nonce_cache *nonces = drv_nonce_cache_new(1 << 20, 1 << 16);
 	if (!nonces)
 		abort();
-	if (drv_nonce_cache_add(nonces, info.uid, info.nonce, info.expires, NOW) != 0 ||
-	    drv_nonce_cache_add(nonces, info.uid, info.nonce, info.expires, NOW) !=
+	if (drv_nonce_cache_add(nonces, info.uid, info.nonce, info.valid_until, NOW) !=
+		0 ||
+	    drv_nonce_cache_add(nonces, info.uid, info.nonce, info.valid_until, NOW) !=
 		-EEXIST)
 		abort();
 	drv_nonce_cache_free(nonces);

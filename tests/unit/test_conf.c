@@ -239,6 +239,18 @@ static void test_requeue_and_prolog_keys(void **state)
 	assert_int_equal(c->prolog_epilog_timeout, 30);
 	drv_conf_free(c);
 	load_bad(f, CTLD "AuthInfo=cred_expire=soon\n", 2, "cred_expire");
+	/* Drover's own AuthInfo options: clock_skew and key_grace */
+	c = load_ok(f, CTLD);
+	assert_int_equal(c->clock_skew, 10);
+	assert_int_equal(c->key_grace, 300);
+	drv_conf_free(c);
+	c = load_ok(f, CTLD "AuthInfo=socket=a.sock,clock_skew=0,key_grace=2\n");
+	assert_int_equal(c->clock_skew, 0);
+	assert_int_equal(c->key_grace, 2);
+	assert_int_equal(c->cred_expire, 120);
+	drv_conf_free(c);
+	load_bad(f, CTLD "AuthInfo=clock_skew=-1\n", 2, "clock_skew '-1' is not 0..3600");
+	load_bad(f, CTLD "AuthInfo=key_grace=soon\n", 2, "key_grace");
 	load_bad(f, CTLD "JobRequeue=2\n", 2, "JobRequeue");
 }
 

@@ -27,6 +27,7 @@
 
 static struct drv_key key_a = {{7, 7, 7}};
 static struct drv_key key_b = {{8, 8, 8}};
+static struct drv_keyring ring_a = {.cur = {{7, 7, 7}}}; /* key_a, for conns */
 
 struct fixture {
 	struct event_base *base;
@@ -68,7 +69,7 @@ static int setup(void **state)
 	f.base = event_base_new();
 	if (!f.base || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
 		return -1;
-	f.conn = drv_conn_new(f.base, sv[0], &key_a, MAX, on_msg, on_close, &f);
+	f.conn = drv_conn_new(f.base, sv[0], &ring_a, MAX, on_msg, on_close, &f);
 	f.peer = sv[1];
 	*state = &f;
 	return f.conn ? 0 : -1;
@@ -397,7 +398,7 @@ static void on_accept(int fd, const char *peer, void *arg)
 {
 	struct tcp_fixture *t = arg;
 	assert_non_null(strstr(peer, "127.0.0.1:"));
-	t->server = drv_conn_new(t->base, fd, &key_a, MAX, srv_msg, srv_close, t);
+	t->server = drv_conn_new(t->base, fd, &ring_a, MAX, srv_msg, srv_close, t);
 }
 
 static void run_until(struct event_base *base, bool *flag)
@@ -417,7 +418,7 @@ static void test_tcp(void **state)
 	    drv_listen_tcp(t.base, "127.0.0.1", 0, on_accept, &t, &port, &err);
 	assert_non_null(lev);
 	assert_true(port > 0);
-	t.client = drv_conn_connect(t.base, "127.0.0.1", port, &key_a, MAX, cli_msg,
+	t.client = drv_conn_connect(t.base, "127.0.0.1", port, &ring_a, MAX, cli_msg,
 				    cli_close, &t);
 	assert_non_null(t.client);
 	json_t *req = drv_request_new("ctld.ping", 1, NULL);
@@ -429,7 +430,7 @@ static void test_tcp(void **state)
 	drv_listener_free(lev);
 
 	/* nothing listens there now: the close callback reports the failure */
-	t.client = drv_conn_connect(t.base, "127.0.0.1", port, &key_a, MAX, cli_msg,
+	t.client = drv_conn_connect(t.base, "127.0.0.1", port, &ring_a, MAX, cli_msg,
 				    cli_close, &t);
 	assert_non_null(t.client);
 	run_until(t.base, &t.client_closed);

@@ -1,9 +1,11 @@
 """Client credentials at ctld, with real credentials from the cluster's authd:
 a replayed one, one lifted onto another request, and an expired one (MACed
 with the real key, so only the expiry is wrong) are all refused, logged, and
-change nothing."""
+change nothing; so are a forged one, one signed with a wrong key, one issued
+in the future and one that lives longer than cred_expire allows."""
 
 import hashlib
+import os
 import re
 import hmac
 import json
@@ -75,6 +77,64 @@ def test_replayed_lifted_and_expired_credentials_are_refused(cluster):
     assert "replayed" in log, log
     assert "expired" in log, log
     assert "digest" in log, log
+
+
+def refusals(log):
+    """ctld's refusal lines: {type: [reason, ...]} in order."""
+    out = {}
+    for m in re.finditer(r"refused (\S+) from 127\.0\.0\.1:\d+: (.+)", log):
+        out.setdefault(m.group(1), []).append(m.group(2))
+    return out
+
+
+def mac_with(key, cred):
+    cred = {k: v for k, v in cred.items() if k != "mac"}
+    cred["mac"] = hmac.new(key, canonical(cred), hashlib.sha256).hexdigest()
+    return cred
+
+
+def test_forged_wrong_key_future_and_too_long_are_refused(cluster):
+    """Each gets ctld's authentication error (rc 1007) and one line in its
+    log naming why; none changes the job."""
+    c = cluster
+    pending = c.sbatch("--begin=now+3600", "--wrap", "true")
+    jobs = c.job_ids()
+    key = bytes.fromhex((c.dir / "drover.key").read_text().strip())
+    log_before = len(c.log())
+    now = int(time.time())
+
+    def cancel(type_="job.cancel"):
+        return {"v": 1, "type": type_, "id": 4, "body": {"job_ids": [pending]}}
+
+    # Forged: authd's genuine credential with the uid changed afterwards.
+    env = cancel()
+    cred = dict(authd_sign(c, digest(env)), uid=12345)
+    assert send(c, dict(env, cred=cred))["rc"] == 1007
+    # Signed with a wrong key (times and digest all good).
+    env = cancel("job.hold")
+    cred = {"uid": os.getuid(), "gid": os.getgid(), "host": "x", "issued": now,
+            "expires": now + 60, "nonce": os.urandom(32).hex(), "digest": digest(env)}
+    assert send(c, dict(env, cred=mac_with(os.urandom(32), cred)))["rc"] == 1007
+    # Issued further ahead than clock_skew (10 s by default) allows.
+    env = cancel("job.release")
+    cred = dict(cred, issued=now + 60, expires=now + 120, digest=digest(env),
+                nonce=os.urandom(32).hex())
+    assert send(c, dict(env, cred=mac_with(key, cred)))["rc"] == 1007
+    # A lifetime past cred_expire (120 s) + clock_skew.
+    env = cancel("job.requeue")
+    cred = dict(cred, issued=now, expires=now + 3600, digest=digest(env),
+                nonce=os.urandom(32).hex())
+    assert send(c, dict(env, cred=mac_with(key, cred)))["rc"] == 1007
+
+    assert_still_serving(c, jobs)
+    job = c.show_job(pending)
+    assert job["JobState"] == "PENDING" and job["Reason"] == "BeginTime", job
+    assert refusals(c.log()[log_before:]) == {
+        "job.cancel": ["bad MAC"],
+        "job.hold": ["bad MAC"],
+        "job.release": ["credential issued in the future"],
+        "job.requeue": ["credential lifetime too long"],
+    }
 
 
 def signed(c, env):

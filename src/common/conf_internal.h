@@ -143,7 +143,9 @@ int conf_written_add(struct drv_conf *conf, const char *key, const char *value,
 char *conf_resolve(const char *dir, const char *path);
 
 /* AuthInfo's default socket= (authd's), and munged's own, which
- * AuthType=auth/munge uses instead when AuthInfo names no socket. */
+ * AuthType=auth/munge uses instead when AuthInfo names no socket. The key
+ * table spells AuthInfo's default out as one string literal (gen-man reads
+ * it from there for drover.conf(5)): keep the two the same. */
 #define CONF_AUTHD_SOCKET "/run/drover/authd.sock"
 #define CONF_MUNGED_SOCKET "/run/munge/munge.socket.2"
 

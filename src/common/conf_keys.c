@@ -751,7 +751,7 @@ const struct conf_key conf_global_keys[] = {
 	{"SlurmctldLogFile", CONF_PATH, FIELD(drv_conf, ctld_log_file), NULL, 0, 0, NULL, false, NULL},
 	{"SlurmctldPidFile", CONF_PATH, FIELD(drv_conf, ctld_pid_file), NULL, 0, 0, NULL, false, NULL},
 	{"AuthType", CONF_CUSTOM, 0, "auth/drover", 0, 0, NULL, false, conf_apply_auth_type},
-	{"AuthInfo", CONF_CUSTOM, 0, "socket=" CONF_AUTHD_SOCKET ",key=drover.key,cred_expire=120,clock_skew=10,key_grace=300", 0, 0, NULL, false, conf_apply_auth_info},
+	{"AuthInfo", CONF_CUSTOM, 0, "socket=/run/drover/authd.sock,key=drover.key,cred_expire=120,clock_skew=10,key_grace=300", 0, 0, NULL, false, conf_apply_auth_info},
 	{"SlurmdTimeout", CONF_INT, FIELD(drv_conf, slurmd_timeout), "300", 0, 65533, NULL, true, NULL},
 	{"KillWait", CONF_INT, FIELD(drv_conf, kill_wait), "30", 0, 65533, NULL, true, NULL},
 	{"MinJobAge", CONF_INT, FIELD(drv_conf, min_job_age), "300", 0, 2147483647, NULL, true, NULL},

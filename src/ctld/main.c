@@ -214,7 +214,7 @@ static void stop_loop(struct ctld *c)
 static int check_slurm_user(struct ctld *c, uid_t uid, struct drv_error *err)
 {
 	const struct drv_conf *conf = c->conf;
-	uid_t slurm_uid, slurmd_uid;
+	uid_t slurm_uid = 0, slurmd_uid = 0;
 	int rc = drv_conf_slurm_uid(conf, &slurm_uid, err);
 	if (rc == 0)
 		rc = drv_conf_slurmd_uid(conf, &slurmd_uid, err);

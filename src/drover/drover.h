@@ -122,9 +122,9 @@ char *spawn_bindir(void);
 
 /* Runs BINDIR/prog with args (NULL-terminated, borrowed), stdin from
  * /dev/null and stdout/stderr appended to logfile, as `as` when it is active
- * (NULL: as drover runs), and waits (deadline timeout_s) for it to exit. Returns 0 when it exited 0 (the daemon is
- * ready), -errno otherwise; on failure the log lines it wrote are printed on
- * stderr. */
+ * (NULL: as drover runs), and waits (deadline timeout_s) for it to exit. Returns 0 when
+ * it exited 0 (the daemon is ready), -errno otherwise; on failure the log lines it wrote
+ * are printed on stderr. */
 int spawn_daemon(const char *bindir, const char *prog, char *const args[],
 		 const char *logfile, const struct run_as *as, int timeout_s,
 		 struct drv_error *err);

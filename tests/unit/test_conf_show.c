@@ -133,7 +133,7 @@ static void test_live_values(void **state)
 	const char *t = show("SlurmctldHost=head\nSlurmUser=root\n", &live);
 
 	has(t, "NEXT_JOB_ID=42");
-	has(t, "SlurmUser=root(0)"); /* as written, resolved */
+	has(t, "SlurmUser=root(0)");  /* as written, resolved */
 	has(t, "SlurmdUser=root(0)"); /* unset: Slurm's default, not ctld's user */
 	t = show("SlurmctldHost=head\n", &live);
 	has(t, "SlurmUser=u(7)"); /* unset: who ctld runs as */

@@ -416,8 +416,9 @@ static int check_reply_cred(const struct drv_conf *conf, json_t *reply,
 	return drv_conf_check_ctld_uid(conf, issued_to, err);
 }
 
-int drv_client_call(const struct drv_conf *conf, const char *type, json_t *body,
-		    json_t **reply, struct drv_error *err)
+/* One request and its reply, as drv_client_call() says. */
+static int call_once(const struct drv_conf *conf, const char *type, json_t *body,
+		     json_t **reply, struct drv_error *err)
 {
 	char digest[65];
 	int64_t id = new_id();
@@ -465,4 +466,27 @@ int drv_client_call(const struct drv_conf *conf, const char *type, json_t *body,
 	}
 	json_decref(env);
 	return rc;
+}
+
+static void sleep_seconds(unsigned s)
+{
+	struct timespec ts = {.tv_sec = s};
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+int drv_client_call(const struct drv_conf *conf, const char *type, json_t *body,
+		    json_t **reply, struct drv_error *err)
+{
+	/* A rate-limited request (SlurmctldParameters=rl_enable) is sent again
+	 * after a sleep a second longer each time, quietly, as Slurm's clients
+	 * do; each try is a new request with its own credential. Slurm tries
+	 * forever; Drover gives up after RL_MAX_RETRIES (55 s of sleep) with
+	 * ctld's message, so a script stuck behind a limit ends (compat.md). */
+	for (unsigned tries = 0;; tries++) {
+		int rc = call_once(conf, type, body, reply, err);
+		if (rc != DRV_RC_BACKOFF || tries == DRV_RL_MAX_RETRIES)
+			return rc;
+		sleep_seconds(tries + 1);
+	}
 }

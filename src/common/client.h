@@ -12,9 +12,16 @@
 #include "common/conf.h"
 #include "common/error.h"
 
+/* The retries of a request that ctld's rate limit refused (rc 1804,
+ * DRV_RC_BACKOFF), the n-th after a sleep of n seconds. */
+#define DRV_RL_MAX_RETRIES 10
+
 /* body is borrowed. Returns:
  *   0  success: *reply is the reply body (new reference, caller decrefs);
  *  >0  ctld refused: a Slurm error code (enum drv_rc); err holds its message;
+ *      a rate-limited request (DRV_RC_BACKOFF) is sent again, sleeping
+ *      1, 2, ... seconds between tries, and that rc is returned only after
+ *      DRV_RL_MAX_RETRIES retries;
  *  <0  -errno: the call failed (authd or ctld unreachable, bad reply); err says
  *      why, e.g. "Unable to contact slurm controller (connect failure)". */
 int drv_client_call(const struct drv_conf *conf, const char *type, json_t *body,

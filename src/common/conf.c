@@ -731,6 +731,7 @@ int drv_conf_load(const char *path, drv_conf_warn_f warn, void *warn_arg,
 	if (c) {
 		conf_sched_defaults(&c->sched);
 		conf_prio_defaults(&c->prio);
+		conf_rl_defaults(&c->rl);
 	}
 	if (rc == 0) {
 		L.p.file = c->path;

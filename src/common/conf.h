@@ -105,6 +105,18 @@ struct drv_sched_conf {
 	bool bf_continue;	  /* the next pass goes on where one stopped */
 	uint32_t default_queue_depth; /* jobs a quick pass tries, 100 */
 	bool kill_invalid_depend;
+	int64_t max_script_size; /* bytes a batch script may have, 4 MiB */
+};
+
+/* SlurmctldParameters=rl_enable,rl_*: the per-user RPC rate limit, a token
+ * bucket per uid (ctld/rate_limit.c), with Slurm's defaults. */
+struct drv_rl_conf {
+	bool enable;		/* rl_enable */
+	uint32_t bucket_size;	/* rl_bucket_size, 30 */
+	uint32_t refill_rate;	/* rl_refill_rate: tokens a period, 2 */
+	uint32_t refill_period; /* rl_refill_period: seconds, 1 */
+	uint32_t table_size;	/* rl_table_size: uids the table holds, 8192 */
+	int log_freq; /* rl_log_freq: seconds between log lines per uid, 0; -1: none */
 };
 
 /* PriorityUsageResetPeriod. */
@@ -196,6 +208,8 @@ struct drv_conf {
 	int kill_wait;		/* seconds, default 30 */
 	int min_job_age;	/* seconds, default 300 */
 	int max_array_size;	/* MaxArraySize, default 1001 */
+	int max_job_count;	/* MaxJobCount, default 10000 */
+	struct drv_rl_conf rl;	/* SlurmctldParameters rl_* */
 	/* job ids run from FirstJobId up to, not including, MaxJobId, then
 	 * round again (ctld/job_id.c); Slurm's defaults 1 and 0x03ff0000 */
 	int first_job_id, max_job_id;

@@ -74,6 +74,13 @@ struct conf_node_line {
 /* Slurm's defaults of SchedulerParameters (conf_keys.c). */
 void conf_sched_defaults(struct drv_sched_conf *s);
 
+/* conf_ctld_params.c: SlurmctldParameters (the rl_* options, Slurm's
+ * defaults from conf_rl_defaults; the rest kept as text), the apply of its
+ * row. */
+void conf_rl_defaults(struct drv_rl_conf *rl);
+int conf_apply_ctld_params(struct conf_parser *p, const struct conf_key *k, void *target,
+			   const char *value, struct drv_error *err);
+
 /* conf_prio.c: the priority keys. Slurm's defaults (the keys' rows have
  * none, so that an unwritten key stays out of `scontrol show config`); the
  * apply of every Priority* row of the global table (by the row's name) and

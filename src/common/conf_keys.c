@@ -432,6 +432,7 @@ static const struct sched_num_opt sched_num_opts[] = {
     SOPT("bf_max_job_user", 0, 1000000, 1, bf_max_job_user),
     SOPT("bf_max_time", 1, 3600, 1, bf_max_time),
     SOPT("default_queue_depth", 1, 1000000, 1, default_queue_depth),
+    SOPT("max_script_size", 0, 512LL << 20, 1, max_script_size),
 };
 
 static int sched_opt(struct drv_sched_conf *s, const char *opt, size_t len,
@@ -486,6 +487,7 @@ void conf_sched_defaults(struct drv_sched_conf *s)
 	    .bf_max_job_test = 500,
 	    .bf_max_time = 30,
 	    .default_queue_depth = 100,
+	    .max_script_size = 4LL << 20,
 	};
 }
 
@@ -758,12 +760,14 @@ const struct conf_key conf_global_keys[] = {
 	{"FirstJobId", CONF_INT, FIELD(drv_conf, first_job_id), "1", 1, DRV_JOB_ID_MAX, NULL, true, NULL},
 	{"MaxJobId", CONF_INT, FIELD(drv_conf, max_job_id), "67043328", 1, DRV_JOB_ID_MAX, NULL, true, NULL},
 	{"MaxArraySize", CONF_INT, FIELD(drv_conf, max_array_size), "1001", 0, 4000001, NULL, true, NULL},
+	{"MaxJobCount", CONF_INT, FIELD(drv_conf, max_job_count), "10000", 1, DRV_JOB_ID_MAX, NULL, true, NULL},
 	{"MaxMessageSize", CONF_U64, FIELD(drv_conf, max_message_size), "4194304", 4096, 1073741824, NULL, false, NULL},
 	{"SlurmdParameters", CONF_CUSTOM, 0, NULL, 0, 0, NULL, false, apply_slurmd_params},
 	{"DefMemPerCPU", CONF_U64, FIELD(drv_conf, def_mem_per_cpu), "0", 0, 1LL << 40, NULL, true, NULL},
 	{"DefMemPerNode", CONF_U64, FIELD(drv_conf, def_mem_per_node), "0", 0, 1LL << 40, NULL, true, NULL},
 	{"SchedulerType", CONF_CUSTOM, 0, NULL, 0, 0, NULL, false, apply_sched_type},
 	{"SchedulerParameters", CONF_CUSTOM, 0, NULL, 0, 0, NULL, true, apply_sched_params},
+	{"SlurmctldParameters", CONF_CUSTOM, 0, NULL, 0, 0, NULL, true, conf_apply_ctld_params},
 	{"DefCpuPerGPU", CONF_U64, FIELD(drv_conf, def_cpu_per_gpu), "0", 0, 1048576, NULL, true, NULL},
 	{"DefMemPerGPU", CONF_U64, FIELD(drv_conf, def_mem_per_gpu), "0", 0, 1LL << 40, NULL, true, NULL},
 	{"Licenses", CONF_CUSTOM, 0, NULL, 0, 0, NULL, false, apply_licenses},
@@ -838,7 +842,7 @@ const struct conf_key conf_global_keys[] = {
 	OTHER("JobCredentialPublicCertificate"), OTHER("KeepAliveTime"),
 	OTHER("KillOnBadExit"), OTHER("LaunchParameters"), OTHER("LaunchType"),
 	OTHER("LogTimeFormat"), OTHER("MailDomain"), OTHER("MailProg"),
-	OTHER("MaxBatchRequeue"), OTHER("MaxDBDMsgs"), OTHER("MaxJobCount"),
+	OTHER("MaxBatchRequeue"), OTHER("MaxDBDMsgs"),
 	OTHER("MaxNodeCount"), OTHER("MaxStepCount"), OTHER("MaxTasksPerNode"),
 	OTHER("MCSParameters"), OTHER("MessageTimeout"), OTHER("MpiParams"),
 	OTHER("PluginDir"), OTHER("PowerParameters"), OTHER("PreemptExemptTime"),
@@ -849,7 +853,7 @@ const struct conf_key conf_global_keys[] = {
 	OTHER("ReturnToService"), OTHER("RoutePlugin"), OTHER("SallocDefaultCommand"),
 	OTHER("SbcastParameters"), OTHER("SchedulerAuth"), OTHER("SchedulerTimeSlice"),
 	OTHER("ScronParameters"), OTHER("SlurmctldAddr"), OTHER("SlurmctldDebug"),
-	OTHER("SlurmctldParameters"), OTHER("SlurmctldPlugstack"),
+	OTHER("SlurmctldPlugstack"),
 	OTHER("SlurmctldSyslogDebug"), OTHER("SlurmctldTimeout"), OTHER("SlurmdDebug"),
 	OTHER("SlurmdSyslogDebug"), OTHER("SlurmSchedLogFile"),
 	OTHER("SlurmSchedLogLevel"), OTHER("SrunPortRange"), OTHER("SuspendExcNodes"),

@@ -222,9 +222,8 @@ static void get_select_params(const struct show_ctx *x, const struct row *r)
 static void get_dbd_msgs(const struct show_ctx *x, const struct row *r)
 {
 	const char *set = other(x->conf, r->key);
-	const char *jobs = other(x->conf, "MaxJobCount");
-	long long n = (jobs && all_digits(jobs) ? strtoll(jobs, NULL, 10) : 10000) * 2 +
-		      4 * (long long)x->conf->n_nodes;
+	long long n =
+	    (long long)x->conf->max_job_count * 2 + 4 * (long long)x->conf->n_nodes;
 	char buf[32];
 
 	snprintf(buf, sizeof(buf), "%lld", n < 10000 ? 10000 : n);
@@ -396,7 +395,7 @@ static const struct row show_rows[] = {
 	T("MailProg", U_NONE, "(null)"), /* Drover sends no mail */
 	G("MaxArraySize", get_int, FIELD(max_array_size), U_NONE),
 	G("MaxDBDMsgs", get_dbd_msgs, 0, U_NONE),
-	T("MaxJobCount", U_NONE, "10000"),
+	G("MaxJobCount", get_int, FIELD(max_job_count), U_NONE),
 	G("MaxJobId", get_int, FIELD(max_job_id), U_NONE),
 	G("MaxMemPerNode", get_max_mem, 0, U_NONE),
 	G("MaxMessageSize", get_u64, FIELD(max_message_size), U_NONE),
@@ -464,7 +463,7 @@ static const struct row show_rows[] = {
 	T("SlurmctldPrimaryOffProg", U_NONE, "(null)"),
 	T("SlurmctldPrimaryOnProg", U_NONE, "(null)"),
 	T("SlurmctldTimeout", U_SEC, "120 sec"),
-	T("SlurmctldParameters", U_NONE, "(null)"),
+	W("SlurmctldParameters", U_NONE, "(null)"),
 	T("SlurmdDebug", U_NONE, "info"),
 	G("SlurmdLogFile", get_str, FIELD(slurmd_log_file), U_NONE),
 	W("SlurmdParameters", U_NONE, "(null)"),

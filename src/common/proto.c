@@ -64,6 +64,10 @@ static const struct {
     {DRV_RC_INVALID_LICENSES, "Invalid license specification"},
     {DRV_RC_PARTITION_NOT_AVAIL, "Required partition not available (inactive or drain)"},
     {DRV_RC_PARTITION_IN_USE, "Partition is in use"},
+    {DRV_RC_BACKOFF, "Rate limit exceeded, please retry momentarily"},
+    {DRV_RC_MAX_JOB_COUNT, "MaxJobCount limit reached"},
+    {DRV_RC_PATHNAME_TOO_LONG,
+     "Pathname of a file, directory or other parameter too long"},
 };
 
 const char *drv_rc_text(int rc)

@@ -80,6 +80,13 @@ enum drv_rc {
 	DRV_RC_PRIO_RESET_FAIL = 2095,
 	/* "Job(s) active, cancel job(s) before remove" */
 	DRV_RC_JOBS_RUNNING_ON_ASSOC = 7001,
+	/* SLURMCTLD_COMMUNICATIONS_BACKOFF, "Rate limit exceeded, please retry
+	 * momentarily": clients sleep and send the request again */
+	DRV_RC_BACKOFF = 1804,
+	/* "MaxJobCount limit reached" */
+	DRV_RC_MAX_JOB_COUNT = 2007,
+	/* "Pathname of a file, directory or other parameter too long" */
+	DRV_RC_PATHNAME_TOO_LONG = 2012,
 };
 
 /* Slurm's text for rc (static string). */

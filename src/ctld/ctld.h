@@ -48,6 +48,7 @@ struct job_submit_lua;
 struct timer_heap;
 struct acct_db;
 struct prio;
+struct rate_limit;
 
 struct ctld {
 	struct event_base *base;
@@ -110,6 +111,8 @@ struct ctld {
 	struct bcast_wait *bcasts;
 	/* stats.c: sdiag's counters */
 	struct ctld_stats stats;
+	/* rate_limit.c: SlurmctldParameters=rl_enable's buckets per uid */
+	struct rate_limit *rl;
 };
 
 /* --- commit.c: group commit and effects released after it ------------- */

@@ -148,6 +148,12 @@ void job_table_add(struct job_table *t, struct job *j)
 		t->head = j;
 	t->tail = j;
 	t->count++;
+	t->tasks += job_weight(j);
+}
+
+uint32_t job_weight(const struct job *j)
+{
+	return j->array && j->array->count > 1 ? j->array->count : 1;
 }
 
 void job_table_remove(struct job_table *t, struct job *j)
@@ -166,4 +172,5 @@ void job_table_remove(struct job_table *t, struct job *j)
 	else
 		t->tail = j->prev;
 	t->count--;
+	t->tasks -= job_weight(j);
 }

@@ -164,6 +164,9 @@ struct job {
 struct job_table {
 	struct job **buckets;
 	size_t n_buckets, count;
+	/* the jobs as Slurm counts them against MaxJobCount: a record is one,
+	 * a pending array's record one for each task it holds (job_weight) */
+	uint64_t tasks;
 	struct job *head, *tail; /* the order ids were issued */
 	uint32_t next_id;
 };
@@ -188,6 +191,10 @@ struct job *job_table_find(const struct job_table *t, uint32_t id);
  * until ids go round past MaxJobId), and an array's tasks follow it. */
 void job_table_add(struct job_table *t, struct job *j);
 void job_table_remove(struct job_table *t, struct job *j); /* does not free */
+/* What j counts for in t->tasks: the tasks a pending array's record holds,
+ * else 1. Whoever changes the pending set of a record in the table moves
+ * t->tasks by the difference (job_array.c). */
+uint32_t job_weight(const struct job *j);
 
 /* JSON encodings (new references). The store record is the protocol's job
  * record (job_fields.h) plus what recovery needs. */

@@ -117,6 +117,7 @@ struct job *job_array_split(struct ctld *c, struct job *meta)
 	free(t->array_task_str);
 	t->array_task_str = NULL;
 	drv_array_clear(meta->array, (uint32_t)task);
+	c->jobs.tasks--; /* the task moves to t's record, added below */
 	job_array_refresh(meta);
 	job_table_add(&c->jobs, t);
 	commit_job(c, t);
@@ -140,9 +141,13 @@ struct job *job_array_split_set(struct ctld *c, struct job *meta,
 	if (!meta->array || meta->state != JOB_PENDING)
 		return NULL;
 	struct drv_array hit;
+	uint32_t weight = job_weight(meta);
 	if (drv_array_take(meta->array, set, &hit) < 0)
 		abort(); /* a bitmap of meta's size: only ENOMEM fails it */
 	*taken = hit.count;
+	/* the tasks taken leave meta's count; t's record, when added, brings
+	 * them back (or meta keeps them all, below) */
+	c->jobs.tasks -= weight - (meta->array->count ? job_weight(meta) : 0);
 	if (hit.count == 0) {
 		drv_array_fini(&hit);
 		return NULL;
@@ -150,6 +155,7 @@ struct job *job_array_split_set(struct ctld *c, struct job *meta,
 	if (meta->array->count == 0) { /* every pending one: meta is the record */
 		drv_array_fini(meta->array);
 		*meta->array = hit;
+		c->jobs.tasks += job_weight(meta);
 		job_array_refresh(meta);
 		return meta;
 	}

@@ -15,6 +15,7 @@
 #include "ctld/ctld.h"
 #include "ctld/job_submit_lua.h"
 #include "ctld/prio.h"
+#include "ctld/rate_limit.h"
 #include "ctld/rpc_handlers.h"
 #include "drv_config.h"
 
@@ -161,8 +162,9 @@ static int start_loop(struct ctld *c, struct drv_error *err)
 		return -ENOMEM;
 	c->nonces =
 	    drv_nonce_cache_new(c->conf->nonce_cache_size, c->conf->nonce_cache_per_user);
+	c->rl = rate_limit_new();
 	c->store = store_open(c->base, c->conf->state_save_location, err);
-	if (!c->nonces || !c->store || ctld_recover(c, err) < 0)
+	if (!c->nonces || !c->rl || !c->store || ctld_recover(c, err) < 0)
 		return -EIO;
 	commit_init(c);
 	if (acct_start(c, err) < 0)
@@ -179,6 +181,11 @@ static int start_loop(struct ctld *c, struct drv_error *err)
 	if (!c->listener)
 		return -EADDRINUSE;
 	log_info("listening on %s:%d", c->conf->ctld_hosts[0].addr, port);
+	if (c->conf->rl.enable) /* Slurm's lines */
+		log_info("RPC rate limiting enabled: rl_table_size=%u,rl_bucket_size=%u,"
+			 "rl_refill_rate=%u,rl_refill_period=%u",
+			 c->conf->rl.table_size, c->conf->rl.bucket_size,
+			 c->conf->rl.refill_rate, c->conf->rl.refill_period);
 	return 0;
 }
 
@@ -197,6 +204,7 @@ static void stop_loop(struct ctld *c)
 	prio_fini(c);
 	acct_stop(c);
 	drv_nonce_cache_free(c->nonces);
+	rate_limit_free(c->rl);
 	job_table_fini(&c->jobs);
 	part_table_fini(c);
 	node_table_fini(&c->nodes);

@@ -17,6 +17,7 @@
 #include "ctld/cred.h"
 #include "ctld/ctld.h"
 #include "ctld/prio.h"
+#include "ctld/rate_limit.h"
 #include "ctld/rpc_handlers.h"
 #include "ctld/step.h"
 
@@ -101,6 +102,33 @@ static int check_client(struct rpc_req *r, json_t *env, json_t *cred, const char
 	return rc < 0 ? -1 : 0;
 }
 
+/* SlurmctldParameters=rl_enable: whether this client request is over its
+ * uid's rate (rate_limit.c), and then refused with Slurm's back-off code.
+ * Root and SlurmUser are never limited, as in Slurm (daemons neither:
+ * their frames are MACed, and the caller skips them). */
+static bool rate_limited(struct rpc_req *r, const char *peer)
+{
+	struct ctld *c = r->c;
+	uint32_t uid = (uint32_t)r->cred.uid;
+	bool log_now = false;
+	if (!c->conf->rl.enable || uid == 0 || uid == (uint32_t)c->owner_uid)
+		return false;
+	enum rate_verdict v =
+	    rate_limit_check(c->rl, &c->conf->rl, uid, time(NULL), &log_now);
+	if (v == RATE_UNTRACKED && log_now)
+		log_error("RPC Rate Limiting: ran out of user table space "
+			  "(rl_table_size=%u). User will not be limited.",
+			  (unsigned)c->conf->rl.table_size);
+	if (v != RATE_LIMITED)
+		return false;
+	if (log_now)
+		log_info("RPC rate limit exceeded by uid %u with %s from %s, telling to "
+			 "back off",
+			 (unsigned)uid, r->type, peer);
+	rpc_reply(r, DRV_RC_BACKOFF, drv_rc_text(DRV_RC_BACKOFF), NULL);
+	return true;
+}
+
 /* Runs h with the body decoded into its declared struct. The frame was
  * validated when it was parsed, so only memory can fail here. */
 static void run_handler(const struct handler *h, struct rpc_req *r)
@@ -165,6 +193,8 @@ void rpc_dispatch(struct ctld *c, struct peer *p, json_t *env_json, bool mac_ok)
 		rpc_reply(&r, DRV_RC_AUTH, drv_rc_text(DRV_RC_AUTH), NULL);
 		return;
 	}
+	if (!mac_ok && rate_limited(&r, drv_conn_peer(p->conn)))
+		return;
 	if (!mac_ok && h->writes)
 		commit_nonce(c, r.cred.nonce, r.cred.uid, r.cred.valid_until);
 	/* decoding fills the defaults in, after the digest covered the body

@@ -1,4 +1,5 @@
-/* rpc_submit.c — job.submit: who may submit, which partitions (-p a,b:
+/* rpc_submit.c — job.submit: who may submit, the bounds on what it may
+ * make ctld hold (MaxJobCount, max_script_size), which partitions (-p a,b:
  * every name must exist; part_check.c says which the job may use), its
  * licenses, whether the request can ever run there (refused at submit as
  * Slurm does), then the job is created and acknowledged once committed. */
@@ -356,6 +357,33 @@ int ctld_job_id_new(struct ctld *c, uint32_t *id)
 	return rc;
 }
 
+/* The bounds on what submits may make ctld hold, checked first as Slurm
+ * does: MaxJobCount (each task of an array counts, as Slurm counts them;
+ * the jobs kept for MinJobAge after they end count too), then the batch
+ * script's size (SchedulerParameters=max_script_size). */
+static int check_limits(const struct ctld *c, const struct drv_job_submit *m)
+{
+	uint64_t want = 1;
+	struct drv_array a;
+	if (m->array && c->conf->max_array_size > 0 &&
+	    drv_array_parse(m->array, (uint32_t)c->conf->max_array_size, &a) == 0) {
+		want = a.count ? a.count : 1;
+		drv_array_fini(&a);
+	} /* a bad spec is refused later, in Slurm's words for it */
+	if (c->jobs.tasks + want > (uint64_t)c->conf->max_job_count) {
+		log_error("job_allocate: MaxJobCount limit from slurm.conf reached (%d)",
+			  c->conf->max_job_count);
+		return DRV_RC_MAX_JOB_COUNT;
+	}
+	size_t len = m->script ? strlen(m->script) : 0;
+	if ((int64_t)len > c->conf->sched.max_script_size) {
+		log_info("job_create_request: strlen(script) too big (%zu > %lld)", len,
+			 (long long)c->conf->sched.max_script_size);
+		return DRV_RC_PATHNAME_TOO_LONG;
+	}
+	return 0;
+}
+
 /* The job m asks for (r's body, or the body the site's policy left),
  * created and acknowledged once committed; user_msg goes with the reply. */
 static void submit_job(struct rpc_req *r, const struct drv_job_submit *m,
@@ -365,7 +393,12 @@ static void submit_job(struct rpc_req *r, const struct drv_job_submit *m,
 	struct drv_error msg = {{0}};
 	uint32_t *cand = NULL, n = 0;
 	char bad[NAME_BAD_LEN];
-	int rc = part_candidates(c, m->partition, &cand, &n, bad, sizeof(bad));
+	int rc = check_limits(c, m);
+	if (rc) {
+		rpc_reply(r, rc, drv_rc_text(rc), NULL);
+		return;
+	}
+	rc = part_candidates(c, m->partition, &cand, &n, bad, sizeof(bad));
 	if (rc) {
 		if (*bad) /* slurmctld names the partition, sbatch prints both */
 			snprintf(msg.text, sizeof(msg.text),

@@ -190,7 +190,7 @@ def test_bad_specs_refused_nothing_submitted(make_cluster):
 
 
 def test_pending_100000_tasks_is_one_record_and_survives_kill9(make_cluster):
-    c = make_cluster(nodes=1, sets={"MaxArraySize": "100001"})
+    c = make_cluster(nodes=1, sets={"MaxArraySize": "100001", "MaxJobCount": "100010"})
     pid = c.pid("ctld")
 
     def rss():

@@ -238,13 +238,57 @@ static void test_reload(void **state)
 	drv_conf_free(c);
 }
 
+/* SlurmctldParameters: the rl_* options with Slurm's defaults and checks,
+ * the other options kept as text; MaxJobCount and max_script_size with
+ * Slurm's defaults. */
+static void test_limits(void **state)
+{
+	struct fixture *f = *state;
+	struct drv_conf *c = load_text(f, CTLD);
+	assert_false(c->rl.enable);
+	assert_int_equal(c->rl.bucket_size, 30);
+	assert_int_equal(c->rl.refill_rate, 2);
+	assert_int_equal(c->rl.refill_period, 1);
+	assert_int_equal(c->rl.table_size, 8192);
+	assert_int_equal(c->rl.log_freq, 0);
+	assert_int_equal(c->max_job_count, 10000);
+	assert_int_equal(c->sched.max_script_size, 4 << 20);
+	drv_conf_free(c);
+	c = load_text(f, CTLD "SlurmctldParameters=enable_configless,RL_ENABLE,"
+			      "rl_bucket_size=5,rl_refill_rate=3,rl_refill_period=7,"
+			      "rl_table_size=16,rl_log_freq=-1\n"
+			      "MaxJobCount=3\nSchedulerParameters=max_script_size=100\n");
+	assert_true(c->rl.enable);
+	assert_int_equal(c->rl.bucket_size, 5);
+	assert_int_equal(c->rl.refill_rate, 3);
+	assert_int_equal(c->rl.refill_period, 7);
+	assert_int_equal(c->rl.table_size, 16);
+	assert_int_equal(c->rl.log_freq, -1);
+	assert_int_equal(c->max_job_count, 3);
+	assert_int_equal(c->sched.max_script_size, 100);
+	drv_conf_free(c);
+	refused(f, CTLD "SlurmctldParameters=rl_enable,rl_bucket_size=0\n", 2,
+		"SlurmctldParameters: rl_bucket_size=0 is invalid, must be a positive "
+		"non-zero integer");
+	refused(f, CTLD "SlurmctldParameters=rl_refill_period=x\n", 2,
+		"SlurmctldParameters: rl_refill_period=x is invalid, must be a positive "
+		"non-zero integer");
+	refused(f, CTLD "SlurmctldParameters=rl_log_freq=-2\n", 2,
+		"SlurmctldParameters: rl_log_freq=-2 is invalid, must be -1, 0, or a "
+		"positive integer");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
-	    T(test_unknown_key_suggests),	T(test_missing_value),
-	    T(test_harmless_keys_accepted),	T(test_unhonoured_values_refused),
-	    T(test_compat_lists_each_key_once), T(test_reload),
+	    T(test_unknown_key_suggests),
+	    T(test_missing_value),
+	    T(test_harmless_keys_accepted),
+	    T(test_unhonoured_values_refused),
+	    T(test_compat_lists_each_key_once),
+	    T(test_reload),
+	    T(test_limits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

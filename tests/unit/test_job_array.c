@@ -53,6 +53,7 @@ static void test_split_until_the_last(void **state)
 	assert_int_equal(job_table_init(&c.jobs), 0);
 	c.jobs.next_id = 10;
 	struct job *meta = array_job(&c, "4-6%2");
+	assert_int_equal(c.jobs.tasks, 3); /* MaxJobCount counts each task */
 	assert_string_equal(meta->array_task_str, "4-6%2");
 	assert_int_equal(meta->array_task_id, -1);
 	assert_int_equal(job_array_room(&c, meta), 2);
@@ -69,6 +70,7 @@ static void test_split_until_the_last(void **state)
 	assert_int_equal(t->array_count, 3);
 	assert_string_equal(meta->array_task_str, "5-6%2");
 	assert_int_equal(committed_meta, 1);
+	assert_int_equal(c.jobs.tasks, 3); /* a task moved to a record */
 
 	t->state = JOB_RUNNING;
 	assert_int_equal(job_array_running(&c, meta), 1);
@@ -83,6 +85,7 @@ static void test_split_until_the_last(void **state)
 	assert_int_equal(job_array_room(&c, meta), 1);
 	assert_ptr_equal(job_array_split(&c, meta), meta);
 	assert_null(meta->array);
+	assert_int_equal(c.jobs.tasks, 3);
 	assert_int_equal(meta->array_task_id, 6);
 
 	struct job_array_summary s;
@@ -105,6 +108,7 @@ static void test_split_set_and_summary(void **state)
 	assert_int_equal(job_table_init(&c.jobs), 0);
 	c.jobs.next_id = 20;
 	struct job *meta = array_job(&c, "0-9");
+	assert_int_equal(c.jobs.tasks, 10);
 	struct drv_array set;
 	uint32_t taken;
 	/* scancel 20_[3,5-6,42]: one record holds the three, pending still */
@@ -117,6 +121,7 @@ static void test_split_set_and_summary(void **state)
 	assert_int_equal(t->state, JOB_PENDING);
 	assert_string_equal(t->array_task_str, "3,5-6");
 	assert_string_equal(meta->array_task_str, "0-2,4,7-9");
+	assert_int_equal(c.jobs.tasks, 10); /* 7 in meta, 3 in t */
 	drv_array_fini(&set);
 	/* scancel 20_8: a record of one task shows as that task */
 	assert_int_equal(drv_array_parse("8", 0, &set), 0);
@@ -133,6 +138,10 @@ static void test_split_set_and_summary(void **state)
 	assert_int_equal(taken, 6);
 	assert_string_equal(meta->array_task_str, "0-2,4,7,9");
 	assert_null(job_table_find(&c.jobs, 23));
+	assert_int_equal(c.jobs.tasks, 10);
+	job_table_remove(&c.jobs, t); /* purged: its one task goes */
+	assert_int_equal(c.jobs.tasks, 9);
+	job_table_add(&c.jobs, t);
 	drv_array_fini(&set);
 	struct job_array_summary s;
 	job_array_summary(&c, meta->id, &s);

@@ -185,6 +185,10 @@ void rpc_reply_durable(const struct rpc_req *r, int rc, const char *error, json_
 bool rpc_is_admin(const struct rpc_req *r);
 bool rpc_is_operator(const struct rpc_req *r);
 bool rpc_may_act_on(const struct rpc_req *r, const struct job *j);
+/* Whether the caller may run or write something as j's user (a step, an
+ * attach to one, sbcast, the end of its allocation): only its owner, root
+ * and SlurmUser (a daemon), never an operator or a coordinator. */
+bool rpc_may_run_as(const struct rpc_req *r, const struct job *j);
 /* A success reply to a client whose body is JSON text (from a drv_jw). */
 void rpc_reply_text(const struct rpc_req *r, const char *body, size_t len);
 

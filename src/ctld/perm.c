@@ -163,6 +163,15 @@ bool rpc_is_operator(const struct rpc_req *r)
 	return perm_is_operator(&p);
 }
 
+bool rpc_may_run_as(const struct rpc_req *r, const struct job *j)
+{
+	if (j->uid == r->cred.uid && !r->daemon)
+		return true;
+	struct perm p;
+	perm_of_req(r, &p);
+	return perm_is_slurm_user(&p);
+}
+
 bool rpc_hides(const struct rpc_req *r, unsigned bit)
 {
 	if (!(r->c->conf->private_data & bit))

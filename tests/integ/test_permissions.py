@@ -177,6 +177,17 @@ def test_a_coordinator_and_an_operator_act_on_others_jobs(make_cluster, test_use
         1, "", "slurm_update error: Invalid user id\n")
     assert as_user(c, a, "scancel", str(other))[0] == 0
     wait_for(lambda: c.show_job(other)["JobState"] == "CANCELLED", what="cancelled")
+    # nor does an operator (or a coordinator) run anything as b: no step in
+    # b's allocation, no sbcast into it
+    running = submit(c, b, "-A", "theory", "--wrap", "sleep 60")
+    c.wait_state(running, "RUNNING")
+    rc, out, err = as_user(c, a, "srun", f"--jobid={running}", "id", "-u")
+    assert rc != 0 and str(b.uid) not in out and "Access/permission denied" in err, err
+    probe = home(c, a) / "probe"
+    probe.write_text("x\n")
+    rc, _, err = as_user(c, a, "sbcast", f"--jobid={running}", probe, "/tmp/drv-perm-probe")
+    assert rc != 0 and "Access/permission denied" in err, err
+    assert as_user(c, a, "scancel", str(running))[0] == 0
 
 
 def test_a_user_changes_no_partition_node_or_accounting(make_cluster, test_users):

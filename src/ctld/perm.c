@@ -106,17 +106,10 @@ bool perm_private(const struct perm *p, unsigned bit)
 	return (p->c->conf->private_data & bit) && !perm_is_operator(p);
 }
 
-bool perm_may_see_owner(const struct perm *p, uid_t uid, const char *user,
-			const char *account)
-{
-	(void)user;
-	return !perm_private(p, DRV_PRIVATE_JOBS) || uid == p->uid ||
-	       perm_is_coord(p, account);
-}
-
 bool perm_may_see_job(const struct perm *p, const struct job *j)
 {
-	return perm_may_see_owner(p, j->uid, j->user, j->req.account);
+	return !perm_private(p, DRV_PRIVATE_JOBS) || j->uid == p->uid ||
+	       perm_is_coord(p, j->req.account);
 }
 
 int perm_job_scope(const struct perm *p, struct perm_scope *out)

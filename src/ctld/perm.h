@@ -51,11 +51,9 @@ bool perm_is_coord(const struct perm *p, const char *account);
  * signal, requeue and update (each says which error a refusal gets). */
 bool perm_may_act_on(const struct perm *p, const struct job *j);
 /* Whether p sees j in squeue, scontrol show job and sacct: always, unless
- * PrivateData=jobs, then as perm_may_act_on (Slurm's _hide_job). A job
- * of uid/account in the accounting records: perm_may_see_owner. */
+ * PrivateData=jobs, then as perm_may_act_on (Slurm's _hide_job). Listings
+ * ask perm_job_scope once instead. */
 bool perm_may_see_job(const struct perm *p, const struct job *j);
-bool perm_may_see_owner(const struct perm *p, uid_t uid, const char *user,
-			const char *account);
 /* TimeLimit=limit (seconds or DRV_INFINITE) on j, as Slurm's _update_job:
  * an operator may set anything; anyone else may lower it, and raise it
  * only while j is pending and within its partition's MaxTime. */

@@ -183,6 +183,20 @@ enum {
 	DRV_ENFORCE_WCKEYS = 1u << 4,
 };
 
+/* PrivateData's parts (slurm.conf): what regular users may not see of
+ * others; root, SlurmUser and operators see everything. */
+enum {
+	DRV_PRIVATE_ACCOUNTS = 1u << 0,
+	DRV_PRIVATE_EVENTS = 1u << 1,
+	DRV_PRIVATE_JOBS = 1u << 2,
+	DRV_PRIVATE_NODES = 1u << 3,
+	DRV_PRIVATE_PARTITIONS = 1u << 4,
+	DRV_PRIVATE_RESERVATIONS = 1u << 5,
+	DRV_PRIVATE_USAGE = 1u << 6,
+	DRV_PRIVATE_USERS = 1u << 7,
+	DRV_PRIVATE_ALL = 0xffu,
+};
+
 struct drv_conf {
 	char *path;			  /* the file that was loaded */
 	char *dir;			  /* its directory */
@@ -222,6 +236,7 @@ struct drv_conf {
 	bool cr_memory;		   /* SelectTypeParameters=CR_*_Memory (the default) */
 	enum drv_enforce_part enforce_part_limits; /* EnforcePartLimits */
 	unsigned acct_enforce;	 /* AccountingStorageEnforce: DRV_ENFORCE_* bits */
+	unsigned private_data;	 /* PrivateData: DRV_PRIVATE_* bits */
 	int64_t purge_job_after; /* seconds a finished job stays in sacct; 0 = always */
 	int job_requeue;	 /* JobRequeue: jobs may be requeued by default (1) */
 	int cred_expire;	 /* AuthInfo cred_expire=: a credential's lifetime, and a
@@ -342,6 +357,10 @@ int drv_conf_slurmd_uid(const struct drv_conf *conf, uid_t *uid, struct drv_erro
  * saying whom the credential was issued to and whom the config trusts. */
 int drv_conf_check_ctld_uid(const struct drv_conf *conf, uid_t uid,
 			    struct drv_error *err);
+
+/* PrivateData's bits as Slurm writes them ("jobs,usage"; "none") into buf,
+ * which holds at least 80 bytes (conf_private.c). */
+void drv_private_data_str(unsigned bits, char *buf, size_t len);
 
 /* What only the running controller knows, for `scontrol show config`. */
 struct drv_conf_live {

@@ -98,6 +98,9 @@ int conf_apply_auth_type(struct conf_parser *p, const struct conf_key *k, void *
 			 const char *value, struct drv_error *err);
 int conf_apply_auth_info(struct conf_parser *p, const struct conf_key *k, void *target,
 			 const char *value, struct drv_error *err);
+/* conf_private.c: PrivateData=jobs,usage,... into drv_conf.private_data. */
+int conf_apply_private_data(struct conf_parser *p, const struct conf_key *k, void *target,
+			    const char *value, struct drv_error *err);
 
 /* The parser's state while one drv_conf_load runs; never outlives it. */
 struct conf_parser {

@@ -213,6 +213,13 @@ static void get_acct_enforce(const struct show_ctx *x, const struct row *r)
 	put(x, r->key, buf[0] ? buf : "none");
 }
 
+static void get_private_data(const struct show_ctx *x, const struct row *r)
+{
+	char buf[96];
+	drv_private_data_str(x->conf->private_data, buf, sizeof(buf));
+	put(x, r->key, buf);
+}
+
 static void get_select_params(const struct show_ctx *x, const struct row *r)
 {
 	put(x, r->key, x->conf->cr_memory ? "CR_CORE_MEMORY" : "CR_CORE");
@@ -425,7 +432,7 @@ static const struct row show_rows[] = {
 	T("PrioritySiteFactorParameters", U_NONE, "(null)"),
 	T("PrioritySiteFactorPlugin", U_NONE, "(null)"),
 	W("PriorityType", U_NONE, "priority/basic"),
-	T("PrivateData", U_NONE, "none"),
+	G("PrivateData", get_private_data, 0, U_NONE),
 	G("ProctrackType", get_task_plugin, 0, U_NONE),
 	G("Prolog", get_str, FIELD(prolog), U_NONE),
 	G("PrologEpilogTimeout", get_int, FIELD(prolog_epilog_timeout), U_NONE),

@@ -322,13 +322,3 @@ void rpc_reply_durable(const struct rpc_req *r, int rc, const char *error, json_
 	l->env = drv_reply_new(r->id, rc, error, body);
 	commit_defer(r->c, send_late, l);
 }
-
-bool rpc_is_admin(const struct rpc_req *r)
-{
-	return r->daemon || r->cred.uid == 0 || r->cred.uid == r->c->owner_uid;
-}
-
-bool rpc_may_act_on(const struct rpc_req *r, const struct job *j)
-{
-	return j->uid == r->cred.uid || rpc_is_admin(r);
-}

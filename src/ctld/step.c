@@ -234,7 +234,7 @@ void rpc_alloc_complete(struct rpc_req *r)
 			  NULL);
 		return;
 	}
-	if (!rpc_may_act_on(r, j)) {
+	if (!rpc_may_run_as(r, j)) {
 		rpc_reply(r, DRV_RC_ACCESS_DENIED, drv_rc_text(DRV_RC_ACCESS_DENIED),
 			  NULL);
 		return;

@@ -278,6 +278,36 @@ static void test_limits(void **state)
 		"positive integer");
 }
 
+/* PrivateData: Slurm's names (singular too, any case), all, none; shown
+ * in Slurm's order; an unknown part refused; changed live. */
+static void test_private_data(void **state)
+{
+	struct fixture *f = *state;
+	char buf[96], applied[256];
+	struct drv_error err = {{0}};
+	struct drv_conf *c = load_text(f, CTLD "NodeName=n1\n");
+	assert_int_equal(c->private_data, 0);
+	drv_private_data_str(c->private_data, buf, sizeof(buf));
+	assert_string_equal(buf, "none");
+	drv_conf_free(c);
+	c = load_text(f, CTLD "PrivateData=usage,JOBS,user,account\nNodeName=n1\n");
+	assert_int_equal(c->private_data, DRV_PRIVATE_USAGE | DRV_PRIVATE_JOBS |
+					      DRV_PRIVATE_USERS | DRV_PRIVATE_ACCOUNTS);
+	drv_private_data_str(c->private_data, buf, sizeof(buf));
+	assert_string_equal(buf, "accounts,jobs,usage,users");
+	struct drv_conf *fresh = load_text(f, CTLD "PrivateData=all\nNodeName=n1\n");
+	assert_int_equal(drv_conf_reload(c, fresh, applied, sizeof(applied), &err), 0);
+	assert_string_equal(applied, "PrivateData");
+	drv_private_data_str(c->private_data, buf, sizeof(buf));
+	assert_string_equal(buf, "accounts,events,jobs,nodes,partitions,reservations,"
+				 "usage,users");
+	drv_conf_free(fresh);
+	drv_conf_free(c);
+	refused(f, CTLD "PrivateData=jobs,secrets\n", 2,
+		"Invalid parameter for PrivateData: secrets (accounts, events, jobs, "
+		"nodes, partitions, reservations, usage, users, all, none)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +319,7 @@ int main(void)
 	    T(test_compat_lists_each_key_once),
 	    T(test_reload),
 	    T(test_limits),
+	    T(test_private_data),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

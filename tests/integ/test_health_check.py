@@ -179,3 +179,27 @@ def test_shown_values_and_cycle(make_cluster):
     assert "HealthCheckNodeState    = CYCLE,IDLE\n" in out
     assert "HealthCheckInterval     = 0 sec\n" in out
     assert "HealthCheckProgram      = (null)\n" in out
+
+
+def test_reconfigure_turns_the_check_on(cluster, tmp_path):
+    """The keys change live: a running noded starts checking on reconfigure."""
+    c = cluster
+    p = tmp_path / "health.sh"
+    p.write_text("#!/bin/sh\necho \"reconfigured check failed on $SLURMD_NODENAME\"\n"
+                 "exit 1\n")
+    p.chmod(0o755)
+    conf = c.conf.read_text()
+    c.conf.write_text(conf + f"HealthCheckProgram={p}\nHealthCheckInterval=1\n"
+                      "HealthCheckNodeState=IDLE\n")
+    assert c.run("scontrol", "reconfigure") == (0, "", "")
+    want = {"n1": "reconfigured check failed on n1",
+            "n2": "reconfigured check failed on n2"}
+    wait_for(lambda: drained(c) == want, 20, what="both nodes drained")
+    # and off again: RESUME now sticks
+    c.conf.write_text(conf)
+    assert c.run("scontrol", "reconfigure") == (0, "", "")
+    for n in ("n1", "n2"):
+        wait_for(lambda: c.log(n).count(f"node={n} reconfigure: HealthCheckProgram")
+                 == 2, 10, what=f"{n} to take the change")
+    c.ok("scontrol", "update", "NodeName=n[1-2]", "State=RESUME")
+    assert drained(c) == {}

@@ -196,6 +196,15 @@ enum {
 	DRV_PRIVATE_USERS = 1u << 7,
 	DRV_PRIVATE_ALL = 0xffu,
 };
+/* HealthCheckNodeState's words, as Slurm's bits: ANY is IDLE, ALLOC, MIXED
+ * and NONDRAINED_IDLE together; CYCLE spreads the nodes' runs over the
+ * interval instead of running all at once. */
+#define DRV_HC_IDLE 0x01u
+#define DRV_HC_ALLOC 0x02u
+#define DRV_HC_MIXED 0x04u
+#define DRV_HC_NONDRAINED_IDLE 0x08u
+#define DRV_HC_ANY 0x0fu
+#define DRV_HC_CYCLE 0x10u
 
 struct drv_conf {
 	char *path;			  /* the file that was loaded */
@@ -250,6 +259,13 @@ struct drv_conf {
 	char *prolog_slurmctld, *epilog_slurmctld; /* run by ctld (hook.c) */
 	char *prolog_flags;			   /* PrologFlags as given (Alloc) */
 	int prolog_epilog_timeout; /* seconds, 65534 (Slurm's default): no limit */
+	/* Node health (noded/health.c): the program noded runs every
+	 * health_check_interval seconds (0: never) while the node's state is one
+	 * of health_check_node_state (DRV_HC_* bits), killed after
+	 * health_check_timeout seconds (Drover's own key; Slurm's fixed 60) */
+	char *health_check_program;
+	int health_check_interval, health_check_timeout;
+	unsigned health_check_node_state;
 	/* cgroups (Slurm's cgroup.conf keys): CgroupPlugin autodetect, cgroup/v1,
 	 * cgroup/v2 or disabled; where they are mounted; whether a job's memory
 	 * request becomes its steps' memory limit */

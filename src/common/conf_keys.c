@@ -783,6 +783,11 @@ const struct conf_key conf_global_keys[] = {
 	{"EpilogSlurmctld", CONF_PATH, FIELD(drv_conf, epilog_slurmctld), NULL, 0, 0, NULL, true, NULL},
 	{"PrologFlags", CONF_STR, FIELD(drv_conf, prolog_flags), NULL, 0, 0, NULL, true, NULL},
 	{"PrologEpilogTimeout", CONF_INT, FIELD(drv_conf, prolog_epilog_timeout), "65534", 1, 65535, NULL, true, NULL},
+	{"HealthCheckProgram", CONF_PATH, FIELD(drv_conf, health_check_program), NULL, 0, 0, NULL, true, NULL},
+	{"HealthCheckInterval", CONF_INT, FIELD(drv_conf, health_check_interval), "0", 0, 65535, NULL, true, NULL},
+	{"HealthCheckNodeState", CONF_CUSTOM, 0, "ANY", 0, 0, NULL, true, conf_apply_health_state},
+	/* Drover's own: Slurm kills the program after a fixed 60 s */
+	{"HealthCheckTimeout", CONF_INT, FIELD(drv_conf, health_check_timeout), "60", 1, 65535, NULL, true, NULL},
 	{"JobRequeue", CONF_INT, FIELD(drv_conf, job_requeue), "1", 0, 1, NULL, true, NULL},
 	{"SlurmUser", CONF_STR, FIELD(drv_conf, slurm_user), NULL, 0, 0, NULL, false, NULL},
 	{"SlurmdUser", CONF_STR, FIELD(drv_conf, slurmd_user), NULL, 0, 0, NULL, false, NULL},
@@ -835,7 +840,6 @@ const struct conf_key conf_global_keys[] = {
 	OTHER("ExtSensorsFreq"), OTHER("ExtSensorsType"), OTHER("FastSchedule"),
 	OTHER("FederationParameters"), OTHER("GetEnvTimeout"), OTHER("GpuFreqDef"),
 	OTHER("GresTypes"), OTHER("GroupUpdateForce"), OTHER("GroupUpdateTime"),
-	OTHER("HealthCheckInterval"), OTHER("HealthCheckNodeState"),
 	OTHER("InteractiveStepOptions"), OTHER("JobAcctGatherFrequency"),
 	OTHER("JobAcctGatherParams"), OTHER("JobAcctGatherType"), OTHER("JobCompHost"),
 	OTHER("JobCompLoc"), OTHER("JobCompParams"), OTHER("JobCompPass"),
@@ -890,7 +894,7 @@ const struct conf_key conf_global_keys[] = {
 	/* programs and plugins Drover does not run: set at all, they would be
 	 * silently skipped */
 	NEVER("BurstBufferParameters"), NEVER("BurstBufferType"),
-	NEVER("CliFilterPlugins"), NEVER("HealthCheckProgram"),
+	NEVER("CliFilterPlugins"),
 	NEVER("NodeFeaturesPlugins"), NEVER("PlugStackConfig"), NEVER("PowerPlugin"),
 	NEVER("RebootProgram"), NEVER("RequeueExit"), NEVER("RequeueExitHold"),
 	NEVER("ResumeFailProgram"), NEVER("ResumeProgram"), NEVER("ResvEpilog"),

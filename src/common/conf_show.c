@@ -134,6 +134,14 @@ static void get_int(const struct show_ctx *x, const struct row *r)
 	put(x, r->key, buf);
 }
 
+static void get_health_state(const struct show_ctx *x, const struct row *r)
+{
+	char buf[64];
+
+	conf_health_state_text(x->conf->health_check_node_state, buf, sizeof(buf));
+	put(x, r->key, buf);
+}
+
 static void get_u64(const struct show_ctx *x, const struct row *r)
 {
 	uint64_t v = *(const uint64_t *)(const void *)((const char *)x->conf + r->off);
@@ -372,9 +380,9 @@ static const struct row show_rows[] = {
 	T("GpuFreqDef", U_NONE, "high,memory=high"),
 	T("GroupUpdateForce", U_NONE, "1"),
 	T("GroupUpdateTime", U_SEC, "600 sec"),
-	T("HealthCheckInterval", U_SEC, "0 sec"),
-	T("HealthCheckNodeState", U_NONE, "ANY"),
-	T("HealthCheckProgram", U_NONE, "(null)"),
+	G("HealthCheckInterval", get_int, FIELD(health_check_interval), U_SEC),
+	G("HealthCheckNodeState", get_health_state, 0, U_NONE),
+	G("HealthCheckProgram", get_str, FIELD(health_check_program), U_NONE),
 	T("InactiveLimit", U_SEC, "0 sec"),
 	T("InteractiveStepOptions", U_NONE, "--interactive --preserve-env --pty $SHELL"),
 	T("JobAcctGatherFrequency", U_NONE, "30"),

@@ -344,6 +344,9 @@ int node_register(struct ctld *c, struct node *n, struct peer *p,
 void node_lost_conn(struct ctld *c, struct node *n);
 /* DRAIN with a reason set by Drover itself ("Prolog error", ...). */
 void node_drain(struct ctld *c, struct node *n, const char *reason, int64_t now);
+/* n's HealthCheckProgram failed with reason: DRAIN, unless n is drained
+ * already (its reason stays). */
+void node_health_failed(struct ctld *c, struct node *n, const char *reason, int64_t now);
 /* n's SlurmdTimeout timer fired: DOWN ("Not responding") unless heard
  * from since, when the timer moves to SlurmdTimeout after that. */
 void node_check_timeout(struct ctld *c, struct node *n, int64_t now);

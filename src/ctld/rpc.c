@@ -56,6 +56,7 @@ static const struct handler handlers[] = {
 	{"ctld.reconfigure", rpc_ctld_reconfigure, false, false},
 	{"node.register", link_node_register, true, false},
 	{"node.ping", link_node_ping, true, false},
+	{"node.drain", link_node_drain, true, false},
 	{"job.complete", link_job_complete, true, false},
 	{"step.create", rpc_step_create, false, true},
 	{"alloc.complete", rpc_alloc_complete, false, true},

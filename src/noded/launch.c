@@ -300,7 +300,8 @@ static void on_sigchld(evutil_socket_t sig, short what, void *arg)
 	int st;
 	bool any = false;
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
-		if (script_reaped(nd, pid, st) || steps_reaped(nd, pid))
+		if (script_reaped(nd, pid, st) || steps_reaped(nd, pid) ||
+		    health_reaped(nd, pid, st))
 			continue;
 		for (struct noded_job *j = nd->jobs; j; j = j->next) {
 			if (j->shepherd_pid == pid) {

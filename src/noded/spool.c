@@ -138,6 +138,7 @@ static void take_status(struct noded_job *job, const struct drv_rec_spool_status
 	job->usage = st->usage;
 	job->has_usage = st->has_usage;
 	job->oom = st->oom;
+	job->unkillable = st->unkillable;
 	job->prolog_failed = st->prolog_failed;
 	job->lost = st->lost;
 	log_info("job=%lld ended: exit_code=%d signal=%d%s", (long long)job->job_id,

@@ -146,6 +146,25 @@ def test_daemon_in_its_own_session_does_not_outlive_its_job(make_cluster):
     assert "launched" in (c.work / "job.out").read_text()
 
 
+def test_lost_shepherd_leaves_no_daemon_behind(make_cluster):
+    """A shepherd killed with SIGKILL: noded kills its group and, with a
+    cgroup, what left the group too."""
+    c = make_cluster(nodes=1)
+    pidfile = c.work / "daemon.pid"
+    c.write("job.sh", "#!/bin/bash\n"
+            "setsid bash -c '(trap \"\" TERM HUP; echo $BASHPID > "
+            f"{pidfile}.tmp; mv {pidfile}.tmp {pidfile}; exec sleep 300) &'\n"
+            "sleep 300\n")
+    jid = c.sbatch("--no-requeue", "-o", "job.out", "job.sh")
+    daemon = read_pid(pidfile)
+    shepherd = int(next((c.dir / "spool").glob(f"*/job.{jid}/shepherd.pid"))
+                   .read_text().split()[0])
+    os.kill(shepherd, 9)
+    job = c.wait_state(jid, "NODE_FAIL", 30)
+    assert job["JobState"] == "NODE_FAIL", job
+    wait_for(lambda: not pid_alive(daemon), 10, what=f"daemon {daemon} to die")
+
+
 FREEZER = CG / "freezer"
 
 

@@ -67,7 +67,8 @@ struct step {
 	uint16_t rows, cols; /* --pty: srun's terminal size, 0 0 without one */
 	int sock, sigfd;
 	bool terminating, srun_gone;
-	struct timespec kill_at; /* SIGKILL to the group when terminating */
+	struct timespec kill_at;     /* SIGKILL to the group when terminating */
+	struct timespec rest_killed; /* when what the tasks left got SIGKILL */
 	char message[256];
 	struct usage usage;   /* of the tasks reaped so far */
 	struct cg_step cg;    /* the step's cgroup (isolate.c), inactive when none */
@@ -760,6 +761,32 @@ static int poll_timeout(const struct step *st)
 	return ms < 0 ? 0 : ms > most ? (int)most : (int)ms;
 }
 
+/* What the tasks left holds their output open and outlived its SIGKILL by
+ * UnkillableStepTimeout: their output ends here (EOF to srun), so that the
+ * step can end and report it unkillable. */
+static void give_up_output(struct step *st)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	int64_t limit = PROCS_UNKILLABLE_S(&st->ns);
+	if (now.tv_sec - st->rest_killed.tv_sec < (limit > 0 ? limit : 60) ||
+	    !procs_left(&st->cg))
+		return;
+	for (uint32_t k = 0; k < st->n; k++) {
+		struct task *t = &st->tasks[k];
+		int *fds[2] = {&t->out, &t->err};
+		for (int i = 0; i < 2; i++) {
+			if (*fds[i] < 0)
+				continue;
+			close(*fds[i]);
+			*fds[i] = -1;
+			if (!st->srun_gone)
+				stepio_send(st->sock, i ? STEPIO_STDERR : STEPIO_STDOUT,
+					    t->id, NULL, 0);
+		}
+	}
+}
+
 static void run_loop(struct step *st)
 {
 	struct pollfd *pfd = calloc(3 + 2 * (size_t)st->n, sizeof(*pfd));
@@ -808,7 +835,10 @@ static void run_loop(struct step *st)
 		    (!st->terminating || sent_kill || !procs_left(&st->cg))) {
 			signal_tasks(st, SIGKILL);
 			killed_rest = true;
+			clock_gettime(CLOCK_MONOTONIC, &st->rest_killed);
 		}
+		if (killed_rest)
+			give_up_output(st);
 		if (report_exits(st) && all_exited(st) && killed_rest)
 			break;
 	}

@@ -171,14 +171,17 @@ FREEZER = CG / "freezer"
 @pytest.mark.skipif(not (FREEZER / "cgroup.procs").exists()
                     or ROOT != CG / "memory",
                     reason="needs cgroup v1 with a freezer hierarchy")
-def test_unkillable_process_drains_the_node(make_cluster):
+@pytest.mark.parametrize("where", ["batch", "step"])
+def test_unkillable_process_drains_the_node(make_cluster, where):
     c = make_cluster(nodes=1, sets={"UnkillableStepTimeout": "2"})
     assert re.search(r"^UnkillableStepTimeout += 2 sec$",
                      c.ok("scontrol", "show", "config"), re.M)
     pidfile, go = c.work / "victim.pid", c.work / "go"
-    c.write("job.sh", "#!/bin/bash\n"
-            f"sleep 300 & echo $! > {pidfile}\n"
+    body = (f"sleep 300 & echo $! > {pidfile}\n"
             f"while [ ! -e {go} ]; do sleep 0.1; done\n")
+    c.write("task.sh", "#!/bin/bash\n" + body)
+    c.write("job.sh", "#!/bin/bash\n" + (body if where == "batch" else
+                                          "srun ./task.sh\n"))
     jid = c.sbatch("-o", "job.out", "job.sh")
     victim = read_pid(pidfile)
     # frozen in a freezer cgroup of its own, SIGKILL stays pending: the
@@ -197,7 +200,8 @@ def test_unkillable_process_drains_the_node(make_cluster):
         assert re.search(r"Reason=Kill task failed \[", shown), shown
         job = c.wait_done(jid, timeout=30)
         assert job["JobState"] == "COMPLETED", job
-        assert re.search(rf"job={jid}: 1 process\(es\) still in \S+ 2s after "
+        who = f"job={jid}" if where == "batch" else f"step={jid}.0"
+        assert re.search(rf"{who}: 1 process\(es\) still in \S+ 2s after "
                          r"SIGKILL: unkillable", c.log("n1")), c.log("n1")
     finally:
         (ice / "freezer.state").write_text("THAWED")

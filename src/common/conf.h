@@ -229,10 +229,13 @@ struct drv_conf {
 				 * then jobs run as their users (multi-user) */
 	int slurmd_timeout;	/* seconds, default 300 */
 	int kill_wait;		/* seconds, default 30 */
-	int min_job_age;	/* seconds, default 300 */
-	int max_array_size;	/* MaxArraySize, default 1001 */
-	int max_job_count;	/* MaxJobCount, default 10000 */
-	struct drv_rl_conf rl;	/* SlurmctldParameters rl_* */
+	int unkillable_step_timeout; /* seconds after SIGKILL before a step's
+				      * processes count as unkillable (the
+				      * node drains), default 60 */
+	int min_job_age;	     /* seconds, default 300 */
+	int max_array_size;	     /* MaxArraySize, default 1001 */
+	int max_job_count;	     /* MaxJobCount, default 10000 */
+	struct drv_rl_conf rl;	     /* SlurmctldParameters rl_* */
 	/* job ids run from FirstJobId up to, not including, MaxJobId, then
 	 * round again (ctld/job_id.c); Slurm's defaults 1 and 0x03ff0000 */
 	int first_job_id, max_job_id;

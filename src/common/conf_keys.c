@@ -756,6 +756,7 @@ const struct conf_key conf_global_keys[] = {
 	{"AuthInfo", CONF_CUSTOM, 0, "socket=/run/drover/authd.sock,key=drover.key,cred_expire=120,clock_skew=10,key_grace=300", 0, 0, NULL, false, conf_apply_auth_info},
 	{"SlurmdTimeout", CONF_INT, FIELD(drv_conf, slurmd_timeout), "300", 0, 65533, NULL, true, NULL},
 	{"KillWait", CONF_INT, FIELD(drv_conf, kill_wait), "30", 0, 65533, NULL, true, NULL},
+	{"UnkillableStepTimeout", CONF_INT, FIELD(drv_conf, unkillable_step_timeout), "60", 1, 65533, NULL, true, NULL},
 	{"MinJobAge", CONF_INT, FIELD(drv_conf, min_job_age), "300", 0, 2147483647, NULL, true, NULL},
 	{"FirstJobId", CONF_INT, FIELD(drv_conf, first_job_id), "1", 1, DRV_JOB_ID_MAX, NULL, true, NULL},
 	{"MaxJobId", CONF_INT, FIELD(drv_conf, max_job_id), "67043328", 1, DRV_JOB_ID_MAX, NULL, true, NULL},
@@ -866,7 +867,7 @@ const struct conf_key conf_global_keys[] = {
 	OTHER("SuspendTime"), OTHER("SuspendTimeout"), OTHER("SwitchParameters"),
 	OTHER("TaskPluginParam"), OTHER("TCPTimeout"), OTHER("TmpFS"),
 	OTHER("TopologyParam"), OTHER("TopologyPlugin"), OTHER("TrackWCKey"),
-	OTHER("TreeWidth"), OTHER("UnkillableStepProgram"), OTHER("UnkillableStepTimeout"),
+	OTHER("TreeWidth"), OTHER("UnkillableStepProgram"),
 	OTHER("WaitTime"), OTHER("X11Parameters"),
 	/* harmless with these values only */
 	ONLY("DisableRootJobs", "NO", "0", "FALSE"),

@@ -518,7 +518,7 @@ static const struct row show_rows[] = {
 	T("TreeWidth", U_NONE, "50"),
 	T("UsePam", U_YESNO, "No"),
 	T("UnkillableStepProgram", U_NONE, "(null)"),
-	T("UnkillableStepTimeout", U_SEC, "60 sec"),
+	G("UnkillableStepTimeout", get_int, FIELD(unkillable_step_timeout), U_SEC),
 	T("VSizeFactor", U_PERCENT, "0 percent"),
 	T("WaitTime", U_SEC, "0 sec"),
 	T("X11Parameters", U_NONE, "(null)"),

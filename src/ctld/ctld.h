@@ -343,6 +343,7 @@ int node_register(struct ctld *c, struct node *n, struct peer *p,
 		  const struct drv_node_register *m, int64_t now);
 void node_lost_conn(struct ctld *c, struct node *n);
 /* DRAIN with a reason set by Drover itself ("Prolog error", ...). */
+#define NODE_REASON_KILL_FAILED "Kill task failed" /* Slurm's, UnkillableStepTimeout */
 void node_drain(struct ctld *c, struct node *n, const char *reason, int64_t now);
 /* n's HealthCheckProgram failed with reason: DRAIN, unless n is drained
  * already (its reason stays). */

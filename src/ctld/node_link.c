@@ -246,6 +246,9 @@ void link_job_complete(struct rpc_req *r)
 		batch_ended(c, j, p, m);
 	if (ours && m->epilog_failed)
 		node_drain(c, p->node, "Epilog error", time(NULL));
+	/* whatever job it was: the node holds processes it cannot end */
+	if (p && p->node && m->unkillable && !p->node->drain)
+		node_drain(c, p->node, NODE_REASON_KILL_FAILED, time(NULL));
 	/* Acknowledged once durable: noded re-sends until it hears this. */
 	rpc_reply_durable(r, 0, NULL, NULL);
 }

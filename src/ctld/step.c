@@ -185,6 +185,9 @@ void link_step_complete(struct rpc_req *r)
 	struct peer *p = peer_find(c, r->peer_id);
 	struct job_step *s = j ? step_find(j, m->step_id) : NULL;
 	bool left;
+	/* the node holds processes it cannot end (UnkillableStepTimeout) */
+	if (p && p->node && m->unkillable && !p->node->drain)
+		node_drain(c, p->node, NODE_REASON_KILL_FAILED, time(NULL));
 	if (!s || !p || !p->node) {
 		rpc_reply(r, 0, NULL, NULL);
 		return;

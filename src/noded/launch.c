@@ -32,6 +32,9 @@ int launch_write_spec(struct noded *nd, json_t *body, const char *dir, bool task
 	struct drv_rec_node_spec add = {.node = nd->name, .conf_path = nd->conf_path};
 	char scope[300];
 	add.has_cgroup = noded_cgroup_spec(nd, &add.cgroup, scope, sizeof(scope));
+	/* how long the shepherd waits for the cgroup to empty after SIGKILL */
+	add.unkillable_timeout = nd->conf->unkillable_step_timeout;
+	add.has_unkillable_timeout = add.has_cgroup && add.unkillable_timeout > 0;
 	/* The shepherd reads no config: it runs these from the spec. */
 	if (task_scripts) {
 		add.task_prolog = nd->conf->task_prolog;

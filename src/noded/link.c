@@ -88,6 +88,7 @@ static void send_complete(struct noded *nd, struct noded_job *job)
 	    .has_usage = job->has_usage,
 	    .oom = job->oom,
 	    .lost = job->lost,
+	    .unkillable = job->unkillable,
 	};
 	json_t *body = drv_job_complete_encode(&m);
 	if (!body)

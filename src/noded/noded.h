@@ -39,6 +39,7 @@ struct noded_job {
 	bool launch_failed;
 	bool timeout;		    /* the shepherd ended it at its time limit */
 	bool oom;		    /* the kernel OOM-killed its batch step */
+	bool unkillable;	    /* processes outlived SIGKILL: drain the node */
 	bool lost;		    /* its shepherd died without a word */
 	char *message;		    /* owned; NULL when none */
 	struct drv_rec_usage usage; /* the status file's, when has_usage */
@@ -233,6 +234,12 @@ int signal_job(struct noded *nd, const struct drv_job_signal *m, struct drv_erro
 void signal_cancel_timer(struct noded_job *job);
 /* Delivers signals that arrived while a job's shepherd was starting. */
 void signal_retry_pending(struct noded *nd);
+/* sig to every process of job_id's step ("batch", "0", ...) as its cgroup
+ * tracks them; to process group pgid (> 0) when the step has no cgroup
+ * (local mode, not root; or its shepherd could not make one). 0, or
+ * -errno of the kill() of the group. */
+int signal_step_procs(const struct noded *nd, int64_t job_id, const char *step,
+		      pid_t pgid, int sig);
 
 /* --- steps.c: srun's steps on this node --------------------------------- */
 /* step.launch: a step dir with the spec, and its shepherd. rc for the reply. */

@@ -194,6 +194,8 @@ struct drv_conf {
 				 * then jobs run as their users (multi-user) */
 	int slurmd_timeout;	/* seconds, default 300 */
 	int kill_wait;		/* seconds, default 30 */
+	int acct_gather_freq;	/* JobAcctGatherFrequency's task=: seconds between
+				 * usage samples, 0 none; default 30 */
 	int min_job_age;	/* seconds, default 300 */
 	int max_array_size;	/* MaxArraySize, default 1001 */
 	/* job ids run from FirstJobId up to, not including, MaxJobId, then

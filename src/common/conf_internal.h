@@ -92,6 +92,10 @@ int conf_apply_auth_type(struct conf_parser *p, const struct conf_key *k, void *
 int conf_apply_auth_info(struct conf_parser *p, const struct conf_key *k, void *target,
 			 const char *value, struct drv_error *err);
 
+/* conf_acct.c: JobAcctGatherFrequency. */
+int conf_apply_acct_freq(struct conf_parser *p, const struct conf_key *k, void *target,
+			 const char *value, struct drv_error *err);
+
 /* The parser's state while one drv_conf_load runs; never outlives it. */
 struct conf_parser {
 	struct drv_conf *conf; /* being built; freed on failure */

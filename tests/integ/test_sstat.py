@@ -159,3 +159,26 @@ def test_sstat_bad_input(make_cluster):
     assert rc == 0 and err == f"sstat: error: StepId={jid}.0 not found running.\n", err
     assert c.state(jid) == "PENDING"  # looking changed nothing
     c.ok("scancel", str(jid))
+
+
+def test_sstat_of_the_batch_step_across_a_noded_kill9(make_cluster):
+    """The samples live in the job's dir, written by its shepherd: a noded
+    killed and restarted answers for them again, and they keep growing."""
+    c = make_cluster(nodes=1, sets=dict(SETS, SlurmdTimeout="20"))
+    grow = c.write("grow.py", GROW, mode=0o644)
+    script = c.write("grow.sh", f"#!/bin/bash\npython3 {grow} {c.work}\n")
+    jid = c.sbatch("-o", str(c.work / "grow.out"), str(script))
+    wait_for(lambda: (c.work / "stage1").exists(), 30, what="stage 1")
+    first = maxrss_of(c, jid, "batch", 25 * 1024)
+    # a batch job without srun steps: nothing without a step or -a (Slurm)
+    rc, out, err = c.run("sstat", "-n", "-j", str(jid))
+    assert (rc, out, err) == (0, "", ""), (rc, out, err)
+    c.kill9("n1")
+    (c.work / "go1").touch()
+    wait_for(lambda: (c.work / "stage2").exists(), 30, what="stage 2")
+    c.up()
+    second = maxrss_of(c, jid, "batch", 140 * 1024)
+    assert kib(second[1]) > kib(first[1]) and second[3] == "n1", (first, second)
+    (c.work / "go2").touch()
+    c.wait_done(jid, timeout=60)
+    assert c.state(jid) == "COMPLETED", (c.work / "grow.out").read_text()

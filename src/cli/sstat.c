@@ -1,6 +1,7 @@
-/* sstat.c — Slurm's sstat: the usage of running job steps, as their nodes
- * sampled it last (JobAcctGatherFrequency), asked of ctld (step.stat),
- * which asks the nodes. -j JOB[.STEP][,...] (or the first argument) names
+/* sstat.c — shows the usage of running job steps, as Slurm's sstat does.
+ * The figures are what the steps' nodes sampled last (every
+ * JobAcctGatherFrequency seconds), asked of ctld (step.stat), which asks
+ * the nodes. -j JOB[.STEP][,...] (or the first argument) names
  * them; without a step the lowest numbered step that runs is shown, with
  * -a every running step (the batch step among them, as JOB.batch). -o
  * picks the fields, -i lists each node's processes instead, -n drops the

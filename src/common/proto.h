@@ -44,6 +44,8 @@ enum drv_rc {
 	DRV_RC_JOB_NOT_PENDING = 2020, /* "Job is no longer pending execution" */
 	DRV_RC_ALREADY_DONE = 2021,    /* "Job/step already completing or completed" */
 	DRV_RC_JOB_PENDING = 2024,     /* "Job is pending execution" */
+	DRV_RC_JOB_NOT_RUNNING = 2085,	 /* "Job is not running" */
+	DRV_RC_JOB_NOT_SUSPENDED = 2087, /* "Job is not suspended" */
 	DRV_RC_DISABLED = 2037,	       /* "Requested operation is presently disabled" */
 	DRV_RC_DEPENDENCY = 2030,      /* "Job dependency problem" */
 	DRV_RC_INVALID_ARRAY = 2081,   /* "Invalid job array specification" */

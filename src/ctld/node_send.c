@@ -182,6 +182,22 @@ void link_send_signal_why(struct ctld *c, struct job *j, int sig, bool batch_onl
 	json_decref(req);
 }
 
+void link_send_freeze(struct ctld *c, struct job *j, bool thaw)
+{
+	struct drv_job_freeze m = {.job_id = j->id, .thaw = thaw};
+	for (uint32_t i = 0; i < j->n_alloc; i++) {
+		struct node *n = &c->nodes.nodes[j->alloc[i].node];
+		if (!n->peer)
+			continue; /* it misses this one (docs/state-machines.md) */
+		json_t *req = drv_request_new("job.freeze", ctld_next_msg_id(c),
+					      drv_job_freeze_encode(&m));
+		peer_send(c, n->peer, req);
+		json_decref(req);
+	}
+	log_info("job=%u %s sent to its %u node(s)", j->id, thaw ? "thaw" : "freeze",
+		 j->n_alloc);
+}
+
 int link_send_notify(struct ctld *c, struct job *j, const char *message)
 {
 	struct node *n = &c->nodes.nodes[j->alloc[0].node];

@@ -69,5 +69,10 @@ int link_send_notify(struct ctld *c, struct job *j, const char *message);
  * none): the shepherd writes Slurm's "*** JOB N ON NODE CANCELLED AT ***". */
 void link_send_signal_why(struct ctld *c, struct job *j, int sig, bool batch_only,
 			  bool kill, const char *reason);
+/* scontrol suspend (thaw false) or resume: job.freeze to each of j's nodes
+ * that is linked now. */
+void link_send_freeze(struct ctld *c, struct job *j, bool thaw);
+/* job_suspend.c: scontrol suspend, resume (administrators only) */
+void rpc_job_suspend(struct rpc_req *r);
 
 #endif

@@ -221,6 +221,7 @@ struct limit {
 	bool timed_out;
 	bool ended;	 /* SIGTERM sent (time limit or cancel) */
 	int64_t warn_at; /* 0: no --signal, or sent already */
+	int64_t paused_at; /* scontrol suspend: when; 0 while not suspended */
 	int warn_signal;
 	bool warn_batch;
 	int err_fd;	  /* the job's stderr for Slurm's lines; -1 none (borrowed) */

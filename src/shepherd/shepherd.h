@@ -219,8 +219,8 @@ struct limit {
 	int64_t kill_at; /* 0: SIGTERM not sent yet */
 	int64_t kill_wait_ns;
 	bool timed_out;
-	bool ended;	 /* SIGTERM sent (time limit or cancel) */
-	int64_t warn_at; /* 0: no --signal, or sent already */
+	bool ended;	   /* SIGTERM sent (time limit or cancel) */
+	int64_t warn_at;   /* 0: no --signal, or sent already */
 	int64_t paused_at; /* scontrol suspend: when; 0 while not suspended */
 	int warn_signal;
 	bool warn_batch;

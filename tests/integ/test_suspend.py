@@ -253,3 +253,19 @@ def test_bad_input_gets_slurms_messages_and_changes_nothing(make_cluster):
     # -Q: the refusal is silent, the exit still 1
     assert refused(c, "-Q", "resume", str(jid)) == ""
     assert c.state(held) == "PENDING" and c.state(jid) == "RUNNING"
+
+
+def test_no_step_starts_in_a_suspended_allocation(make_cluster):
+    c = make_cluster(nodes=1)
+    rc, out, err = c.run("salloc", "-N1", "--no-shell", "-t", "5:00")
+    assert rc == 0, (out, err)
+    jid = int(re.search(r"Granted job allocation (\d+)", err).group(1))
+    assert c.ok("scontrol", "suspend", str(jid)) == ""
+    assert squeue_st(c, jid) == "S|n1"
+    rc, out, err = c.run("srun", f"--jobid={jid}", "true")
+    assert rc == 1, (out, err)
+    assert err == (f"srun: error: Unable to create step for job {jid}: "
+                   "Requested operation is presently disabled\n"), err
+    assert c.ok("scontrol", "resume", str(jid)) == ""
+    assert c.ok("srun", f"--jobid={jid}", "echo", "ran") == "ran\n"
+    c.ok("scancel", str(jid))

@@ -1,6 +1,8 @@
 /* test_cgroup_freeze.c — common/cgroup_freeze.c on fake trees: the control
  * file and word of each version, the write itself, reading the state back,
- * and the refusals (no freezer, no job directory). */
+ * and the refusals (no freezer, no job directory); and, as root where a
+ * cgroup2 hierarchy is mounted (/sys/fs/cgroup or its unified/), a real
+ * freeze of a spinning process (skipped elsewhere, saying why). */
 #include <errno.h>
 #include <limits.h>
 #include <setjmp.h>
@@ -10,7 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -124,6 +129,99 @@ static void paths_and_words(void **state)
 	assert_string_equal(buf, "/cg/drover_n1_5/job_12/cgroup.freeze");
 }
 
+/* utime + stime of pid in ticks, -1 when unreadable. */
+static long cpu_ticks(pid_t pid)
+{
+	char path[64], text[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	size_t n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	const char *p = strrchr(text, ')');
+	long ut = -1, st = -1;
+	/* after ") S ": ppid pgrp session tty tpgid flags minflt cminflt majflt
+	 * cmajflt utime stime */
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld",
+			 &ut, &st) != 2)
+		return -1;
+	return ut + st;
+}
+
+static void pause_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* "frozen N" of the job directory's cgroup.events, waited for up to 2 s. */
+static bool events_frozen(const char *dir, int want)
+{
+	char path[PATH_MAX + 32], text[256], line[16];
+	snprintf(path, sizeof(path), "%s/cgroup.events", dir);
+	snprintf(line, sizeof(line), "frozen %d", want);
+	for (int i = 0; i < 200; i++) {
+		get(path, text, sizeof(text));
+		if (strstr(text, line))
+			return true;
+		pause_ms(10);
+	}
+	return false;
+}
+
+static void real_cgroup2_freezes_a_process(void **state)
+{
+	(void)state;
+	const char *root = access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0
+			       ? "/sys/fs/cgroup"
+			       : "/sys/fs/cgroup/unified";
+	char probe[PATH_MAX];
+	snprintf(probe, sizeof(probe), "%s/cgroup.procs", root);
+	if (geteuid() != 0 || access(probe, W_OK) < 0) {
+		printf("skipped: no writable cgroup2 hierarchy (needs root)\n");
+		skip();
+	}
+	struct cg_layout l = {.version = CG_V2};
+	snprintf(l.mem_root, sizeof(l.mem_root), "%s", root);
+	char scope[64], dir[PATH_MAX], top[PATH_MAX + 80], procs[PATH_MAX + 32],
+	    pid_text[32];
+	snprintf(scope, sizeof(scope), "freezetest_%d", (int)getpid());
+	assert_int_equal(cg_path(dir, sizeof(dir), root, scope, 1, NULL), 0);
+	snprintf(top, sizeof(top), "%s/drover_%s", root, scope);
+	mkdirs(dir);
+	pid_t child = fork();
+	assert_true(child >= 0);
+	if (child == 0)
+		for (;;) /* spins until killed */
+			;
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	snprintf(pid_text, sizeof(pid_text), "%d", (int)child);
+	put(procs, pid_text);
+	printf("cgroup2 under %s: freezing a spinning process\n", root);
+
+	assert_int_equal(cg_job_freeze(&l, scope, 1, true), 0);
+	assert_true(events_frozen(dir, 1));
+	assert_true(cg_job_frozen(&l, scope, 1));
+	long before = cpu_ticks(child);
+	pause_ms(300);
+	assert_true(cpu_ticks(child) - before <= 1); /* it ran no more */
+
+	assert_int_equal(cg_job_freeze(&l, scope, 1, false), 0);
+	assert_true(events_frozen(dir, 0));
+	assert_false(cg_job_frozen(&l, scope, 1));
+	before = cpu_ticks(child);
+	pause_ms(300);
+	assert_true(cpu_ticks(child) - before > 1); /* it runs again */
+
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	assert_int_equal(rmdir(dir), 0);
+	assert_int_equal(rmdir(top), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -131,6 +229,7 @@ int main(void)
 	    cmocka_unit_test(v2_writes_one_and_zero),
 	    cmocka_unit_test(no_freezer_is_not_supported),
 	    cmocka_unit_test(paths_and_words),
+	    cmocka_unit_test(real_cgroup2_freezes_a_process),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

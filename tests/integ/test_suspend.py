@@ -116,6 +116,9 @@ def test_frozen_job_uses_no_cpu_and_completes_after_resume(make_cluster):
     assert cpu_while_still(pid) <= 1  # at most one tick of accounting slack
     # SUSPENDED as Slurm shows it: ST "S", its nodes, SuspendTime set
     assert squeue_st(c, jid) == "S|n1"
+    assert c.ok("squeue", "-h", "-t", "S", "-o", "%i").split() == [str(jid)]
+    assert c.ok("squeue", "-h", "-t", "SUSPENDED", "-o", "%i").split() == [str(jid)]
+    assert c.ok("squeue", "-h", "-t", "R", "-o", "%i").split() == []
     job = c.show_job(jid)
     assert job["SuspendTime"] != "None", job
     assert int(job["SecsPreSuspend"]) >= 1, job

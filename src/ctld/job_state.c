@@ -272,8 +272,8 @@ static void end_run(struct ctld *c, struct job *j, int exit_code, int sig, bool 
 	j->exit_code = exit_code;
 	j->exit_signal = sig;
 	if (j->state == JOB_RUNNING) {
-		job_suspend_end(j, now, NULL);
 		prio_job_stop(c, j, now); /* its last fair-share usage */
+		job_suspend_end(j, now, NULL);
 		j->state = exit_code == 0 && sig == 0 ? JOB_COMPLETED : JOB_FAILED;
 		if (timed_out) {
 			j->state = JOB_TIMEOUT;

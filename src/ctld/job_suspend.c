@@ -16,6 +16,7 @@
 #include "common/proto.h"
 #include "ctld/ctld.h"
 #include "ctld/job.h"
+#include "ctld/prio.h"
 #include "ctld/rpc_handlers.h"
 
 int64_t job_limit_end(const struct job *j, int64_t now)
@@ -78,6 +79,7 @@ int job_suspend(struct ctld *c, struct job *j, bool resume, int64_t now)
 	if (rc != 0 || (!resume && j->suspended))
 		return rc;
 	if (!resume) {
+		prio_job_stop(c, j, now); /* its fair-share usage until now */
 		j->pre_sus_time +=
 		    now - (j->suspend_time > 0 ? j->suspend_time : j->start_time);
 		j->suspended = true;

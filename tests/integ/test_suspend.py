@@ -162,6 +162,13 @@ def test_time_limit_moves_on_by_the_suspended_time(make_cluster):
     # RunTime leaves the suspended time out: about the 4 s limit
     h, m, s = (int(x) for x in done["RunTime"].split(":"))
     assert 3 <= h * 3600 + m * 60 + s <= 5, done
+    # sacct: Elapsed leaves the suspended time out, Suspended is that time
+    out = c.ok("sacct", "-j", str(jid), "-X", "-n", "-P",
+               "--format=State,ElapsedRaw,Suspended")
+    state, elapsed, suspended = out.strip().split("|")
+    assert state == "TIMEOUT", out
+    assert 3 <= int(elapsed) <= 5, out
+    assert suspended in ("00:00:03", "00:00:04"), out
 
 
 @needs_freezer

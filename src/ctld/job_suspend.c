@@ -36,7 +36,7 @@ struct freeze_ref {
 };
 
 /* After the commit: job.freeze to every node of the job that is connected
- * (a node that is not misses it: docs/state-machines.md). */
+ * (one that is not gets it when it registers: link_send_suspended). */
 static void freeze_after_commit(struct ctld *c, void *arg)
 {
 	struct freeze_ref *ref = arg;

@@ -67,6 +67,9 @@ static void job_numbers(const struct drv_rec_job *r, struct cli_job *j)
 	j->eligible_time = r->eligible_time;
 	j->start_time = r->start_time;
 	j->end_time = r->end_time;
+	j->suspend_time = r->suspend_time;
+	j->pre_sus_time = r->pre_sus_time;
+	j->suspended_secs = r->suspended_secs;
 	j->deadline = r->deadline;
 	j->exit_code = r->exit_code;
 	j->exit_signal = r->exit_signal;
@@ -312,8 +315,25 @@ int64_t cli_job_elapsed(const struct cli_job *job, int64_t now)
 
 	if (!strcmp(job->state, "PENDING") || job->start_time <= 0)
 		return 0;
+	if (!strcmp(job->state, "SUSPENDED"))
+		return job->pre_sus_time;
 	end = (job->end_time > 0 && strcmp(job->state, "RUNNING")) ? job->end_time : now;
+	if (job->suspend_time > 0) /* Slurm: run since the last resume, and before */
+		return end > job->suspend_time
+			   ? end - job->suspend_time + job->pre_sus_time
+			   : job->pre_sus_time;
 	return end > job->start_time ? end - job->start_time : 0;
+}
+
+int64_t cli_job_limit_end(const struct cli_job *job)
+{
+	if (job->time_limit < 0)
+		return -1;
+	if (job->start_time <= 0)
+		return 0;
+	if (job->suspend_time > 0)
+		return job->suspend_time + job->time_limit - job->pre_sus_time;
+	return job->start_time + job->time_limit;
 }
 
 /* Appends the expansion of one "%c" to f. */

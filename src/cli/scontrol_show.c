@@ -42,9 +42,8 @@ static int64_t shown_end(const struct cli_job *j)
 {
 	if (j->end_time > 0)
 		return j->end_time;
-	if (j->start_time > 0 && j->time_limit >= 0)
-		return j->start_time + j->time_limit;
-	return 0;
+	int64_t end = cli_job_limit_end(j);
+	return end > 0 ? end : 0;
 }
 
 static void print_job_head(FILE *out, const struct cli_job *j, bool detail)
@@ -122,9 +121,14 @@ static void print_job_times(FILE *out, const struct cli_job *j, int64_t now)
 	iso(j->start_time > 0 && strcmp(j->state, "PENDING") ? j->start_time
 							     : j->submit_time,
 	    a, sizeof(a));
+	if (j->suspend_time > 0)
+		iso(j->suspend_time, b, sizeof(b));
+	else
+		snprintf(b, sizeof(b), "None");
 	fprintf(out,
-		"SuspendTime=None SecsPreSuspend=0 LastSchedEval=%s Scheduler=Main" NL,
-		a);
+		"SuspendTime=%s SecsPreSuspend=%" PRId64
+		" LastSchedEval=%s Scheduler=Main" NL,
+		b, j->pre_sus_time, a);
 }
 
 /* TRES= as Slurm prints it: ctld's string, else made from CPUs, memory,

@@ -182,6 +182,35 @@ void link_send_signal_why(struct ctld *c, struct job *j, int sig, bool batch_onl
 	json_decref(req);
 }
 
+static void send_freeze(struct ctld *c, const struct job *j, struct node *n, bool thaw)
+{
+	if (!n->peer)
+		return; /* it gets it when it registers (link_send_suspended) */
+	struct drv_job_freeze m = {.job_id = j->id, .thaw = thaw};
+	json_t *req =
+	    drv_request_new("job.freeze", ctld_next_msg_id(c), drv_job_freeze_encode(&m));
+	peer_send(c, n->peer, req);
+	json_decref(req);
+}
+
+void link_send_freeze(struct ctld *c, struct job *j, bool thaw)
+{
+	for (uint32_t i = 0; i < j->n_alloc; i++)
+		send_freeze(c, j, &c->nodes.nodes[j->alloc[i].node], thaw);
+	log_info("job=%u %s sent to its %u node(s)", j->id, thaw ? "thaw" : "freeze",
+		 j->n_alloc);
+}
+
+void link_send_suspended(struct ctld *c, struct node *n)
+{
+	for (uint32_t k = 0; k < n->n_jobs; k++) {
+		const struct job *j = n->jobs[k];
+		/* a job resumed since it was suspended gets its thaw again */
+		if (j->state == JOB_RUNNING && !j->completing && j->suspend_time > 0)
+			send_freeze(c, j, n, !j->suspended);
+	}
+}
+
 int link_send_notify(struct ctld *c, struct job *j, const char *message)
 {
 	struct node *n = &c->nodes.nodes[j->alloc[0].node];

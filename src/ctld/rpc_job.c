@@ -40,10 +40,14 @@ static bool state_wanted(const char *const *states, size_t n, const struct job *
 	/* a completing job is COMPLETING (-t CG), not yet its final state
 	 * (nor PENDING, when requeued) */
 	bool cg = j->completing;
+	/* a suspended job is SUSPENDED (-t S), not RUNNING */
+	bool sus = !cg && j->state == JOB_RUNNING && j->suspended;
 	for (size_t i = 0; i < n; i++)
 		if (cg ? !strcasecmp(states[i], "COMPLETING") ||
 			     !strcasecmp(states[i], "CG")
-		       : job_state_parse(states[i]) == (int)j->state)
+		    : sus ? !strcasecmp(states[i], "SUSPENDED") ||
+				!strcasecmp(states[i], "S")
+			  : job_state_parse(states[i]) == (int)j->state)
 			return true;
 	return false;
 }

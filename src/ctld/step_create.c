@@ -546,8 +546,9 @@ void rpc_step_create(struct rpc_req *r)
 		 : !rpc_may_run_as(r, j)		    ? DRV_RC_ACCESS_DENIED
 		 : j->state == JOB_PENDING		    ? DRV_RC_JOB_PENDING
 		 : j->state != JOB_RUNNING || j->completing ? DRV_RC_ALREADY_DONE
-		 : !j->n_alloc				    ? DRV_RC_JOB_PENDING
-							    : 0;
+		 : j->suspended ? DRV_RC_DISABLED /* Slurm's, while suspended */
+		 : !j->n_alloc	? DRV_RC_JOB_PENDING
+				: 0;
 	struct layout l = {0};
 	struct drv_error err = {""};
 	if (!rc)

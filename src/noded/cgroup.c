@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/cgroup.h"
+#include "common/cgroup_freeze.h"
 #include "common/log.h"
 #include "noded/noded.h"
 
@@ -69,6 +70,15 @@ void noded_cgroup_forget(const struct noded *nd, int64_t job_id)
 	char scope[300];
 	cgroup_scope(nd, scope, sizeof(scope));
 	cg_job_forget(&nd->cgroup_layout, scope, job_id);
+}
+
+int noded_cgroup_freeze(const struct noded *nd, int64_t job_id, bool freeze)
+{
+	if (!nd->cgroup_ok)
+		return -ENOTSUP;
+	char scope[300];
+	cgroup_scope(nd, scope, sizeof(scope));
+	return cg_job_freeze(&nd->cgroup_layout, scope, job_id, freeze);
 }
 
 struct sweep {

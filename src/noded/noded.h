@@ -133,6 +133,10 @@ bool noded_cgroup_spec(const struct noded *nd, struct drv_rec_cgroup *cg, char *
 void noded_cgroup_sweep(struct noded *nd);
 /* The job is over here: removes what its shepherds could not (killed). */
 void noded_cgroup_forget(const struct noded *nd, int64_t job_id);
+/* Freezes (or thaws) the job's cgroup here (cgroup_freeze.h): 0, -ENOTSUP
+ * when the node has no cgroups or no freezer, -ENOENT when the job has no
+ * cgroup here, or the write's -errno. */
+int noded_cgroup_freeze(const struct noded *nd, int64_t job_id, bool freeze);
 
 /* --- resources.c ------------------------------------------------------- */
 /* Fills cpus, real_memory and boot_time (configured or discovered). */
@@ -241,6 +245,14 @@ void signal_retry_pending(struct noded *nd);
 int signal_step_procs(const struct noded *nd, int64_t job_id, const char *step,
 		      pid_t pgid, int sig);
 
+/* --- suspend.c: scontrol suspend / resume ------------------------------ */
+/* job.freeze: freezes or thaws the job here (its cgroup, else SIGSTOP or
+ * SIGCONT to its groups) and tells its batch shepherd. 0, or
+ * DRV_RC_INVALID_JOB_ID (with err) when the node holds nothing of it. */
+int suspend_job(struct noded *nd, const struct drv_job_freeze *m, struct drv_error *err);
+/* Before a kill: thaws the job (cgroup, else SIGCONT to its groups). */
+void suspend_thaw_for_kill(struct noded *nd, int64_t job_id);
+
 /* --- steps.c: srun's steps on this node --------------------------------- */
 /* step.launch: a step dir with the spec, and its shepherd. rc for the reply. */
 int steps_launch(struct noded *nd, const struct drv_step_launch *m, json_t *body,
@@ -251,6 +263,9 @@ int steps_signal(struct noded *nd, const struct drv_step_signal *m,
 /* job.signal with kill: every step of the job here ends too, for why (a
  * drv_kill_why: their shepherds print Slurm's lines). */
 void steps_kill_job(struct noded *nd, int64_t job_id, int why);
+/* sig straight to the group of each running step of job_id here; returns
+ * how many groups it reached. */
+int steps_signal_job(struct noded *nd, int64_t job_id, int sig);
 /* Does the node hold a step of job_id (running or not yet reported)? */
 bool steps_of_job(const struct noded *nd, int64_t job_id);
 /* From the SIGCHLD handler: true when pid was a step's shepherd. */

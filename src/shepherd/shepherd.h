@@ -282,8 +282,9 @@ struct limit {
 	int64_t kill_at; /* 0: SIGTERM not sent yet */
 	int64_t kill_wait_ns;
 	bool timed_out;
-	bool ended;	 /* SIGTERM sent (time limit or cancel) */
-	int64_t warn_at; /* 0: no --signal, or sent already */
+	bool ended;	   /* SIGTERM sent (time limit or cancel) */
+	int64_t warn_at;   /* 0: no --signal, or sent already */
+	int64_t paused_at; /* scontrol suspend: when; 0 while not suspended */
 	int warn_signal;
 	bool warn_batch;
 	int err_fd;	  /* the job's stderr for Slurm's lines; -1 none (borrowed) */

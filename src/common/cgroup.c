@@ -174,7 +174,7 @@ static int make_dir(const char *path)
 }
 
 /* What a tree is for: its controller decides what each new level needs. */
-enum tree_kind { TREE_MEM, TREE_FRZ, TREE_V2, TREE_CPUSET, TREE_OTHER };
+enum tree_kind { TREE_MEM, TREE_FRZ, TREE_V2, TREE_CPUSET, TREE_DEVICES, TREE_OTHER };
 
 /* v2: children of dir may use the controllers the layout has. Each is
  * written alone: one the kernel refuses must not take the others along. */
@@ -210,10 +210,12 @@ static int cpuset_init(const struct cg_layout *l, const char *parent, const char
 }
 
 /* dirs: the node's, the job's and the step's directory under base. Returns
- * 1 when the job's directory was made here, 0 when it was there, -errno. */
+ * 1 when the job's directory was made here, 0 when it was there, -errno.
+ * v1 devices: a cgroup with children takes no "deny all", so the job's
+ * rules go in as it is made, before its step's directory. */
 static int make_tree(const struct cg_layout *l, enum tree_kind kind, const char *base,
 		     const char *node, int64_t job_id, const char *step, char *dirs[3],
-		     const char *cpus)
+		     const struct cg_limits *lim)
 {
 	int rc = cg_path(dirs[1], PATH_MAX, base, node, job_id, NULL);
 	if (rc == 0)
@@ -234,7 +236,10 @@ static int make_tree(const struct cg_layout *l, enum tree_kind kind, const char 
 			enable_controllers(l, dirs[i]);
 		if (kind == TREE_CPUSET &&
 		    (rc = cpuset_init(l, i ? dirs[i - 1] : base, dirs[i],
-				      i ? cpus : NULL)) < 0)
+				      i ? lim->cpus : NULL)) < 0)
+			return rc;
+		if (kind == TREE_DEVICES && i == 1 && job_new &&
+		    (rc = cg_v1_devices(dirs[1], lim, l->plain_dirs)) < 0)
 			return rc;
 	}
 	return job_new;
@@ -248,6 +253,8 @@ static int make_ctl_trees(struct cg_step *c, const char *node, int64_t job_id,
 			  size_t errlen)
 {
 	bool want[CG_NCTL] = {lim->cpus != NULL, lim->devices, lim->pids_max > 0};
+	static const enum tree_kind kinds[CG_NCTL] = {TREE_CPUSET, TREE_DEVICES,
+						      TREE_OTHER};
 	int made = 0;
 	for (int i = 0; i < CG_NCTL; i++) {
 		if (!want[i])
@@ -259,10 +266,8 @@ static int make_ctl_trees(struct cg_step *c, const char *node, int64_t job_id,
 		char *dirs[3] = {c->ctl_node[i], c->ctl_job[i], c->ctl[i]};
 		int rc;
 		for (int t = 0; t < 3; t++)
-			if ((rc = make_tree(&c->lay,
-					    i == CG_CPUSET ? TREE_CPUSET : TREE_OTHER,
-					    c->lay.ctl_root[i], node, job_id, step, dirs,
-					    lim->cpus)) != -ENOENT)
+			if ((rc = make_tree(&c->lay, kinds[i], c->lay.ctl_root[i], node,
+					    job_id, step, dirs, lim)) != -ENOENT)
 				break;
 		if (rc < 0) {
 			snprintf(err, errlen, "cannot create %s: %s",
@@ -293,7 +298,7 @@ int cg_step_create(struct cg_step *cg, const struct cg_layout *l, const char *no
 	/* a sibling step's end may remove the job's directory in between */
 	for (int i = 0; i < 3; i++)
 		if ((rc = make_tree(l, v2 ? TREE_V2 : TREE_MEM, l->mem_root, node, job_id,
-				    step, dirs, NULL)) != -ENOENT)
+				    step, dirs, lim)) != -ENOENT)
 			break;
 	if (rc < 0) {
 		snprintf(err, errlen, "cannot create %s: %s",
@@ -304,7 +309,7 @@ int cg_step_create(struct cg_step *cg, const struct cg_layout *l, const char *no
 	int job_new = rc ? 1 << CG_NCTL : 0;
 	char *fdirs[3] = {c->frz_node, c->frz_job, c->frz};
 	if (!v2 && l->freezer_root[0] &&
-	    make_tree(l, TREE_FRZ, l->freezer_root, node, job_id, step, fdirs, NULL) < 0)
+	    make_tree(l, TREE_FRZ, l->freezer_root, node, job_id, step, fdirs, lim) < 0)
 		c->frz[0] = c->frz_job[0] = c->frz_node[0] = '\0'; /* optional */
 	c->active = true;
 	rc = v2 ? 0 : make_ctl_trees(c, node, job_id, step, lim, err, errlen);

@@ -37,6 +37,10 @@ size_t cg_dev_rules(const struct cg_limits *lim, struct cg_dev *out, size_t max)
 int cg_limits_apply(struct cg_step *c, const struct cg_limits *lim, unsigned job_new,
 		    char *err, size_t errlen);
 
+/* v1: the device rules of lim on a job's devices directory that has no
+ * child yet: "a" denied, then each of cg_dev_rules allowed. 0 or -errno. */
+int cg_v1_devices(const char *dir, const struct cg_limits *lim, bool plain);
+
 /* cgroup_bpf.c: attaches to the v2 cgroup dir a BPF_PROG_TYPE_CGROUP_DEVICE
  * program that allows rules[0..n) and denies every other device. 0 or
  * -errno. */

@@ -133,25 +133,10 @@ size_t cg_dev_rules(const struct cg_limits *lim, struct cg_dev *out, size_t max)
 	return n;
 }
 
-static int set_devices(struct cg_step *c, const struct cg_limits *lim, unsigned job_new,
-		       char *err, size_t errlen)
+int cg_v1_devices(const char *dir, const struct cg_limits *lim, bool plain)
 {
-	if (!lim->devices)
-		return 0;
 	struct cg_dev rules[MAX_DEV_RULES];
 	size_t n = cg_dev_rules(lim, rules, MAX_DEV_RULES);
-	if (c->lay.version == CG_V2) {
-		if (!(job_new >> CG_NCTL & 1))
-			return 0;
-		/* a kernel without BPF device programs is a missing controller */
-		if (cg_bpf_devices(c->mem_job, rules, n) < 0)
-			c->missing |= 1u << CG_DEVICES;
-		return 0;
-	}
-	const char *dir = c->ctl_job[CG_DEVICES];
-	if (!dir[0] || !(job_new >> CG_DEVICES & 1))
-		return 0; /* missing (cgroup.c said so), or set by the job's first step */
-	bool plain = c->lay.plain_dirs;
 	int rc = cg_write_in(dir, "devices.deny", "a", plain);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		char text[64];
@@ -168,7 +153,21 @@ static int set_devices(struct cg_step *c, const struct cg_limits *lim, unsigned 
 			rc = cg_write_in(dir, "devices.allow", text, false);
 		}
 	}
-	return rc < 0 ? fail(err, errlen, "the device rules", dir, rc) : 0;
+	return rc;
+}
+
+/* v2: a BPF program on the job's directory, once (v1: cg_v1_devices, as
+ * cgroup.c made the directory). */
+static int set_devices(struct cg_step *c, const struct cg_limits *lim, unsigned job_new)
+{
+	if (!lim->devices || c->lay.version != CG_V2 || !(job_new >> CG_NCTL & 1))
+		return 0;
+	struct cg_dev rules[MAX_DEV_RULES];
+	size_t n = cg_dev_rules(lim, rules, MAX_DEV_RULES);
+	/* a kernel without BPF device programs is a missing controller */
+	if (cg_bpf_devices(c->mem_job, rules, n) < 0)
+		c->missing |= 1u << CG_DEVICES;
+	return 0;
 }
 
 int cg_limits_apply(struct cg_step *c, const struct cg_limits *lim, unsigned job_new,
@@ -180,6 +179,6 @@ int cg_limits_apply(struct cg_step *c, const struct cg_limits *lim, unsigned job
 	if (rc == 0)
 		rc = set_pids(c, lim, err, errlen);
 	if (rc == 0)
-		rc = set_devices(c, lim, job_new, err, errlen);
+		rc = set_devices(c, lim, job_new);
 	return rc;
 }

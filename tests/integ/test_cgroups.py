@@ -88,6 +88,21 @@ def test_one_cpu_jobs_see_one_cpu_each_and_not_the_same(make_cluster):
 
 
 @needs("memory", "cpuset")
+def test_an_srun_step_gets_its_jobs_cpus_in_a_child_cpuset(make_cluster):
+    c = cluster_with(make_cluster, "ConstrainCores=yes\n", extra=("--cpus", "2"))
+    c.write("steps.sh", "#!/bin/bash\n"
+            "echo BATCH=$(grep Cpus_allowed_list /proc/self/status | cut -f2)\n"
+            "srun bash -c 'echo STEP=$(grep Cpus_allowed_list /proc/self/status "
+            "| cut -f2) $(grep :cpuset: /proc/self/cgroup)'\n")
+    jid = c.sbatch("-n1", "-o", "steps.out", "steps.sh")
+    assert c.wait_done(jid)["JobState"] == "COMPLETED"
+    text = (c.work / "steps.out").read_text()
+    batch = re.search(r"^BATCH=(\d)$", text, re.M).group(1)
+    m = re.search(r"^STEP=(\S+) \d+:cpuset:/drover_n1_\d+/job_(\d+)/step_0$", text, re.M)
+    assert m and m.group(1) == batch and m.group(2) == str(jid), text
+
+
+@needs("memory", "cpuset")
 def test_without_constrain_cores_a_job_sees_every_cpu(make_cluster):
     c = cluster_with(make_cluster, "ConstrainCores=no\n", extra=("--cpus", "2"))
     c.write("cpus.sh", CPUS_SH.replace("while", "true ||"))

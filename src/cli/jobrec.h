@@ -103,6 +103,11 @@ struct cli_job {
 	 * never), the seconds run before the last suspend, and the time
 	 * suspended in all */
 	int64_t suspend_time, pre_sus_time, suspended_secs;
+	/* scontrol show job -d: each held node's CPU ids, memory, GPUs
+	 * (cli_jobs_from_reply copies them into its block, as the steps;
+	 * cli_job_from_rec borrows the record's). 0: none sent */
+	const struct drv_rec_job_alloc *node_detail;
+	size_t n_node_detail;
 };
 
 /* Fills *job from a decoded record r (its strings are borrowed), leaving

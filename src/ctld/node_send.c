@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/cpuset.h"
 #include "common/log.h"
 #include "common/proto.h"
 #include "ctld/ctld.h"
@@ -117,6 +118,14 @@ static json_t *launch_body(struct ctld *c, struct job *j, const char *script,
 	uint32_t gpus[DRV_MAX_NODE_GPUS];
 	struct drv_job_launch b = {.script = script};
 	launch_fields(c, j, &b);
+	/* the CPUs the scheduler chose on the batch node: its job cgroup's */
+	char cpu_ids[4096] = "";
+	const struct job_alloc *a = &j->alloc[0];
+	if (a->cpu_ids &&
+	    drv_cpuset_format(a->cpu_ids, a->cpu_bits, cpu_ids, sizeof(cpu_ids)) <
+		sizeof(cpu_ids) &&
+	    cpu_ids[0])
+		b.cpu_ids = cpu_ids;
 	b.env = load_strs(env, &b.n_env);
 	b.argv = load_strs(argv, &b.n_argv);
 	add_resources(&b, j, gpus);

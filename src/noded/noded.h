@@ -74,9 +74,12 @@ struct noded {
 	struct event *key_watch; /* looks for a rotated key file each second */
 	struct event_base *base;
 
-	/* cgroup.c: jobs get cgroups (decided at start-up) */
+	/* cgroup.c: jobs get cgroups (decided at start-up); the host CPUs
+	 * this noded may use, in order: the node's CPU i is host CPU
+	 * host_cpus[i % n_host_cpus] in a job's cpuset */
 	bool cgroup_ok;
 	struct cg_layout cgroup_layout;
+	uint32_t *host_cpus, n_host_cpus;
 
 	/* resources.c */
 	int cpus;
@@ -124,10 +127,28 @@ struct noded {
 /* --- cgroup.c ------------------------------------------------------- */
 /* Decides cgroup_ok from the config and the host, with one log line. */
 void noded_cgroup_init(struct noded *nd);
-/* Fills the cgroup shepherds are to make (its scope in scope[len]); false
- * when jobs run without cgroups. */
-bool noded_cgroup_spec(const struct noded *nd, struct drv_rec_cgroup *cg, char *scope,
-		       size_t len);
+/* What noded_cgroup_spec's object points into. */
+struct cgroup_spec_buf {
+	char scope[300];
+	char cpus[4096];
+	const char *devs[64]; /* borrowed from files */
+	char **files;	      /* GpuDeviceFiles expanded */
+	size_t n_files;
+};
+/* Fills the cgroup shepherds are to make for the job.launch or step.launch
+ * body (its CPU ids and GPUs), pointing into buf (the caller frees it with
+ * noded_cgroup_spec_free); false when jobs run without cgroups. */
+bool noded_cgroup_spec(const struct noded *nd, json_t *body, struct drv_rec_cgroup *cg,
+		       struct cgroup_spec_buf *buf);
+void noded_cgroup_spec_free(struct cgroup_spec_buf *buf);
+/* The node's cgroup scope (the directory under each controller) into
+ * scope[len]; false when jobs run without cgroups. */
+bool noded_cgroup_scope(const struct noded *nd, char *scope, size_t len);
+/* The host CPU ids ("0-1") of the node's cpu_ids, mapped as host_cpus
+ * says, into out[len]. 0, or -EINVAL (malformed or beyond the node's CPUs),
+ * -ENAMETOOLONG. */
+int noded_cgroup_map_cpus(const struct noded *nd, const char *cpu_ids, char *out,
+			  size_t len);
 /* After the first spool scan: forgets the cgroups of jobs the node no longer
  * holds (their shepherds were killed while noded was down). */
 void noded_cgroup_sweep(struct noded *nd);

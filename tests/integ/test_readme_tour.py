@@ -274,6 +274,11 @@ CHECKS = {
         (None, submitted(19)),
     "sacct -j 19                      # 19, 19.batch, 19.0, 19.1 with their own exit codes":
         (step_19_1_running, steps_19),
+    "sstat -a -j 19 -o JobID,MaxRSS,AveCPU   # the running steps' usage, sampled every "
+    "JobAcctGatherFrequency s":
+        (step_19_1_running,
+         lambda t, out, err: out.split()[:3] == ["JobID", "MaxRSS", "AveCPU"]
+         and re.search(r"^\s*19\.1\s", out, re.M) and not re.search(r"^\s*19\.0\s", out, re.M)),
     "scancel 19.1                     # one step; the batch script goes on and prints done":
         (None, lambda t, out, err: wait_for(lambda: t.state(19) == "COMPLETED", 60)
          and t.file("slurm-19.out").endswith("done\n")

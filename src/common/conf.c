@@ -788,6 +788,7 @@ void drv_conf_free(struct drv_conf *c)
 	free(c->slurmd_user);
 	free(c->cgroup_plugin);
 	free(c->cgroup_mountpoint);
+	free(c->job_container_type);
 	for (size_t i = 0; i < c->n_nodes; i++) {
 		struct drv_node_conf *n = &c->nodes[i];
 		free(n->name);

@@ -32,6 +32,7 @@ int launch_write_spec(struct noded *nd, json_t *body, const char *dir, bool task
 	struct drv_rec_node_spec add = {.node = nd->name, .conf_path = nd->conf_path};
 	char scope[300];
 	add.has_cgroup = noded_cgroup_spec(nd, &add.cgroup, scope, sizeof(scope));
+	add.has_job_container = noded_container_spec(nd, &add.job_container);
 	/* The shepherd reads no config: it runs these from the spec. */
 	if (task_scripts) {
 		add.task_prolog = nd->conf->task_prolog;

@@ -198,6 +198,15 @@ void isolate_attach(struct cg_step *cg, pid_t pid, int64_t job_id);
 /* The batch step's limit: mem_per_node, or mem_per_cpu x cpus_on_node; 0. */
 int64_t isolate_batch_mib(const struct spec *s);
 
+/* --- container.c: job_container/tmpfs ------------------------------- */
+/* In a forked task, as root, before it becomes the user: enters job_id's
+ * mount namespace on this node (made on first use, /tmp and the rest of
+ * Dirs owned by uid:gid), where the spec's job_container (noded's) asks for
+ * one; the task's cwd is then the namespace's root. 0 (also when the spec
+ * asks for none), or -errno with the reason in err. */
+int container_join(const struct drv_rec_node_spec *ns, int64_t job_id, uid_t uid,
+		   gid_t gid, char *err, size_t len);
+
 /* --- lines.c: Slurm's slurmstepd lines ------------------------------- */
 /* "slurmstepd: error: *** ENTITY ON NODE CANCELLED AT now ***\n" (entity:
  * "JOB 5" or "STEP 5.0"; " DUE TO TIME LIMIT" for DRV_KILL_WHY_TIME_LIMIT,

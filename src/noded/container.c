@@ -12,21 +12,17 @@
  * shepherd that was killed). */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/daemon.h"
+#include "common/job_container_clean.h"
 #include "common/job_container_conf.h"
 #include "common/log.h"
 #include "noded/noded.h"
-
-#define TREE_DEPTH_MAX 128 /* deeper than this a job's files are left, and logged */
 
 int noded_container_load(struct noded *nd, struct drv_error *err)
 {
@@ -58,6 +54,9 @@ static int check_spool(const struct noded *nd, struct drv_error *err)
 
 int noded_container_init(struct noded *nd, struct drv_error *err)
 {
+	char note[PATH_MAX + 16];
+	snprintf(note, sizeof(note), "%s/job_container", nd->spool_dir);
+	unlink(note); /* an earlier config's; written again below when in use */
 	if (!nd->jc_wanted)
 		return 0;
 	if (!nd->jc.base_path) {
@@ -91,6 +90,10 @@ int noded_container_init(struct noded *nd, struct drv_error *err)
 	free(base);
 	if ((rc = check_spool(nd, err)) < 0 || !(nd->jc_base = strdup(real)))
 		return rc < 0 ? rc : drv_error_set(err, ENOMEM, "out of memory");
+	/* for drover down, which removes what the jobs it kills leave */
+	char text[PATH_MAX + 2];
+	int n = snprintf(text, sizeof(text), "%s\n", nd->jc_base);
+	drv_write_file_replace(nd->spool_dir, "job_container", text, (size_t)n, 0644);
 	log_info("node=%s: job_container/tmpfs: each job gets its own %s%s under %s",
 		 nd->name, nd->jc.dirs[0],
 		 nd->jc.n_dirs > 1 ? " (and the rest of Dirs)" : "", nd->jc_base);
@@ -109,89 +112,21 @@ bool noded_container_spec(const struct noded *nd, struct drv_rec_job_container *
 	return true;
 }
 
-/* Removes what dir (an open directory of file system dev) holds; the count
- * of what is left. Never follows a link nor enters another file system. */
-static int remove_tree(int dir, dev_t dev, int depth)
-{
-	int fd = dup(dir);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return 1;
-	}
-	int left = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		const char *name = de->d_name;
-		struct stat st;
-		if (!strcmp(name, ".") || !strcmp(name, "..") ||
-		    fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;
-		if (S_ISDIR(st.st_mode)) {
-			int sub =
-			    st.st_dev == dev && depth < TREE_DEPTH_MAX
-				? openat(dir, name,
-					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-				: -1;
-			left += sub >= 0 ? remove_tree(sub, dev, depth + 1) : 1;
-			if (sub >= 0)
-				close(sub);
-			if (unlinkat(dir, name, AT_REMOVEDIR) < 0)
-				left++;
-		} else if (unlinkat(dir, name, 0) < 0) {
-			left++;
-		}
-	}
-	closedir(d);
-	return left;
-}
-
 static void remove_job(const char *base, int64_t job_id)
 {
-	char dir[PATH_MAX], ns[PATH_MAX + 8];
-	snprintf(dir, sizeof(dir), "%s/%lld", base, (long long)job_id);
-	snprintf(ns, sizeof(ns), "%s/.ns", dir);
-	/* the namespace ends once its last process has (the anchor first) */
-	if (umount2(ns, MNT_DETACH) < 0 && errno != EINVAL && errno != ENOENT)
-		log_warn("job=%lld: cannot unmount %s: %s", (long long)job_id, ns,
-			 strerror(errno));
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno != ENOENT)
-			log_warn("job=%lld: cannot open %s: %s", (long long)job_id, dir,
-				 strerror(errno));
-		return;
-	}
-	struct stat st;
-	int left = fstat(fd, &st) == 0 ? remove_tree(fd, st.st_dev, 0) : 1;
-	close(fd);
-	/* its private mount of itself, more than one after a failed start */
-	for (int i = 0; i < 8 && umount2(dir, MNT_DETACH) == 0; i++)
-		;
-	if (left || rmdir(dir) < 0)
-		log_warn("job=%lld: cannot remove all of %s (%d left): %s",
-			 (long long)job_id, dir, left,
-			 left ? "see above" : strerror(errno));
-	else
-		log_debug("job=%lld: removed its private dirs %s", (long long)job_id,
-			  dir);
+	char why[PATH_MAX + 128];
+	int rc = drv_jc_remove_job(base, job_id, why, sizeof(why));
+	if (rc < 0)
+		log_warn("job=%lld: %s", (long long)job_id, why);
+	else if (rc > 0)
+		log_debug("job=%lld: removed its private dirs in %s", (long long)job_id,
+			  base);
 }
 
 void noded_container_forget(const struct noded *nd, int64_t job_id)
 {
 	if (nd->jc_base)
 		remove_job(nd->jc_base, job_id);
-}
-
-static bool job_name(const char *name, int64_t *job_id)
-{
-	char *end;
-	long long v = strtoll(name, &end, 10);
-	if (end == name || *end || v <= 0 || name[0] == '+' || name[0] == '-')
-		return false;
-	*job_id = v;
-	return true;
 }
 
 void noded_container_sweep(struct noded *nd)
@@ -204,7 +139,7 @@ void noded_container_sweep(struct noded *nd)
 	struct dirent *de;
 	int64_t job_id;
 	while ((de = readdir(d))) {
-		if (!job_name(de->d_name, &job_id) || jobs_find(nd, job_id) ||
+		if (!drv_jc_job_name(de->d_name, &job_id) || jobs_find(nd, job_id) ||
 		    steps_of_job(nd, job_id))
 			continue;
 		log_info("job=%lld: removing the private dirs it left in %s",

@@ -252,3 +252,16 @@ def test_a_namespace_that_cannot_be_made_fails_the_job_not_the_node(make_cluster
     assert "IDLE" in c.show_node("n1")["State"]
     wait_for(lambda: not any((c.base / "n1").iterdir()), 20,
              what="the failed jobs' private dirs to go")
+
+
+@needs_root
+def test_drover_down_removes_the_dirs_of_the_jobs_it_kills(make_cluster):
+    c = jc_cluster(make_cluster)
+    jid = c.sbatch("-o", "long.out", "--wrap", "touch /tmp/x; sleep 300")
+    jdir = c.base / "n1" / str(jid)
+    wait_for(lambda: (jdir / ".tmp" / "x").exists(), 30, what="the job's /tmp file")
+    assert (c.dir / "spool" / "n1" / "job_container").read_text() == f"{c.base}/n1\n"
+    rc, out, err = c.down()
+    assert rc == 0, err
+    assert not jdir.exists(), list(jdir.rglob("*"))
+    assert str(c.base) not in pathlib.Path("/proc/self/mountinfo").read_text()

@@ -11,6 +11,7 @@ host's, and their spool (the job scripts) must stay in sight."""
 
 import os
 import pathlib
+import signal
 import subprocess
 import tempfile
 import uuid
@@ -30,9 +31,10 @@ echo "$me" > /tmp/$me.txt
 touch /dev/shm/$me.shm
 touch {work}/$me.ready
 for i in $(seq 300); do [ -e {work}/$other.ready ] && break; sleep 0.1; done
-echo "tmp=$(ls -A /tmp | tr '\\n' ,)" > {work}/$me.list
-echo "shm=$(ls -A /dev/shm | tr '\\n' ,)" >> {work}/$me.list
-echo "own=$(stat -c '%u %a' /tmp)" >> {work}/$me.list
+{{ echo "tmp=$(ls -A /tmp | tr '\\n' ,)"
+  echo "shm=$(ls -A /dev/shm | tr '\\n' ,)"
+  echo "own=$(stat -c '%u %a' /tmp)"; }} > {work}/$me.part
+mv {work}/$me.part {work}/$me.list  # whole, or not there
 for i in $(seq 300); do [ -e {work}/$me.go ] && break; sleep 0.1; done
 """
 
@@ -150,6 +152,28 @@ def test_leftovers_are_removed_when_noded_starts(make_cluster):
     c.ok("scancel", str(jid))
     c.wait_done(jid, 30)
     wait_for(lambda: not jdir.exists(), 20, what="the cancelled job's dir to go")
+
+
+@needs_root
+def test_a_crashed_noded_and_shepherd_leave_nothing_behind(make_cluster):
+    c = jc_cluster(make_cluster)
+    jid = c.sbatch("--no-requeue", "-o", "crash.out", "--wrap", "touch /tmp/x; sleep 300")
+    jdir = c.base / "n1" / str(jid)
+    wait_for(lambda: (jdir / ".tmp" / "x").exists(), 30, what="the job's /tmp file")
+    spool = c.dir / "spool" / "n1" / f"job.{jid}"
+    shepherd = int((spool / "shepherd.pid").read_text().split()[0])
+    pgid = int((spool / "pgid").read_text().split()[0])
+    c.kill9("n1")
+    # the shepherd first, so that it cannot record its job's end
+    os.kill(shepherd, signal.SIGKILL)
+    wait_for(lambda: not pathlib.Path(f"/proc/{shepherd}").exists(), 10,
+             what="the shepherd to die")
+    os.killpg(pgid, signal.SIGKILL)
+    assert (jdir / ".tmp" / "x").exists()  # nobody left to remove it
+    c.up()
+    assert c.wait_done(jid, 30)["JobState"] == "NODE_FAIL"
+    wait_for(lambda: not jdir.exists(), 20, what="the crashed job's dir to go")
+    assert str(c.base) not in pathlib.Path("/proc/self/mountinfo").read_text()
 
 
 def write_conf(d, jc_text, extra=""):

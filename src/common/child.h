@@ -20,4 +20,9 @@ void drv_child_exec_quiet(const char *path, char **envp, const sigset_t *oldmask
  * group cannot miss it). Returns the pid, or -errno. */
 pid_t drv_child_spawn_quiet(const char *path, char **envp);
 
+/* The same, with the child's stdout and stderr on a pipe whose read end
+ * (non-blocking, close-on-exec; the caller closes it) goes to *out_rd.
+ * Returns the pid, or -errno (then nothing is left open). */
+pid_t drv_child_spawn_output(const char *path, char **envp, int *out_rd);
+
 #endif

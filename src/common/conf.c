@@ -784,6 +784,7 @@ void drv_conf_free(struct drv_conf *c)
 	free(c->prolog_slurmctld);
 	free(c->epilog_slurmctld);
 	free(c->prolog_flags);
+	free(c->health_check_program);
 	free(c->slurm_user);
 	free(c->slurmd_user);
 	free(c->cgroup_plugin);

@@ -183,6 +183,29 @@ enum {
 	DRV_ENFORCE_WCKEYS = 1u << 4,
 };
 
+/* PrivateData's parts (slurm.conf): what regular users may not see of
+ * others; root, SlurmUser and operators see everything. */
+enum {
+	DRV_PRIVATE_ACCOUNTS = 1u << 0,
+	DRV_PRIVATE_EVENTS = 1u << 1,
+	DRV_PRIVATE_JOBS = 1u << 2,
+	DRV_PRIVATE_NODES = 1u << 3,
+	DRV_PRIVATE_PARTITIONS = 1u << 4,
+	DRV_PRIVATE_RESERVATIONS = 1u << 5,
+	DRV_PRIVATE_USAGE = 1u << 6,
+	DRV_PRIVATE_USERS = 1u << 7,
+	DRV_PRIVATE_ALL = 0xffu,
+};
+/* HealthCheckNodeState's words, as Slurm's bits: ANY is IDLE, ALLOC, MIXED
+ * and NONDRAINED_IDLE together; CYCLE spreads the nodes' runs over the
+ * interval instead of running all at once. */
+#define DRV_HC_IDLE 0x01u
+#define DRV_HC_ALLOC 0x02u
+#define DRV_HC_MIXED 0x04u
+#define DRV_HC_NONDRAINED_IDLE 0x08u
+#define DRV_HC_ANY 0x0fu
+#define DRV_HC_CYCLE 0x10u
+
 struct drv_conf {
 	char *path;			  /* the file that was loaded */
 	char *dir;			  /* its directory */
@@ -206,10 +229,13 @@ struct drv_conf {
 				 * then jobs run as their users (multi-user) */
 	int slurmd_timeout;	/* seconds, default 300 */
 	int kill_wait;		/* seconds, default 30 */
-	int min_job_age;	/* seconds, default 300 */
-	int max_array_size;	/* MaxArraySize, default 1001 */
-	int max_job_count;	/* MaxJobCount, default 10000 */
-	struct drv_rl_conf rl;	/* SlurmctldParameters rl_* */
+	int unkillable_step_timeout; /* seconds after SIGKILL before a step's
+				      * processes count as unkillable (the
+				      * node drains), default 60 */
+	int min_job_age;	     /* seconds, default 300 */
+	int max_array_size;	     /* MaxArraySize, default 1001 */
+	int max_job_count;	     /* MaxJobCount, default 10000 */
+	struct drv_rl_conf rl;	     /* SlurmctldParameters rl_* */
 	/* job ids run from FirstJobId up to, not including, MaxJobId, then
 	 * round again (ctld/job_id.c); Slurm's defaults 1 and 0x03ff0000 */
 	int first_job_id, max_job_id;
@@ -222,6 +248,7 @@ struct drv_conf {
 	bool cr_memory;		   /* SelectTypeParameters=CR_*_Memory (the default) */
 	enum drv_enforce_part enforce_part_limits; /* EnforcePartLimits */
 	unsigned acct_enforce;	 /* AccountingStorageEnforce: DRV_ENFORCE_* bits */
+	unsigned private_data;	 /* PrivateData: DRV_PRIVATE_* bits */
 	int64_t purge_job_after; /* seconds a finished job stays in sacct; 0 = always */
 	int job_requeue;	 /* JobRequeue: jobs may be requeued by default (1) */
 	int cred_expire;	 /* AuthInfo cred_expire=: a credential's lifetime, and a
@@ -235,6 +262,13 @@ struct drv_conf {
 	char *prolog_slurmctld, *epilog_slurmctld; /* run by ctld (hook.c) */
 	char *prolog_flags;			   /* PrologFlags as given (Alloc) */
 	int prolog_epilog_timeout; /* seconds, 65534 (Slurm's default): no limit */
+	/* Node health (noded/health.c): the program noded runs every
+	 * health_check_interval seconds (0: never) while the node's state is one
+	 * of health_check_node_state (DRV_HC_* bits), killed after
+	 * health_check_timeout seconds (Drover's own key; Slurm's fixed 60) */
+	char *health_check_program;
+	int health_check_interval, health_check_timeout;
+	unsigned health_check_node_state;
 	/* cgroups (Slurm's cgroup.conf keys): CgroupPlugin autodetect, cgroup/v1,
 	 * cgroup/v2 or disabled; where they are mounted; whether a job's memory
 	 * request becomes its steps' memory limit */
@@ -345,6 +379,10 @@ int drv_conf_slurmd_uid(const struct drv_conf *conf, uid_t *uid, struct drv_erro
  * saying whom the credential was issued to and whom the config trusts. */
 int drv_conf_check_ctld_uid(const struct drv_conf *conf, uid_t uid,
 			    struct drv_error *err);
+
+/* PrivateData's bits as Slurm writes them ("jobs,usage"; "none") into buf,
+ * which holds at least 80 bytes (conf_private.c). */
+void drv_private_data_str(unsigned bits, char *buf, size_t len);
 
 /* What only the running controller knows, for `scontrol show config`. */
 struct drv_conf_live {

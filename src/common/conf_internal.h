@@ -98,6 +98,15 @@ int conf_apply_auth_type(struct conf_parser *p, const struct conf_key *k, void *
 			 const char *value, struct drv_error *err);
 int conf_apply_auth_info(struct conf_parser *p, const struct conf_key *k, void *target,
 			 const char *value, struct drv_error *err);
+/* conf_private.c: PrivateData=jobs,usage,... into drv_conf.private_data. */
+int conf_apply_private_data(struct conf_parser *p, const struct conf_key *k, void *target,
+			    const char *value, struct drv_error *err);
+
+/* conf_health.c: HealthCheckNodeState into drv_conf.health_check_node_state;
+ * and its bits in Slurm's words ("ANY", "CYCLE,IDLE") into buf. */
+int conf_apply_health_state(struct conf_parser *p, const struct conf_key *k, void *target,
+			    const char *value, struct drv_error *err);
+void conf_health_state_text(unsigned mask, char *buf, size_t len);
 
 /* The parser's state while one drv_conf_load runs; never outlives it. */
 struct conf_parser {

@@ -134,6 +134,14 @@ static void get_int(const struct show_ctx *x, const struct row *r)
 	put(x, r->key, buf);
 }
 
+static void get_health_state(const struct show_ctx *x, const struct row *r)
+{
+	char buf[64];
+
+	conf_health_state_text(x->conf->health_check_node_state, buf, sizeof(buf));
+	put(x, r->key, buf);
+}
+
 static void get_u64(const struct show_ctx *x, const struct row *r)
 {
 	uint64_t v = *(const uint64_t *)(const void *)((const char *)x->conf + r->off);
@@ -211,6 +219,13 @@ static void get_acct_enforce(const struct show_ctx *x, const struct row *r)
 			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s",
 				 buf[0] ? "," : "", parts[i].name);
 	put(x, r->key, buf[0] ? buf : "none");
+}
+
+static void get_private_data(const struct show_ctx *x, const struct row *r)
+{
+	char buf[96];
+	drv_private_data_str(x->conf->private_data, buf, sizeof(buf));
+	put(x, r->key, buf);
 }
 
 static void get_select_params(const struct show_ctx *x, const struct row *r)
@@ -365,9 +380,9 @@ static const struct row show_rows[] = {
 	T("GpuFreqDef", U_NONE, "high,memory=high"),
 	T("GroupUpdateForce", U_NONE, "1"),
 	T("GroupUpdateTime", U_SEC, "600 sec"),
-	T("HealthCheckInterval", U_SEC, "0 sec"),
-	T("HealthCheckNodeState", U_NONE, "ANY"),
-	T("HealthCheckProgram", U_NONE, "(null)"),
+	G("HealthCheckInterval", get_int, FIELD(health_check_interval), U_SEC),
+	G("HealthCheckNodeState", get_health_state, 0, U_NONE),
+	G("HealthCheckProgram", get_str, FIELD(health_check_program), U_NONE),
 	T("InactiveLimit", U_SEC, "0 sec"),
 	T("InteractiveStepOptions", U_NONE, "--interactive --preserve-env --pty $SHELL"),
 	T("JobAcctGatherFrequency", U_NONE, "30"),
@@ -425,7 +440,7 @@ static const struct row show_rows[] = {
 	T("PrioritySiteFactorParameters", U_NONE, "(null)"),
 	T("PrioritySiteFactorPlugin", U_NONE, "(null)"),
 	W("PriorityType", U_NONE, "priority/basic"),
-	T("PrivateData", U_NONE, "none"),
+	G("PrivateData", get_private_data, 0, U_NONE),
 	G("ProctrackType", get_task_plugin, 0, U_NONE),
 	G("Prolog", get_str, FIELD(prolog), U_NONE),
 	G("PrologEpilogTimeout", get_int, FIELD(prolog_epilog_timeout), U_NONE),
@@ -503,7 +518,7 @@ static const struct row show_rows[] = {
 	T("TreeWidth", U_NONE, "50"),
 	T("UsePam", U_YESNO, "No"),
 	T("UnkillableStepProgram", U_NONE, "(null)"),
-	T("UnkillableStepTimeout", U_SEC, "60 sec"),
+	G("UnkillableStepTimeout", get_int, FIELD(unkillable_step_timeout), U_SEC),
 	T("VSizeFactor", U_PERCENT, "0 percent"),
 	T("WaitTime", U_SEC, "0 sec"),
 	T("X11Parameters", U_NONE, "(null)"),

@@ -69,6 +69,7 @@ struct ctld {
 	uid_t owner_uid; /* local mode: the only user who may submit */
 	gid_t owner_gid;
 	bool multi_user; /* SlurmdUser is root: every local user may submit */
+	uid_t slurm_uid; /* SlurmUser's (perm.c: as privileged as root) */
 	char host[256];
 	int64_t start_time;
 	struct evconnlistener *listener;
@@ -181,10 +182,18 @@ void rpc_dispatch(struct ctld *c, struct peer *p, json_t *env, bool mac_ok);
  * body is stolen (may be NULL). */
 void rpc_reply(const struct rpc_req *r, int rc, const char *error, json_t *body);
 void rpc_reply_durable(const struct rpc_req *r, int rc, const char *error, json_t *body);
+/* perm.c, the one place who-may-act is decided (perm.h has the roles):
+ * an administrator (root, SlurmUser, AdminLevel=Administrator: Slurm's
+ * super user); an operator (also AdminLevel=Operator); whether the caller
+ * may act on j (cancel, signal, requeue, update, attach): its owner, an
+ * operator or a coordinator of its account. */
 bool rpc_is_admin(const struct rpc_req *r);
-/* Whether the caller may act on j (cancel, signal, attach, notify, ...):
- * its owner or an admin; the one place who-may-act is decided. */
+bool rpc_is_operator(const struct rpc_req *r);
 bool rpc_may_act_on(const struct rpc_req *r, const struct job *j);
+/* Whether the caller may run or write something as j's user (a step, an
+ * attach to one, sbcast, the end of its allocation): only its owner, root
+ * and SlurmUser (a daemon), never an operator or a coordinator. */
+bool rpc_may_run_as(const struct rpc_req *r, const struct job *j);
 /* A success reply to a client whose body is JSON text (from a drv_jw). */
 void rpc_reply_text(const struct rpc_req *r, const char *body, size_t len);
 
@@ -334,7 +343,11 @@ int node_register(struct ctld *c, struct node *n, struct peer *p,
 		  const struct drv_node_register *m, int64_t now);
 void node_lost_conn(struct ctld *c, struct node *n);
 /* DRAIN with a reason set by Drover itself ("Prolog error", ...). */
+#define NODE_REASON_KILL_FAILED "Kill task failed" /* Slurm's, UnkillableStepTimeout */
 void node_drain(struct ctld *c, struct node *n, const char *reason, int64_t now);
+/* n's HealthCheckProgram failed with reason: DRAIN, unless n is drained
+ * already (its reason stays). */
+void node_health_failed(struct ctld *c, struct node *n, const char *reason, int64_t now);
 /* n's SlurmdTimeout timer fired: DOWN ("Not responding") unless heard
  * from since, when the timer moves to SlurmdTimeout after that. */
 void node_check_timeout(struct ctld *c, struct node *n, int64_t now);

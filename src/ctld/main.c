@@ -227,6 +227,7 @@ static int check_slurm_user(struct ctld *c, uid_t uid, struct drv_error *err)
 	if (rc == 0)
 		rc = drv_conf_slurmd_uid(conf, &slurmd_uid, err);
 	c->multi_user = rc == 0 && slurmd_uid == 0;
+	c->slurm_uid = rc == 0 ? slurm_uid : 0;
 	if (rc < 0 || uid == 0 || uid == slurm_uid)
 		return rc;
 	return drv_error_set(err, EPERM,

@@ -154,7 +154,9 @@ void link_node_register(struct rpc_req *r)
 	int64_t now = time(NULL);
 	node_register(c, n, p, m, now);
 	reconcile(c, n, (struct job_refs){m->jobs, m->n_jobs}, true, now);
-	struct drv_node_register_reply reply = {.cluster = c->conf->cluster_name};
+	struct drv_node_register_reply reply = {.cluster = c->conf->cluster_name,
+						.state = (char *)node_base_state(n),
+						.drain = n->drain};
 	rpc_reply(r, 0, NULL, drv_node_register_reply_encode(&reply));
 }
 
@@ -178,7 +180,25 @@ void link_node_ping(struct rpc_req *r)
 	}
 	const struct drv_node_ping *m = r->msg;
 	reconcile(r->c, n, (struct job_refs){m->jobs, m->n_jobs}, false, time(NULL));
-	rpc_reply(r, 0, NULL, NULL);
+	/* the node's state, for its HealthCheckNodeState */
+	struct drv_node_ping_reply reply = {.state = (char *)node_base_state(n),
+					    .drain = n->drain};
+	rpc_reply(r, 0, NULL, drv_node_ping_reply_encode(&reply));
+}
+
+void link_node_drain(struct rpc_req *r)
+{
+	const struct drv_node_drain *m = r->msg;
+	struct node *n = node_find(&r->c->nodes, m->name);
+	struct peer *p = peer_find(r->c, r->peer_id);
+	if (!n || !p || n->peer != p) {
+		/* only a node's own noded drains it this way */
+		rpc_reply(r, DRV_RC_INVALID_NODE_NAME, "node not registered", NULL);
+		return;
+	}
+	n->last_seen = time(NULL);
+	node_health_failed(r->c, n, m->reason, time(NULL));
+	rpc_reply_durable(r, 0, NULL, NULL);
 }
 
 /* The batch job ended on p's node: its usage, then its end (or the
@@ -226,6 +246,9 @@ void link_job_complete(struct rpc_req *r)
 		batch_ended(c, j, p, m);
 	if (ours && m->epilog_failed)
 		node_drain(c, p->node, "Epilog error", time(NULL));
+	/* whatever job it was: the node holds processes it cannot end */
+	if (p && p->node && m->unkillable && !p->node->drain)
+		node_drain(c, p->node, NODE_REASON_KILL_FAILED, time(NULL));
 	/* Acknowledged once durable: noded re-sends until it hears this. */
 	rpc_reply_durable(r, 0, NULL, NULL);
 }

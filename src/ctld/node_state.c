@@ -88,6 +88,19 @@ void node_drain(struct ctld *c, struct node *n, const char *reason, int64_t now)
 	log_warn("node=%s drained: %s", n->conf->name, reason);
 }
 
+void node_health_failed(struct ctld *c, struct node *n, const char *reason, int64_t now)
+{
+	if (n->drain) {
+		/* an admin's reason, or the program's own `scontrol update`,
+		 * says more than a second drain would */
+		log_info("node=%s HealthCheckProgram failed, already drained: %s",
+			 n->conf->name, reason);
+		return;
+	}
+	node_drain(c, n, reason, now);
+	sched_request(c);
+}
+
 void node_lost_conn(struct ctld *c, struct node *n)
 {
 	/* Not DOWN yet: noded may just be restarting. SlurmdTimeout decides. */

@@ -56,6 +56,7 @@ static const struct handler handlers[] = {
 	{"ctld.reconfigure", rpc_ctld_reconfigure, false, false},
 	{"node.register", link_node_register, true, false},
 	{"node.ping", link_node_ping, true, false},
+	{"node.drain", link_node_drain, true, false},
 	{"job.complete", link_job_complete, true, false},
 	{"step.create", rpc_step_create, false, true},
 	{"alloc.complete", rpc_alloc_complete, false, true},
@@ -321,14 +322,4 @@ void rpc_reply_durable(const struct rpc_req *r, int rc, const char *error, json_
 	l->peer_id = r->peer_id;
 	l->env = drv_reply_new(r->id, rc, error, body);
 	commit_defer(r->c, send_late, l);
-}
-
-bool rpc_is_admin(const struct rpc_req *r)
-{
-	return r->daemon || r->cred.uid == 0 || r->cred.uid == r->c->owner_uid;
-}
-
-bool rpc_may_act_on(const struct rpc_req *r, const struct job *j)
-{
-	return j->uid == r->cred.uid || rpc_is_admin(r);
 }

@@ -23,6 +23,7 @@
 #include "common/proto.h"
 #include "ctld/ctld.h"
 #include "ctld/job_fields.h"
+#include "ctld/perm.h"
 #include "ctld/rpc_handlers.h"
 
 struct acct_query {
@@ -34,6 +35,7 @@ struct acct_query {
 	int pending;		   /* store queries not answered yet */
 	int rc;			   /* the first failure of one */
 	struct store_rows hist, runs; /* their rows */
+	struct perm_scope see;	      /* PrivateData=jobs: whose jobs (perm.h) */
 };
 
 /* A copy of one of the request's id lists, if it has one (the decoded
@@ -136,12 +138,22 @@ static bool job_matches(const struct store_job_filter *f, const struct job *j)
  * form (what the reply's digest covers), without what only recovery reads. */
 static char *history_record(int64_t id, const char *rec, void *arg)
 {
-	(void)arg;
+	const struct perm_scope *see = arg;
 	json_t *o = json_loads(rec, 0, NULL);
 	if (!json_is_object(o)) {
 		log_error("store: job %lld: unreadable record", (long long)id);
 		json_decref(o);
 		return NULL;
+	}
+	if (!see->all) { /* the scope is a copy: safe on this thread */
+		const struct drv_field *f = drv_shape_rec_job.fields;
+		json_t *uid = json_object_get(o, f[DRV_REC_JOB__UID].name);
+		json_t *acct = json_object_get(o, f[DRV_REC_JOB__ACCOUNT].name);
+		if (!perm_scope_has(see, (uid_t)json_integer_value(uid),
+				    json_string_value(acct))) {
+			json_decref(o);
+			return NULL;
+		}
 	}
 	drv_shape_strip(&drv_shape_rec_job, o, DRV_FL_PRIVATE);
 	char *text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
@@ -193,7 +205,8 @@ static struct job **matching_jobs(struct acct_query *q, size_t *n)
 	struct job **v = malloc((q->c->jobs.count ? q->c->jobs.count : 1) * sizeof(*v));
 	*n = 0;
 	for (struct job *j = q->c->jobs.head; v && j; j = j->next)
-		if (job_matches(&q->f, j))
+		if (job_matches(&q->f, j) &&
+		    perm_scope_has(&q->see, j->uid, j->req.account))
 			v[(*n)++] = j;
 	if (*n)
 		qsort(v, *n, sizeof(*v), by_id);
@@ -254,6 +267,7 @@ static void query_free(struct acct_query *q)
 	json_decref(q->body);
 	store_rows_free(&q->hist);
 	store_rows_free(&q->runs);
+	perm_scope_fini(&q->see);
 	free(q);
 }
 
@@ -311,8 +325,8 @@ static bool all_in_memory(const struct acct_query *q)
 /* One store query, counted in q->pending while it runs. */
 static void ask_store(struct acct_query *q, enum store_history from, store_rows_f done)
 {
-	if (store_query_history(q->c->store, from, &q->f, history_record, NULL, done, q) <
-	    0) {
+	if (store_query_history(q->c->store, from, &q->f, history_record, &q->see, done,
+				q) < 0) {
 		if (q->rc == 0)
 			q->rc = -ENOMEM;
 		return;
@@ -330,6 +344,10 @@ void rpc_acct_query(struct rpc_req *r)
 	q->msg_id = r->id;
 	q->body = json_incref(r->body);
 	const struct drv_acct_query *m = r->msg;
+	struct perm p;
+	perm_of_req(r, &p);
+	if (perm_job_scope(&p, &q->see) < 0)
+		abort(); /* out of memory in the daemon, as above */
 	filter_from(m, &q->f);
 	q->pending = 1; /* until both queries are queued */
 	if (m->duplicates)

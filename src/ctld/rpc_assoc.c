@@ -15,6 +15,7 @@
 #include "common/proto.h"
 #include "ctld/acct.h"
 #include "ctld/ctld.h"
+#include "ctld/perm.h"
 #include "ctld/prio.h"
 #include "ctld/rpc_handlers.h"
 
@@ -55,8 +56,11 @@ void acct_stop(struct ctld *c)
 
 void rpc_assoc_query(struct rpc_req *r)
 {
+	struct perm p;
+	perm_of_req(r, &p);
 	json_t *body = acct_query_reply(r->c->acct);
 	prio_assoc_reply(r->c, body); /* sshare's fair-share figures */
+	perm_filter_acct_reply(&p, body);
 	rpc_reply(r, 0, NULL, body);
 }
 
@@ -150,8 +154,10 @@ void rpc_assoc_update(struct rpc_req *r)
 {
 	struct ctld *c = r->c;
 	const struct drv_assoc_update *m = r->msg;
-	if (!rpc_is_admin(r)) {
-		log_warn("refused assoc.update from uid %u: not an administrator",
+	struct perm p;
+	perm_of_req(r, &p);
+	if (!perm_may_update_acct(&p, m)) {
+		log_warn("refused assoc.update (%s %s) from uid %u", m->action, m->entity,
 			 (unsigned)r->cred.uid);
 		rpc_reply(r, DRV_RC_ACCESS_DENIED, drv_rc_text(DRV_RC_ACCESS_DENIED),
 			  NULL);

@@ -54,6 +54,8 @@ void rpc_lic_query(struct rpc_req *r);
 /* node_link.c: noded's messages and replies */
 void link_node_register(struct rpc_req *r);
 void link_node_ping(struct rpc_req *r);
+/* node.drain: noded's HealthCheckProgram failed; drains the node. */
+void link_node_drain(struct rpc_req *r);
 void link_job_complete(struct rpc_req *r);
 void link_reply(struct ctld *c, struct peer *p, const struct drv_rec_envelope *env);
 void link_send_launch(struct ctld *c, struct job *j);

@@ -14,6 +14,7 @@
 #include "ctld/ctld.h"
 #include "ctld/job_fields.h"
 #include "ctld/job_policy.h"
+#include "ctld/perm.h"
 #include "ctld/prio.h"
 #include "ctld/rpc_handlers.h"
 #include "ctld/step.h"
@@ -59,11 +60,12 @@ static bool job_wanted(const struct drv_job_query *m, const struct job *j)
 }
 
 /* Whole records, for scontrol show job. */
-static void query_records(struct rpc_req *r)
+static void query_records(struct rpc_req *r, const struct perm_scope *see)
 {
 	json_t *out = json_array();
 	for (struct job *j = r->c->jobs.head; j; j = j->next) {
-		if (!job_wanted(r->msg, j))
+		if (!job_wanted(r->msg, j) ||
+		    !perm_scope_has(see, j->uid, j->req.account))
 			continue;
 		json_t *rec = job_to_record(j);
 		/* scontrol shows JobState=COMPLETING while its node cleans up */
@@ -83,7 +85,7 @@ static void query_records(struct rpc_req *r)
 /* Compact rows of just the fields asked for (what squeue and scancel poll),
  * written as text: {"fields":[...],"now":N,"rows":[[...],...]}, the keys
  * in sorted order as the text is its own digest's input. */
-static void query_rows(struct rpc_req *r)
+static void query_rows(struct rpc_req *r, const struct perm_scope *see)
 {
 	const struct drv_job_query *m = r->msg;
 	const struct drv_field *f = drv_shape_job_query_reply.fields;
@@ -105,7 +107,7 @@ static void query_rows(struct rpc_req *r)
 	drv_jw_lit(&w, "[");
 	bool first = true;
 	for (struct job *j = r->c->jobs.head; j; j = j->next) {
-		if (!job_wanted(m, j))
+		if (!job_wanted(m, j) || !perm_scope_has(see, j->uid, j->req.account))
 			continue;
 		if (!first)
 			drv_jw_lit(&w, ",");
@@ -121,13 +123,24 @@ static void query_rows(struct rpc_req *r)
 	free(want);
 }
 
+/* With PrivateData=jobs a caller sees only the jobs perm.c lets it see: a
+ * hidden job is as absent as one that never was (Slurm's "Invalid job id
+ * specified"), whoever asks and however. */
 void rpc_job_query(struct rpc_req *r)
 {
 	const struct drv_job_query *m = r->msg;
+	struct perm p;
+	struct perm_scope see;
+	perm_of_req(r, &p);
+	if (perm_job_scope(&p, &see) < 0) {
+		rpc_reply(r, DRV_RC_ERROR, "out of memory", NULL);
+		return;
+	}
 	if (m->has_fields)
-		query_rows(r);
+		query_rows(r, &see);
 	else
-		query_records(r);
+		query_records(r, &see);
+	perm_scope_fini(&see);
 }
 
 /* One request's results, one entry per id, as its reply declares them. */
@@ -160,15 +173,18 @@ static void results_reply(struct rpc_req *r, struct results *res)
 
 typedef int (*job_op_f)(struct rpc_req *r, struct job *j, int64_t now);
 
-/* Applies op to every id of the request; one result per id. */
-static void for_each_job(struct rpc_req *r, const uint32_t *ids, size_t n, job_op_f op)
+/* Applies op to every id of the request; one result per id. A job the
+ * caller may not act on gets denied: Slurm's job update (hold, release,
+ * update) says "Invalid user id", its requeue "Access/permission denied". */
+static void for_each_job(struct rpc_req *r, const uint32_t *ids, size_t n, job_op_f op,
+			 int denied)
 {
 	struct results res = {0};
 	int64_t now = time(NULL);
 	for (size_t i = 0; i < n; i++) {
 		struct job *j = job_table_find(&r->c->jobs, ids[i]);
 		int rc = !j			 ? DRV_RC_INVALID_JOB_ID
-			 : !rpc_may_act_on(r, j) ? DRV_RC_ACCESS_DENIED
+			 : !rpc_may_act_on(r, j) ? denied
 						 : op(r, j, now);
 		result_add(&res, ids[i], NULL, rc);
 	}
@@ -345,14 +361,15 @@ void rpc_job_cancel(struct rpc_req *r)
 }
 
 /* Slurm 22.05: holding or releasing a running job is accepted and changes
- * nothing; a finished one is refused. An admin hold is an admin's to lift. */
+ * nothing; a finished one is refused. An admin hold is an operator's to
+ * lift (Slurm's "privileged": a coordinator is not). */
 static int release_one(struct rpc_req *r, struct job *j, int64_t now)
 {
 	if (job_state_final(j->state))
 		return DRV_RC_JOB_FINISHED;
 	if (j->state != JOB_PENDING)
 		return 0;
-	if (j->hold == HOLD_ADMIN && !rpc_is_admin(r))
+	if (j->hold == HOLD_ADMIN && !rpc_is_operator(r))
 		return DRV_RC_ACCESS_DENIED;
 	return job_set_hold(r->c, j, HOLD_NONE);
 }
@@ -360,7 +377,7 @@ static int release_one(struct rpc_req *r, struct job *j, int64_t now)
 void rpc_job_release(struct rpc_req *r)
 {
 	const struct drv_job_release *m = r->msg;
-	for_each_job(r, m->job_ids, m->n_job_ids, release_one);
+	for_each_job(r, m->job_ids, m->n_job_ids, release_one, DRV_RC_USER_ID_MISSING);
 }
 
 static int hold_one(struct rpc_req *r, struct job *j, int64_t now)
@@ -370,16 +387,17 @@ static int hold_one(struct rpc_req *r, struct job *j, int64_t now)
 	if (j->state != JOB_PENDING)
 		return 0;
 	/* a user may not turn an admin hold into one of their own to lift */
-	if (j->hold == HOLD_ADMIN && !rpc_is_admin(r))
+	bool op = rpc_is_operator(r);
+	if (j->hold == HOLD_ADMIN && !op)
 		return DRV_RC_ACCESS_DENIED;
-	bool user = ((const struct drv_job_hold *)r->msg)->user || !rpc_is_admin(r);
+	bool user = ((const struct drv_job_hold *)r->msg)->user || !op;
 	return job_set_hold(r->c, j, user ? HOLD_USER : HOLD_ADMIN);
 }
 
 void rpc_job_hold(struct rpc_req *r)
 {
 	const struct drv_job_hold *m = r->msg;
-	for_each_job(r, m->job_ids, m->n_job_ids, hold_one);
+	for_each_job(r, m->job_ids, m->n_job_ids, hold_one, DRV_RC_USER_ID_MISSING);
 }
 
 /* Dependency=: a new list replaces the old one, "" clears it. A list that
@@ -437,17 +455,17 @@ static int requeue_one(struct rpc_req *r, struct job *j, int64_t now)
 void rpc_job_requeue(struct rpc_req *r)
 {
 	const struct drv_job_requeue *m = r->msg;
-	for_each_job(r, m->job_ids, m->n_job_ids, requeue_one);
+	for_each_job(r, m->job_ids, m->n_job_ids, requeue_one, DRV_RC_ACCESS_DENIED);
 }
 
 /* Priority=, as Slurm 22.05's _update_job: 0 holds the job (an admin
- * hold when an administrator asks); an administrator's value is kept
- * (recalculation leaves it alone) and resets nice; a user may only lower
- * the priority of a job, and is told that it will not last. A held job
- * keeps its 0. */
+ * hold when an operator asks); an operator's value is kept (recalculation
+ * leaves it alone) and resets nice; anyone else (owner, coordinator) may
+ * only lower the priority of a job, and is told that it will not last. A
+ * held job keeps its 0. */
 static int update_priority(struct rpc_req *r, struct job *j, int64_t want)
 {
-	bool admin = rpc_is_admin(r);
+	bool admin = rpc_is_operator(r);
 	uint64_t shown = j->hold ? 0 : j->priority;
 	if ((uint64_t)want == shown)
 		return 0;
@@ -492,8 +510,17 @@ static int update_apply(struct rpc_req *r, struct job *j, const struct drv_job_u
 		return DRV_RC_JOB_FINISHED;
 	if (j->state != JOB_PENDING)
 		return DRV_RC_JOB_NOT_PENDING;
-	if (m->has_nice && m->nice < 0 && !rpc_is_admin(r))
+	struct perm p;
+	perm_of_req(r, &p);
+	if (m->has_nice && m->nice < 0 && !perm_is_operator(&p))
 		return DRV_RC_ACCESS_DENIED;
+	if (m->has_time_limit &&
+	    !perm_may_set_time_limit(&p, j,
+				     m->time_limit ? m->time_limit : DRV_INFINITE)) {
+		log_info("job=%u: uid=%u may not raise its time limit", j->id,
+			 (unsigned)r->cred.uid);
+		return DRV_RC_ACCESS_DENIED;
+	}
 	if (m->has_priority) { /* first, as in Slurm: a refusal stops the rest */
 		int rc = update_priority(r, j, m->priority);
 		if (rc)
@@ -551,7 +578,7 @@ static void update_with_policy(struct rpc_req *r, const struct drv_job_update *m
 		struct policy_update pu;
 		int rc = !j ? DRV_RC_INVALID_JOB_ID
 			 : !rpc_may_act_on(r, j)
-			     ? DRV_RC_ACCESS_DENIED
+			     ? DRV_RC_USER_ID_MISSING
 			     : policy_update(r->c, r, j, &pu, &texts[i]);
 		if (j && rpc_may_act_on(r, j) && rc == 0) {
 			rc = update_apply(r, j, &pu.msg, now);
@@ -576,5 +603,6 @@ void rpc_job_update(struct rpc_req *r)
 	if (r->c->job_submit)
 		update_with_policy(r, m);
 	else
-		for_each_job(r, m->job_ids, m->n_job_ids, update_one);
+		for_each_job(r, m->job_ids, m->n_job_ids, update_one,
+			     DRV_RC_USER_ID_MISSING);
 }

@@ -1,13 +1,15 @@
 /* rpc_job_cmds.c — scontrol's job commands that change nothing in ctld:
  * notify (a line for a running batch job's stderr, handed to the node that
  * runs the batch script) and write batch_script (the stored script read
- * back). Both answer to the job's owner and to administrators only, as
- * Slurm's slurmctld does. */
+ * back). Each answers to whom Slurm's slurmctld does: notify to the job's
+ * owner, root and SlurmUser (validate_slurm_user), the script to its owner
+ * and operators; a coordinator of its account to neither. */
 #include <stdlib.h>
 
 #include "common/log.h"
 #include "common/proto.h"
 #include "ctld/ctld.h"
+#include "ctld/perm.h"
 #include "ctld/rpc_handlers.h"
 #include "ctld/store.h"
 
@@ -32,7 +34,9 @@ void rpc_job_notify(struct rpc_req *r)
 		rpc_reply(r, DRV_RC_INVALID_JOB_ID, NULL, NULL);
 		return;
 	}
-	if (!rpc_may_act_on(r, j)) {
+	struct perm p;
+	perm_of_req(r, &p);
+	if (j->uid != r->cred.uid && !perm_is_slurm_user(&p)) {
 		log_warn("job=%u notify refused to uid=%u", j->id, (unsigned)r->cred.uid);
 		rpc_reply(r, DRV_RC_USER_ID_MISSING, NULL, NULL);
 		return;
@@ -51,7 +55,7 @@ void rpc_job_script(struct rpc_req *r)
 		rpc_reply(r, DRV_RC_INVALID_JOB_ID, NULL, NULL);
 		return;
 	}
-	if (!rpc_may_act_on(r, j)) {
+	if (j->uid != r->cred.uid && !rpc_is_operator(r)) {
 		rpc_reply(r, DRV_RC_USER_ID_MISSING, NULL, NULL);
 		return;
 	}

@@ -13,6 +13,7 @@
 #include "common/proto.h"
 #include "common/timefmt.h"
 #include "ctld/ctld.h"
+#include "ctld/perm.h"
 #include "ctld/rpc_handlers.h"
 
 /* names: the request's list, or NULL for all. */
@@ -42,6 +43,11 @@ void rpc_node_query(struct rpc_req *r)
 {
 	const struct drv_node_query *m = r->msg;
 	const struct ctld *c = r->c;
+	if (rpc_hides(r, DRV_PRIVATE_NODES)) {
+		rpc_reply(r, DRV_RC_ACCESS_DENIED, drv_rc_text(DRV_RC_ACCESS_DENIED),
+			  NULL);
+		return;
+	}
 	json_t *out = json_array();
 	unsigned char *member = memberships(c);
 	const char **parts = calloc(c->n_parts ? c->n_parts : 1, sizeof(*parts));
@@ -87,8 +93,10 @@ void rpc_node_update(struct rpc_req *r)
 	char **names = NULL;
 	size_t n = 0;
 	struct drv_error err = {{0}};
-	if (!rpc_is_admin(r)) {
-		rpc_reply(r, DRV_RC_ACCESS_DENIED, drv_rc_text(DRV_RC_ACCESS_DENIED),
+	if (!rpc_is_admin(r)) { /* Slurm's validate_super_user */
+		log_warn("Security violation, UPDATE_NODE RPC from uid=%u",
+			 (unsigned)r->cred.uid);
+		rpc_reply(r, DRV_RC_USER_ID_MISSING, drv_rc_text(DRV_RC_USER_ID_MISSING),
 			  NULL);
 		return;
 	}

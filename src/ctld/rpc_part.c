@@ -8,6 +8,7 @@
 #include "common/log.h"
 #include "common/proto.h"
 #include "ctld/ctld.h"
+#include "ctld/perm.h"
 #include "ctld/lic.h"
 #include "ctld/prio.h"
 #include "ctld/rpc_handlers.h"
@@ -27,6 +28,11 @@ void rpc_part_query(struct rpc_req *r)
 {
 	const struct drv_part_query *m = r->msg;
 	struct drv_part_query_reply reply = {0};
+	if (rpc_hides(r, DRV_PRIVATE_PARTITIONS)) {
+		rpc_reply(r, DRV_RC_ACCESS_DENIED, drv_rc_text(DRV_RC_ACCESS_DENIED),
+			  NULL);
+		return;
+	}
 	size_t n = r->c->n_parts ? r->c->n_parts : 1;
 	char(*os)[24] = calloc(n, sizeof(*os));
 	reply.partitions = calloc(n, sizeof(*reply.partitions));
@@ -49,8 +55,10 @@ void rpc_part_update(struct rpc_req *r)
 {
 	const struct drv_part_update *m = r->msg;
 	struct drv_error err = {{0}};
-	if (!rpc_is_admin(r)) {
-		rpc_reply(r, DRV_RC_ACCESS_DENIED, drv_rc_text(DRV_RC_ACCESS_DENIED),
+	if (!rpc_is_admin(r)) { /* Slurm's validate_super_user */
+		log_warn("Security violation, %s RPC from uid=%u", r->type,
+			 (unsigned)r->cred.uid);
+		rpc_reply(r, DRV_RC_USER_ID_MISSING, drv_rc_text(DRV_RC_USER_ID_MISSING),
 			  NULL);
 		return;
 	}
@@ -69,8 +77,10 @@ void rpc_part_update(struct rpc_req *r)
 void rpc_part_delete(struct rpc_req *r)
 {
 	const struct drv_part_delete *m = r->msg;
-	if (!rpc_is_admin(r)) {
-		rpc_reply(r, DRV_RC_ACCESS_DENIED, drv_rc_text(DRV_RC_ACCESS_DENIED),
+	if (!rpc_is_admin(r)) { /* Slurm's validate_super_user */
+		log_warn("Security violation, %s RPC from uid=%u", r->type,
+			 (unsigned)r->cred.uid);
+		rpc_reply(r, DRV_RC_USER_ID_MISSING, drv_rc_text(DRV_RC_USER_ID_MISSING),
 			  NULL);
 		return;
 	}

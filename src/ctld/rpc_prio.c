@@ -12,6 +12,7 @@
 #include "common/proto.h"
 #include "common/proto_gen.h"
 #include "ctld/ctld.h"
+#include "ctld/perm.h"
 #include "ctld/part.h"
 #include "ctld/prio_calc.h"
 #include "ctld/prio_internal.h"
@@ -143,9 +144,12 @@ void rpc_prio_query(struct rpc_req *r)
 	}
 	struct rows rs = {0};
 	int64_t now = time(NULL);
-	int rc = 0;
+	struct perm who;
+	struct perm_scope see = {0}; /* PrivateData=jobs hides others' jobs here too */
+	perm_of_req(r, &who);
+	int rc = perm_job_scope(&who, &see) < 0 ? DRV_RC_ERROR : 0;
 	for (struct job *j = c->jobs.head; j && rc == 0; j = j->next) {
-		if (!shown(c, j, m, now))
+		if (!shown(c, j, m, now) || !perm_scope_has(&see, j->uid, j->req.account))
 			continue;
 		int p = j->state == JOB_RUNNING ? ctld_part_index(c, j->partition) : -1;
 		if (p >= 0) { /* CALCULATE_RUNNING: where it runs */
@@ -160,6 +164,7 @@ void rpc_prio_query(struct rpc_req *r)
 			if (part_wanted(c, m, cand[i]))
 				rc = row_add(c, &rs, j, cand[i]);
 	}
+	perm_scope_fini(&see);
 	for (size_t k = 0; rc == 0 && k < rs.n; k++)
 		rs.v[k].tres = &rs.tres[k * SCHED_TRES_COUNT];
 	struct drv_prio_query_reply reply = {rs.v, rs.n};
@@ -343,7 +348,8 @@ static int top_collect(struct rpc_req *r, const struct drv_job_top *m, struct to
 		struct job *j = top_arg(c, m->jobs[i], &rc);
 		if (!j)
 			return rc;
-		if (!rpc_may_act_on(r, j))
+		/* Slurm's job_set_top: an operator's, or the owner's own */
+		if (j->uid != r->cred.uid && !rpc_is_operator(r))
 			return DRV_RC_ACCESS_DENIED;
 		if (j->state != JOB_PENDING) {
 			*rc2 = DRV_RC_JOB_NOT_PENDING;
@@ -372,7 +378,7 @@ void rpc_job_top(struct rpc_req *r)
 {
 	struct ctld *c = r->c;
 	const struct drv_job_top *m = r->msg;
-	if (!rpc_is_admin(r) && !user_top_enabled(c)) {
+	if (!rpc_is_operator(r) && !user_top_enabled(c)) {
 		rpc_reply(r, DRV_RC_ACCESS_DENIED, drv_rc_text(DRV_RC_ACCESS_DENIED),
 			  NULL);
 		return;

@@ -190,7 +190,7 @@ void rpc_stats_query(struct rpc_req *r)
 	const struct drv_stats_query *m = r->msg;
 	int64_t now = time(NULL);
 	if (m->reset) {
-		if (!rpc_is_admin(r)) {
+		if (!rpc_is_operator(r)) { /* Slurm's validate_operator */
 			log_warn("sdiag reset refused to uid=%u", (unsigned)r->cred.uid);
 			rpc_reply(r, DRV_RC_ACCESS_DENIED, NULL, NULL);
 			return;

@@ -185,6 +185,9 @@ void link_step_complete(struct rpc_req *r)
 	struct peer *p = peer_find(c, r->peer_id);
 	struct job_step *s = j ? step_find(j, m->step_id) : NULL;
 	bool left;
+	/* the node holds processes it cannot end (UnkillableStepTimeout) */
+	if (p && p->node && m->unkillable && !p->node->drain)
+		node_drain(c, p->node, NODE_REASON_KILL_FAILED, time(NULL));
 	if (!s || !p || !p->node) {
 		rpc_reply(r, 0, NULL, NULL);
 		return;
@@ -234,7 +237,7 @@ void rpc_alloc_complete(struct rpc_req *r)
 			  NULL);
 		return;
 	}
-	if (!rpc_may_act_on(r, j)) {
+	if (!rpc_may_run_as(r, j)) {
 		rpc_reply(r, DRV_RC_ACCESS_DENIED, drv_rc_text(DRV_RC_ACCESS_DENIED),
 			  NULL);
 		return;

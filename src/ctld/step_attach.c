@@ -21,7 +21,7 @@ static int attach_rc(const struct rpc_req *r, const struct job *j,
 {
 	if (!j)
 		return DRV_RC_INVALID_JOB_ID;
-	if (!rpc_may_act_on(r, j))
+	if (!rpc_may_run_as(r, j))
 		return DRV_RC_ACCESS_DENIED;
 	if (j->state == JOB_PENDING)
 		return DRV_RC_JOB_PENDING;

@@ -543,7 +543,7 @@ void rpc_step_create(struct rpc_req *r)
 	const struct drv_step_create *m = r->msg;
 	struct job *j = job_table_find(&c->jobs, m->job_id);
 	int rc = !j					    ? DRV_RC_INVALID_JOB_ID
-		 : !rpc_may_act_on(r, j)		    ? DRV_RC_ACCESS_DENIED
+		 : !rpc_may_run_as(r, j)		    ? DRV_RC_ACCESS_DENIED
 		 : j->state == JOB_PENDING		    ? DRV_RC_JOB_PENDING
 		 : j->state != JOB_RUNNING || j->completing ? DRV_RC_ALREADY_DONE
 		 : !j->n_alloc				    ? DRV_RC_JOB_PENDING

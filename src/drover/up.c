@@ -34,7 +34,7 @@
 struct up_opts {
 	struct up_params p;
 	const char *dir;
-	bool shaped; /* --nodes/--cpus/--mem/--gpus/--set given */
+	bool shaped; /* --nodes/--cpus/--mem/--gpus/--set/--no-cgroups given */
 };
 
 static void up_usage(FILE *f)
@@ -55,6 +55,10 @@ static void up_usage(FILE *f)
 	    "                     user's commands find it; else $XDG_STATE_HOME/drover\n"
 	    "                     or ~/.local/state/drover)\n"
 	    "  -s, --set KEY=VAL  set a drover.conf key (repeatable)\n"
+	    "      --no-cgroups   jobs run without cgroups (CgroupPlugin=disabled);\n"
+	    "                     run by root, the cluster otherwise puts every job\n"
+	    "                     in its cgroups: limits, and signals that reach\n"
+	    "                     every process of the job\n"
 	    "  -h, --help         this text\n"
 	    "  -V, --version      print the version\n\n"
 	    "Options that shape the cluster apply when DIR has no drover.conf yet.\n");
@@ -74,6 +78,9 @@ static int parse_num(const char *opt, const char *s, long min, long max, long *o
 	return 0;
 }
 
+/* --no-cgroups: one of the "Key=Value" sets (the array holds char *) */
+static char no_cgroups[] = "CgroupPlugin=disabled";
+
 /* Returns 0 to go on, 1 when done (help/version), -1 on a usage error. */
 static int parse_up(int argc, char **argv, struct up_opts *o, char **sets)
 {
@@ -87,6 +94,8 @@ static int parse_up(int argc, char **argv, struct up_opts *o, char **sets)
 	    {"gpus", required_argument, NULL, 'g'},
 	    {"dir", required_argument, NULL, 'd'},
 	    {"set", required_argument, NULL, 's'},
+	    /** jobs run without cgroups (writes CgroupPlugin=disabled) */
+	    {"no-cgroups", no_argument, NULL, 'C'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0}};
@@ -99,7 +108,8 @@ static int parse_up(int argc, char **argv, struct up_opts *o, char **sets)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "n:c:m:g:d:s:hV", longs, NULL)) != -1) {
 		int rc = 0;
-		o->shaped |= c == 'n' || c == 'c' || c == 'm' || c == 'g' || c == 's';
+		o->shaped |=
+		    c == 'n' || c == 'c' || c == 'm' || c == 'g' || c == 's' || c == 'C';
 		switch (c) {
 		case 'n':
 			rc = parse_num("--nodes", optarg, 1, 512, &v);
@@ -122,6 +132,9 @@ static int parse_up(int argc, char **argv, struct up_opts *o, char **sets)
 			break;
 		case 's':
 			sets[o->p.n_sets++] = optarg;
+			break;
+		case 'C':
+			sets[o->p.n_sets++] = no_cgroups;
 			break;
 		case 'h':
 			up_usage(stdout);

@@ -33,6 +33,9 @@ int launch_write_spec(struct noded *nd, json_t *body, const char *dir, bool task
 	char scope[300];
 	add.has_cgroup = noded_cgroup_spec(nd, &add.cgroup, scope, sizeof(scope));
 	add.has_job_container = noded_container_spec(nd, &add.job_container);
+	/* how long the shepherd waits for the cgroup to empty after SIGKILL */
+	add.unkillable_timeout = nd->conf->unkillable_step_timeout;
+	add.has_unkillable_timeout = add.has_cgroup && add.unkillable_timeout > 0;
 	/* The shepherd reads no config: it runs these from the spec. */
 	if (task_scripts) {
 		add.task_prolog = nd->conf->task_prolog;
@@ -301,7 +304,8 @@ static void on_sigchld(evutil_socket_t sig, short what, void *arg)
 	int st;
 	bool any = false;
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
-		if (script_reaped(nd, pid, st) || steps_reaped(nd, pid))
+		if (script_reaped(nd, pid, st) || steps_reaped(nd, pid) ||
+		    health_reaped(nd, pid, st))
 			continue;
 		for (struct noded_job *j = nd->jobs; j; j = j->next) {
 			if (j->shepherd_pid == pid) {

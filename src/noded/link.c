@@ -88,6 +88,7 @@ static void send_complete(struct noded *nd, struct noded_job *job)
 	    .has_usage = job->has_usage,
 	    .oom = job->oom,
 	    .lost = job->lost,
+	    .unkillable = job->unkillable,
 	};
 	json_t *body = drv_job_complete_encode(&m);
 	if (!body)
@@ -149,13 +150,25 @@ static void register_done(struct noded *nd, int rc, const char *error, json_t *b
 	bool known = body && drv_node_register_reply_decode(body, &m, &err) == 0;
 	log_info("node=%s registered with ctld %s (cluster %s)", nd->name,
 		 drv_conn_peer(nd->conn), known ? m.cluster : "?");
-	if (known)
-		drv_node_register_reply_free(&m);
 	nd->registered = true;
 	nd->backoff_ms = BACKOFF_MIN_MS;
 	int interval = nd->conf->slurmd_timeout / 3;
 	arm(nd->ping_ev, (interval < 1 ? 1 : interval) * 1000);
 	link_send_completions(nd);
+	health_node_state(nd, known && m.state ? m.state : NULL, known && m.drain, true);
+	if (known)
+		drv_node_register_reply_free(&m);
+}
+
+/* node.ping's reply: the node's state, for the health check. */
+static void ping_done(struct noded *nd, json_t *body)
+{
+	struct drv_node_ping_reply m;
+	struct drv_error err;
+	if (!body || drv_node_ping_reply_decode(body, &m, &err) < 0)
+		return; /* an older ctld: the state stays as it was */
+	health_node_state(nd, m.state, m.drain, false);
+	drv_node_ping_reply_free(&m);
 }
 
 static void handle_reply(struct noded *nd, const struct drv_rec_envelope *env)
@@ -178,6 +191,10 @@ static void handle_reply(struct noded *nd, const struct drv_rec_envelope *env)
 			nd->registered = false;
 			event_del(nd->ping_ev);
 			send_register(nd);
+			return;
+		}
+		if (rc == 0) {
+			ping_done(nd, env->body);
 			return;
 		}
 	}

@@ -232,6 +232,8 @@ static int start_loop(struct noded *nd, struct event **stops)
 	}
 	if (rc == 0 && (rc = notify_start(nd)) < 0)
 		log_error("cannot bind %s/noded.sock: %s", nd->spool_dir, strerror(-rc));
+	if (rc == 0 && (rc = health_start(nd)) < 0)
+		log_error("node=%s: out of memory", nd->name);
 	if (rc < 0)
 		return -1;
 	stops[0] = evsignal_new(nd->base, SIGTERM, on_stop_signal, nd);
@@ -254,6 +256,7 @@ static void fini(struct noded *nd, struct event **stops, int pid_fd)
 		if (stops[i])
 			event_free(stops[i]);
 	}
+	health_stop(nd);
 	notify_stop(nd);
 	spool_stop(nd);
 	launch_stop(nd);
@@ -281,7 +284,7 @@ int main(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	drv_log_init("drover-noded", o.verbose ? DRV_LOG_DEBUG : DRV_LOG_INFO);
-	struct noded nd = {.notify_fd = -1};
+	struct noded nd = {.notify_fd = -1, .health_fd = -1};
 	struct event *stops[2] = {NULL, NULL};
 	int pid_fd = -1;
 	char hostbuf[256];

@@ -40,6 +40,7 @@ struct noded_job {
 	bool launch_failed;
 	bool timeout;		    /* the shepherd ended it at its time limit */
 	bool oom;		    /* the kernel OOM-killed its batch step */
+	bool unkillable;	    /* processes outlived SIGKILL: drain the node */
 	bool lost;		    /* its shepherd died without a word */
 	char *message;		    /* owned; NULL when none */
 	struct drv_rec_usage usage; /* the status file's, when has_usage */
@@ -104,6 +105,19 @@ struct noded {
 	struct noded_job *jobs;
 	struct noded_step *steps; /* steps.c */
 	struct event *scan_ev;
+
+	/* health.c: HealthCheckProgram, and the node's state as ctld last told
+	 * it (node.register's and node.ping's replies) */
+	char node_state[16]; /* "IDLE", "MIXED", ...; "" until told */
+	bool node_drain;
+	bool health_first_done; /* the run after the first registration */
+	pid_t health_pid;	/* the running program's, 0 when none */
+	int health_fd;		/* its output, -1 when none */
+	bool health_timed_out;	/* killed at HealthCheckTimeout */
+	bool health_line_done;	/* its first line is complete */
+	char health_line[200];	/* that line, printable */
+	size_t health_len;
+	struct event *health_tick, *health_kill, *health_out; /* owned */
 
 	/* notify.c, launch.c, main.c */
 	int notify_fd;
@@ -226,11 +240,29 @@ int script_start(struct noded *nd, struct noded_job *job, const char *path, json
 bool script_reaped(struct noded *nd, pid_t pid, int status);
 void script_cancel_timer(struct noded_job *job);
 
+/* --- health.c: HealthCheckProgram ------------------------------------- */
+int health_start(struct noded *nd); /* its timers; 0 or -ENOMEM */
+void health_stop(struct noded *nd); /* kills a running check */
+/* ctld told the node's base state (borrowed; NULL: not told) and whether it
+ * is drained; registered: from node.register's reply (the first one runs
+ * the first check). */
+void health_node_state(struct noded *nd, const char *state, bool drain, bool registered);
+/* From the SIGCHLD handler: true when pid was the check (then handled: a
+ * failure asks ctld to drain the node). */
+bool health_reaped(struct noded *nd, pid_t pid, int status);
+void health_reconfigured(struct noded *nd); /* the interval may have changed */
+
 /* --- signal.c ---------------------------------------------------------- */
 int signal_job(struct noded *nd, const struct drv_job_signal *m, struct drv_error *err);
 void signal_cancel_timer(struct noded_job *job);
 /* Delivers signals that arrived while a job's shepherd was starting. */
 void signal_retry_pending(struct noded *nd);
+/* sig to every process of job_id's step ("batch", "0", ...) as its cgroup
+ * tracks them; to process group pgid (> 0) when the step has no cgroup
+ * (local mode, not root; or its shepherd could not make one). 0, or
+ * -errno of the kill() of the group. */
+int signal_step_procs(const struct noded *nd, int64_t job_id, const char *step,
+		      pid_t pgid, int sig);
 
 /* --- steps.c: srun's steps on this node --------------------------------- */
 /* step.launch: a step dir with the spec, and its shepherd. rc for the reply. */

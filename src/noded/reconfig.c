@@ -24,6 +24,7 @@ int noded_reconfigure(struct noded *nd, struct drv_error *err)
 			 nd->name, err->text);
 		return DRV_RC_ERROR;
 	}
+	health_reconfigured(nd);
 	log_info("node=%s reconfigure: %s", nd->name,
 		 applied[0] ? applied : "nothing changed");
 	return 0;

@@ -1,13 +1,15 @@
-/* signal.c — job.signal: deliver a signal to a job's process group, or
- * terminate it (SIGCONT, SIGTERM, then SIGKILL after KillWait).
+/* signal.c — job.signal: deliver a signal to a job's processes, or
+ * terminate them (SIGCONT, SIGTERM, then SIGKILL after KillWait).
  *
- * The process group id comes from the job dir (the shepherd writes it
- * before the job runs). A group is signalled only while the shepherd's lock
- * is held: once the shepherd is gone the group id may belong to someone
- * else. The shepherd is never in the group, so it outlives the signal and
- * records how the job ended. A terminate with a reason (scancel) is the
- * shepherd's to do: it writes Slurm's "*** JOB N ON NODE CANCELLED AT T ***"
- * into the job's stderr first; this file only keeps the SIGKILL deadline. */
+ * A job's processes are those its batch step's cgroup tracks, when jobs
+ * have cgroups (Slurm's proctrack/cgroup: a `setsid` child is one of them),
+ * else its process group, whose id comes from the job dir (the shepherd
+ * writes it before the job runs). A job is signalled only while the
+ * shepherd's lock is held: once the shepherd is gone the group id may
+ * belong to someone else. The shepherd is never in the group, so it outlives the signal
+ * and records how the job ended. A terminate with a reason (scancel) is the shepherd's to
+ * do: it writes Slurm's "*** JOB N ON NODE CANCELLED AT T ***" into the job's stderr
+ * first; this file only keeps the SIGKILL deadline. */
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -15,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/cgroup_procs.h"
 #include "common/kill_why.h"
 #include "common/log.h"
 #include "common/proto.h"
@@ -44,6 +47,20 @@ static int job_pgid(struct noded *nd, int64_t job_id, pid_t *pgid)
 	return spool_read_pgid(dir, pgid) < 0 ? -ESRCH : 0;
 }
 
+int signal_step_procs(const struct noded *nd, int64_t job_id, const char *step,
+		      pid_t pgid, int sig)
+{
+	struct drv_rec_cgroup cg;
+	char scope[300], dir[PATH_MAX];
+	/* no directory: the shepherd ran the step unconstrained */
+	if (noded_cgroup_spec(nd, &cg, scope, sizeof(scope)) &&
+	    cg_path(dir, sizeof(dir), nd->cgroup_layout.mem_root, scope, job_id, step) ==
+		0 &&
+	    cgp_signal(dir, sig) >= 0)
+		return 0;
+	return pgid > 0 && kill(-pgid, sig) < 0 ? -errno : 0;
+}
+
 static void on_kill_timer(evutil_socket_t fd, short what, void *arg)
 {
 	struct kill_ctx *ctx = arg;
@@ -51,9 +68,10 @@ static void on_kill_timer(evutil_socket_t fd, short what, void *arg)
 	struct noded_job *job = jobs_find(nd, ctx->job_id);
 	pid_t pgid;
 	if (job && job->phase == JOB_RUNNING && job_pgid(nd, job->job_id, &pgid) == 0) {
-		log_info("job=%lld still running after KillWait, SIGKILL to group %d",
+		log_info("job=%lld still running after KillWait, SIGKILL to its "
+			 "processes (group %d)",
 			 (long long)job->job_id, (int)pgid);
-		kill(-pgid, SIGKILL);
+		signal_step_procs(nd, job->job_id, "batch", pgid, SIGKILL);
 	}
 	if (job)
 		signal_cancel_timer(job); /* frees ctx */
@@ -108,17 +126,20 @@ static int deliver(struct noded *nd, struct noded_job *job, pid_t pgid, int sig,
 			 (long long)job->job_id, (int)pgid,
 			 told ? " by its shepherd" : "", kill_wait);
 		if (!told) {
-			kill(-pgid, SIGCONT);
-			kill(-pgid, SIGTERM);
+			signal_step_procs(nd, job->job_id, "batch", pgid, SIGCONT);
+			signal_step_procs(nd, job->job_id, "batch", pgid, SIGTERM);
 		}
 		arm_kill_timer(nd, job, kill_wait);
 		return 0;
 	}
 	log_info("job=%lld signal %d to %s %d", (long long)job->job_id, sig,
-		 batch_only ? "batch shell" : "group", (int)pgid);
+		 batch_only ? "batch shell" : "its processes, group", (int)pgid);
 	/* The batch shell leads the group, so its pid is the group id. */
-	if (sig > 0 && kill(batch_only ? pgid : -pgid, sig) < 0 && errno != ESRCH) {
-		drv_error_set(err, errno, "kill: %s", strerror(errno));
+	int rc = sig <= 0     ? 0
+		 : batch_only ? (kill(pgid, sig) < 0 ? -errno : 0)
+			      : signal_step_procs(nd, job->job_id, "batch", pgid, sig);
+	if (rc < 0 && rc != -ESRCH) {
+		drv_error_set(err, -rc, "kill: %s", strerror(-rc));
 		return DRV_RC_ERROR;
 	}
 	return 0;

@@ -138,6 +138,7 @@ static void take_status(struct noded_job *job, const struct drv_rec_spool_status
 	job->usage = st->usage;
 	job->has_usage = st->has_usage;
 	job->oom = st->oom;
+	job->unkillable = st->unkillable;
 	job->prolog_failed = st->prolog_failed;
 	job->lost = st->lost;
 	log_info("job=%lld ended: exit_code=%d signal=%d%s", (long long)job->job_id,
@@ -182,9 +183,12 @@ static void kill_orphans(const char *dir)
 
 /* No shepherd and no status: the shepherd died without a word. Record the
  * verdict in the dir too, so that it is the same after a restart. */
-static void mark_lost(struct noded_job *job, const char *dir)
+static void mark_lost(struct noded *nd, struct noded_job *job, const char *dir)
 {
 	kill_orphans(dir);
+	/* and what left the group (a daemon in a session of its own), which
+	 * its batch step's cgroup still holds */
+	signal_step_procs(nd, job->job_id, "batch", 0, SIGKILL);
 	struct drv_rec_spool_status st = {.signal = 9,
 					  .restart = (uint32_t)job->restart,
 					  .message = "shepherd lost",
@@ -249,7 +253,7 @@ static bool scan_one(struct noded *nd, int64_t job_id, const char *dir)
 	if (spool_lock_held(dir) || job->shepherd_pid > 0 || job->script_pid > 0 ||
 	    jobs_now() - job->seen_at < START_GRACE_S)
 		return false;
-	mark_lost(job, dir);
+	mark_lost(nd, job, dir);
 	return true;
 }
 

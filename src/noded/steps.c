@@ -29,8 +29,9 @@ struct noded_step {
 	bool done;
 	int exit_code, sig;
 	bool launch_failed;
-	bool oom;	/* the kernel OOM-killed one of its tasks */
-	bool cancelled; /* its shepherd ended the tasks (cancel, srun gone) */
+	bool oom;	 /* the kernel OOM-killed one of its tasks */
+	bool unkillable; /* processes outlived SIGKILL: drain the node */
+	bool cancelled;	 /* its shepherd ended the tasks (cancel, srun gone) */
 	char *message;
 	struct drv_rec_usage usage; /* the status file's, when has_usage */
 	bool has_usage;
@@ -110,6 +111,7 @@ static void send_complete(struct noded *nd, struct noded_step *s)
 	    .usage = s->usage,
 	    .has_usage = s->has_usage,
 	    .oom = s->oom,
+	    .unkillable = s->unkillable,
 	    .cancelled = s->cancelled,
 	};
 	json_t *body = drv_step_complete_encode(&m);
@@ -133,6 +135,7 @@ static void read_status(struct noded *nd, struct noded_step *s)
 	s->usage = st.usage;
 	s->has_usage = st.has_usage;
 	s->oom = st.oom;
+	s->unkillable = st.unkillable;
 	s->cancelled = st.cancelled;
 	drv_rec_spool_status_free(&st);
 	json_decref(json);
@@ -190,7 +193,8 @@ static pid_t read_pid(const char *dir, const char *file)
 }
 
 /* kill: the shepherd ends its tasks (SIGTERM, SIGKILL after KillWait) and
- * reports; another signal goes straight to the tasks' group. Only while the
+ * reports; another signal goes straight to the step's processes (its
+ * cgroup's; without one, the tasks' group). Only while the
  * shepherd holds its lock: after that the ids may be someone else's. */
 static void deliver(struct noded *nd, struct noded_step *s, int sig, bool kill_it,
 		    int why)
@@ -206,10 +210,12 @@ static void deliver(struct noded *nd, struct noded_step *s, int sig, bool kill_i
 		 kill_it ? "terminating, shepherd" : "signal to group",
 		 kill_it ? pid : sig);
 	/* the reason rides with the SIGTERM: the shepherd writes Slurm's line */
+	char step[24];
+	snprintf(step, sizeof(step), "%lld", (long long)s->step_id);
 	if (kill_it)
 		sigqueue(pid, SIGTERM, (union sigval){.sival_int = why});
 	else if (sig > 0)
-		kill(-pid, sig);
+		signal_step_procs(nd, s->job_id, step, pid, sig);
 }
 
 int steps_signal(struct noded *nd, const struct drv_step_signal *m, struct drv_error *err)

@@ -1,16 +1,18 @@
 /* limit.c — the job's time limit, enforced by the shepherd that owns it.
  *
- * With --signal=[B:]SIG@secs, SIG goes to the group (or with B: to the
- * batch shell alone, the group's leader) secs before the deadline, once.
- * At the deadline the job's whole process group gets SIGCONT and SIGTERM,
- * and KillWait seconds later SIGKILL if its leader still runs. The shepherd
+ * With --signal=[B:]SIG@secs, SIG goes to the job's processes (or with B:
+ * to the batch shell alone) secs before the deadline, once. At the
+ * deadline they all get SIGCONT and SIGTERM, and KillWait seconds later
+ * SIGKILL if the batch shell still runs. "The job's processes" are those of
+ * its cgroup when it has one (procs.c: a `setsid` child too), else its
+ * process group. The shepherd
  * owns the timer so that the limit holds whatever happens to noded. The
  * deadline is kept on CLOCK_MONOTONIC: a change of the wall clock after the
  * start neither shortens nor stretches a running job. A cancel that noded
  * passes on (DRV_SHEPHERD_KILL_SIG) ends the group the same way. Either
  * way Slurm's "*** JOB N ON NODE CANCELLED AT T ***" line goes to the job's
- * stderr first, as slurmstepd writes it. This file sends signals only to
- * the group it is given and never reaps. */
+ * stderr first, as slurmstepd writes it. This file signals only the job
+ * it is given and never reaps. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -46,6 +48,7 @@ void limit_init(struct limit *l, const struct spec *s, int64_t started)
 	l->warn_batch = s->warn_batch;
 	l->err_fd = -1;
 	l->node = s->node;
+	l->cg = NULL;
 	if (s->time_limit <= 0) /* -1 unlimited; -t 0 asks for no limit */
 		return;
 	int64_t limit_ns = s->time_limit * NS_PER_S;
@@ -70,7 +73,7 @@ void limit_init(struct limit *l, const struct spec *s, int64_t started)
 	}
 }
 
-/* Slurm's line, then SIGCONT and SIGTERM to the group; SIGKILL is due
+/* Slurm's line, then SIGCONT and SIGTERM to the job; SIGKILL is due
  * KillWait later. Once only. */
 static void terminate(struct limit *l, pid_t pid, int64_t job_id, int why, int64_t now)
 {
@@ -82,8 +85,8 @@ static void terminate(struct limit *l, pid_t pid, int64_t job_id, int why, int64
 		    lines_cancelled(line, sizeof(line), entity, l->node, why));
 	l->ended = true;
 	l->kill_at = now + l->kill_wait_ns;
-	kill(-pid, SIGCONT);
-	kill(-pid, SIGTERM);
+	procs_signal(l->cg, pid, SIGCONT);
+	procs_signal(l->cg, pid, SIGTERM);
 }
 
 /* Acts on whichever deadline has passed; returns the next one (0: none). */
@@ -93,7 +96,10 @@ static int64_t limit_step(struct limit *l, pid_t pid, int64_t job_id, int64_t no
 		log_info("job=%lld time limit near, signal %d to %s %d",
 			 (long long)job_id, l->warn_signal,
 			 l->warn_batch ? "batch shell" : "group", (int)pid);
-		kill(l->warn_batch ? pid : -pid, l->warn_signal);
+		if (l->warn_batch)
+			kill(pid, l->warn_signal);
+		else
+			procs_signal(l->cg, pid, l->warn_signal);
 		l->warn_at = 0;
 	}
 	if (l->term_at && !l->ended && now >= l->term_at) {
@@ -107,7 +113,7 @@ static int64_t limit_step(struct limit *l, pid_t pid, int64_t job_id, int64_t no
 	if (l->kill_at && now >= l->kill_at) {
 		log_info("job=%lld still running after KillWait, SIGKILL to group %d",
 			 (long long)job_id, (int)pid);
-		kill(-pid, SIGKILL);
+		procs_signal(l->cg, pid, SIGKILL);
 		l->kill_at = 0;
 	}
 	if (l->ended)

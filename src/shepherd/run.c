@@ -5,8 +5,10 @@
  * until the parent has recorded the group id in the job dir, so noded can
  * signal the whole job from the moment it runs. The shepherd itself is never
  * in that group. While it runs, limit.c enforces its time limit; when the
- * script ends, what it left behind in its group is killed, as Slurm does at
- * the end of a batch step. Once its streams are open the child hands the
+ * script ends, what it left behind is killed, as Slurm does at the end of a
+ * batch step: its whole cgroup when it has one (a daemon that changed its
+ * session included, waited for up to UnkillableStepTimeout), else its
+ * group. Once its streams are open the child hands the
  * shepherd its stderr (SCM_RIGHTS), so that Slurm's own lines (cancel, time
  * limit, OOM; lines.c) land in the job's stderr file, opened as the user. */
 #include <errno.h>
@@ -237,13 +239,17 @@ static void cleanup(struct child_ctx *c)
 
 /* Waits for the script under its time limit; kills what is left of its
  * group while the leader is still a zombie (so its pid, the group id,
- * cannot have been reused). */
+ * cannot have been reused), and everything in its cgroup. */
 static void wait_job(const struct spec *s, struct limit *l, pid_t pid,
 		     struct job_result *res)
 {
 	limit_wait(l, pid, s->job_id);
 	res->timeout = l->timed_out;
+	/* SIGTERM sent: the rest has until KillWait to finish, as promised */
+	if (l->ended && l->kill_at)
+		procs_linger(l->cg, l->kill_at);
 	kill(-pid, SIGKILL);
+	procs_signal(l->cg, 0, SIGKILL); /* before the wait for it to empty */
 	int st = 0;
 	struct rusage ru;
 	pid_t got;
@@ -355,6 +361,17 @@ static void report_oom(const struct spec *s, const struct cg_step *cg, int err_f
 		    lines_oom(line, sizeof(line), id, kills > 0 ? kills : 1));
 }
 
+/* The batch step has ended: nothing of it may outlive it (a daemon it
+ * started, a `setsid` child); what SIGKILL cannot end within
+ * UnkillableStepTimeout is reported, and noded drains the node. */
+static void end_job(const struct spec *s, const struct cg_step *cg,
+		    struct job_result *res)
+{
+	char who[40];
+	snprintf(who, sizeof(who), "job=%lld", (long long)s->job_id);
+	res->unkillable = procs_end(cg, 0, PROCS_UNKILLABLE_S(&s->ns), who);
+}
+
 int run_job(const char *dir, const struct spec *s, const char *script_path,
 	    struct job_result *res)
 {
@@ -385,9 +402,11 @@ int run_job(const char *dir, const struct spec *s, const char *script_path,
 			 (int)pid);
 		/* in its cgroup before it is released to exec */
 		isolate_attach(&cg, pid, s->job_id);
+		lim.cg = &cg;
 		release_child(dir, pid, rel[1], errp[0], res);
 		lim.err_fd = recv_fd(c.fd_sock[0]);
 		wait_job(s, &lim, pid, res);
+		end_job(s, &cg, res);
 		res->oom = cg_step_oom(&cg, res->sig == SIGKILL);
 		if (res->oom)
 			report_oom(s, &cg, lim.err_fd);

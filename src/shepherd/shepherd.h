@@ -124,6 +124,7 @@ struct job_result {
 	int sig;
 	bool timeout;	    /* the time limit ended it (SIGTERM was sent) */
 	bool oom;	    /* the kernel OOM-killed a process of the batch step */
+	bool unkillable;    /* processes outlived SIGKILL (procs_end) */
 	char message[256];  /* why the job could not start, or "" */
 	struct usage usage; /* the script's, once it was reaped */
 };
@@ -198,6 +199,24 @@ void isolate_attach(struct cg_step *cg, pid_t pid, int64_t job_id);
 /* The batch step's limit: mem_per_node, or mem_per_cpu x cpus_on_node; 0. */
 int64_t isolate_batch_mib(const struct spec *s);
 
+/* --- procs.c: whom the shepherd's signals reach ---------------------- */
+/* sig to every process of cg when it is active (its cgroup tracks them
+ * whatever their session), else to process group pgid (> 0; 0: none). */
+void procs_signal(const struct cg_step *cg, pid_t pgid, int sig);
+/* Does cg (active) still hold a process? False without a cgroup. */
+bool procs_left(const struct cg_step *cg);
+/* After a SIGTERM: waits until cg is empty or until_ns (limit_now()'s
+ * clock) has come, whichever is first; at once without a cgroup. */
+void procs_linger(const struct cg_step *cg, int64_t until_ns);
+/* The step's end: SIGKILL to group pgid (> 0) and to everything in cg (may
+ * be NULL or inactive), then waits up to timeout_s (<= 0: Slurm's 60) for
+ * cg to empty. True, with one log line naming who ("job=5"), when
+ * processes are still there: unkillable. cg is borrowed. */
+bool procs_end(const struct cg_step *cg, pid_t pgid, int64_t timeout_s, const char *who);
+/* The spec's UnkillableStepTimeout (noded's node_spec), 0 when absent. */
+#define PROCS_UNKILLABLE_S(ns)                                                           \
+	((ns)->has_unkillable_timeout ? (ns)->unkillable_timeout : 0)
+
 /* --- container.c: job_container/tmpfs ------------------------------- */
 /* In a forked task, as root, before it becomes the user: enters job_id's
  * mount namespace on this node (made on first use, /tmp and the rest of
@@ -221,8 +240,10 @@ int lines_oom(char *buf, size_t len, const char *step_id, int64_t kills);
 void lines_write(int fd, const char *line, int n);
 
 /* --- limit.c ----------------------------------------------------------- */
-/* The time limit of one job: SIGTERM to its group at the deadline, SIGKILL
- * kill_wait seconds later. All times are CLOCK_MONOTONIC nanoseconds. */
+/* The time limit of one job: SIGTERM to its processes at the deadline,
+ * SIGKILL kill_wait seconds later; its processes are those of cg when it is
+ * active (procs.c), else its process group. All times are CLOCK_MONOTONIC
+ * nanoseconds. */
 struct limit {
 	int64_t term_at; /* 0: no limit */
 	int64_t kill_at; /* 0: SIGTERM not sent yet */
@@ -234,6 +255,7 @@ struct limit {
 	bool warn_batch;
 	int err_fd;	  /* the job's stderr for Slurm's lines; -1 none (borrowed) */
 	const char *node; /* this node's name (borrowed) */
+	const struct cg_step *cg; /* the job's cgroup (borrowed), NULL: none */
 };
 int64_t limit_now(void); /* CLOCK_MONOTONIC in ns */
 /* The deadline of s, counted from its start_time when known, else from

@@ -26,6 +26,8 @@ int status_record(const char *dir, const struct spec *s, const struct job_result
 		json_object_set_new(st, "timeout", json_true());
 	if (res->oom)
 		json_object_set_new(st, "oom", json_true());
+	if (res->unkillable)
+		json_object_set_new(st, "unkillable", json_true());
 	if (res->message[0])
 		json_object_set_new(st, "message", json_string(res->message));
 	if (res->usage.ntasks)

@@ -5,10 +5,11 @@
  * the job's user with its own SLURM_PROCID/SLURM_LOCALID, and then pumps:
  * task output goes to srun as frames, srun's stdin and signals come back.
  * When a task has exited and its output is drained, srun gets its wait
- * status. Once every task has exited whatever they left in the group is
- * killed, as Slurm ends a step. SIGTERM (noded, for a cancel or the job's
- * end) terminates the tasks: SIGCONT and SIGTERM, SIGKILL after KillWait;
- * losing srun does the same. A SIGTERM whose value names a reason (a
+ * status. Once every task has exited whatever they left is killed, as
+ * Slurm ends a step: everything in the step's cgroup when it has one (a
+ * daemon in a session of its own too; procs.c), else its group. SIGTERM (noded, for a
+ * cancel or the job's end) terminates the tasks: SIGCONT and SIGTERM, SIGKILL after
+ * KillWait; losing srun does the same. A SIGTERM whose value names a reason (a
  * drv_kill_why) first has srun say "Job step aborted" and, from the step's
  * first node, sends Slurm's "*** STEP N.S ON NODE CANCELLED AT T ***" line
  * as stderr; an OOM kill sends Slurm's OOM line. The worst status goes to
@@ -66,11 +67,13 @@ struct step {
 	uint16_t rows, cols; /* --pty: srun's terminal size, 0 0 without one */
 	int sock, sigfd;
 	bool terminating, srun_gone;
-	struct timespec kill_at; /* SIGKILL to the group when terminating */
+	struct timespec kill_at;     /* SIGKILL to the group when terminating */
+	struct timespec rest_killed; /* when what the tasks left got SIGKILL */
 	char message[256];
 	struct usage usage;   /* of the tasks reaped so far */
 	struct cg_step cg;    /* the step's cgroup (isolate.c), inactive when none */
 	bool oom;	      /* the kernel OOM-killed one of its processes */
+	bool unkillable;      /* processes outlived SIGKILL (procs_end) */
 	struct pmixsrv *pmix; /* --mpi=pmix: this node's PMIx server (pmix.c) */
 };
 
@@ -478,12 +481,12 @@ static struct task *task_by_id(struct step *st, uint32_t id)
 	return NULL;
 }
 
-/* sig to the tasks' group and to --pty's terminal session group. */
+/* sig to every process of the step's cgroup (procs.c); without one, to
+ * the tasks' group and to --pty's terminal session group. */
 static void signal_tasks(const struct step *st, int sig)
 {
-	if (st->pgid)
-		kill(-st->pgid, sig);
-	if (st->pty_pgid)
+	procs_signal(&st->cg, st->pgid, sig);
+	if (st->pty_pgid && !st->cg.active)
 		kill(-st->pty_pgid, sig);
 }
 
@@ -754,7 +757,35 @@ static int poll_timeout(const struct step *st)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	long ms = (st->kill_at.tv_sec - now.tv_sec) * 1000 +
 		  (st->kill_at.tv_nsec - now.tv_nsec) / 1000000;
-	return ms < 0 ? 0 : ms > 1000 ? 1000 : (int)ms;
+	/* lingering processes are no children of ours: look again soon */
+	long most = all_exited(st) ? 100 : 1000;
+	return ms < 0 ? 0 : ms > most ? (int)most : (int)ms;
+}
+
+/* What the tasks left holds their output open and outlived its SIGKILL by
+ * UnkillableStepTimeout: their output ends here (EOF to srun), so that the
+ * step can end and report it unkillable. */
+static void give_up_output(struct step *st)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	int64_t limit = PROCS_UNKILLABLE_S(&st->ns);
+	if (now.tv_sec - st->rest_killed.tv_sec < (limit > 0 ? limit : 60) ||
+	    !procs_left(&st->cg))
+		return;
+	for (uint32_t k = 0; k < st->n; k++) {
+		struct task *t = &st->tasks[k];
+		int *fds[2] = {&t->out, &t->err};
+		for (int i = 0; i < 2; i++) {
+			if (*fds[i] < 0)
+				continue;
+			close(*fds[i]);
+			*fds[i] = -1;
+			if (!st->srun_gone)
+				stepio_send(st->sock, i ? STEPIO_STDERR : STEPIO_STDOUT,
+					    t->id, NULL, 0);
+		}
+	}
 }
 
 static void run_loop(struct step *st)
@@ -799,11 +830,17 @@ static void run_loop(struct step *st)
 			signal_tasks(st, SIGKILL);
 			sent_kill = true;
 		}
-		if (all_exited(st) && !killed_rest) {
-			signal_tasks(st, SIGKILL); /* what the tasks left behind */
+		/* what the tasks left behind; after a SIGTERM it has until
+		 * KillWait to end by itself, as the SIGTERM promises */
+		if (all_exited(st) && !killed_rest &&
+		    (!st->terminating || sent_kill || !procs_left(&st->cg))) {
+			signal_tasks(st, SIGKILL);
 			killed_rest = true;
+			clock_gettime(CLOCK_MONOTONIC, &st->rest_killed);
 		}
-		if (report_exits(st) && all_exited(st))
+		if (killed_rest)
+			give_up_output(st);
+		if (report_exits(st) && all_exited(st) && killed_rest)
 			break;
 	}
 	free(pfd);
@@ -858,6 +895,8 @@ static void record(struct step *st, bool launch_failed)
 		json_object_set_new(o, "oom", json_true());
 	if (st->terminating) /* ended by a cancel, or because srun went away */
 		json_object_set_new(o, "cancelled", json_true());
+	if (st->unkillable)
+		json_object_set_new(o, "unkillable", json_true());
 	if (st->message[0])
 		json_object_set_new(o, "message", json_string(st->message));
 	if (st->usage.ntasks)
@@ -961,6 +1000,12 @@ int step_main(const char *dir)
 			  (long long)st.job_id, (long long)st.step_id,
 			  (long long)st.cg.limit_mib);
 	}
+	/* nothing of the step outlives it: what the tasks left (a daemon in
+	 * a session of its own too) is killed and waited for */
+	char who[64];
+	snprintf(who, sizeof(who), "step=%lld.%lld", (long long)st.job_id,
+		 (long long)st.step_id);
+	st.unkillable = procs_end(&st.cg, 0, PROCS_UNKILLABLE_S(&st.ns), who);
 	cg_step_destroy(&st.cg);
 	if (st.message[0])
 		log_error("step=%lld.%lld: %s", (long long)st.job_id,

@@ -57,8 +57,8 @@ def test_a_slurm_conf_with_harmless_keys_starts(make_cluster):
     ("PreemptType=preempt/qos",
      "PreemptType=preempt/qos: Drover does not do what this asks; "
      "it takes preempt/none (docs/compat.md)"),
-    ("HealthCheckProgram=/usr/sbin/nhc",
-     "HealthCheckProgram=/usr/sbin/nhc: Drover does not do what this asks; "
+    ("RebootProgram=/usr/sbin/reboot",
+     "RebootProgram=/usr/sbin/reboot: Drover does not do what this asks; "
      "remove the line (docs/compat.md)"),
     ("PartitionName=typo Nodes=ALL MaxTme=1",
      "Parsing error at unrecognized key: MaxTme (did you mean MaxTime?)"),

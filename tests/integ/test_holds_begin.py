@@ -191,16 +191,17 @@ def test_hold_uhold_release(make_cluster):
 def test_admin_hold_is_not_the_users_to_release(make_cluster):
     """The cluster's user is Slurm's SlurmUser, an admin, and in local mode
     the only one who may submit; another user can neither release nor
-    downgrade (uhold) the hold. (A job owner who is not an admin, whom ctld
-    refuses the same way, exists only once jobs run as their users.)"""
+    downgrade (uhold) the hold: not the job's owner, Slurm's "Invalid user
+    id". (The owner who is no operator is refused too, with "Access/permission
+    denied": test_permissions.py, where jobs run as their users.)"""
     c = make_cluster(nodes=1)
     jid = c.sbatch("-H", "--wrap", "true")
     c.ok("scontrol", "hold", str(jid))
     nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
     for cmd in ("release", "uhold"):
         rc, out, err = c.run(*nobody, c.bin / "scontrol", cmd, str(jid))
-        assert (rc, err) == (1, f"Access/permission denied for job {jid}\n"
-                             "slurm_suspend error: Access/permission denied\n"), cmd
+        assert (rc, err) == (1, f"Invalid user id for job {jid}\n"
+                             "slurm_suspend error: Invalid user id\n"), cmd
     assert c.show_job(jid)["Reason"] == "JobHeldAdmin"
     c.ok("scontrol", "release", str(jid))
     c.wait_done(jid)

@@ -148,14 +148,15 @@ def test_partition_changes_refused_change_nothing(make_cluster):
     ]
     for args, err in cases:
         assert c.run("scontrol", *args) == (1, "", err), args
-    # only an admin (root or the cluster's user) may change partitions
+    # only an administrator (root, the cluster's user, AdminLevel=Administrator)
+    # may change partitions: Slurm's ESLURM_USER_ID_MISSING otherwise
     nobody = as_nobody_prefix() + [c.bin / "scontrol"]
     assert c.run(*nobody, "update", "PartitionName=debug", "MaxNodes=1") == (
-        1, "", "slurm_update error: Access/permission denied\n")
+        1, "", "slurm_update error: Invalid user id\n")
     assert c.run(*nobody, "create", "PartitionName=x") == (
-        1, "", "Error creating the partition: Access/permission denied\n")
+        1, "", "Error creating the partition: Invalid user id\n")
     assert c.run(*nobody, "delete", "PartitionName=debug") == (
-        1, "", "delete_partition PartitionName=debug: Access/permission denied\n")
+        1, "", "delete_partition PartitionName=debug: Invalid user id\n")
     assert c.ok("scontrol", "show", "partition") == before
 
 

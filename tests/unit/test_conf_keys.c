@@ -109,8 +109,8 @@ static void test_unhonoured_values_refused(void **state)
 	refused(f, CTLD "OverTimeLimit=5\n", 2,
 		"OverTimeLimit=5: Drover does not do what this asks; it takes 0 "
 		"(docs/compat.md)");
-	refused(f, CTLD "HealthCheckProgram=/usr/sbin/nhc\n", 2,
-		"HealthCheckProgram=/usr/sbin/nhc: Drover does not do what this asks; "
+	refused(f, CTLD "RebootProgram=/usr/sbin/reboot\n", 2,
+		"RebootProgram=/usr/sbin/reboot: Drover does not do what this asks; "
 		"remove the line (docs/compat.md)");
 	refused(f, CTLD "NodeName=n1 CoreSpecCount=2\n", 2,
 		"CoreSpecCount=2: Drover does not do what this asks; it takes 0 "
@@ -278,6 +278,69 @@ static void test_limits(void **state)
 		"positive integer");
 }
 
+/* PrivateData: Slurm's names (singular too, any case), all, none; shown
+ * in Slurm's order; an unknown part refused; changed live. */
+static void test_private_data(void **state)
+{
+	struct fixture *f = *state;
+	char buf[96], applied[256];
+	struct drv_error err = {{0}};
+	struct drv_conf *c = load_text(f, CTLD "NodeName=n1\n");
+	assert_int_equal(c->private_data, 0);
+	drv_private_data_str(c->private_data, buf, sizeof(buf));
+	assert_string_equal(buf, "none");
+	drv_conf_free(c);
+	c = load_text(f, CTLD "PrivateData=usage,JOBS,user,account\nNodeName=n1\n");
+	assert_int_equal(c->private_data, DRV_PRIVATE_USAGE | DRV_PRIVATE_JOBS |
+					      DRV_PRIVATE_USERS | DRV_PRIVATE_ACCOUNTS);
+	drv_private_data_str(c->private_data, buf, sizeof(buf));
+	assert_string_equal(buf, "accounts,jobs,usage,users");
+	struct drv_conf *fresh = load_text(f, CTLD "PrivateData=all\nNodeName=n1\n");
+	assert_int_equal(drv_conf_reload(c, fresh, applied, sizeof(applied), &err), 0);
+	assert_string_equal(applied, "PrivateData");
+	drv_private_data_str(c->private_data, buf, sizeof(buf));
+	assert_string_equal(buf, "accounts,events,jobs,nodes,partitions,reservations,"
+				 "usage,users");
+	drv_conf_free(fresh);
+	drv_conf_free(c);
+	refused(f, CTLD "PrivateData=jobs,secrets\n", 2,
+		"Invalid parameter for PrivateData: secrets (accounts, events, jobs, "
+		"nodes, partitions, reservations, usage, users, all, none)");
+}
+
+/* HealthCheck*: the state words into bits, defaults, and a live change. */
+static void test_health_check_keys(void **state)
+{
+	struct fixture *f = *state;
+	char applied[256];
+	struct drv_error err = {{0}};
+	struct drv_conf *c = load_text(f, CTLD "NodeName=n1\n");
+	assert_null(c->health_check_program);
+	assert_int_equal(c->health_check_interval, 0);
+	assert_int_equal(c->health_check_timeout, 60);
+	assert_int_equal(c->health_check_node_state, DRV_HC_ANY);
+	struct drv_conf *fresh =
+	    load_text(f, CTLD "HealthCheckProgram=/usr/sbin/nhc\nHealthCheckInterval=30\n"
+			      "HealthCheckNodeState=cycle,Idle,MIXED\nNodeName=n1\n");
+	assert_int_equal(fresh->health_check_node_state,
+			 DRV_HC_CYCLE | DRV_HC_IDLE | DRV_HC_MIXED);
+	assert_int_equal(drv_conf_reload(c, fresh, applied, sizeof(applied), &err), 0);
+	assert_string_equal(c->health_check_program, "/usr/sbin/nhc");
+	assert_int_equal(c->health_check_interval, 30);
+	assert_int_equal(c->health_check_node_state,
+			 DRV_HC_CYCLE | DRV_HC_IDLE | DRV_HC_MIXED);
+	drv_conf_free(fresh);
+	drv_conf_free(c);
+	c = load_text(f, CTLD "HealthCheckNodeState=CYCLE\nNodeName=n1\n");
+	assert_int_equal(c->health_check_node_state, DRV_HC_CYCLE | DRV_HC_ANY);
+	drv_conf_free(c);
+	refused(f, CTLD "HealthCheckNodeState=IDLE,,ALLOC\n", 2,
+		"HealthCheckNodeState: '' is not ALLOC, ANY, CYCLE, IDLE, MIXED or "
+		"NONDRAINED_IDLE");
+	refused(f, CTLD "HealthCheckInterval=70000\n", 2,
+		"HealthCheckInterval: 70000 is out of range (0-65535)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +352,8 @@ int main(void)
 	    T(test_compat_lists_each_key_once),
 	    T(test_reload),
 	    T(test_limits),
+	    T(test_private_data),
+	    T(test_health_check_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -90,18 +90,59 @@ static void job_numbers(const struct drv_rec_job *r, struct cli_job *j)
 	j->max_nodes = r->max_nodes;
 }
 
-static void batch_usage(const struct drv_rec_job *r, struct cli_usage *u)
+void cli_usage_from_total(const struct drv_rec_usage_total *b, bool has,
+			  struct cli_usage *u)
 {
-	const struct drv_rec_usage_total *b = &r->batch_usage;
 	*u = (struct cli_usage){
-	    .has = r->has_batch_usage,
+	    .has = has,
 	    .user_usec = b->user_usec,
 	    .sys_usec = b->sys_usec,
 	    .max_rss_kib = b->max_rss_kib,
 	    .ave_rss_kib = b->ave_rss_kib,
 	    .max_rss_task = b->max_rss_task,
 	    .max_rss_node = str_or(b->max_rss_node, ""),
+	    .ntasks = b->ntasks,
+	    .max_vsize_kib = b->max_vsize_kib,
+	    .ave_vsize_kib = b->ave_vsize_kib,
+	    .max_vsize_task = b->max_vsize_task,
+	    .max_vsize_node = str_or(b->max_vsize_node, ""),
+	    .min_cpu_usec = b->min_cpu_usec,
+	    .min_cpu_task = b->min_cpu_task,
+	    .min_cpu_node = str_or(b->min_cpu_node, ""),
+	    .max_cpu_usec = b->max_cpu_usec,
+	    .max_cpu_task = b->max_cpu_task,
+	    .max_cpu_node = str_or(b->max_cpu_node, ""),
 	};
+}
+
+static void batch_usage(const struct drv_rec_job *r, struct cli_usage *u)
+{
+	cli_usage_from_total(&r->batch_usage, r->has_batch_usage, u);
+}
+
+/* A step record's usage fields (records.schema: absent ones are 0). */
+static void step_usage(const struct drv_rec_step *r, struct cli_usage *u)
+{
+	struct drv_rec_usage_total t = {
+	    .user_usec = r->user_usec,
+	    .sys_usec = r->sys_usec,
+	    .max_rss_kib = r->max_rss_kib,
+	    .ave_rss_kib = r->ave_rss_kib,
+	    .max_rss_task = r->max_rss_task,
+	    .max_rss_node = r->max_rss_node,
+	    .ntasks = r->has_usage_ntasks ? r->usage_ntasks : r->ntasks,
+	    .max_vsize_kib = r->has_max_vsize_kib ? r->max_vsize_kib : 0,
+	    .ave_vsize_kib = r->has_ave_vsize_kib ? r->ave_vsize_kib : 0,
+	    .max_vsize_task = r->has_max_vsize_task ? r->max_vsize_task : 0,
+	    .max_vsize_node = r->max_vsize_node,
+	    .min_cpu_usec = r->has_min_cpu_usec ? r->min_cpu_usec : 0,
+	    .min_cpu_task = r->has_min_cpu_task ? r->min_cpu_task : 0,
+	    .min_cpu_node = r->min_cpu_node,
+	    .max_cpu_usec = r->has_max_cpu_usec ? r->max_cpu_usec : 0,
+	    .max_cpu_task = r->has_max_cpu_task ? r->max_cpu_task : 0,
+	    .max_cpu_node = r->max_cpu_node,
+	};
+	cli_usage_from_total(&t, r->has_user_usec, u);
 }
 
 static void step_from_rec(const struct drv_rec_step *r, struct cli_step *s)
@@ -122,14 +163,8 @@ static void step_from_rec(const struct drv_rec_step *r, struct cli_step *s)
 	    .ntasks = r->ntasks,
 	    .cpus = r->cpus,
 	    .cancel_uid = r->cancel_uid,
-	    .usage = {.has = r->has_user_usec,
-		      .user_usec = r->user_usec,
-		      .sys_usec = r->sys_usec,
-		      .max_rss_kib = r->max_rss_kib,
-		      .ave_rss_kib = r->ave_rss_kib,
-		      .max_rss_task = r->max_rss_task,
-		      .max_rss_node = str_or(r->max_rss_node, "")},
 	};
+	step_usage(r, &s->usage);
 }
 
 void cli_job_from_rec(const struct drv_rec_job *r, struct cli_job *j)

@@ -16,7 +16,17 @@ struct cli_usage {
 	int64_t user_usec, sys_usec;
 	int64_t max_rss_kib, ave_rss_kib, max_rss_task;
 	const char *max_rss_node; /* borrowed */
+	/* from samples (JobAcctGatherFrequency); all 0 and "" without */
+	int64_t ntasks;
+	int64_t max_vsize_kib, ave_vsize_kib, max_vsize_task;
+	int64_t min_cpu_usec, min_cpu_task, max_cpu_usec, max_cpu_task;
+	const char *max_vsize_node, *min_cpu_node, *max_cpu_node; /* borrowed */
 };
+
+/* Fills u from a usage_total (has: whether there is one); strings
+ * borrowed from t. */
+void cli_usage_from_total(const struct drv_rec_usage_total *t, bool has,
+			  struct cli_usage *u);
 
 /* One srun step of a job record's "steps" (the batch step is not among
  * them). Strings are borrowed like the job's; absent strings are "". */

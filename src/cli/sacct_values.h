@@ -71,7 +71,10 @@ const char *sacct_fmt_rss(int64_t kib, char *buf, size_t len);
 	X(timelimit) X(timelimit_raw) X(usage_energy) X(uid) X(user) \
 	X(wckeyid) X(workdir) X(restarts) \
 	X(total_cpu) X(user_cpu) X(sys_cpu) X(max_rss) X(max_rss_node) X(max_rss_task) \
-	X(ave_rss)
+	X(ave_rss) X(ave_cpu) X(ave_vsize) X(max_vsize) X(max_vsize_node) X(max_vsize_task) \
+	X(min_cpu) X(min_cpu_node) X(min_cpu_task) X(tres_in_ave) X(tres_in_max) \
+	X(tres_in_max_node) X(tres_in_max_task) X(tres_in_min) X(tres_in_min_node) \
+	X(tres_in_min_task) X(tres_in_tot)
 /* clang-format on */
 
 #define SACCT_DECLARE(name)                                                              \

@@ -236,6 +236,8 @@ struct drv_conf {
 	int max_array_size;	     /* MaxArraySize, default 1001 */
 	int max_job_count;	     /* MaxJobCount, default 10000 */
 	struct drv_rl_conf rl;	     /* SlurmctldParameters rl_* */
+	int acct_gather_freq;	     /* JobAcctGatherFrequency's task=: seconds between
+				      * usage samples, 0 none; default 30 */
 	/* job ids run from FirstJobId up to, not including, MaxJobId, then
 	 * round again (ctld/job_id.c); Slurm's defaults 1 and 0x03ff0000 */
 	int first_job_id, max_job_id;

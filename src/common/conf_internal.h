@@ -108,6 +108,10 @@ int conf_apply_health_state(struct conf_parser *p, const struct conf_key *k, voi
 			    const char *value, struct drv_error *err);
 void conf_health_state_text(unsigned mask, char *buf, size_t len);
 
+/* conf_acct.c: JobAcctGatherFrequency. */
+int conf_apply_acct_freq(struct conf_parser *p, const struct conf_key *k, void *target,
+			 const char *value, struct drv_error *err);
+
 /* The parser's state while one drv_conf_load runs; never outlives it. */
 struct conf_parser {
 	struct drv_conf *conf; /* being built; freed on failure */

@@ -385,7 +385,7 @@ static const struct row show_rows[] = {
 	G("HealthCheckProgram", get_str, FIELD(health_check_program), U_NONE),
 	T("InactiveLimit", U_SEC, "0 sec"),
 	T("InteractiveStepOptions", U_NONE, "--interactive --preserve-env --pty $SHELL"),
-	T("JobAcctGatherFrequency", U_NONE, "30"),
+	G("JobAcctGatherFrequency", get_int, FIELD(acct_gather_freq), U_NONE),
 	T("JobAcctGatherType", U_NONE, "jobacct_gather/none"),
 	T("JobAcctGatherParams", U_NONE, "(null)"),
 	T("JobCompHost", U_NONE, "localhost"),

@@ -39,6 +39,7 @@ struct peer {
 
 struct deferred;
 struct bcast_wait;
+struct stat_wait;
 struct pending_launch;
 struct hook;
 struct sched_plans;
@@ -110,6 +111,8 @@ struct ctld {
 	struct prio *prio;
 	/* rpc_bcast.c: sbcast blocks waiting for their nodes' answers */
 	struct bcast_wait *bcasts;
+	/* rpc_sstat.c: sstat's questions waiting for their nodes' samples */
+	struct stat_wait *stats_waits;
 	/* stats.c: sdiag's counters */
 	struct ctld_stats stats;
 	/* rate_limit.c: SlurmctldParameters=rl_enable's buckets per uid */

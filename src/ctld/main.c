@@ -198,6 +198,7 @@ static void stop_loop(struct ctld *c)
 	peer_free_all(c);
 	link_fini(c);
 	bcast_fini(c);
+	stat_fini(c);
 	hook_fini(c);
 	jsl_free(c->job_submit);
 	store_close(c->store);

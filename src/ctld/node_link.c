@@ -256,7 +256,7 @@ void link_job_complete(struct rpc_req *r)
 void link_reply(struct ctld *c, struct peer *p, const struct drv_rec_envelope *env)
 {
 	int64_t id = env->id;
-	if (bcast_reply(c, env))
+	if (bcast_reply(c, env) || stat_reply(c, env))
 		return;
 	for (struct pending_launch **pp = &c->pending_launches; *pp; pp = &(*pp)->next) {
 		struct pending_launch *pl = *pp;

@@ -66,6 +66,7 @@ static const struct handler handlers[] = {
 	{"job.script", rpc_job_script, false, false},
 	{"stats.query", rpc_stats_query, false, false},
 	{"bcast.block", rpc_bcast_block, false, false},
+	{"step.stat", rpc_step_stat, false, false},
 };
 /* clang-format on */
 

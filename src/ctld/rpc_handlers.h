@@ -28,6 +28,12 @@ void rpc_job_notify(struct rpc_req *r);
 void rpc_job_script(struct rpc_req *r);
 /* rpc_stats.c: sdiag (and sdiag -r, administrators only) */
 void rpc_stats_query(struct rpc_req *r);
+/* rpc_sstat.c: sstat's step.stat, answered from the nodes' samples */
+void rpc_step_stat(struct rpc_req *r);
+/* A noded's reply to a step.sample: true when it was one (consumed). */
+bool stat_reply(struct ctld *c, const struct drv_rec_envelope *env);
+/* Drops the questions still waiting (shutdown). */
+void stat_fini(struct ctld *c);
 /* rpc_bcast.c: sbcast's blocks to every node of a running job */
 void rpc_bcast_block(struct rpc_req *r);
 /* A noded's reply to a bcast.write: true when it was one (consumed). */

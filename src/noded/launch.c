@@ -36,6 +36,8 @@ int launch_write_spec(struct noded *nd, json_t *body, const char *dir, bool task
 	/* how long the shepherd waits for the cgroup to empty after SIGKILL */
 	add.unkillable_timeout = nd->conf->unkillable_step_timeout;
 	add.has_unkillable_timeout = add.has_cgroup && add.unkillable_timeout > 0;
+	add.acct_freq = nd->conf->acct_gather_freq; /* usage samples (sample.c) */
+	add.has_acct_freq = true;
 	/* The shepherd reads no config: it runs these from the spec. */
 	if (task_scripts) {
 		add.task_prolog = nd->conf->task_prolog;

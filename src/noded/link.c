@@ -214,7 +214,7 @@ static void handle_reply(struct noded *nd, const struct drv_rec_envelope *env)
 /* Runs ctld's request type: msg is body decoded into the type's struct;
  * launches write body itself into the spec, with its defaults filled. */
 static int dispatch(struct noded *nd, const char *type, json_t *body, const void *msg,
-		    struct drv_error *err)
+		    json_t **reply_body, struct drv_error *err)
 {
 	if (strcmp(type, "job.launch") == 0) {
 		drv_msg_fill_defaults(type, body);
@@ -242,6 +242,8 @@ static int dispatch(struct noded *nd, const char *type, json_t *body, const void
 		return noded_reconfigure(nd, err);
 	if (strcmp(type, "bcast.write") == 0)
 		return bcast_write(nd, msg, err);
+	if (strcmp(type, "step.sample") == 0)
+		return sample_steps(nd, msg, reply_body, err);
 	drv_error_set(err, EINVAL, "%s is not a request for noded", type);
 	return DRV_RC_NOT_SUPPORTED;
 }
@@ -253,17 +255,22 @@ static void handle_request(struct noded *nd, struct drv_conn *c, const char *typ
 	/* The frame was checked against its declaration when it was parsed. */
 	const struct drv_msg_decl *d = drv_msg_decl_find(type);
 	void *msg = d ? calloc(1, d->body->size) : NULL;
+	json_t *reply_body = NULL; /* {} unless the request has a reply */
 	int rc;
 	if (!msg || drv_shape_decode_valid(d->body, body, msg, &err) < 0) {
 		rc = DRV_RC_PROTOCOL;
 		if (!msg)
 			drv_error_set(&err, ENOMEM, "out of memory");
 	} else {
-		rc = dispatch(nd, type, body, msg, &err);
+		rc = dispatch(nd, type, body, msg, &reply_body, &err);
 		drv_shape_free(d->body, msg);
 	}
 	free(msg);
-	json_t *reply = drv_reply_new(id, rc, rc ? err.text : NULL, json_object());
+	if (rc || !reply_body) {
+		json_decref(reply_body);
+		reply_body = json_object();
+	}
+	json_t *reply = drv_reply_new(id, rc, rc ? err.text : NULL, reply_body);
 	if (reply && drv_conn_send(c, reply, true) < 0)
 		log_warn("cannot reply to ctld's %s", type);
 	json_decref(reply);

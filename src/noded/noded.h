@@ -291,6 +291,13 @@ void steps_free_all(struct noded *nd);
  * errno that failed it (the reply's rc), with its text in err. */
 int bcast_write(struct noded *nd, const struct drv_bcast_write *m, struct drv_error *err);
 
+/* --- sample.c ----------------------------------------------------------- */
+/* step.sample (sstat): *reply (new, the reply's body) holds the latest
+ * sample of each of m's steps still running here. 0, or ENOMEM (the
+ * reply's rc) with err. */
+int sample_steps(struct noded *nd, const struct drv_step_sample *m, json_t **reply,
+		 struct drv_error *err);
+
 /* --- usermsg.c --------------------------------------------------------- */
 /* job.notify: "slurmstepd: error: MSG" appended to the batch job's stderr
  * (as its user). 0, or a Slurm rc with the reason in err. */

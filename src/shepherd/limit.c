@@ -49,6 +49,7 @@ void limit_init(struct limit *l, const struct spec *s, int64_t started)
 	l->err_fd = -1;
 	l->node = s->node;
 	l->cg = NULL;
+	l->sampler = NULL;
 	if (s->time_limit <= 0) /* -1 unlimited; -t 0 asks for no limit */
 		return;
 	int64_t limit_ns = s->time_limit * NS_PER_S;
@@ -166,6 +167,12 @@ void limit_wait(struct limit *l, pid_t pid, int64_t job_id)
 		/* Without a deadline, still wake now and then: cheap, and it
 		 * bounds the cost of a SIGCHLD lost to another waiter. */
 		int64_t wait_ns = next ? next - now : 60 * NS_PER_S;
+		if (l->sampler) {
+			sampler_tick(l->sampler, now);
+			int64_t due = sampler_next(l->sampler);
+			if (due && due - now < wait_ns)
+				wait_ns = due - now;
+		}
 		if (wait_ns < 0)
 			wait_ns = 0;
 		struct timespec ts = {.tv_sec = (time_t)(wait_ns / NS_PER_S),

@@ -256,7 +256,8 @@ static void wait_job(const struct spec *s, struct limit *l, pid_t pid,
 	while ((got = wait4(pid, &st, 0, &ru)) < 0 && errno == EINTR)
 		;
 	if (got == pid)
-		usage_add(&res->usage, 0, &ru);
+		usage_add(&res->usage, 0, &ru,
+			  l->sampler ? sampler_task(l->sampler, pid) : NULL);
 	if (WIFSIGNALED(st)) {
 		res->exit_code = 0;
 		res->sig = WTERMSIG(st);
@@ -405,7 +406,16 @@ int run_job(const char *dir, const struct spec *s, const char *script_path,
 		lim.cg = &cg;
 		release_child(dir, pid, rel[1], errp[0], res);
 		lim.err_fd = recv_fd(c.fd_sock[0]);
+		struct sampler sm;
+		if (sampler_init(&sm, dir, s->ns.has_acct_freq ? s->ns.acct_freq : 0,
+				 1) == 0) {
+			sampler_set_task(&sm, 0, 0, pid);
+			sampler_set_cgroup(&sm, &cg);
+			lim.sampler = &sm;
+		}
 		wait_job(s, &lim, pid, res);
+		lim.sampler = NULL;
+		sampler_fini(&sm);
 		end_job(s, &cg, res);
 		res->oom = cg_step_oom(&cg, res->sig == SIGKILL);
 		if (res->oom)

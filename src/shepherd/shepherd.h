@@ -9,6 +9,7 @@
 #define DRV_SHEPHERD_H
 
 #include <jansson.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -106,17 +107,58 @@ struct io_paths {
 int io_setup(const struct io_paths *p, char *err, size_t errlen);
 
 /* --- usage.c ----------------------------------------------------------- */
-/* What reaped tasks used (wait4's rusage), summed; zero it to start. */
+/* What a step's tasks used, summed; zero it to start. A task's peaks are
+ * the higher of its samples' (its processes summed) and wait4's. */
 struct usage {
 	int64_t user_usec, sys_usec;
 	int64_t max_rss_kib, rss_sum_kib;
-	uint32_t max_rss_task, ntasks;
+	int64_t max_vsize_kib, vsize_sum_kib;
+	int64_t min_cpu_usec, max_cpu_usec;
+	uint32_t max_rss_task, max_vsize_task, min_cpu_task, max_cpu_task, ntasks;
+};
+/* One task as the sampler saw it (sample.c): peaks and CPU time so far. */
+struct task_sample {
+	uint32_t id;
+	pid_t pid;
+	int64_t rss_kib, vsize_kib, user_usec, sys_usec;
 };
 struct rusage;
-/* Adds one reaped task (its id in the step; 0 for the batch script). */
-void usage_add(struct usage *u, uint32_t task, const struct rusage *ru);
+/* Adds one reaped task (its id in the step; 0 for the batch script) with
+ * its samples (NULL: none). */
+void usage_add(struct usage *u, uint32_t task, const struct rusage *ru,
+	       const struct task_sample *ts);
+/* Adds a task still running, from its samples alone (DIR/usage). */
+void usage_add_sample(struct usage *u, const struct task_sample *ts);
 /* The "usage" object of DIR/status (new reference, NULL on ENOMEM). */
 json_t *usage_to_json(const struct usage *u);
+
+/* --- sample.c: usage while the step runs ------------------------------- */
+struct sampler {
+	int64_t period_ns, next_at; /* CLOCK_MONOTONIC ns; period 0: off */
+	pid_t root;		    /* this shepherd: without a cgroup, the step
+				     * is what runs under it */
+	char procs[PATH_MAX];	    /* the step cgroup's cgroup.procs, "" none */
+	const char *dir;	    /* DIR/usage goes there (borrowed) */
+	struct task_sample *t;	    /* one per task (owned) */
+	uint32_t n;
+	uint32_t *pids; /* the last sample's processes (owned) */
+	size_t n_pids;
+	bool taken; /* a sample was taken */
+};
+/* A sampler of ntasks tasks every period_s seconds (0: never) writing into
+ * dir (borrowed). 0 or -ENOMEM; sampler_fini frees it either way. */
+int sampler_init(struct sampler *sm, const char *dir, int64_t period_s, uint32_t ntasks);
+/* Task k is task id of the step, running as pid. */
+void sampler_set_task(struct sampler *sm, uint32_t k, uint32_t id, pid_t pid);
+/* The step's processes are cg's when it is active (borrowed for the call). */
+void sampler_set_cgroup(struct sampler *sm, const struct cg_step *cg);
+/* When the next sample is due (limit_now() ns), 0 when sampling is off. */
+int64_t sampler_next(const struct sampler *sm);
+/* Samples and rewrites DIR/usage when one is due at now. */
+void sampler_tick(struct sampler *sm, int64_t now);
+/* The samples of the task running as pid (borrowed), NULL when none. */
+const struct task_sample *sampler_task(const struct sampler *sm, pid_t pid);
+void sampler_fini(struct sampler *sm);
 
 /* --- run.c ------------------------------------------------------------- */
 struct job_result {
@@ -256,6 +298,7 @@ struct limit {
 	int err_fd;	  /* the job's stderr for Slurm's lines; -1 none (borrowed) */
 	const char *node; /* this node's name (borrowed) */
 	const struct cg_step *cg; /* the job's cgroup (borrowed), NULL: none */
+	struct sampler *sampler;  /* usage samples taken while waiting; NULL none */
 };
 int64_t limit_now(void); /* CLOCK_MONOTONIC in ns */
 /* The deadline of s, counted from its start_time when known, else from

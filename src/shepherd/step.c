@@ -71,6 +71,7 @@ struct step {
 	struct timespec rest_killed; /* when what the tasks left got SIGKILL */
 	char message[256];
 	struct usage usage;   /* of the tasks reaped so far */
+	struct sampler sm;    /* their samples while they run (sample.c) */
 	struct cg_step cg;    /* the step's cgroup (isolate.c), inactive when none */
 	bool oom;	      /* the kernel OOM-killed one of its processes */
 	bool unkillable;      /* processes outlived SIGKILL (procs_end) */
@@ -674,7 +675,8 @@ static void reap(struct step *st)
 				struct task *t = &st->tasks[k];
 				t->exited = true;
 				t->status = status;
-				usage_add(&st->usage, t->id, &ru);
+				usage_add(&st->usage, t->id, &ru,
+					  sampler_task(&st->sm, pid));
 				if (t->pty && t->out >= 0)
 					pty_drain_soon(t);
 			}
@@ -807,6 +809,7 @@ static void run_loop(struct step *st)
 		}
 		size_t pmix_at = n; /* --mpi=pmix: a fence to send up */
 		pfd[n++] = (struct pollfd){.fd = pmixsrv_fd(st->pmix), .events = POLLIN};
+		sampler_tick(&st->sm, limit_now());
 		int r = poll(pfd, n, poll_timeout(st));
 		if (r < 0 && errno != EINTR)
 			break;
@@ -986,6 +989,13 @@ int step_main(const char *dir)
 			 strerror(errno));
 		terminate(&st, "start failed");
 	}
+	if (!failed &&
+	    sampler_init(&st.sm, dir, st.ns.has_acct_freq ? st.ns.acct_freq : 0, st.n) ==
+		0) {
+		for (uint32_t k = 0; k < st.n; k++)
+			sampler_set_task(&st.sm, k, st.tasks[k].id, st.tasks[k].pid);
+		sampler_set_cgroup(&st.sm, &st.cg);
+	}
 	if (!failed)
 		run_loop(&st);
 	pmixsrv_free(st.pmix);
@@ -1011,6 +1021,7 @@ int step_main(const char *dir)
 		log_error("step=%lld.%lld: %s", (long long)st.job_id,
 			  (long long)st.step_id, st.message);
 	record(&st, failed);
+	sampler_fini(&st.sm);
 	hang_up(&st);
 	json_decref(st.spec);
 	free(st.tasks);

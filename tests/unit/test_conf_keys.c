@@ -97,6 +97,37 @@ static void test_harmless_keys_accepted(void **state)
 	drv_conf_free(c);
 }
 
+/* JobAcctGatherFrequency: seconds, or Slurm's task= among other types. */
+static void test_acct_gather_freq(void **state)
+{
+	struct fixture *f = *state;
+	static const struct {
+		const char *value;
+		int want; /* -1: refused */
+	} cases[] = {
+	    {"30", 30},	     {"task=2", 2}, {"energy=5,task=1", 1}, {"network=9", 30},
+	    {"0", 0},	     {"bogus", -1}, {"task=x", -1},	    {"foo=3", -1},
+	    {"task=-1", -1}, {"70000", -1},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[256];
+		struct drv_conf *c = NULL;
+		struct drv_error err = {{0}};
+		snprintf(text, sizeof(text), CTLD "JobAcctGatherFrequency=%s\n",
+			 cases[i].value);
+		int rc = load(f, text, &c, &err);
+		if (cases[i].want < 0) {
+			assert_int_not_equal(rc, 0);
+			assert_non_null(strstr(err.text, "JobAcctGatherFrequency"));
+			continue;
+		}
+		if (rc)
+			fail_msg("%s refused: %s", cases[i].value, err.text);
+		assert_int_equal(c->acct_gather_freq, cases[i].want);
+		drv_conf_free(c);
+	}
+}
+
 static void test_unhonoured_values_refused(void **state)
 {
 	struct fixture *f = *state;
@@ -354,6 +385,7 @@ int main(void)
 	    T(test_limits),
 	    T(test_private_data),
 	    T(test_health_check_keys),
+	    T(test_acct_gather_freq),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -105,12 +105,47 @@ static void test_round_trip(void **state)
 	assert_int_equal(back.ave_rss_kib, (600 * 2 + 300) / 3);
 }
 
+/* The sampled figures: the highest virtual size and CPU time and the
+ * lowest CPU time, each with its node and task; they survive the store. */
+static void test_sampled(void **state)
+{
+	struct step_usage u = {0}, back;
+	struct drv_rec_usage a = report(3000000, 0, 500, 400, 1, 2);
+	a.max_vsize_kib = 9000, a.ave_vsize_kib = 8000, a.max_vsize_task = 1;
+	a.min_cpu_usec = 1000000, a.min_cpu_task = 0;
+	a.max_cpu_usec = 2000000, a.max_cpu_task = 1;
+	struct drv_rec_usage b = report(4000000, 0, 300, 300, 2, 1);
+	b.max_vsize_kib = 12000, b.ave_vsize_kib = 12000, b.max_vsize_task = 2;
+	b.min_cpu_usec = b.max_cpu_usec = 4000000, b.min_cpu_task = b.max_cpu_task = 2;
+	usage_add(&u, &a, "n1");
+	usage_add(&u, &b, "n2");
+	assert_int_equal(u.max_vsize_kib, 12000);
+	assert_string_equal(u.max_vsize_node, "n2");
+	assert_int_equal(u.max_vsize_task, 2);
+	assert_int_equal(u.ave_vsize_kib, (8000 * 2 + 12000) / 3);
+	assert_int_equal(u.min_cpu_usec, 1000000);
+	assert_string_equal(u.min_cpu_node, "n1");
+	assert_int_equal(u.min_cpu_task, 0);
+	assert_int_equal(u.max_cpu_usec, 4000000);
+	assert_string_equal(u.max_cpu_node, "n2");
+	assert_int_equal(u.max_cpu_task, 2);
+	struct drv_error err;
+	json_t *o = step_entry(&u, 0);
+	struct drv_rec_step s;
+	assert_int_equal(drv_rec_step_decode(o, &s, &err), 0);
+	usage_from_step(&back, &s);
+	assert_memory_equal(&u, &back, sizeof(u));
+	drv_rec_step_free(&s);
+	json_decref(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_nodes_summed),
 	    cmocka_unit_test(test_absent),
 	    cmocka_unit_test(test_round_trip),
+	    cmocka_unit_test(test_sampled),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -51,6 +51,8 @@ static void job_strings(const struct drv_rec_job *r, struct cli_job *j)
 	j->sched_nodes = r->sched_nodes;
 	j->lacks = r->lacks;
 	j->licenses = r->licenses;
+	j->node_detail = r->node_detail;
+	j->n_node_detail = r->n_node_detail;
 }
 
 static void job_numbers(const struct drv_rec_job *r, struct cli_job *j)
@@ -67,6 +69,9 @@ static void job_numbers(const struct drv_rec_job *r, struct cli_job *j)
 	j->eligible_time = r->eligible_time;
 	j->start_time = r->start_time;
 	j->end_time = r->end_time;
+	j->suspend_time = r->suspend_time;
+	j->pre_sus_time = r->pre_sus_time;
+	j->suspended_secs = r->suspended_secs;
 	j->deadline = r->deadline;
 	j->exit_code = r->exit_code;
 	j->exit_signal = r->exit_signal;
@@ -220,19 +225,27 @@ static size_t steps_offset(size_t n)
 	return (head + a - 1) / a * a;
 }
 
-/* One block for the jobs and, after them, all their steps, so the caller
- * frees both at once. */
+/* One block for the jobs and, after them, all their steps and node
+ * details (the decoded arrays go with the reply's decode; their strings
+ * stay in the reply), so the caller frees all at once. */
 static struct cli_job *jobs_map(const struct drv_rec_job *recs, size_t n)
 {
-	size_t steps = 0;
-	for (size_t i = 0; i < n; i++)
+	size_t steps = 0, details = 0;
+	for (size_t i = 0; i < n; i++) {
 		steps += recs[i].n_steps;
+		details += recs[i].n_node_detail;
+	}
+	size_t at_details = steps_offset(n) + steps * sizeof(struct cli_step);
+	size_t a = _Alignof(struct drv_rec_job_alloc);
+	at_details = (at_details + a - 1) / a * a;
 	struct cli_job *jobs =
-	    calloc(1, steps_offset(n) + steps * sizeof(struct cli_step));
+	    calloc(1, at_details + details * sizeof(struct drv_rec_job_alloc));
 	if (!jobs)
 		return NULL;
 	struct cli_step *next =
 	    (struct cli_step *)(void *)((char *)jobs + steps_offset(n));
+	struct drv_rec_job_alloc *det =
+	    (struct drv_rec_job_alloc *)(void *)((char *)jobs + at_details);
 	for (size_t i = 0; i < n; i++) {
 		cli_job_from_rec(&recs[i], &jobs[i]);
 		for (size_t k = 0; k < recs[i].n_steps; k++)
@@ -241,6 +254,11 @@ static struct cli_job *jobs_map(const struct drv_rec_job *recs, size_t n)
 			jobs[i].steps = next;
 		jobs[i].n_steps = recs[i].n_steps;
 		next += recs[i].n_steps;
+		if (recs[i].n_node_detail)
+			memcpy(det, recs[i].node_detail,
+			       recs[i].n_node_detail * sizeof(*det));
+		jobs[i].node_detail = recs[i].n_node_detail ? det : NULL;
+		det += recs[i].n_node_detail;
 	}
 	return jobs;
 }
@@ -312,8 +330,25 @@ int64_t cli_job_elapsed(const struct cli_job *job, int64_t now)
 
 	if (!strcmp(job->state, "PENDING") || job->start_time <= 0)
 		return 0;
+	if (!strcmp(job->state, "SUSPENDED"))
+		return job->pre_sus_time;
 	end = (job->end_time > 0 && strcmp(job->state, "RUNNING")) ? job->end_time : now;
+	if (job->suspend_time > 0) /* Slurm: run since the last resume, and before */
+		return end > job->suspend_time
+			   ? end - job->suspend_time + job->pre_sus_time
+			   : job->pre_sus_time;
 	return end > job->start_time ? end - job->start_time : 0;
+}
+
+int64_t cli_job_limit_end(const struct cli_job *job)
+{
+	if (job->time_limit < 0)
+		return -1;
+	if (job->start_time <= 0)
+		return 0;
+	if (job->suspend_time > 0)
+		return job->suspend_time + job->time_limit - job->pre_sus_time;
+	return job->start_time + job->time_limit;
 }
 
 /* Appends the expansion of one "%c" to f. */

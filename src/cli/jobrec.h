@@ -99,6 +99,15 @@ struct cli_job {
 	const struct cli_step *steps;
 	size_t n_steps;
 	struct cli_usage batch_usage; /* the batch script's ("batch_usage") */
+	/* scontrol suspend, as Slurm keeps it: the last suspend or resume (0
+	 * never), the seconds run before the last suspend, and the time
+	 * suspended in all */
+	int64_t suspend_time, pre_sus_time, suspended_secs;
+	/* scontrol show job -d: each held node's CPU ids, memory, GPUs
+	 * (cli_jobs_from_reply copies them into its block, as the steps;
+	 * cli_job_from_rec borrows the record's). 0: none sent */
+	const struct drv_rec_job_alloc *node_detail;
+	size_t n_node_detail;
 };
 
 /* Fills *job from a decoded record r (its strings are borrowed), leaving
@@ -117,9 +126,13 @@ size_t cli_jobs_from_reply(json_t *reply, struct cli_job **out, int64_t *now);
  * list, or NULL), as a new array. */
 json_t *cli_job_fields(const char *extra);
 
-/* Run time as squeue %M and scontrol RunTime count it: 0 while pending,
- * now - start while running, end - start once ended. */
+/* Run time as squeue %M and scontrol RunTime count it (Slurm's): 0 while
+ * pending, now - start while running, end - start once ended, with the
+ * time it was suspended left out (SecsPreSuspend while it is). */
 int64_t cli_job_elapsed(const struct cli_job *job, int64_t now);
+/* When a started job's time limit is (or was) due: start + limit, moved on
+ * by the time it was suspended; 0 when it has not started, -1 UNLIMITED. */
+int64_t cli_job_limit_end(const struct cli_job *job);
 
 /* Expands %j %A %x %u %% in a stdout/stderr pattern as Slurm's scontrol
  * shows it, relative to workdir; other "%X" (like %N, which only the node

@@ -88,7 +88,7 @@ static const struct sacct_field fields[] = {
     {"State", 10, SF_STR, sacct_v_state, false},
     {"Submit", 19, SF_DATE, sacct_v_submit, false},
     {"SubmitLine", 20, SF_STR, sacct_v_blank, false},
-    {"Suspended", 10, SF_TIME, sacct_v_zero_time, false},
+    {"Suspended", 10, SF_TIME, sacct_v_suspended, false},
     {"SystemComment", 15, SF_STR, sacct_v_blank, false},
     {"SystemCPU", 10, SF_STR, sacct_v_sys_cpu, false},
     {"Timelimit", 10, SF_STR, sacct_v_timelimit, false},

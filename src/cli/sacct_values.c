@@ -499,6 +499,18 @@ V(zero_time)
 	return "00:00:00";
 }
 
+/* scontrol suspend: the time the job (and its batch step) stood
+ * suspended, until now while it still is */
+V(suspended)
+{
+	const struct cli_job *j = r->job;
+	int64_t s = r->srun ? 0 : j->suspended_secs;
+	if (!r->srun && is(j, "SUSPENDED") && j->suspend_time > 0 &&
+	    c->now > j->suspend_time)
+		s += c->now - j->suspend_time;
+	return secs(s, buf);
+}
+
 V(timelimit)
 {
 	if (r->step)

@@ -67,7 +67,7 @@ const char *sacct_fmt_rss(int64_t kib, char *buf, size_t len);
 	X(flags) X(gid) X(group) X(jobid) X(jobidraw) X(dbindex) X(jobname) X(layout) X(nnodes) \
 	X(nodelist) X(ntasks) X(partition) X(priority) X(qos) X(reason) \
 	X(cpufreq) X(req_cpus) X(req_mem) X(req_nodes) X(req_tres) X(reserved) \
-	X(resv_cpu) X(resv_cpu_raw) X(start) X(state) X(submit) X(zero_time) \
+	X(resv_cpu) X(resv_cpu_raw) X(start) X(state) X(submit) X(zero_time) X(suspended) \
 	X(timelimit) X(timelimit_raw) X(usage_energy) X(uid) X(user) \
 	X(wckeyid) X(workdir) X(restarts) \
 	X(total_cpu) X(user_cpu) X(sys_cpu) X(max_rss) X(max_rss_node) X(max_rss_task) \

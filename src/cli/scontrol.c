@@ -447,11 +447,10 @@ static int dispatch(struct sctl *s, int argc, char **argv)
 		return sctl_top(s, argc, argv);
 	if (sctl_is_cmd(cmd, "requeuehold", 8) || sctl_is_cmd(cmd, "requeue", 3))
 		return sctl_requeue(s, argc, argv);
-	/** not supported by Drover yet: refused with a message */
-	if (sctl_is_cmd(cmd, "suspend", 2) || sctl_is_cmd(cmd, "resume", 3)) {
-		cli_error("%s is not supported by Drover yet", cmd);
-		return 1;
-	}
+	/** JOBID[,JOBID...]: freeze (suspend) or thaw (resume) a running job
+	 * on all its nodes; administrators only */
+	if (sctl_is_cmd(cmd, "suspend", 2) || sctl_is_cmd(cmd, "resume", 3))
+		return sctl_suspend(s, argc, argv);
 	if (sctl_is_cmd(cmd, "wait_job", 2))
 		return sctl_wait_job(s, argc, argv);
 	if (sctl_is_cmd(cmd, "notify", 1))

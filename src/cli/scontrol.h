@@ -72,6 +72,9 @@ int sctl_hostlist_diag(const char *expr, char *buf, size_t len);
 int sctl_wait_job(struct sctl *s, int argc, char **argv);
 int sctl_notify(struct sctl *s, int argc, char **argv);
 int sctl_write(struct sctl *s, int argc, char **argv);
+/* scontrol_suspend.c: suspend|resume JOBID[,JOBID...]... (argv[0] the
+ * command word). Returns the exit status. */
+int sctl_suspend(struct sctl *s, int argc, char **argv);
 /* scontrol_listpids.c: listpids [JOBID[.STEP]] [NODE], read from the
  * local nodes' spools. Returns the exit status. */
 int sctl_listpids(struct sctl *s, int argc, char **argv);

@@ -12,6 +12,8 @@
 
 #include "cli/common.h"
 #include "cli/timeshow.h"
+#include "common/cpuset.h"
+#include "common/hostlist.h"
 #include "common/timefmt.h"
 
 #define NL "\n   "
@@ -42,9 +44,8 @@ static int64_t shown_end(const struct cli_job *j)
 {
 	if (j->end_time > 0)
 		return j->end_time;
-	if (j->start_time > 0 && j->time_limit >= 0)
-		return j->start_time + j->time_limit;
-	return 0;
+	int64_t end = cli_job_limit_end(j);
+	return end > 0 ? end : 0;
 }
 
 static void print_job_head(FILE *out, const struct cli_job *j, bool detail)
@@ -122,9 +123,14 @@ static void print_job_times(FILE *out, const struct cli_job *j, int64_t now)
 	iso(j->start_time > 0 && strcmp(j->state, "PENDING") ? j->start_time
 							     : j->submit_time,
 	    a, sizeof(a));
+	if (j->suspend_time > 0)
+		iso(j->suspend_time, b, sizeof(b));
+	else
+		snprintf(b, sizeof(b), "None");
 	fprintf(out,
-		"SuspendTime=None SecsPreSuspend=0 LastSchedEval=%s Scheduler=Main" NL,
-		a);
+		"SuspendTime=%s SecsPreSuspend=%" PRId64
+		" LastSchedEval=%s Scheduler=Main" NL,
+		b, j->pre_sus_time, a);
 }
 
 /* TRES= as Slurm prints it: ctld's string, else made from CPUs, memory,
@@ -148,7 +154,57 @@ static void job_tres(const struct cli_job *j, char *buf, size_t len)
 		snprintf(buf + n, len - (size_t)n, ",gres/gpu=%" PRId64, j->gpus);
 }
 
-static void print_job_alloc(FILE *out, const struct cli_job *j)
+/* Slurm's per-node GRES of the detail lines: "gpu:2(IDX:0-1)", "" none. */
+static void node_gres(const struct drv_rec_job_alloc *a, char *buf, size_t len)
+{
+	uint64_t bits = (uint64_t)a->gpus;
+	char idx[256];
+	buf[0] = '\0';
+	if (!bits)
+		return;
+	drv_cpuset_format(&bits, 64, idx, sizeof(idx));
+	snprintf(buf, len, "gpu:%u(IDX:%s)", drv_cpuset_count(&bits, 64), idx);
+}
+
+/* -d: JOB_GRES= and one "  Nodes=... CPU_IDs=... Mem=... GRES=..." line
+ * for each run of nodes alike, as Slurm groups them. */
+static void print_job_nodes(FILE *out, const struct cli_job *j)
+{
+	const struct drv_rec_job_alloc *d = j->node_detail;
+	uint32_t gpus = 0; /* Slurm's JOB_GRES: the job's whole, "gpu:2" */
+	for (size_t i = 0; i < j->n_node_detail; i++) {
+		uint64_t bits = (uint64_t)d[i].gpus;
+		gpus += drv_cpuset_count(&bits, 64);
+	}
+	if (gpus)
+		fprintf(out, "JOB_GRES=gpu:%u" NL, gpus);
+	else
+		fprintf(out, "JOB_GRES=(null)" NL);
+	for (size_t i = 0, k; i < j->n_node_detail; i = k) {
+		char gres[300], other[300];
+		node_gres(&d[i], gres, sizeof(gres));
+		char **names = calloc(j->n_node_detail - i, sizeof(*names));
+		size_t n = 0;
+		for (k = i; names && k < j->n_node_detail; k++) {
+			node_gres(&d[k], other, sizeof(other));
+			if (strcmp(other, gres) || d[k].mem != d[i].mem ||
+			    strcmp(d[k].cpu_ids ? d[k].cpu_ids : "",
+				   d[i].cpu_ids ? d[i].cpu_ids : ""))
+				break;
+			names[n++] = (char *)d[k].node;
+		}
+		char *hosts = names ? drv_hostlist_compress(names, n) : NULL;
+		fprintf(out, "  Nodes=%s CPU_IDs=%s Mem=%" PRIu64 " GRES=%s" NL,
+			hosts ? hosts : d[i].node, d[i].cpu_ids ? d[i].cpu_ids : "",
+			d[i].mem, gres);
+		free(hosts);
+		free(names);
+		if (k == i)
+			k = i + 1; /* out of memory: one line a node */
+	}
+}
+
+static void print_job_alloc(FILE *out, const struct cli_job *j, bool detail)
 {
 	char tres[512], mem[32];
 	int64_t cpt = j->cpus_per_task > 0 ? j->cpus_per_task : 1;
@@ -177,6 +233,8 @@ static void print_job_alloc(FILE *out, const struct cli_job *j)
 	fprintf(out, "TRES=%s" NL, tres);
 	fprintf(out, "Socks/Node=* NtasksPerN:B:S:C=%" PRId64 ":0:*:* CoreSpec=*" NL,
 		tpn);
+	if (detail && j->n_node_detail)
+		print_job_nodes(out, j);
 	if (j->min_memory_text)
 		snprintf(mem, sizeof(mem), "%s", j->min_memory_text);
 	else
@@ -219,7 +277,7 @@ void scs_print_job(FILE *out, const struct cli_job *job, int64_t now, bool detai
 {
 	print_job_head(out, job, detail);
 	print_job_times(out, job, now);
-	print_job_alloc(out, job);
+	print_job_alloc(out, job, detail);
 	print_job_files(out, job);
 }
 

@@ -33,9 +33,7 @@ int64_t sq_job_end(const struct cli_job *j)
 {
 	if (j->end_time > 0 || is(j, "PENDING") || !cli_state_is_active(j->state))
 		return j->end_time;
-	if (j->time_limit < 0)
-		return -1;
-	return j->start_time > 0 ? j->start_time + j->time_limit : 0;
+	return cli_job_limit_end(j);
 }
 
 /* Slurm's _print_secs: out of range is "INVALID". */

@@ -1,10 +1,12 @@
 /* cgroup.c — one job step's control groups (v1 and v2): detection, the
- * step's directories and memory limit, OOM detection and removal.
+ * step's directories (every controller's), OOM detection and removal.
+ * What each controller is told lives in cgroup_limits.c.
  *
  * It owns nothing but the directories it creates; it never moves the caller
  * itself, so the shepherd stays outside the limit it sets and survives its
  * tasks' OOM kill to report it. No logging here (callers log once). */
 #include "common/cgroup.h"
+#include "common/cgroup_internal.h"
 
 #include <dirent.h>
 #include <ctype.h>
@@ -18,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int read_text(const char *path, char *buf, size_t len)
+int cg_read_text(const char *path, char *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -37,9 +39,10 @@ static int read_text(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-static int write_text(const char *path, const char *text)
+static int write_file(const char *path, const char *text, bool create)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int fd = create ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)
+			: open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	size_t len = strlen(text);
@@ -52,16 +55,28 @@ static int write_text(const char *path, const char *text)
 	return -e;
 }
 
-static int join(char *buf, size_t len, const char *dir, const char *name)
+static int write_text(const char *path, const char *text)
+{
+	return write_file(path, text, false);
+}
+
+int cg_join(char *buf, size_t len, const char *dir, const char *name)
 {
 	int n = snprintf(buf, len, "%s/%s", dir, name);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+int cg_write_in(const char *dir, const char *name, const char *text, bool create)
+{
+	char p[PATH_MAX];
+	int rc = cg_join(p, sizeof(p), dir, name);
+	return rc < 0 ? rc : write_file(p, text, create);
+}
+
 static bool exists(const char *dir, const char *name)
 {
 	char p[PATH_MAX];
-	return join(p, sizeof(p), dir, name) == 0 && access(p, F_OK) == 0;
+	return cg_join(p, sizeof(p), dir, name) == 0 && access(p, F_OK) == 0;
 }
 
 /* Does a whitespace-separated list hold word? */
@@ -79,26 +94,38 @@ static bool has_word(const char *list, const char *word)
 	return false;
 }
 
+/* Each controller's name: its v1 mount under ROOT, its word in v2's
+ * cgroup.controllers. */
+static const char *const ctl_names[CG_NCTL] = {"cpuset", "devices", "pids"};
+
 int cg_detect(const char *root, struct cg_layout *l)
 {
 	struct cg_layout d = {.version = CG_NONE};
 	char p[PATH_MAX], text[512];
-	if (join(p, sizeof(p), root, "cgroup.controllers") < 0)
+	if (cg_join(p, sizeof(p), root, "cgroup.controllers") < 0)
 		return -ENAMETOOLONG;
-	if (read_text(p, text, sizeof(text)) == 0 && has_word(text, "memory")) {
+	if (cg_read_text(p, text, sizeof(text)) == 0 && has_word(text, "memory")) {
 		d.version = CG_V2;
 		snprintf(d.mem_root, sizeof(d.mem_root), "%s", root);
+		d.v2_ctls = 1u << CG_DEVICES;
+		for (int i = 0; i < CG_NCTL; i++)
+			if (i != CG_DEVICES && has_word(text, ctl_names[i]))
+				d.v2_ctls |= 1u << i;
 	} else {
-		if (join(d.mem_root, sizeof(d.mem_root), root, "memory") < 0)
+		if (cg_join(d.mem_root, sizeof(d.mem_root), root, "memory") < 0)
 			return -ENAMETOOLONG;
 		if (!exists(d.mem_root, "memory.limit_in_bytes"))
 			return -ENOENT;
 		d.version = CG_V1;
 		d.memsw = exists(d.mem_root, "memory.memsw.limit_in_bytes");
 		char frz[PATH_MAX];
-		if (join(frz, sizeof(frz), root, "freezer") == 0 &&
+		if (cg_join(frz, sizeof(frz), root, "freezer") == 0 &&
 		    exists(frz, "cgroup.procs"))
 			snprintf(d.freezer_root, sizeof(d.freezer_root), "%s", frz);
+		for (int i = 0; i < CG_NCTL; i++)
+			if (cg_join(frz, sizeof(frz), root, ctl_names[i]) == 0 &&
+			    exists(frz, "cgroup.procs") && access(frz, W_OK) == 0)
+				snprintf(d.ctl_root[i], PATH_MAX, "%s", frz);
 	}
 	if (access(d.mem_root, W_OK) < 0)
 		return -EACCES;
@@ -138,94 +165,162 @@ int cg_parse_oom_kill(const char *text, int64_t *n)
 
 /* --- one step ----------------------------------------------------------- */
 
+/* 1 when made, 0 when it was there, or -errno. */
 static int make_dir(const char *path)
 {
-	return mkdir(path, 0755) < 0 && errno != EEXIST ? -errno : 0;
+	if (mkdir(path, 0755) == 0)
+		return 1;
+	return errno == EEXIST ? 0 : -errno;
 }
 
-/* v2: children of dir may use the memory controller. */
-static void enable_memory(const char *dir)
+/* What a tree is for: its controller decides what each new level needs. */
+enum tree_kind { TREE_MEM, TREE_FRZ, TREE_V2, TREE_CPUSET, TREE_DEVICES, TREE_OTHER };
+
+/* v2: children of dir may use the controllers the layout has. Each is
+ * written alone: one the kernel refuses must not take the others along. */
+static void enable_controllers(const struct cg_layout *l, const char *dir)
 {
-	char p[PATH_MAX];
-	if (join(p, sizeof(p), dir, "cgroup.subtree_control") == 0)
-		write_text(p, "+memory");
+	static const char *const plus[CG_NCTL] = {"+cpuset", NULL, "+pids"};
+	cg_write_in(dir, "cgroup.subtree_control", "+memory", l->plain_dirs);
+	for (int i = 0; i < CG_NCTL; i++)
+		if (plus[i] && l->v2_ctls >> i & 1)
+			cg_write_in(dir, "cgroup.subtree_control", plus[i],
+				    l->plain_dirs);
 }
 
-static int make_tree(const char *base, const char *node, int64_t job_id, const char *step,
-		     char *node_dir, char *job_dir, char *step_dir, bool v2)
+/* v1 cpuset: a cgroup takes no process until its cpus and mems are set;
+ * mems (and cpus where lim names none, or at the node's level) come from
+ * the parent. A job's and a step's cpus are lim's. */
+static int cpuset_init(const struct cg_layout *l, const char *parent, const char *dir,
+		       const char *cpus)
 {
-	int rc = cg_path(job_dir, PATH_MAX, base, node, job_id, NULL);
+	char pc[PATH_MAX], text[4096];
+	int rc = 0;
+	if (!cpus) {
+		if (cg_join(pc, sizeof(pc), parent, "cpuset.cpus") == 0 &&
+		    cg_read_text(pc, text, sizeof(text)) == 0)
+			rc = cg_write_in(dir, "cpuset.cpus", text, l->plain_dirs);
+	} else {
+		rc = cg_write_in(dir, "cpuset.cpus", cpus, l->plain_dirs);
+	}
+	if (rc == 0 && cg_join(pc, sizeof(pc), parent, "cpuset.mems") == 0 &&
+	    cg_read_text(pc, text, sizeof(text)) == 0)
+		rc = cg_write_in(dir, "cpuset.mems", text, l->plain_dirs);
+	return rc;
+}
+
+/* dirs: the node's, the job's and the step's directory under base. Returns
+ * 1 when the job's directory was made here, 0 when it was there, -errno.
+ * v1 devices: a cgroup with children takes no "deny all", so the job's
+ * rules go in as it is made, before its step's directory. */
+static int make_tree(const struct cg_layout *l, enum tree_kind kind, const char *base,
+		     const char *node, int64_t job_id, const char *step, char *dirs[3],
+		     const struct cg_limits *lim)
+{
+	int rc = cg_path(dirs[1], PATH_MAX, base, node, job_id, NULL);
 	if (rc == 0)
-		rc = cg_path(step_dir, PATH_MAX, base, node, job_id, step);
+		rc = cg_path(dirs[2], PATH_MAX, base, node, job_id, step);
 	if (rc < 0)
 		return rc;
-	snprintf(node_dir, PATH_MAX, "%s", job_dir);
-	*strrchr(node_dir, '/') = '\0';
-	if (v2)
-		enable_memory(base);
-	if ((rc = make_dir(node_dir)) < 0)
-		return rc;
-	if (v2)
-		enable_memory(node_dir);
-	if ((rc = make_dir(job_dir)) < 0)
-		return rc;
-	if (v2)
-		enable_memory(job_dir);
-	return make_dir(step_dir);
+	snprintf(dirs[0], PATH_MAX, "%s", dirs[1]);
+	*strrchr(dirs[0], '/') = '\0';
+	if (kind == TREE_V2)
+		enable_controllers(l, base);
+	int job_new = 0;
+	for (int i = 0; i < 3; i++) {
+		if ((rc = make_dir(dirs[i])) < 0)
+			return rc;
+		if (i == 1)
+			job_new = rc;
+		if (kind == TREE_V2 && i < 2)
+			enable_controllers(l, dirs[i]);
+		if (kind == TREE_CPUSET &&
+		    (rc = cpuset_init(l, i ? dirs[i - 1] : base, dirs[i],
+				      i ? lim->cpus : NULL)) < 0)
+			return rc;
+		if (kind == TREE_DEVICES && i == 1 && job_new &&
+		    (rc = cg_v1_devices(dirs[1], lim, l->plain_dirs)) < 0)
+			return rc;
+	}
+	return job_new;
 }
 
-static int set_limit(struct cg_step *cg, int64_t mib)
+/* The v1 trees of cpuset, devices and pids that lim asks for; each absent
+ * controller's bit goes to c->missing. Bit i of the result: controller i's
+ * job directory was made here; or -errno. */
+static int make_ctl_trees(struct cg_step *c, const char *node, int64_t job_id,
+			  const char *step, const struct cg_limits *lim, char *err,
+			  size_t errlen)
 {
-	char p[PATH_MAX], v[32];
-	snprintf(v, sizeof(v), "%lld", (long long)mib * 1024 * 1024);
-	int rc;
-	if (cg->lay.version == CG_V2) {
-		if ((rc = join(p, sizeof(p), cg->mem, "memory.max")) < 0 ||
-		    (rc = write_text(p, v)) < 0)
+	bool want[CG_NCTL] = {lim->cpus != NULL, lim->devices, lim->pids_max > 0};
+	static const enum tree_kind kinds[CG_NCTL] = {TREE_CPUSET, TREE_DEVICES,
+						      TREE_OTHER};
+	int made = 0;
+	for (int i = 0; i < CG_NCTL; i++) {
+		if (!want[i])
+			continue;
+		if (!c->lay.ctl_root[i][0]) {
+			c->missing |= 1u << i;
+			continue;
+		}
+		char *dirs[3] = {c->ctl_node[i], c->ctl_job[i], c->ctl[i]};
+		int rc;
+		for (int t = 0; t < 3; t++)
+			if ((rc = make_tree(&c->lay, kinds[i], c->lay.ctl_root[i], node,
+					    job_id, step, dirs, lim)) != -ENOENT)
+				break;
+		if (rc < 0) {
+			snprintf(err, errlen, "cannot create %s: %s",
+				 c->ctl[i][0] ? c->ctl[i] : c->lay.ctl_root[i],
+				 strerror(-rc));
 			return rc;
-		if (join(p, sizeof(p), cg->mem, "memory.swap.max") == 0)
-			write_text(p, "0"); /* absent without swap accounting */
-		return 0;
+		}
+		made |= rc << i;
 	}
-	if ((rc = join(p, sizeof(p), cg->mem, "memory.limit_in_bytes")) < 0 ||
-	    (rc = write_text(p, v)) < 0)
-		return rc;
-	/* memsw is memory + swap: equal to the limit, the step gets no swap */
-	if (cg->lay.memsw &&
-	    join(p, sizeof(p), cg->mem, "memory.memsw.limit_in_bytes") == 0)
-		write_text(p, v);
-	return 0;
+	return made;
 }
 
 int cg_step_create(struct cg_step *cg, const struct cg_layout *l, const char *node,
-		   int64_t job_id, const char *step, int64_t limit_mib, char *err,
-		   size_t errlen)
+		   int64_t job_id, const char *step, const struct cg_limits *lim,
+		   char *err, size_t errlen)
 {
-	struct cg_step c = {.lay = *l, .limit_mib = limit_mib > 0 ? limit_mib : 0};
+	static const struct cg_limits none;
+	if (!lim)
+		lim = &none;
+	/* large (a few pages a controller): the caller's, not the stack's */
+	struct cg_step *c = cg;
+	memset(c, 0, sizeof(*c));
+	c->lay = *l;
+	c->limit_mib = lim->mem_mib > 0 ? lim->mem_mib : 0;
 	bool v2 = l->version == CG_V2;
+	char *dirs[3] = {c->mem_node, c->mem_job, c->mem};
 	int rc;
 	/* a sibling step's end may remove the job's directory in between */
 	for (int i = 0; i < 3; i++)
-		if ((rc = make_tree(l->mem_root, node, job_id, step, c.mem_node,
-				    c.mem_job, c.mem, v2)) != -ENOENT)
+		if ((rc = make_tree(l, v2 ? TREE_V2 : TREE_MEM, l->mem_root, node, job_id,
+				    step, dirs, lim)) != -ENOENT)
 			break;
 	if (rc < 0) {
 		snprintf(err, errlen, "cannot create %s: %s",
-			 c.mem[0] ? c.mem : l->mem_root, strerror(-rc));
+			 c->mem[0] ? c->mem : l->mem_root, strerror(-rc));
+		memset(c, 0, sizeof(*c));
 		return rc;
 	}
+	int job_new = rc ? 1 << CG_NCTL : 0;
+	char *fdirs[3] = {c->frz_node, c->frz_job, c->frz};
 	if (!v2 && l->freezer_root[0] &&
-	    make_tree(l->freezer_root, node, job_id, step, c.frz_node, c.frz_job, c.frz,
-		      false) < 0)
-		c.frz[0] = c.frz_job[0] = c.frz_node[0] = '\0'; /* optional */
-	c.active = true;
-	if (c.limit_mib && (rc = set_limit(&c, c.limit_mib)) < 0) {
-		snprintf(err, errlen, "cannot set the memory limit of %s: %s", c.mem,
-			 strerror(-rc));
-		cg_step_destroy(&c);
+	    make_tree(l, TREE_FRZ, l->freezer_root, node, job_id, step, fdirs, lim) < 0)
+		c->frz[0] = c->frz_job[0] = c->frz_node[0] = '\0'; /* optional */
+	c->active = true;
+	rc = v2 ? 0 : make_ctl_trees(c, node, job_id, step, lim, err, errlen);
+	if (rc >= 0)
+		job_new |= rc;
+	if (rc >= 0)
+		rc = cg_limits_apply(c, lim, job_new, err, errlen);
+	if (rc < 0) {
+		cg_step_destroy(c);
 		return rc;
 	}
-	*cg = c;
 	return 0;
 }
 
@@ -235,11 +330,15 @@ int cg_step_attach(const struct cg_step *cg, pid_t pid)
 		return 0;
 	char p[PATH_MAX], v[24];
 	snprintf(v, sizeof(v), "%d", (int)pid);
-	int rc = join(p, sizeof(p), cg->mem, "cgroup.procs");
+	int rc = cg_join(p, sizeof(p), cg->mem, "cgroup.procs");
 	if (rc == 0)
 		rc = write_text(p, v);
-	if (rc == 0 && cg->frz[0] && join(p, sizeof(p), cg->frz, "cgroup.procs") == 0)
+	if (rc == 0 && cg->frz[0] && cg_join(p, sizeof(p), cg->frz, "cgroup.procs") == 0)
 		write_text(p, v);
+	/* a limit that cannot hold the process is no limit: an error */
+	for (int i = 0; rc == 0 && i < CG_NCTL; i++)
+		if (cg->ctl[i][0])
+			rc = cg_write_in(cg->ctl[i], "cgroup.procs", v, false);
 	return rc;
 }
 
@@ -247,7 +346,8 @@ static int64_t read_count(const char *dir, const char *file)
 {
 	char p[PATH_MAX], text[1024];
 	int64_t n = 0;
-	if (join(p, sizeof(p), dir, file) < 0 || read_text(p, text, sizeof(text)) < 0)
+	if (cg_join(p, sizeof(p), dir, file) < 0 ||
+	    cg_read_text(p, text, sizeof(text)) < 0)
 		return -1;
 	if (!strcmp(file, "memory.failcnt"))
 		return strtoll(text, NULL, 10);
@@ -279,8 +379,8 @@ int64_t cg_step_oom_kills(const struct cg_step *cg)
 static int kill_listed(const char *dir)
 {
 	char p[PATH_MAX], text[8192];
-	if (join(p, sizeof(p), dir, "cgroup.procs") < 0 ||
-	    read_text(p, text, sizeof(text)) < 0)
+	if (cg_join(p, sizeof(p), dir, "cgroup.procs") < 0 ||
+	    cg_read_text(p, text, sizeof(text)) < 0)
 		return 0;
 	int n = 0;
 	for (char *s = text, *end; *s; s = end) {
@@ -303,10 +403,11 @@ static void pause_ms(long ms)
 static void kill_all(const struct cg_step *cg)
 {
 	char p[PATH_MAX];
-	if (cg->lay.version == CG_V2 && join(p, sizeof(p), cg->mem, "cgroup.kill") == 0)
+	if (cg->lay.version == CG_V2 &&
+	    cg_join(p, sizeof(p), cg->mem, "cgroup.kill") == 0)
 		write_text(p, "1");
 	char state[PATH_MAX] = "";
-	if (cg->frz[0] && join(state, sizeof(state), cg->frz, "freezer.state") == 0 &&
+	if (cg->frz[0] && cg_join(state, sizeof(state), cg->frz, "freezer.state") == 0 &&
 	    write_text(state, "FROZEN") < 0)
 		state[0] = '\0';
 	/* Frozen, nothing can fork between our read and the kill; a frozen
@@ -356,11 +457,17 @@ void cg_step_destroy(struct cg_step *cg)
 	kill_all(cg);
 	remove_dir(cg->mem, 300);
 	remove_dir(cg->frz, 300);
+	for (int i = 0; i < CG_NCTL; i++)
+		remove_dir(cg->ctl[i], 300);
 	/* siblings (other steps of the job, other jobs) keep these */
 	remove_dir(cg->mem_job, 100);
 	remove_dir(cg->frz_job, 100);
+	for (int i = 0; i < CG_NCTL; i++)
+		remove_dir(cg->ctl_job[i], 100);
 	remove_dir(cg->mem_node, 100);
 	remove_dir(cg->frz_node, 100);
+	for (int i = 0; i < CG_NCTL; i++)
+		remove_dir(cg->ctl_node[i], 100);
 	cg->active = false;
 }
 
@@ -373,7 +480,7 @@ static void forget_under(const char *base, const char *node, int64_t job_id)
 	struct dirent *e;
 	while (d && (e = readdir(d)))
 		if (!strncmp(e->d_name, "step_", 5) &&
-		    join(p, sizeof(p), job, e->d_name) == 0)
+		    cg_join(p, sizeof(p), job, e->d_name) == 0)
 			rmdir(p);
 	if (d)
 		closedir(d);
@@ -455,6 +562,9 @@ void cg_job_forget(const struct cg_layout *l, const char *node, int64_t job_id)
 	if (l->version == CG_NONE)
 		return;
 	forget_under(l->mem_root, node, job_id);
-	if (l->version == CG_V1)
-		forget_under(l->freezer_root, node, job_id);
+	if (l->version != CG_V1)
+		return;
+	forget_under(l->freezer_root, node, job_id);
+	for (int i = 0; i < CG_NCTL; i++)
+		forget_under(l->ctl_root[i], node, job_id);
 }

@@ -47,6 +47,9 @@ struct loader {
 	size_t cap_nodes, cap_parts;
 	struct name_set names;
 	int depth;
+	/* cgroup.conf: every line is pairs of this table, into cgroup */
+	const struct conf_key *flat;
+	void *flat_target;
 };
 
 /* One key=value pair of a line; both point into the line buffer. */
@@ -486,6 +489,11 @@ static int process_line(struct loader *L, char *s, struct drv_error *err)
 	struct pair pairs[MAX_PAIRS];
 	size_t n;
 
+	if (L->flat) {
+		int rc = split_pairs(L, s, pairs, &n, err);
+		return rc < 0 ? rc
+			      : apply_pairs(L, L->flat, L->flat_target, pairs, n, err);
+	}
 	if (strncasecmp(s, "include", 7) == 0 && (s[7] == ' ' || s[7] == '\t'))
 		return include_line(L, trim(s + 7), err);
 	char *whole = strdup(s);
@@ -707,6 +715,26 @@ static int set_path(struct drv_conf *c, const char *path)
 	return c->dir ? 0 : -ENOMEM;
 }
 
+/* cgroup.conf beside drover.conf, when there is one (as in Slurm, it
+ * is optional); read after drover.conf, so that its keys win. */
+static int read_cgroup_conf(struct loader *L, struct drv_error *err)
+{
+	struct drv_conf *c = L->p.conf;
+	char *path = conf_cgroup_path(c->dir);
+	if (!path)
+		return drv_error_set(err, ENOMEM, "out of memory");
+	if (access(path, F_OK) < 0) {
+		free(path);
+		return 0;
+	}
+	c->cgroup.path = path;
+	L->flat = conf_cgroup_keys;
+	L->flat_target = &c->cgroup;
+	int rc = read_file(L, path, err);
+	L->flat = NULL;
+	return rc;
+}
+
 static void loader_fini(struct loader *L)
 {
 	conf_keys_free(conf_node_keys, &L->node_def);
@@ -738,6 +766,8 @@ int drv_conf_load(const char *path, drv_conf_warn_f warn, void *warn_arg,
 		rc = conf_keys_defaults(&L.p, conf_global_keys, c, err);
 	}
 	if (rc == 0)
+		rc = conf_keys_defaults(&L.p, conf_cgroup_keys, &c->cgroup, err);
+	if (rc == 0)
 		rc = conf_keys_defaults(&L.p, conf_node_keys, &L.node_def, err);
 	if (rc == 0)
 		rc = conf_keys_defaults(&L.p, conf_part_keys, &L.part_def, err);
@@ -745,6 +775,8 @@ int drv_conf_load(const char *path, drv_conf_warn_f warn, void *warn_arg,
 		drv_error_set(err, ENOMEM, "out of memory");
 	if (rc == 0)
 		rc = read_file(&L, c->path, err);
+	if (rc == 0)
+		rc = read_cgroup_conf(&L, err);
 	if (rc == 0)
 		rc = finish(&L, err);
 	loader_fini(&L);
@@ -787,8 +819,7 @@ void drv_conf_free(struct drv_conf *c)
 	free(c->health_check_program);
 	free(c->slurm_user);
 	free(c->slurmd_user);
-	free(c->cgroup_plugin);
-	free(c->cgroup_mountpoint);
+	conf_cgroup_free(&c->cgroup);
 	free(c->job_container_type);
 	for (size_t i = 0; i < c->n_nodes; i++) {
 		struct drv_node_conf *n = &c->nodes[i];

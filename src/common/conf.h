@@ -205,6 +205,18 @@ enum {
 #define DRV_HC_NONDRAINED_IDLE 0x08u
 #define DRV_HC_ANY 0x0fu
 #define DRV_HC_CYCLE 0x10u
+/* cgroup.conf (Slurm's keys, Drover's PidsLimit and GpuDeviceFiles): how
+ * noded's shepherds confine each job. Percentages are of the job's memory
+ * (Allowed*) or of the node's RealMemory (MaxRAMPercent). */
+struct drv_cgroup_conf {
+	char *path;	  /* the cgroup.conf read; NULL when there is none */
+	char *plugin;	  /* autodetect, cgroup/v1, cgroup/v2 or disabled */
+	char *mountpoint; /* default /sys/fs/cgroup */
+	bool constrain_cores, constrain_ram, constrain_swap, constrain_devices;
+	double allowed_ram, allowed_swap, max_ram_percent; /* 0..100 */
+	uint32_t pids_limit;				   /* 0: none */
+	char *gpu_device_files; /* hostlist of device files: GPU i is the i-th */
+};
 
 struct drv_conf {
 	char *path;			  /* the file that was loaded */
@@ -271,13 +283,10 @@ struct drv_conf {
 	char *health_check_program;
 	int health_check_interval, health_check_timeout;
 	unsigned health_check_node_state;
-	/* cgroups (Slurm's cgroup.conf keys): CgroupPlugin autodetect, cgroup/v1,
-	 * cgroup/v2 or disabled; where they are mounted; whether a job's memory
-	 * request becomes its steps' memory limit */
-	char *cgroup_plugin, *cgroup_mountpoint;
+	/* cgroup.conf, read from the directory of drover.conf (conf_cgroup.c) */
+	struct drv_cgroup_conf cgroup;
 	struct drv_sched_conf sched;
 	struct drv_prio_conf prio;
-	bool constrain_ram_space;
 	/* JobContainerType: "job_container/none" or "job_container/tmpfs" (each
 	 * job's own /tmp and /dev/shm; noded reads job_container.conf) */
 	char *job_container_type;

@@ -112,6 +112,17 @@ void conf_health_state_text(unsigned mask, char *buf, size_t len);
 int conf_apply_acct_freq(struct conf_parser *p, const struct conf_key *k, void *target,
 			 const char *value, struct drv_error *err);
 
+/* conf_cgroup.c: cgroup.conf's table; the apply of drover.conf's old
+ * cgroup rows (into conf->cgroup, with a warning); cgroup.conf's path in
+ * dir (malloc'd, NULL on ENOMEM); a deep copy (to's old strings freed; 0 or
+ * -ENOMEM, to unchanged then); freeing the strings. */
+extern const struct conf_key conf_cgroup_keys[];
+int conf_apply_cgroup_legacy(struct conf_parser *p, const struct conf_key *k,
+			     void *target, const char *value, struct drv_error *err);
+char *conf_cgroup_path(const char *dir);
+int conf_cgroup_copy(struct drv_cgroup_conf *to, const struct drv_cgroup_conf *from);
+void conf_cgroup_free(struct drv_cgroup_conf *c);
+
 /* The parser's state while one drv_conf_load runs; never outlives it. */
 struct conf_parser {
 	struct drv_conf *conf; /* being built; freed on failure */

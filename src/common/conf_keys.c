@@ -28,8 +28,6 @@
 
 static const char *const node_states[] = {"CLOUD",  "DOWN", "DRAIN",   "FAIL", "FAILING",
 					  "FUTURE", "IDLE", "UNKNOWN", NULL};
-static const char *const cgroup_plugins[] = {"autodetect", "cgroup/v1", "cgroup/v2",
-					     "disabled", NULL};
 static const char *const job_container_types[] = {"job_container/none",
 						  "job_container/tmpfs", NULL};
 
@@ -797,11 +795,11 @@ const struct conf_key conf_global_keys[] = {
 	{"SlurmdUser", CONF_STR, FIELD(drv_conf, slurmd_user), NULL, 0, 0, NULL, false, NULL},
 	{"PurgeJobAfter", CONF_CUSTOM, 0, "0", 0, 0, NULL, true, apply_purge_after},
 	{"JobSubmitPlugins", CONF_CUSTOM, 0, NULL, 0, 0, NULL, false, apply_job_submit},
-	/* Slurm's cgroup.conf keys, read here from drover.conf; noded hands them
-	 * to each shepherd in its spec */
-	{"CgroupPlugin", CONF_ENUM, FIELD(drv_conf, cgroup_plugin), "autodetect", 0, 0, cgroup_plugins, false, NULL},
-	{"CgroupMountpoint", CONF_PATH, FIELD(drv_conf, cgroup_mountpoint), "/sys/fs/cgroup", 0, 0, NULL, false, NULL},
-	{"ConstrainRAMSpace", CONF_BOOL, FIELD(drv_conf, constrain_ram_space), "YES", 0, 0, NULL, true, NULL},
+	/* cgroup.conf's keys that drover.conf held before cgroup.conf existed:
+	 * still read here, with a warning (conf_cgroup.c) */
+	{"CgroupPlugin", CONF_CUSTOM, 0, NULL, 0, 0, NULL, false, conf_apply_cgroup_legacy},
+	{"CgroupMountpoint", CONF_CUSTOM, 0, NULL, 0, 0, NULL, false, conf_apply_cgroup_legacy},
+	{"ConstrainRAMSpace", CONF_CUSTOM, 0, NULL, 0, 0, NULL, true, conf_apply_cgroup_legacy},
 	/* each job's own /tmp and /dev/shm (noded reads job_container.conf) */
 	{"JobContainerType", CONF_ENUM, FIELD(drv_conf, job_container_type), "job_container/none", 0, 0, job_container_types, false, NULL},
 	/* Drover's own: connection and credential-cache bounds */

@@ -152,6 +152,10 @@ static int apply(struct drv_conf *conf, const struct drv_conf *fresh, char *appl
 			return rc;
 		note(applied, len, k->name);
 	}
+	/* cgroup.conf as a whole: noded reads it for each job it starts
+	 * (CgroupPlugin and CgroupMountpoint only at its start) */
+	if (conf_cgroup_copy(&conf->cgroup, &fresh->cgroup) < 0)
+		return -ENOMEM;
 	return copy_written(conf, fresh);
 }
 

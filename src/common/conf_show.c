@@ -298,7 +298,7 @@ static void get_user(const struct show_ctx *x, const struct row *r)
  * CgroupPlugin=disabled (then by the job's process group). */
 static void get_task_plugin(const struct show_ctx *x, const struct row *r)
 {
-	bool cg = !x->conf->cgroup_plugin || strcmp(x->conf->cgroup_plugin, "disabled");
+	bool cg = !x->conf->cgroup.plugin || strcmp(x->conf->cgroup.plugin, "disabled");
 	bool task = !strcmp(r->key, "TaskPlugin");
 	put(x, r->key,
 	    task ? (cg ? "task/cgroup" : "task/none")

@@ -23,6 +23,12 @@ enum drv_kill_why {
 #define DRV_SHEPHERD_KILL_SIG SIGUSR1
 #define DRV_SHEPHERD_KILL_FILE "kill_why"
 
+/* Not ends but noded's word, on the same signal to a batch job's shepherd,
+ * that scontrol suspended or resumed the job: the shepherd's time-limit
+ * clock stops while the job is suspended (Slurm's limit excludes that time). */
+#define DRV_SHEPHERD_SUSPEND 16
+#define DRV_SHEPHERD_RESUME 17
+
 /* The wire's reason ("cancel", "time_limit", "requeue"; NULL: none) as a
  * code. */
 static inline enum drv_kill_why drv_kill_why_parse(const char *reason)

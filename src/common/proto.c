@@ -33,6 +33,8 @@ static const struct {
     {DRV_RC_JOB_NOT_PENDING, "Job is no longer pending execution"},
     {DRV_RC_ALREADY_DONE, "Job/step already completing or completed"},
     {DRV_RC_JOB_PENDING, "Job is pending execution"},
+    {DRV_RC_JOB_NOT_RUNNING, "Job is not running"},
+    {DRV_RC_JOB_NOT_SUSPENDED, "Job is not suspended"},
     {DRV_RC_NODES_BUSY, "Requested nodes are busy"},
     {DRV_RC_TOO_MANY_CPUS, "More processors requested than permitted"},
     {DRV_RC_BAD_TASK_COUNT, "Task count specification invalid"},

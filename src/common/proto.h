@@ -40,13 +40,15 @@ enum drv_rc {
 	DRV_RC_INVALID_FEATURE = 2029,	 /* "Invalid feature specification" */
 	DRV_RC_NODE_CONFIG_UNAVAIL =
 	    2014, /* "Requested node configuration is not available" */
-	DRV_RC_INVALID_JOB_ID = 2017,  /* "Invalid job id specified" */
-	DRV_RC_JOB_NOT_PENDING = 2020, /* "Job is no longer pending execution" */
-	DRV_RC_ALREADY_DONE = 2021,    /* "Job/step already completing or completed" */
-	DRV_RC_JOB_PENDING = 2024,     /* "Job is pending execution" */
-	DRV_RC_DISABLED = 2037,	       /* "Requested operation is presently disabled" */
-	DRV_RC_DEPENDENCY = 2030,      /* "Job dependency problem" */
-	DRV_RC_INVALID_ARRAY = 2081,   /* "Invalid job array specification" */
+	DRV_RC_INVALID_JOB_ID = 2017,	 /* "Invalid job id specified" */
+	DRV_RC_JOB_NOT_PENDING = 2020,	 /* "Job is no longer pending execution" */
+	DRV_RC_ALREADY_DONE = 2021,	 /* "Job/step already completing or completed" */
+	DRV_RC_JOB_PENDING = 2024,	 /* "Job is pending execution" */
+	DRV_RC_JOB_NOT_RUNNING = 2085,	 /* "Job is not running" */
+	DRV_RC_JOB_NOT_SUSPENDED = 2087, /* "Job is not suspended" */
+	DRV_RC_DISABLED = 2037,		 /* "Requested operation is presently disabled" */
+	DRV_RC_DEPENDENCY = 2030,	 /* "Job dependency problem" */
+	DRV_RC_INVALID_ARRAY = 2081,	 /* "Invalid job array specification" */
 	DRV_RC_INVALID_GRES = 2072, /* "Invalid generic resource (gres) specification" */
 	DRV_RC_INVALID_TIME_LIMIT = 2051,  /* "Requested time limit is invalid ..." */
 	DRV_RC_NOT_SUPPORTED = 2054,	   /* "Operation not supported" */

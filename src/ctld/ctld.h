@@ -302,6 +302,20 @@ void job_launch(struct ctld *c, struct job *j); /* (re)send the launch after com
  * nodes may still report); -EBUSY when it is not finished or not that old. */
 int job_purge(struct ctld *c, struct job *j, int64_t now);
 
+/* --- job_suspend.c: scontrol suspend / resume ---------------------------- */
+/* Suspends (resume false) or resumes j: 0, or Slurm's refusal
+ * (DRV_RC_JOB_PENDING, _ALREADY_DONE, _JOB_NOT_RUNNING, _JOB_NOT_SUSPENDED)
+ * with j unchanged. Suspending a suspended job is 0 and changes nothing.
+ * Commits j; its nodes get job.freeze after the commit. */
+int job_suspend(struct ctld *c, struct job *j, bool resume, int64_t now);
+/* The epoch second j's time limit is due (INT64_MAX: UNLIMITED), the time
+ * it was suspended not counted; for a suspended job, as if resumed now. */
+int64_t job_limit_end(const struct job *j, int64_t now);
+/* j ends (cancel, requeue, node failure) while it may be suspended: it is
+ * no longer, its suspended time is counted, and *end (when non-NULL) gets
+ * Slurm's end for it, the time it was suspended. No-op when not suspended. */
+void job_suspend_end(struct job *j, int64_t now, int64_t *end);
+
 /* --- job_array.c: job arrays --------------------------------------------- */
 /* Parses spec (sbatch --array) into j's pending set; 0, -EINVAL (Slurm's
  * "Invalid job array specification") or -ENOMEM, j unchanged on failure.

@@ -29,7 +29,13 @@ const char *job_state_name(enum job_state s)
 const char *job_shown_state(const struct job *j)
 {
 	/* (a requeued job whose run is still being killed too, as Slurm) */
-	return j->completing ? "COMPLETING" : job_state_name(j->state);
+	return j->completing ? "COMPLETING" : job_record_state(j);
+}
+
+const char *job_record_state(const struct job *j)
+{
+	return j->state == JOB_RUNNING && j->suspended ? "SUSPENDED"
+						       : job_state_name(j->state);
 }
 
 bool job_state_final(enum job_state s)

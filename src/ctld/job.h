@@ -126,6 +126,12 @@ struct job {
 	bool launch_acked;   /* noded confirmed the shepherd runs */
 	bool prolog_pending; /* its PrologSlurmctld runs: no launch yet */
 	bool completing; /* ended (or requeued) in ctld's eyes, nodes still cleaning up */
+	/* scontrol suspend (job_suspend.c): a RUNNING job that holds its nodes
+	 * but is frozen, shown SUSPENDED. As Slurm's: suspend_time is the last
+	 * suspend or resume (0 never), pre_sus_time the seconds it ran before
+	 * the last suspend, suspended_secs the time suspended in all. */
+	bool suspended;
+	int64_t suspend_time, pre_sus_time, suspended_secs;
 	uint32_t missing_pings; /* pings from the batch host that did not list it */
 	uid_t cancel_uid;
 	/* schedule.c: while pending, the last backfill pass's plan (when and
@@ -176,6 +182,9 @@ const char *job_state_name(enum job_state s);
  * (ended, or requeued) whose node has not reported its processes gone, else
  * its own. */
 const char *job_shown_state(const struct job *j);
+/* The state its record carries (squeue, sacct, the store): SUSPENDED for a
+ * suspended RUNNING job, else its own. */
+const char *job_record_state(const struct job *j);
 bool job_state_final(enum job_state s);
 int job_state_parse(const char *name); /* long or compact, -1 if unknown */
 

@@ -123,17 +123,23 @@ static void decode_numbers(struct job *j, const struct drv_rec_job *r)
 	j->cancel_uid = (uid_t)r->cancel_uid;
 	j->alloc_cpus_total = r->alloc_cpus_total;
 	j->next_step_id = r->next_step_id;
+	j->suspend_time = r->suspend_time;
+	j->pre_sus_time = r->pre_sus_time;
+	j->suspended_secs = r->suspended_secs;
 }
 
 struct job *job_from_store(const struct drv_rec_job *r)
 {
-	int state = job_state_parse(r->state);
+	/* a suspended job is a RUNNING one that is frozen (job_suspend.c) */
+	bool suspended = !strcmp(r->state, "SUSPENDED");
+	int state = suspended ? JOB_RUNNING : job_state_parse(r->state);
 	if (state < 0 || !r->has_req)
 		return NULL;
 	struct job *j = job_new();
 	if (!j)
 		return NULL;
 	j->state = (enum job_state)state;
+	j->suspended = suspended;
 	decode_strings(j, r);
 	decode_numbers(j, r);
 	j->hold = !r->hold		      ? HOLD_NONE

@@ -112,6 +112,8 @@ static const struct job_field fields[] = {
 	F(INTERACTIVE, K_BOOL, interactive), F(LICENSES, K_STR_NULL, req.licenses),
 	SP(STEPS, S_STEPS), F(SCHED_NODES, K_STR_NULL, plan_nodes), SP(LACKS, S_LACKS),
 	SP(BATCH_USAGE, S_BATCH_USAGE),
+	F(SUSPEND_TIME, K_I64, suspend_time), F(PRE_SUS_TIME, K_I64, pre_sus_time),
+	F(SUSPENDED_SECS, K_I64, suspended_secs),
 };
 /* clang-format on */
 
@@ -192,7 +194,7 @@ static const char *special_str(const struct job *j, enum special s)
 {
 	switch (s) {
 	case S_STATE:
-		return job_state_name(j->state);
+		return job_record_state(j);
 	case S_QOS:
 		return j->req.qos ? j->req.qos : "normal";
 	case S_REASON: /* with its details while they still apply */

@@ -1,4 +1,5 @@
-/* job_state.c — every job state transition, and nothing else. Each one
+/* job_state.c — every job state transition, and nothing else (but the
+ * SUSPENDED ones of scontrol suspend/resume, in job_suspend.c). Each one
  * updates the record, queues it for the turn's commit, and releases effects
  * on the world (launches, signals) only after that commit.
  * Drawn in docs/state-machines.md. */
@@ -272,6 +273,7 @@ static void end_run(struct ctld *c, struct job *j, int exit_code, int sig, bool 
 	j->exit_signal = sig;
 	if (j->state == JOB_RUNNING) {
 		prio_job_stop(c, j, now); /* its last fair-share usage */
+		job_suspend_end(j, now, NULL);
 		j->state = exit_code == 0 && sig == 0 ? JOB_COMPLETED : JOB_FAILED;
 		if (timed_out) {
 			j->state = JOB_TIMEOUT;
@@ -340,6 +342,7 @@ int job_cancel(struct ctld *c, struct job *j, uid_t by, int64_t now)
 		prio_job_stop(c, j, now);
 	j->state = JOB_CANCELLED;
 	j->end_time = now;
+	job_suspend_end(j, now, &j->end_time); /* noded thaws it to kill it */
 	j->cancel_uid = by;
 	stats_job_end(&c->stats, STATS_END_CANCELED);
 	if (running) /* a pending job keeps why it waited, as in Slurm */
@@ -423,7 +426,9 @@ static void requeue(struct ctld *c, struct job *j, enum job_state run_state, boo
 		prio_job_stop(c, j, now);
 	/* the next run starts over */
 	steps_end_all_why(c, j, "requeue", kill_batch, false, false, now);
+	job_suspend_end(j, now, NULL);
 	commit_run(c, j, job_state_name(run_state), now);
+	j->suspend_time = j->pre_sus_time = j->suspended_secs = 0;
 	steps_free(j); /* the next run numbers its steps from 0 again */
 	memset(&j->batch_usage, 0, sizeof(j->batch_usage));
 	j->next_step_id = 0;
@@ -477,6 +482,7 @@ void job_node_fail(struct ctld *c, struct job *j, int64_t now)
 			prio_job_stop(c, j, now);
 		j->state = JOB_NODE_FAIL;
 		j->end_time = now;
+		job_suspend_end(j, now, &j->end_time);
 		j->reason = "NodeDown";
 		stats_job_end(&c->stats, STATS_END_FAILED);
 	}
@@ -512,6 +518,7 @@ int job_requeue(struct ctld *c, struct job *j, bool hold, int64_t now)
 		return DRV_RC_JOB_PENDING;
 	bool running = j->state == JOB_RUNNING && j->n_alloc;
 	bool launched = running && !j->prolog_pending;
+	hold |= j->suspended; /* Slurm: a suspended job is requeued held */
 	requeue(c, j, JOB_REQUEUED, hold, launched, now);
 	if (launched) {
 		/* The run is killed as a cancel would kill it; the nodes stay

@@ -154,6 +154,7 @@ void link_node_register(struct rpc_req *r)
 	int64_t now = time(NULL);
 	node_register(c, n, p, m, now);
 	reconcile(c, n, (struct job_refs){m->jobs, m->n_jobs}, true, now);
+	link_send_suspended(c, n);
 	struct drv_node_register_reply reply = {.cluster = c->conf->cluster_name,
 						.state = (char *)node_base_state(n),
 						.drain = n->drain};

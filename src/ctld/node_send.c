@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/cpuset.h"
 #include "common/log.h"
 #include "common/proto.h"
 #include "ctld/ctld.h"
@@ -117,6 +118,14 @@ static json_t *launch_body(struct ctld *c, struct job *j, const char *script,
 	uint32_t gpus[DRV_MAX_NODE_GPUS];
 	struct drv_job_launch b = {.script = script};
 	launch_fields(c, j, &b);
+	/* the CPUs the scheduler chose on the batch node: its job cgroup's */
+	char cpu_ids[4096] = "";
+	const struct job_alloc *a = &j->alloc[0];
+	if (a->cpu_ids &&
+	    drv_cpuset_format(a->cpu_ids, a->cpu_bits, cpu_ids, sizeof(cpu_ids)) <
+		sizeof(cpu_ids) &&
+	    cpu_ids[0])
+		b.cpu_ids = cpu_ids;
 	b.env = load_strs(env, &b.n_env);
 	b.argv = load_strs(argv, &b.n_argv);
 	add_resources(&b, j, gpus);
@@ -180,6 +189,35 @@ void link_send_signal_why(struct ctld *c, struct job *j, int sig, bool batch_onl
 	    drv_request_new("job.signal", ctld_next_msg_id(c), drv_job_signal_encode(&m));
 	peer_send(c, n->peer, req);
 	json_decref(req);
+}
+
+static void send_freeze(struct ctld *c, const struct job *j, struct node *n, bool thaw)
+{
+	if (!n->peer)
+		return; /* it gets it when it registers (link_send_suspended) */
+	struct drv_job_freeze m = {.job_id = j->id, .thaw = thaw};
+	json_t *req =
+	    drv_request_new("job.freeze", ctld_next_msg_id(c), drv_job_freeze_encode(&m));
+	peer_send(c, n->peer, req);
+	json_decref(req);
+}
+
+void link_send_freeze(struct ctld *c, struct job *j, bool thaw)
+{
+	for (uint32_t i = 0; i < j->n_alloc; i++)
+		send_freeze(c, j, &c->nodes.nodes[j->alloc[i].node], thaw);
+	log_info("job=%u %s sent to its %u node(s)", j->id, thaw ? "thaw" : "freeze",
+		 j->n_alloc);
+}
+
+void link_send_suspended(struct ctld *c, struct node *n)
+{
+	for (uint32_t k = 0; k < n->n_jobs; k++) {
+		const struct job *j = n->jobs[k];
+		/* a job resumed since it was suspended gets its thaw again */
+		if (j->state == JOB_RUNNING && !j->completing && j->suspend_time > 0)
+			send_freeze(c, j, n, !j->suspended);
+	}
 }
 
 int link_send_notify(struct ctld *c, struct job *j, const char *message)

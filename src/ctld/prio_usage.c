@@ -241,12 +241,14 @@ static double job_billing(const struct ctld *c, const struct job *j)
 	return prio_billing(p ? &p->conf->billing_weights : NULL, &h);
 }
 
-/* Adds j's usage from the last period (or its start) to end; returns its
- * association, NULL when it has none. */
+/* Adds j's usage from the last period (or its start, or its last resume)
+ * to end; returns its association, NULL when it has none. */
 static struct acct_assoc *accrue(struct ctld *c, const struct job *j, int64_t end)
 {
 	int64_t from =
 	    c->prio->last_ran > j->start_time ? c->prio->last_ran : j->start_time;
+	if (j->suspend_time > from) /* resumed since: suspended time is free */
+		from = j->suspend_time;
 	double factor;
 	struct acct_assoc *a = job_assoc(c, j, &factor);
 	if (!a || end <= from)
@@ -257,7 +259,9 @@ static struct acct_assoc *accrue(struct ctld *c, const struct job *j, int64_t en
 
 static bool runs(const struct job *j)
 {
-	return j->state == JOB_RUNNING && !j->completing && j->n_alloc && j->start_time;
+	/* a suspended job uses nothing (Slurm charges no usage for it) */
+	return j->state == JOB_RUNNING && !j->completing && j->n_alloc && j->start_time &&
+	       !j->suspended;
 }
 
 void prio_job_stop(struct ctld *c, struct job *j, int64_t now)

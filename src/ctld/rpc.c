@@ -44,6 +44,7 @@ static const struct handler handlers[] = {
 	{"job.release", rpc_job_release, false, true},
 	{"job.hold", rpc_job_hold, false, true},
 	{"job.requeue", rpc_job_requeue, false, true},
+	{"job.suspend", rpc_job_suspend, false, true},
 	{"job.update", rpc_job_update, false, true},
 	{"node.query", rpc_node_query, false, false},
 	{"node.update", rpc_node_update, false, true},

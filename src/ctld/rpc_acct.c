@@ -125,7 +125,7 @@ static bool job_matches(const struct store_job_filter *f, const struct job *j)
 	if (!has_id(&f->uids, j->uid) || !has_str(&f->names, j->name ? j->name : "") ||
 	    !has_str(&f->partitions, j->partition ? j->partition : "") ||
 	    !has_str(&f->accounts, j->req.account ? j->req.account : "") ||
-	    !has_str(&f->states, job_state_name(j->state)))
+	    !has_str(&f->states, job_record_state(j)))
 		return false;
 	if (!f->window)
 		return true;

@@ -77,5 +77,15 @@ int link_send_notify(struct ctld *c, struct job *j, const char *message);
  * none): the shepherd writes Slurm's "*** JOB N ON NODE CANCELLED AT ***". */
 void link_send_signal_why(struct ctld *c, struct job *j, int sig, bool batch_only,
 			  bool kill, const char *reason);
+/* scontrol suspend (thaw false) or resume: job.freeze to each of j's nodes
+ * that is linked now. */
+void link_send_freeze(struct ctld *c, struct job *j, bool thaw);
+/* A node registered: job.freeze again for each job it holds that was ever
+ * suspended, frozen or thawed as the job is now (one sent while it was
+ * away, or lost with a ctld that died, is not missed; freezing a frozen
+ * job, or thawing a thawed one, changes nothing). */
+void link_send_suspended(struct ctld *c, struct node *n);
+/* job_suspend.c: scontrol suspend, resume (administrators only) */
+void rpc_job_suspend(struct rpc_req *r);
 
 #endif

@@ -8,6 +8,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "common/cpuset.h"
 #include "common/jsonw.h"
 #include "common/log.h"
 #include "common/proto.h"
@@ -40,10 +41,14 @@ static bool state_wanted(const char *const *states, size_t n, const struct job *
 	/* a completing job is COMPLETING (-t CG), not yet its final state
 	 * (nor PENDING, when requeued) */
 	bool cg = j->completing;
+	/* a suspended job is SUSPENDED (-t S), not RUNNING */
+	bool sus = !cg && j->state == JOB_RUNNING && j->suspended;
 	for (size_t i = 0; i < n; i++)
 		if (cg ? !strcasecmp(states[i], "COMPLETING") ||
 			     !strcasecmp(states[i], "CG")
-		       : job_state_parse(states[i]) == (int)j->state)
+		    : sus ? !strcasecmp(states[i], "SUSPENDED") ||
+				!strcasecmp(states[i], "S")
+			  : job_state_parse(states[i]) == (int)j->state)
 			return true;
 	return false;
 }
@@ -59,6 +64,29 @@ static bool job_wanted(const struct drv_job_query *m, const struct job *j)
 	       (!m->has_states || state_wanted(m->states, m->n_states, j));
 }
 
+/* scontrol show job -d's per-node lines: each node the job holds, its CPU
+ * ids, memory and GPUs (the store's allocation entries, in the open). */
+static json_t *node_detail(const struct ctld *c, const struct job *j)
+{
+	json_t *out = json_array();
+	for (uint32_t i = 0; i < j->n_alloc; i++) {
+		const struct job_alloc *a = &j->alloc[i];
+		char ids[4096] = "";
+		if (a->cpu_ids)
+			drv_cpuset_format(a->cpu_ids, a->cpu_bits, ids, sizeof(ids));
+		struct drv_rec_job_alloc d = {
+		    .node = c->nodes.names[a->node],
+		    .cpus = a->cpus,
+		    .tasks = a->tasks,
+		    .mem = a->mem,
+		    .gpus = (int64_t)a->gpus,
+		    .cpu_ids = a->cpu_ids ? ids : NULL,
+		};
+		json_array_append_new(out, drv_rec_job_alloc_encode(&d));
+	}
+	return out;
+}
+
 /* Whole records, for scontrol show job. */
 static void query_records(struct rpc_req *r, const struct perm_scope *see)
 {
@@ -72,6 +100,10 @@ static void query_records(struct rpc_req *r, const struct perm_scope *see)
 		json_object_set_new(rec,
 				    drv_shape_rec_job.fields[DRV_REC_JOB__STATE].name,
 				    json_string(job_shown_state(j)));
+		if (j->n_alloc)
+			json_object_set_new(
+			    rec, drv_shape_rec_job.fields[DRV_REC_JOB__NODE_DETAIL].name,
+			    node_detail(r->c, j));
 		json_array_append_new(out, rec);
 	}
 	/* the records are trees already: they go in by the declared name */

@@ -172,7 +172,7 @@ static int add_running(struct ctld *c, struct snap *s, int64_t now)
 				continue; /* once, from its first node */
 			int64_t end = j->time_limit == DRV_INFINITE
 					  ? SCHED_NEVER
-					  : j->start_time + j->time_limit;
+					  : job_limit_end(j, now);
 			if (end <= now || j->completing)
 				end = now + 1; /* over its limit: ending now */
 			struct sched_running *r = &s->running[s->s.n_running++];

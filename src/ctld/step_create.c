@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/cpuset.h"
 #include "common/hostlist.h"
 #include "common/log.h"
 #include "common/step_layout.h"
@@ -386,7 +387,16 @@ static json_t *node_body(const struct job *j, const struct layout *l, uint32_t k
 	if (j->req.mem && a->mem && !(want && (uint64_t)want < a->mem))
 		o->mem = (int64_t)a->mem;
 	o->has_mem = o->mem != 0;
-	return drv_step_launch_encode(o);
+	/* the job's CPUs there: the step's cgroup is a child of the job's */
+	char cpu_ids[4096] = "";
+	if (a->cpu_ids &&
+	    drv_cpuset_format(a->cpu_ids, a->cpu_bits, cpu_ids, sizeof(cpu_ids)) <
+		sizeof(cpu_ids) &&
+	    cpu_ids[0])
+		o->cpu_ids = cpu_ids;
+	json_t *body = drv_step_launch_encode(o);
+	o->cpu_ids = NULL;
+	return body;
 }
 
 /* The step's nodes (borrowed names, freed by the caller) and which tasks
@@ -546,8 +556,9 @@ void rpc_step_create(struct rpc_req *r)
 		 : !rpc_may_run_as(r, j)		    ? DRV_RC_ACCESS_DENIED
 		 : j->state == JOB_PENDING		    ? DRV_RC_JOB_PENDING
 		 : j->state != JOB_RUNNING || j->completing ? DRV_RC_ALREADY_DONE
-		 : !j->n_alloc				    ? DRV_RC_JOB_PENDING
-							    : 0;
+		 : j->suspended ? DRV_RC_DISABLED /* Slurm's, while suspended */
+		 : !j->n_alloc	? DRV_RC_JOB_PENDING
+				: 0;
 	struct layout l = {0};
 	struct drv_error err = {""};
 	if (!rc)

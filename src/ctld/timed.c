@@ -90,10 +90,10 @@ void timed_job(struct ctld *c, const struct job *j)
 		      j->req.begin_time);
 	bool deadline = pending && job_req_deadline_due(&j->req, j->time_limit, &due);
 	arm_or_cancel(c, TIMED_DEADLINE, j->id, deadline, due);
-	bool limit =
-	    j->state == JOB_RUNNING && !j->completing && j->time_limit != DRV_INFINITE;
-	arm_or_cancel(c, TIMED_JOB_LIMIT, j->id, limit,
-		      add_sat(j->start_time, j->time_limit));
+	/* a suspended job's clock stands still (job_suspend.c) */
+	bool limit = j->state == JOB_RUNNING && !j->completing &&
+		     j->time_limit != DRV_INFINITE && !j->suspended;
+	arm_or_cancel(c, TIMED_JOB_LIMIT, j->id, limit, job_limit_end(j, time(NULL)));
 	bool give_up = steps_give_up_due(j, &due);
 	arm_or_cancel(c, TIMED_STEP_GIVE_UP, j->id, give_up, due);
 	arm_or_cancel(c, TIMED_JOB_PURGE, j->id, ended,
@@ -143,7 +143,7 @@ static void wake_scheduler(struct ctld *c)
 static void job_limit_due(struct ctld *c, struct job *j, int64_t now)
 {
 	if (j->state == JOB_RUNNING && !j->completing && j->time_limit != DRV_INFINITE &&
-	    now >= add_sat(j->start_time, j->time_limit)) {
+	    !j->suspended && now >= job_limit_end(j, now)) {
 		job_time_limit(c, j, now);
 	} else {
 		timed_job(c, j); /* early (the clock moved) or no longer due */

@@ -30,8 +30,8 @@ int launch_write_spec(struct noded *nd, json_t *body, const char *dir, bool task
 {
 	/* The job's commands must find the config as this node knows it. */
 	struct drv_rec_node_spec add = {.node = nd->name, .conf_path = nd->conf_path};
-	char scope[300];
-	add.has_cgroup = noded_cgroup_spec(nd, &add.cgroup, scope, sizeof(scope));
+	static struct cgroup_spec_buf cgb; /* large; noded is one thread */
+	add.has_cgroup = noded_cgroup_spec(nd, body, &add.cgroup, &cgb);
 	add.has_job_container = noded_container_spec(nd, &add.job_container);
 	/* how long the shepherd waits for the cgroup to empty after SIGKILL */
 	add.unkillable_timeout = nd->conf->unkillable_step_timeout;
@@ -49,6 +49,7 @@ int launch_write_spec(struct noded *nd, json_t *body, const char *dir, bool task
 			 : NULL;
 	json_decref(spec);
 	json_decref(extra);
+	noded_cgroup_spec_free(&cgb);
 	if (!text)
 		return -ENOMEM;
 	int rc = drv_write_file_replace(dir, "spec.json", text, strlen(text), 0600);

@@ -224,11 +224,18 @@ static int dispatch(struct noded *nd, const char *type, json_t *body, const void
 		const struct drv_job_signal *m = msg;
 		/* the steps first: their lines reach srun before the batch
 		 * step's end takes srun with it */
-		if (m->kill)
+		if (m->kill) {
+			suspend_thaw_for_kill(nd,
+					      m->job_id); /* scancel of a suspended job */
 			steps_kill_job(nd, m->job_id, (int)drv_kill_why_parse(m->reason));
+		}
 		int rc = signal_job(nd, m, err);
 		return rc == DRV_RC_INVALID_JOB_ID ? 0
 						   : rc; /* a node that only runs steps */
+	}
+	if (strcmp(type, "job.freeze") == 0) {
+		int rc = suspend_job(nd, msg, err);
+		return rc == DRV_RC_INVALID_JOB_ID ? 0 : rc; /* nothing of it here */
 	}
 	if (strcmp(type, "step.launch") == 0) {
 		drv_msg_fill_defaults(type, body);

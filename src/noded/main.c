@@ -270,6 +270,7 @@ static void fini(struct noded *nd, struct event **stops, int pid_fd)
 	if (pid_fd >= 0)
 		close(pid_fd);
 	free(nd->shepherd_path);
+	free(nd->host_cpus);
 	free(nd->spool_dir);
 	free(nd->conf_path);
 	drv_keyring_fini(&nd->keys);

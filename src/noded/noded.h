@@ -75,9 +75,12 @@ struct noded {
 	struct event *key_watch; /* looks for a rotated key file each second */
 	struct event_base *base;
 
-	/* cgroup.c: jobs get cgroups (decided at start-up) */
+	/* cgroup.c: jobs get cgroups (decided at start-up); the host CPUs
+	 * this noded may use, in order: the node's CPU i is host CPU
+	 * host_cpus[i % n_host_cpus] in a job's cpuset */
 	bool cgroup_ok;
 	struct cg_layout cgroup_layout;
+	uint32_t *host_cpus, n_host_cpus;
 
 	/* container.c: job_container/tmpfs (JobContainerType) */
 	bool jc_wanted;	       /* JobContainerType=job_container/tmpfs */
@@ -130,15 +133,37 @@ struct noded {
 /* --- cgroup.c ------------------------------------------------------- */
 /* Decides cgroup_ok from the config and the host, with one log line. */
 void noded_cgroup_init(struct noded *nd);
-/* Fills the cgroup shepherds are to make (its scope in scope[len]); false
- * when jobs run without cgroups. */
-bool noded_cgroup_spec(const struct noded *nd, struct drv_rec_cgroup *cg, char *scope,
-		       size_t len);
+/* What noded_cgroup_spec's object points into. */
+struct cgroup_spec_buf {
+	char scope[300];
+	char cpus[4096];
+	const char *devs[64]; /* borrowed from files */
+	char **files;	      /* GpuDeviceFiles expanded */
+	size_t n_files;
+};
+/* Fills the cgroup shepherds are to make for the job.launch or step.launch
+ * body (its CPU ids and GPUs), pointing into buf (the caller frees it with
+ * noded_cgroup_spec_free); false when jobs run without cgroups. */
+bool noded_cgroup_spec(const struct noded *nd, json_t *body, struct drv_rec_cgroup *cg,
+		       struct cgroup_spec_buf *buf);
+void noded_cgroup_spec_free(struct cgroup_spec_buf *buf);
+/* The node's cgroup scope (the directory under each controller) into
+ * scope[len]; false when jobs run without cgroups. */
+bool noded_cgroup_scope(const struct noded *nd, char *scope, size_t len);
+/* The host CPU ids ("0-1") of the node's cpu_ids, mapped as host_cpus
+ * says, into out[len]. 0, or -EINVAL (malformed or beyond the node's CPUs),
+ * -ENAMETOOLONG. */
+int noded_cgroup_map_cpus(const struct noded *nd, const char *cpu_ids, char *out,
+			  size_t len);
 /* After the first spool scan: forgets the cgroups of jobs the node no longer
  * holds (their shepherds were killed while noded was down). */
 void noded_cgroup_sweep(struct noded *nd);
 /* The job is over here: removes what its shepherds could not (killed). */
 void noded_cgroup_forget(const struct noded *nd, int64_t job_id);
+/* Freezes (or thaws) the job's cgroup here (cgroup_freeze.h): 0, -ENOTSUP
+ * when the node has no cgroups or no freezer, -ENOENT when the job has no
+ * cgroup here, or the write's -errno. */
+int noded_cgroup_freeze(const struct noded *nd, int64_t job_id, bool freeze);
 
 /* --- container.c: job_container/tmpfs ---------------------------------- */
 /* With JobContainerType=job_container/tmpfs: reads job_container.conf (beside
@@ -264,6 +289,14 @@ void signal_retry_pending(struct noded *nd);
 int signal_step_procs(const struct noded *nd, int64_t job_id, const char *step,
 		      pid_t pgid, int sig);
 
+/* --- suspend.c: scontrol suspend / resume ------------------------------ */
+/* job.freeze: freezes or thaws the job here (its cgroup, else SIGSTOP or
+ * SIGCONT to its groups) and tells its batch shepherd. 0, or
+ * DRV_RC_INVALID_JOB_ID (with err) when the node holds nothing of it. */
+int suspend_job(struct noded *nd, const struct drv_job_freeze *m, struct drv_error *err);
+/* Before a kill: thaws the job (cgroup, else SIGCONT to its groups). */
+void suspend_thaw_for_kill(struct noded *nd, int64_t job_id);
+
 /* --- steps.c: srun's steps on this node --------------------------------- */
 /* step.launch: a step dir with the spec, and its shepherd. rc for the reply. */
 int steps_launch(struct noded *nd, const struct drv_step_launch *m, json_t *body,
@@ -274,6 +307,9 @@ int steps_signal(struct noded *nd, const struct drv_step_signal *m,
 /* job.signal with kill: every step of the job here ends too, for why (a
  * drv_kill_why: their shepherds print Slurm's lines). */
 void steps_kill_job(struct noded *nd, int64_t job_id, int why);
+/* sig straight to the group of each running step of job_id here; returns
+ * how many groups it reached. */
+int steps_signal_job(struct noded *nd, int64_t job_id, int sig);
 /* Does the node hold a step of job_id (running or not yet reported)? */
 bool steps_of_job(const struct noded *nd, int64_t job_id);
 /* From the SIGCHLD handler: true when pid was a step's shepherd. */

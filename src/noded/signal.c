@@ -50,10 +50,9 @@ static int job_pgid(struct noded *nd, int64_t job_id, pid_t *pgid)
 int signal_step_procs(const struct noded *nd, int64_t job_id, const char *step,
 		      pid_t pgid, int sig)
 {
-	struct drv_rec_cgroup cg;
 	char scope[300], dir[PATH_MAX];
 	/* no directory: the shepherd ran the step unconstrained */
-	if (noded_cgroup_spec(nd, &cg, scope, sizeof(scope)) &&
+	if (noded_cgroup_scope(nd, scope, sizeof(scope)) &&
 	    cg_path(dir, sizeof(dir), nd->cgroup_layout.mem_root, scope, job_id, step) ==
 		0 &&
 	    cgp_signal(dir, sig) >= 0)

@@ -236,6 +236,22 @@ void steps_kill_job(struct noded *nd, int64_t job_id, int why)
 			deliver(nd, s, 0, true, why);
 }
 
+int steps_signal_job(struct noded *nd, int64_t job_id, int sig)
+{
+	int n = 0;
+	char dir[PATH_MAX];
+	for (struct noded_step *s = nd->steps; s; s = s->next) {
+		if (s->job_id != job_id || s->done ||
+		    step_dir(nd, s->job_id, s->step_id, dir, sizeof(dir)) < 0 ||
+		    !spool_lock_held(dir))
+			continue;
+		pid_t pgid = read_pid(dir, "pgid");
+		if (pgid && kill(-pgid, sig) == 0)
+			n++;
+	}
+	return n;
+}
+
 bool steps_reaped(struct noded *nd, pid_t pid)
 {
 	for (struct noded_step *s = nd->steps; s; s = s->next) {

@@ -1,11 +1,14 @@
 /* isolate.c — a step's cgroup as its spec asks: noded puts a cgroup object
- * (mountpoint, constrain_ram, scope) in the spec when this node's cgroups
- * are usable, and nothing when they are not (noded then logged why, once).
- * The shepherd reads no config, so this is all it knows.
+ * (mountpoint, scope, and cgroup.conf's Constrain* as numbers this file
+ * turns into limits) in the spec when this node's cgroups are usable, and
+ * nothing when they are not (noded then logged why, once). The shepherd
+ * reads no config, so this is all it knows.
  *
  * When the spec asks and the cgroup still cannot be made, the step runs
- * unconstrained and one line says so. */
+ * unconstrained and one line says so; a limit whose controller is missing
+ * is one line too, and the others hold. */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "common/log.h"
@@ -18,8 +21,8 @@ void isolate_begin(struct cg_step *cg, const struct drv_rec_node_spec *ns, int64
 	if (!ns->has_cgroup)
 		return;
 	const char *mnt = ns->cgroup.mountpoint;
-	if (!ns->cgroup.constrain_ram)
-		limit_mib = 0;
+	struct cg_limits lim;
+	isolate_limits(&ns->cgroup, limit_mib, &lim);
 	struct cg_layout l;
 	char err[PATH_MAX + 128];
 	int rc = cg_detect(mnt, &l);
@@ -29,10 +32,44 @@ void isolate_begin(struct cg_step *cg, const struct drv_rec_node_spec *ns, int64
 			  (long long)job_id, step, mnt, strerror(-rc));
 		return;
 	}
-	if (cg_step_create(cg, &l, ns->cgroup.scope, job_id, step, limit_mib, err,
-			   sizeof(err)) < 0)
+	if (cg_step_create(cg, &l, ns->cgroup.scope, job_id, step, &lim, err,
+			   sizeof(err)) < 0) {
 		log_error("job=%lld step=%s: %s: running unconstrained",
 			  (long long)job_id, step, err);
+		return;
+	}
+	static const char *const what[CG_NCTL] = {
+	    "cpuset (ConstrainCores)", "devices (ConstrainDevices)", "pids (PidsLimit)"};
+	for (int i = 0; i < CG_NCTL; i++)
+		if (cg->missing >> i & 1)
+			log_error("job=%lld step=%s: no cgroup %s controller under %s: "
+				  "not enforced",
+				  (long long)job_id, step, what[i], mnt);
+}
+
+void isolate_limits(const struct drv_rec_cgroup *c, int64_t job_mib,
+		    struct cg_limits *lim)
+{
+	*lim = (struct cg_limits){0};
+	if (c->constrain_ram) {
+		/* AllowedRAMSpace of what the job holds, at most MaxRAMPercent
+		 * of the node; a job that asked for no memory gets the latter */
+		int64_t mib = job_mib > 0 ? job_mib * c->ram_pct / 10000 : 0;
+		if (job_mib > 0 && mib < 1)
+			mib = 1;
+		if (c->has_max_ram && (mib == 0 || mib > c->max_ram))
+			mib = c->max_ram;
+		lim->mem_mib = mib;
+		if (c->constrain_swap && mib > 0)
+			lim->memsw_mib =
+			    mib + (job_mib > 0 ? job_mib : mib) * c->swap_pct / 10000;
+	}
+	if (c->constrain_cores && c->cpus)
+		lim->cpus = c->cpus;
+	lim->pids_max = c->has_pids_max ? c->pids_max : 0;
+	lim->devices = c->constrain_devices;
+	lim->dev_files = c->devices;
+	lim->n_dev_files = c->n_devices;
 }
 
 void isolate_attach(struct cg_step *cg, pid_t pid, int64_t job_id)

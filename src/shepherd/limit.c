@@ -11,8 +11,10 @@
  * start neither shortens nor stretches a running job. A cancel that noded
  * passes on (DRV_SHEPHERD_KILL_SIG) ends the group the same way. Either
  * way Slurm's "*** JOB N ON NODE CANCELLED AT T ***" line goes to the job's
- * stderr first, as slurmstepd writes it. This file signals only the job
- * it is given and never reaps. */
+ * stderr first, as slurmstepd writes it. While noded says the job is
+ * suspended (DRV_SHEPHERD_SUSPEND, then DRV_SHEPHERD_RESUME) the clock
+ * stops: the deadlines move by the time it was suspended, as in Slurm.
+ * This file signals only the job it is given and never reaps. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -44,6 +46,7 @@ void limit_init(struct limit *l, const struct spec *s, int64_t started)
 	l->timed_out = false;
 	l->ended = false;
 	l->warn_at = 0;
+	l->paused_at = 0;
 	l->warn_signal = (int)s->warn_signal;
 	l->warn_batch = s->warn_batch;
 	l->err_fd = -1;
@@ -93,6 +96,8 @@ static void terminate(struct limit *l, pid_t pid, int64_t job_id, int why, int64
 /* Acts on whichever deadline has passed; returns the next one (0: none). */
 static int64_t limit_step(struct limit *l, pid_t pid, int64_t job_id, int64_t now)
 {
+	if (l->paused_at && !l->ended)
+		return 0; /* suspended: no deadline runs */
 	if (l->warn_at && now >= l->warn_at) {
 		log_info("job=%lld time limit near, signal %d to %s %d",
 			 (long long)job_id, l->warn_signal,
@@ -133,14 +138,41 @@ static bool leader_exited(pid_t pid)
 	return rc < 0 || si.si_pid == pid;
 }
 
+/* scontrol suspend stops the clock; resume moves the deadlines on by the
+ * time it stood still. */
+static void pause_clock(struct limit *l, int64_t job_id, bool suspend)
+{
+	int64_t now = limit_now();
+	if (suspend && !l->paused_at) {
+		l->paused_at = now;
+		log_info("job=%lld suspended: its time limit waits", (long long)job_id);
+	} else if (!suspend && l->paused_at) {
+		int64_t stood = now - l->paused_at;
+		if (l->term_at)
+			l->term_at += stood;
+		if (l->warn_at)
+			l->warn_at += stood;
+		l->paused_at = 0;
+		log_info("job=%lld resumed: its time limit moves on by %llds",
+			 (long long)job_id, (long long)(stood / NS_PER_S));
+	}
+}
+
 /* Waits up to ts for a signal of set; noded's kill (its sigqueue() with a
- * known reason: a plain kill() carries none) ends the job. */
+ * known reason: a plain kill() carries none) ends the job; its suspend and
+ * resume stop and start the clock. */
 static void take_signal(struct limit *l, pid_t pid, int64_t job_id, const sigset_t *set,
 			const struct timespec *ts)
 {
 	siginfo_t si;
-	if (sigtimedwait(set, &si, ts) != DRV_SHEPHERD_KILL_SIG ||
-	    si.si_code != SI_QUEUE || si.si_value.sival_int <= DRV_KILL_WHY_NONE ||
+	if (sigtimedwait(set, &si, ts) != DRV_SHEPHERD_KILL_SIG || si.si_code != SI_QUEUE)
+		return;
+	if (si.si_value.sival_int == DRV_SHEPHERD_SUSPEND ||
+	    si.si_value.sival_int == DRV_SHEPHERD_RESUME) {
+		pause_clock(l, job_id, si.si_value.sival_int == DRV_SHEPHERD_SUSPEND);
+		return;
+	}
+	if (si.si_value.sival_int <= DRV_KILL_WHY_NONE ||
 	    si.si_value.sival_int > DRV_KILL_WHY_REQUEUE)
 		return;
 	log_info("job=%lld ending it as noded asks, SIGKILL in %llds", (long long)job_id,

@@ -238,6 +238,11 @@ void isolate_begin(struct cg_step *cg, const struct drv_rec_node_spec *ns, int64
 		   const char *step, int64_t limit_mib);
 /* Moves pid into cg; on failure logs, and the step runs unconstrained. */
 void isolate_attach(struct cg_step *cg, pid_t pid, int64_t job_id);
+/* The limits of a step whose job holds job_mib MiB (0: asked for none) on
+ * this node, as c asks: AllowedRAMSpace, MaxRAMPercent, swap, cores, pids,
+ * devices (lim borrows c's strings). */
+void isolate_limits(const struct drv_rec_cgroup *c, int64_t job_mib,
+		    struct cg_limits *lim);
 /* The batch step's limit: mem_per_node, or mem_per_cpu x cpus_on_node; 0. */
 int64_t isolate_batch_mib(const struct spec *s);
 
@@ -291,8 +296,9 @@ struct limit {
 	int64_t kill_at; /* 0: SIGTERM not sent yet */
 	int64_t kill_wait_ns;
 	bool timed_out;
-	bool ended;	 /* SIGTERM sent (time limit or cancel) */
-	int64_t warn_at; /* 0: no --signal, or sent already */
+	bool ended;	   /* SIGTERM sent (time limit or cancel) */
+	int64_t warn_at;   /* 0: no --signal, or sent already */
+	int64_t paused_at; /* scontrol suspend: when; 0 while not suspended */
 	int warn_signal;
 	bool warn_batch;
 	int err_fd;	  /* the job's stderr for Slurm's lines; -1 none (borrowed) */

@@ -177,7 +177,7 @@ def test_scontrol_page_lists_its_commands():
     assert {"show", "update", "requeue"} <= words
     for w in words:
         assert re.search(rf"^\s+{w}\b", commands, re.M), w
-    assert re.search(r"suspend\n\s+not supported by Drover yet", commands)
+    assert re.search(r"suspend\n\s+JOBID\[,JOBID...\]: freeze \(suspend\)", commands)
 
 
 def test_make_install_places_everything(tmp_path):

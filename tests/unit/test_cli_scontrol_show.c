@@ -268,6 +268,39 @@ static void test_steps(void **state)
 	free(out);
 }
 
+/* -d: Slurm's JOB_GRES= line and one "  Nodes= CPU_IDs= Mem= GRES=" line
+ * per run of nodes alike (n[1-2] share one; n3 differs in its CPUs). */
+static void test_detail_node_lines(void **state)
+{
+	struct cli_job j = pending();
+	const struct drv_rec_job_alloc nodes[] = {
+	    {.node = "n1", .cpu_ids = "0-1", .mem = 100, .gpus = 1},
+	    {.node = "n2", .cpu_ids = "0-1", .mem = 100, .gpus = 1},
+	    {.node = "n3", .cpu_ids = "4", .mem = 100, .gpus = 6},
+	};
+	j.state = "RUNNING";
+	j.node_detail = nodes;
+	j.n_node_detail = 3;
+	char *t = job_text(&j, 86400, true);
+	assert_non_null(strstr(t,
+			       "CoreSpec=*\n"
+			       "   JOB_GRES=gpu:4\n"
+			       "     Nodes=n[1-2] CPU_IDs=0-1 Mem=100 GRES=gpu:1(IDX:0)\n"
+			       "     Nodes=n3 CPU_IDs=4 Mem=100 GRES=gpu:2(IDX:1-2)\n"
+			       "   MinCPUsNode=1 "));
+	free(t);
+	/* without -d, or without GPUs */
+	t = job_text(&j, 86400, false);
+	assert_null(strstr(t, "JOB_GRES"));
+	free(t);
+	j.n_node_detail = 1;
+	j.node_detail = (const struct drv_rec_job_alloc[]){{.node = "n1", .mem = 50}};
+	t = job_text(&j, 86400, true);
+	assert_non_null(
+	    strstr(t, "   JOB_GRES=(null)\n     Nodes=n1 CPU_IDs= Mem=50 GRES=\n"));
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -276,6 +309,7 @@ int main(void)
 	    cmocka_unit_test(test_node_and_partition),
 	    cmocka_unit_test(test_partition_settings),
 	    cmocka_unit_test(test_steps),
+	    cmocka_unit_test(test_detail_node_lines),
 	};
 
 	setenv("TZ", "UTC", 1);

@@ -820,6 +820,7 @@ void drv_conf_free(struct drv_conf *c)
 	free(c->slurm_user);
 	free(c->slurmd_user);
 	conf_cgroup_free(&c->cgroup);
+	free(c->job_container_type);
 	for (size_t i = 0; i < c->n_nodes; i++) {
 		struct drv_node_conf *n = &c->nodes[i];
 		free(n->name);

@@ -287,6 +287,9 @@ struct drv_conf {
 	struct drv_cgroup_conf cgroup;
 	struct drv_sched_conf sched;
 	struct drv_prio_conf prio;
+	/* JobContainerType: "job_container/none" or "job_container/tmpfs" (each
+	 * job's own /tmp and /dev/shm; noded reads job_container.conf) */
+	char *job_container_type;
 	/* Bounds on what anyone who reaches a daemon can hold (docs/protocol.md,
 	 * "Limits"): seconds to complete a first authenticated request, seconds
 	 * an authenticated client connection may stay silent (0: no limit),

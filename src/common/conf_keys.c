@@ -28,6 +28,8 @@
 
 static const char *const node_states[] = {"CLOUD",  "DOWN", "DRAIN",   "FAIL", "FAILING",
 					  "FUTURE", "IDLE", "UNKNOWN", NULL};
+static const char *const job_container_types[] = {"job_container/none",
+						  "job_container/tmpfs", NULL};
 
 char *conf_resolve(const char *dir, const char *path)
 {
@@ -798,6 +800,8 @@ const struct conf_key conf_global_keys[] = {
 	{"CgroupPlugin", CONF_CUSTOM, 0, NULL, 0, 0, NULL, false, conf_apply_cgroup_legacy},
 	{"CgroupMountpoint", CONF_CUSTOM, 0, NULL, 0, 0, NULL, false, conf_apply_cgroup_legacy},
 	{"ConstrainRAMSpace", CONF_CUSTOM, 0, NULL, 0, 0, NULL, true, conf_apply_cgroup_legacy},
+	/* each job's own /tmp and /dev/shm (noded reads job_container.conf) */
+	{"JobContainerType", CONF_ENUM, FIELD(drv_conf, job_container_type), "job_container/none", 0, 0, job_container_types, false, NULL},
 	/* Drover's own: connection and credential-cache bounds */
 	{"ConnAuthTimeout", CONF_INT, FIELD(drv_conf, conn_auth_timeout), "10", 1, 3600, NULL, false, NULL},
 	{"ConnIdleTimeout", CONF_INT, FIELD(drv_conf, conn_idle_timeout), "300", 0, 86400, NULL, false, NULL},
@@ -873,7 +877,6 @@ const struct conf_key conf_global_keys[] = {
 	ONLY("FairShareDampeningFactor", "1"),
 	ONLY("InactiveLimit", "0"),
 	ONLY("JobCompType", "jobcomp/none"),
-	ONLY("JobContainerType", "job_container/none"),
 	ONLY("JobFileAppend", "0"),
 	ONLY("MaxMemPerCPU", "0", "UNLIMITED"),
 	ONLY("MaxMemPerNode", "0", "UNLIMITED"),

@@ -393,7 +393,7 @@ static const struct row show_rows[] = {
 	T("JobCompPort", U_NONE, "0"),
 	T("JobCompType", U_NONE, "jobcomp/none"),
 	T("JobCompUser", U_NONE, "root"),
-	T("JobContainerType", U_NONE, "job_container/none"),
+	G("JobContainerType", get_str, FIELD(job_container_type), U_NONE),
 	T("JobCredentialPrivateKey", U_NONE, "(null)"),
 	T("JobCredentialPublicCertificate", U_NONE, "(null)"),
 	T("JobDefaults", U_NONE, "(null)"),

@@ -18,6 +18,7 @@
 
 #include "common/cgroup.h"
 #include "common/daemon.h"
+#include "common/job_container_clean.h"
 #include "drover/drover.h"
 
 #define DOWN_TIMEOUT 10 /* seconds a daemon gets between SIGTERM and SIGKILL */
@@ -95,6 +96,33 @@ static void remove_cgroups(const char *spool)
 		cg_node_remove(&l, scope);
 }
 
+/* The jobs' private /tmp (job_container/tmpfs): every BASE/JOB of the node
+ * (SPOOL/job_container, written by noded: its BasePath) goes too, since
+ * every job there was just killed. */
+static void remove_job_containers(const char *spool)
+{
+	char path[4200], base[4200];
+	if (!job_file(path, sizeof(path), spool, "job_container"))
+		return;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	bool got = fgets(base, sizeof(base), f) != NULL;
+	fclose(f);
+	base[strcspn(base, "\n")] = '\0';
+	DIR *dp = got && base[0] == '/' ? opendir(base) : NULL;
+	if (!dp)
+		return;
+	struct dirent *e;
+	int64_t job_id;
+	char why[4400];
+	while ((e = readdir(dp)))
+		if (drv_jc_job_name(e->d_name, &job_id) &&
+		    drv_jc_remove_job(base, job_id, why, sizeof(why)) < 0)
+			fprintf(stderr, "drover: job %lld: %s\n", (long long)job_id, why);
+	closedir(dp);
+}
+
 static void kill_jobs_in(const char *spool)
 {
 	DIR *dp = opendir(spool);
@@ -112,6 +140,7 @@ static void kill_jobs_in(const char *spool)
 	}
 	closedir(dp);
 	remove_cgroups(spool);
+	remove_job_containers(spool);
 }
 
 static void kill_jobs(const struct drv_conf *conf)

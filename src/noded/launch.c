@@ -32,6 +32,7 @@ int launch_write_spec(struct noded *nd, json_t *body, const char *dir, bool task
 	struct drv_rec_node_spec add = {.node = nd->name, .conf_path = nd->conf_path};
 	static struct cgroup_spec_buf cgb; /* large; noded is one thread */
 	add.has_cgroup = noded_cgroup_spec(nd, body, &add.cgroup, &cgb);
+	add.has_job_container = noded_container_spec(nd, &add.job_container);
 	/* how long the shepherd waits for the cgroup to empty after SIGKILL */
 	add.unkillable_timeout = nd->conf->unkillable_step_timeout;
 	add.has_unkillable_timeout = add.has_cgroup && add.unkillable_timeout > 0;

@@ -128,6 +128,8 @@ static void complete_acked(struct noded *nd, struct noded_job *job, int rc,
 	if (job->has_dir && spool_job_dir(nd, job->job_id, dir, sizeof(dir)) == 0)
 		spool_remove_dir(dir);
 	noded_cgroup_forget(nd, job->job_id);
+	if (!steps_of_job(nd, job->job_id)) /* else when its last step's end is */
+		noded_container_forget(nd, job->job_id);
 	log_info("job=%lld end acknowledged by ctld", (long long)job->job_id);
 	jobs_remove(nd, job);
 }

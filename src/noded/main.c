@@ -127,7 +127,9 @@ static int load_config(struct noded *nd, const struct opts *o, char *hostbuf)
 			nd->name, nd->conf_path);
 		return -ENOENT;
 	}
-	return 0;
+	if ((rc = noded_container_load(nd, &err)) < 0)
+		fprintf(stderr, "drover-noded: error: %s\n", err.text);
+	return rc;
 }
 
 /* drover-shepherd lives beside our own binary. */
@@ -184,6 +186,11 @@ static int prepare(struct noded *nd, int *pid_fd)
 		return -1;
 	}
 	free(log_path);
+	if (noded_container_init(nd, &err) < 0) {
+		log_error("node=%s: %s", nd->name, err.text);
+		fprintf(stderr, "drover-noded: error: %s\n", err.text);
+		return -1;
+	}
 	return 0;
 }
 
@@ -219,8 +226,10 @@ static int start_loop(struct noded *nd, struct event **stops)
 	int rc = launch_start(nd);
 	if (rc == 0)
 		rc = spool_start(nd);
-	if (rc == 0)
+	if (rc == 0) {
 		noded_cgroup_sweep(nd);
+		noded_container_sweep(nd);
+	}
 	if (rc == 0 && (rc = notify_start(nd)) < 0)
 		log_error("cannot bind %s/noded.sock: %s", nd->spool_dir, strerror(-rc));
 	if (rc == 0 && (rc = health_start(nd)) < 0)
@@ -265,6 +274,7 @@ static void fini(struct noded *nd, struct event **stops, int pid_fd)
 	free(nd->spool_dir);
 	free(nd->conf_path);
 	drv_keyring_fini(&nd->keys);
+	noded_container_fini(nd);
 	drv_conf_free(nd->conf);
 }
 

@@ -17,6 +17,7 @@
 #include "common/cgroup.h"
 #include "common/conf.h"
 #include "common/fileio.h"
+#include "common/job_container_conf.h"
 #include "common/keyring.h"
 #include "common/proto_gen.h"
 
@@ -80,6 +81,11 @@ struct noded {
 	bool cgroup_ok;
 	struct cg_layout cgroup_layout;
 	uint32_t *host_cpus, n_host_cpus;
+
+	/* container.c: job_container/tmpfs (JobContainerType) */
+	bool jc_wanted;	       /* JobContainerType=job_container/tmpfs */
+	struct drv_jc_conf jc; /* job_container.conf, as it is for this node */
+	char *jc_base;	       /* its BasePath, real; NULL: jobs share /tmp */
 
 	/* resources.c */
 	int cpus;
@@ -158,6 +164,23 @@ void noded_cgroup_forget(const struct noded *nd, int64_t job_id);
  * when the node has no cgroups or no freezer, -ENOENT when the job has no
  * cgroup here, or the write's -errno. */
 int noded_cgroup_freeze(const struct noded *nd, int64_t job_id, bool freeze);
+
+/* --- container.c: job_container/tmpfs ---------------------------------- */
+/* With JobContainerType=job_container/tmpfs: reads job_container.conf (beside
+ * the config) for this node. 0, or -errno with "file:line: what" in err. */
+int noded_container_load(struct noded *nd, struct drv_error *err);
+/* At start-up, as the daemon it will be: readies BasePath (AutoBasePath),
+ * or says once in the log why jobs run without their own /tmp. 0, or
+ * -errno with err when noded must not start. */
+int noded_container_init(struct noded *nd, struct drv_error *err);
+/* Fills the job_container a shepherd's spec carries (borrowing from nd);
+ * false when jobs share the node's /tmp. */
+bool noded_container_spec(const struct noded *nd, struct drv_rec_job_container *jc);
+/* The job is over on this node: removes BASE/JOB and all in it. */
+void noded_container_forget(const struct noded *nd, int64_t job_id);
+/* After the first spool scan: removes what jobs no longer held left. */
+void noded_container_sweep(struct noded *nd);
+void noded_container_fini(struct noded *nd);
 
 /* --- resources.c ------------------------------------------------------- */
 /* Fills cpus, real_memory and boot_time (configured or discovered). */

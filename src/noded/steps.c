@@ -331,7 +331,11 @@ bool steps_reply(struct noded *nd, int64_t id, int rc)
 		char dir[PATH_MAX];
 		if (step_dir(nd, s->job_id, s->step_id, dir, sizeof(dir)) == 0)
 			spool_remove_dir(dir);
+		int64_t job_id = s->job_id;
 		drop(nd, s);
+		/* the job's /tmp lives while the node holds the job or a step of it */
+		if (!jobs_find(nd, job_id) && !steps_of_job(nd, job_id))
+			noded_container_forget(nd, job_id);
 		return true;
 	}
 	return false;

@@ -143,6 +143,10 @@ static void __attribute__((noreturn)) child_main(struct child_ctx *c)
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	char why[256];
+	if (container_join(&c->s->ns, c->s->job_id, c->s->uid, c->s->gid, why,
+			   sizeof(why)) < 0)
+		child_fail(c, 1, "%s", why);
 	drop_privileges(c);
 	int chdir_errno = 0;
 	if (chdir(c->s->workdir) < 0) {
@@ -187,6 +191,10 @@ static void run_task_epilog(struct child_ctx *c)
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		c->err_fd = -1;
+		char why[256];
+		if (container_join(&c->s->ns, c->s->job_id, c->s->uid, c->s->gid, why,
+				   sizeof(why)) < 0)
+			_exit(1);
 		drop_privileges(c);
 		if (chdir(c->s->workdir) < 0 && chdir("/tmp") < 0)
 			_exit(1);

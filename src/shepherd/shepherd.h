@@ -264,6 +264,15 @@ bool procs_end(const struct cg_step *cg, pid_t pgid, int64_t timeout_s, const ch
 #define PROCS_UNKILLABLE_S(ns)                                                           \
 	((ns)->has_unkillable_timeout ? (ns)->unkillable_timeout : 0)
 
+/* --- container.c: job_container/tmpfs ------------------------------- */
+/* In a forked task, as root, before it becomes the user: enters job_id's
+ * mount namespace on this node (made on first use, /tmp and the rest of
+ * Dirs owned by uid:gid), where the spec's job_container (noded's) asks for
+ * one; the task's cwd is then the namespace's root. 0 (also when the spec
+ * asks for none), or -errno with the reason in err. */
+int container_join(const struct drv_rec_node_spec *ns, int64_t job_id, uid_t uid,
+		   gid_t gid, char *err, size_t len);
+
 /* --- lines.c: Slurm's slurmstepd lines ------------------------------- */
 /* "slurmstepd: error: *** ENTITY ON NODE CANCELLED AT now ***\n" (entity:
  * "JOB 5" or "STEP 5.0"; " DUE TO TIME LIMIT" for DRV_KILL_WHY_TIME_LIMIT,

@@ -239,7 +239,8 @@ task_child(const struct step *st, struct task *t, int out, int err, int in, int 
 	if (t->pty && pty_make_controlling(STDIN_FILENO) < 0)
 		_exit(1);
 	char why[256];
-	if (shepherd_become_user(st->spec, st->uid, st->gid, why, sizeof(why)) < 0) {
+	if (container_join(&st->ns, st->job_id, st->uid, st->gid, why, sizeof(why)) < 0 ||
+	    shepherd_become_user(st->spec, st->uid, st->gid, why, sizeof(why)) < 0) {
 		dprintf(STDERR_FILENO, "slurmstepd: error: %s\n", why);
 		_exit(1);
 	}

@@ -82,6 +82,43 @@ static void set_int_env(const char *name, long long v)
 
 /* What srun itself puts in the step's environment (Slurm's srun sets these
  * before launching; ctld adds the job's and the step's). */
+/* Slurm's SLURM_CPU_BIND* for the tasks, from --cpu-bind (the shepherd
+ * binds them): verbose or quiet, the type (a list type with its ':') and
+ * the list. */
+static void cpu_bind_env(const char *bind)
+{
+	char verbose[8] = "quiet", type[32] = "", list[256] = "";
+	for (const char *p = bind; *p;) {
+		size_t len = strcspn(p, ",:");
+		if ((len == 1 && *p == 'v') || (len == 7 && !strncmp(p, "verbose", 7)))
+			snprintf(verbose, sizeof(verbose), "verbose");
+		else if (!(len == 1 && *p == 'q') &&
+			 !(len == 5 && !strncmp(p, "quiet", 5)))
+			snprintf(type, sizeof(type), "%.*s%s", (int)len, p,
+				 p[len] == ':' ? ":" : "");
+		if (p[len] == ':') { /* the list: the rest, but a last word */
+			snprintf(list, sizeof(list), "%s", p + len + 1);
+			char *comma = strrchr(list, ',');
+			if (comma && comma[1] && strchr("vq", comma[1]) &&
+			    !strchr(comma, 'x')) {
+				if (comma[1] == 'v')
+					snprintf(verbose, sizeof(verbose), "verbose");
+				*comma = '\0';
+			}
+			break;
+		}
+		p += len + (p[len] == ',');
+	}
+	if (!strcmp(type, "no"))
+		snprintf(type, sizeof(type), "none");
+	char all[320];
+	snprintf(all, sizeof(all), "%s,%s%s", verbose, *type ? type : "none", list);
+	setenv("SLURM_CPU_BIND", all, 1);
+	setenv("SLURM_CPU_BIND_VERBOSE", verbose, 1);
+	setenv("SLURM_CPU_BIND_TYPE", *type ? type : "none", 1);
+	setenv("SLURM_CPU_BIND_LIST", list, 1);
+}
+
 static void launch_env(struct srun *s, const char *addr)
 {
 	setenv("SLURM_SRUN_COMM_HOST", addr, 1);
@@ -94,13 +131,8 @@ static void launch_env(struct srun *s, const char *addr)
 	snprintf(buf, sizeof(buf), "%04o", (unsigned)m);
 	setenv("SLURM_UMASK", buf, 1);
 	cli_set_prio_process_env();
-	if (s->o.cpu_bind) {
-		/* task/none: binding is not done; the variables say what was asked */
-		setenv("SLURM_CPU_BIND", "quiet,none", 1);
-		setenv("SLURM_CPU_BIND_VERBOSE", "quiet", 1);
-		setenv("SLURM_CPU_BIND_TYPE", "none", 1);
-		setenv("SLURM_CPU_BIND_LIST", "", 1);
-	}
+	if (s->o.cpu_bind)
+		cpu_bind_env(s->o.cpu_bind);
 	if (s->o.mpi)
 		setenv("SLURM_MPI_TYPE", s->o.mpi, 1);
 	if (s->o.pty) { /* Slurm's tasks see these under --pty */

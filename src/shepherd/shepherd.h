@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -322,5 +323,28 @@ void limit_wait(struct limit *l, pid_t pid, int64_t job_id);
 int status_record(const char *dir, const struct spec *s, const struct job_result *res);
 /* Tells noded (SPOOL/noded.sock, SPOOL = dir's parent); failure is fine. */
 void status_notify(const char *dir, int64_t job_id);
+
+/* --- step_env.c -------------------------------------------------------- */
+
+/* A step's environment on this node, before the per-task variables (NULL
+ * when out of memory; env_free it). */
+char **step_env_node(json_t *spec, const char *node, const char *conf_path);
+/* Task local's GPUs into *env: the step's on this node, or --gpus-per-task's
+ * slice. 0 or -ENOMEM. */
+int step_env_gpus(char ***env, json_t *spec, uint32_t local);
+
+/* --- cpu_bind.c -------------------------------------------------------- */
+
+/* The CPUs task `local` of a node gets under srun's --cpu-bind `bind`
+ * (cpt: its -c), within allowed: 0 with *out, 1 when nothing binds (none,
+ * or empty allowed), -EINVAL (unparsable), -EPERM or -ERANGE (a map or
+ * mask outside allowed). *verbose: whether it asked for Slurm's line. */
+int cpu_bind_mask(const cpu_set_t *allowed, const char *bind, uint32_t local,
+		  uint32_t cpt, cpu_set_t *out, bool *verbose);
+/* In a task's child before exec: binds the calling process as bind says,
+ * within its current affinity, printing Slurm's verbose line on stderr.
+ * 0, or -1 with why (the task must not run). */
+int cpu_bind_apply(const char *bind, uint32_t cpt, const char *node, uint32_t task_id,
+		   uint32_t local, char *why, size_t len);
 
 #endif

@@ -90,114 +90,6 @@ static int64_t num(json_t *o, const char *key, int64_t def)
 	return json_is_integer(v) ? json_integer_value(v) : def;
 }
 
-/* --- environment ------------------------------------------------------- */
-
-static char *joined(json_t *a)
-{
-	size_t cap = 16 + json_array_size(a) * 8, len = 0;
-	char *buf = malloc(cap);
-	if (!buf)
-		return NULL;
-	buf[0] = '\0';
-	size_t i;
-	json_t *x;
-	json_array_foreach(a, i, x)
-	{
-		char item[32];
-		int n = snprintf(item, sizeof(item), "%s%lld", i ? "," : "",
-				 (long long)json_integer_value(x));
-		if (len + (size_t)n + 1 > cap) {
-			cap = (len + (size_t)n + 1) * 2;
-			char *g = realloc(buf, cap);
-			if (!g) {
-				free(buf);
-				return NULL;
-			}
-			buf = g;
-		}
-		memcpy(buf + len, item, (size_t)n + 1);
-		len += (size_t)n;
-	}
-	return buf;
-}
-
-static int put_entries(char ***env, json_t *arr)
-{
-	size_t i;
-	json_t *x;
-	json_array_foreach(arr, i, x)
-	{
-		const char *e = json_string_value(x), *eq = e ? strchr(e, '=') : NULL;
-		if (!eq)
-			continue;
-		char name[256];
-		size_t nlen = (size_t)(eq - e);
-		if (nlen == 0 || nlen >= sizeof(name))
-			continue;
-		memcpy(name, e, nlen);
-		name[nlen] = '\0';
-		if (env_set(env, name, eq + 1) < 0)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-static int put_int(char ***env, const char *name, long long v)
-{
-	char buf[32];
-	snprintf(buf, sizeof(buf), "%lld", v);
-	return env_set(env, name, buf);
-}
-
-/* GPUs of this node's share: all of them, or --gpus-per-task's slice. */
-static int put_gpus(char ***env, json_t *spec, uint32_t local)
-{
-	json_t *gpus = json_object_get(spec, "gpus");
-	size_t n = json_array_size(gpus);
-	if (!n)
-		return 0;
-	const char *bind = json_string_value(json_object_get(spec, "gpu_bind"));
-	json_t *mine = gpu_bind_pick(gpus, bind, num(spec, "gpus_per_task", 0), local);
-	char *all = joined(gpus), *list = joined(mine);
-	int rc = !all || !list ? -ENOMEM : 0;
-	if (!rc)
-		rc = env_set(env, "SLURM_STEP_GPUS", all) |
-		     put_int(env, "SLURM_GPUS_ON_NODE", (long long)n) |
-		     env_set(env, "CUDA_VISIBLE_DEVICES", list) |
-		     env_set(env, "GPU_DEVICE_ORDINAL", list);
-	free(all);
-	free(list);
-	json_decref(mine);
-	return rc;
-}
-
-/* The step's environment on this node, before the per-task variables. */
-static char **node_env(const struct step *st)
-{
-	char **env = calloc(1, sizeof(*env));
-	if (!env)
-		return NULL;
-	char *gtids = joined(json_object_get(st->spec, "tasks"));
-	int rc = !gtids ? -ENOMEM : 0;
-	rc |= put_entries(&env, json_object_get(st->spec, "env"));
-	rc |= put_entries(&env, json_object_get(st->spec, "step_env"));
-	rc |= env_set(&env, "SLURMD_NODENAME", st->node);
-	rc |= put_int(&env, "SLURM_NODEID", num(st->spec, "node_id", 0));
-	rc |= put_int(&env, "SLURM_CPUS_ON_NODE", num(st->spec, "cpus_on_node", 1));
-	rc |= env_set(&env, "SLURM_GTIDS", gtids ? gtids : "");
-	rc |= env_set(&env, "SLURM_TOPOLOGY_ADDR", st->node);
-	rc |= env_set(&env, "SLURM_TOPOLOGY_ADDR_PATTERN", "node");
-	if (st->ns.conf_path)
-		rc |= env_set(&env, "SLURM_CONF", st->ns.conf_path) |
-		      env_set(&env, "DROVER_CONF", st->ns.conf_path);
-	free(gtids);
-	if (rc) {
-		env_free(env);
-		return NULL;
-	}
-	return env;
-}
-
 /* --- tasks --------------------------------------------------------------- */
 
 /* argv of task id: --multi-prog's line for it, else srun's command. */
@@ -260,7 +152,13 @@ task_child(const struct step *st, struct task *t, int out, int err, int in, int 
 	env_set(&env, "SLURM_LOCALID", buf);
 	snprintf(buf, sizeof(buf), "%d", (int)getpid());
 	env_set(&env, "SLURM_TASK_PID", buf);
-	put_gpus(&env, st->spec, t->local);
+	step_env_gpus(&env, st->spec, t->local);
+	if (cpu_bind_apply(json_string_value(json_object_get(st->spec, "cpu_bind")),
+			   (uint32_t)num(st->spec, "cpus_per_task", 1), st->node, t->id,
+			   t->local, why, sizeof(why)) < 0) {
+		dprintf(STDERR_FILENO, "slurmstepd: error: %s\n", why);
+		_exit(1);
+	}
 	for (char **e = t->pmix_env; e && *e; e++) {
 		char *eq = strchr(*e, '=');
 		if (eq) {
@@ -348,7 +246,7 @@ static void write_task_pids(const struct step *st)
 /* Forks every task, records the group, then lets them all go at once. */
 static int start_tasks(struct step *st)
 {
-	char **env = node_env(st);
+	char **env = step_env_node(st->spec, st->node, st->ns.conf_path);
 	int rel[2];
 	if (!env || pipe2(rel, O_CLOEXEC) < 0)
 		return -ENOMEM;

@@ -28,9 +28,9 @@ def serve(conn, authd, log):
         body = {"jobs": [], "nodes": [], "partitions": []}
     reply = {"v": 1, "type": "reply", "id": req["id"], "rc": 0, "body": body}
     reply["cred"] = authd_sign(authd, hashlib.sha256(canonical(reply)).hexdigest())["body"]["cred"]
-    send_frame(conn, reply)
-    with open(log, "a") as f:
+    with open(log, "a") as f:  # before the reply: the client may exit at once
         f.write(req["type"] + "\n")
+    send_frame(conn, reply)
 
 
 def main():

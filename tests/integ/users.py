@@ -76,11 +76,15 @@ def _make():
             extra = ["-G", SHARED_GROUP] if name == NAMES[0] else []
             subprocess.run(["useradd", "--no-create-home", "--shell", "/bin/bash",
                             "--home-dir", "/nonexistent", *extra, name], check=True)
+    # A user left from a run whose userdel failed (a process of theirs was
+    # still there) may have lost the group with groupdel: give it back.
+    if NAMES[0] not in grp.getgrnam(SHARED_GROUP).gr_mem:
+        subprocess.run(["usermod", "-a", "-G", SHARED_GROUP, NAMES[0]], check=True)
 
 
 def _remove():
     for name in NAMES:
-        subprocess.run(["userdel", name], check=False, capture_output=True)
+        subprocess.run(["userdel", "--force", name], check=False, capture_output=True)
     subprocess.run(["groupdel", SHARED_GROUP], check=False, capture_output=True)
 
 

@@ -37,8 +37,10 @@ const char *anomaly_reason(const char *text)
 
 void anomaly_resumed(struct job *j)
 {
-	if (anomaly_reason(j->reason))
+	if (anomaly_reason(j->reason)) {
 		j->reason = "None";
+		j->anomaly_cleared = true;
+	}
 }
 
 int anomaly_freeze(struct ctld *c, struct job *j, const char *reason, const char *what,
@@ -176,9 +178,13 @@ void link_job_anomaly(struct rpc_req *r)
 	snprintf(what, sizeof(what), "node=%s: %s", p->node->conf->name, m->message);
 	int rc =
 	    j->suspended ? 0 : anomaly_freeze(c, j, memory_anomaly, what, time(NULL));
-	if (rc != 0)
-		log_info("job=%u: node=%s froze it for %s, but %s", j->id,
+	if (rc != 0) {
+		/* no node may keep frozen a job ctld shows running */
+		log_info("job=%u: node=%s froze it for %s, but %s: thawing it", j->id,
 			 p->node->conf->name, m->reason, drv_rc_text(rc));
+		if (j->state == JOB_RUNNING && !j->completing && j->n_alloc)
+			link_send_freeze(c, j, true);
+	}
 	rpc_reply_durable(r, rc, rc ? drv_rc_text(rc) : NULL, NULL);
 }
 

@@ -46,7 +46,9 @@ int anomaly_freeze(struct ctld *c, struct job *j, const char *reason, const char
  * reaches the limit freezes the job. */
 void anomaly_note_reply(const struct rpc_req *r, int rc, json_t *body);
 
-/* An operator's resume: a job frozen for the policy loses its reason. */
+/* An operator's resume: a job frozen for the policy loses its reason, and
+ * its thaw tells its nodes to leave it alone (job.freeze's
+ * anomaly_cleared). */
 void anomaly_resumed(struct job *j);
 
 /* The policy's reason named by text (a stored record's), as the static

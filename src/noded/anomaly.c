@@ -7,10 +7,10 @@
  * AnomalyMemFraction of the node's RealMemory while the job has no hard
  * memory limit (a cgroup limit the kernel enforces). It then tells ctld
  * (job.anomaly), which suspends the job everywhere with reason
- * MemoryAnomaly. A job an operator resumed is left alone from then on: a
- * person looked at it. The job's memory is the sum over its batch step
- * and its srun steps here of their tasks' RSS peaks (ave_rss_kib x ntasks),
- * which grow as long as its memory does. */
+ * MemoryAnomaly. A job an operator resumed from such a freeze is left alone
+ * from then on (job.freeze's anomaly_cleared): a person looked at it. The job's memory is
+ * the sum over its batch step and its srun steps here of their tasks' RSS peaks
+ * (ave_rss_kib x ntasks), which grow as long as its memory does. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -190,14 +190,18 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 			look_at(nd, job);
 }
 
-void anomaly_thawed(struct noded *nd, int64_t job_id)
+void anomaly_thawed(struct noded *nd, int64_t job_id, bool cleared)
 {
 	struct noded_job *job = jobs_find(nd, job_id);
 	if (!job)
 		return;
-	/* a resume is an operator's word on the job: it is left alone now */
-	job->anomaly.exempt = true;
+	/* resumed from an anomaly freeze: an operator looked at the job, which
+	 * is left alone now (ctld says so: also when this noded restarted
+	 * meanwhile, and not when ctld thawed a freeze it could not take) */
+	if (cleared)
+		job->anomaly.exempt = true;
 	job->anomaly.frozen = false;
+	job->anomaly.n = 0; /* a new ring: the time frozen is no growth */
 }
 
 int anomaly_start(struct noded *nd)

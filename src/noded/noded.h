@@ -293,9 +293,9 @@ void suspend_thaw_for_kill(struct noded *nd, int64_t job_id);
 /* --- anomaly.c: AnomalyMemRate, AnomalyMemFraction ---------------------- */
 int anomaly_start(struct noded *nd); /* its timer; 0 or -ENOMEM */
 void anomaly_stop(struct noded *nd);
-/* The job was resumed here (scontrol resume): the policy leaves it alone
- * from now on. */
-void anomaly_thawed(struct noded *nd, int64_t job_id);
+/* The job was resumed here (scontrol resume); cleared: from an anomaly
+ * freeze (on any of its nodes), and the policy leaves it alone from now on. */
+void anomaly_thawed(struct noded *nd, int64_t job_id, bool cleared);
 
 /* --- steps.c: srun's steps on this node --------------------------------- */
 /* step.launch: a step dir with the spec, and its shepherd. rc for the reply. */

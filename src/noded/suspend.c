@@ -86,7 +86,7 @@ int suspend_job(struct noded *nd, const struct drv_job_freeze *m, struct drv_err
 	}
 	tell_shepherd(nd, job_id, freeze);
 	if (!freeze)
-		anomaly_thawed(nd, job_id);
+		anomaly_thawed(nd, job_id, m->anomaly_cleared);
 	return 0;
 }
 

@@ -69,9 +69,12 @@ static bool job_memory(struct noded *nd, int64_t job_id, int64_t *kib, int64_t *
 	return any;
 }
 
-/* Whether the job's batch step runs under a hard memory limit: its spec
- * gives it a cgroup that constrains RAM and either the job asked for memory
- * or MaxRAMPercent caps it (shepherd/isolate.c's rule). */
+/* Whether the job's batch step runs under a hard memory limit that keeps
+ * it below the node's memory: its spec gives it a cgroup that constrains
+ * RAM, and the limit shepherd/isolate.c derives from it (what the job
+ * holds, AllowedRAMSpace of it, at most MaxRAMPercent of the node) is
+ * under RealMemory. A job that holds the whole node's memory (no --mem
+ * asked) is not held back by its limit. */
 static bool hard_limit(struct noded *nd, int64_t job_id)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 16];
@@ -80,10 +83,18 @@ static bool hard_limit(struct noded *nd, int64_t job_id)
 	snprintf(path, sizeof(path), "%s/spec.json", dir);
 	json_t *spec = json_load_file(path, 0, NULL);
 	json_t *cg = json_object_get(spec, "cgroup");
-	bool limited = json_is_true(json_object_get(cg, "constrain_ram")) &&
-		       (json_integer_value(json_object_get(spec, "mem_per_node")) > 0 ||
-			json_integer_value(json_object_get(spec, "mem_per_cpu")) > 0 ||
-			json_object_get(cg, "max_ram"));
+	int64_t job_mib = json_integer_value(json_object_get(spec, "mem_per_node"));
+	if (job_mib <= 0)
+		job_mib = json_integer_value(json_object_get(spec, "mem_per_cpu")) *
+			  json_integer_value(json_object_get(spec, "cpus_on_node"));
+	json_t *pct = json_object_get(cg, "ram_pct");
+	int64_t mib =
+	    job_mib > 0 ? job_mib * (pct ? json_integer_value(pct) : 10000) / 10000 : 0;
+	json_t *max = json_object_get(cg, "max_ram");
+	if (max && (mib <= 0 || mib > json_integer_value(max)))
+		mib = json_integer_value(max);
+	bool limited = json_is_true(json_object_get(cg, "constrain_ram")) && mib > 0 &&
+		       (uint64_t)mib < nd->real_memory;
 	json_decref(spec);
 	return limited;
 }

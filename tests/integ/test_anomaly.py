@@ -1,7 +1,9 @@
 """The anomaly freeze (issue 14, item 7; docs/anomaly.md).
 
 With AnomalyMemRate set, noded freezes a job whose memory grows faster than
-the rate over its last AnomalyMemSamples usage samples and tells ctld, which
+the rate over its last AnomalyMemSamples usage samples (with
+AnomalyMemFraction, one whose RSS passes that share of the node's memory
+without a hard memory limit) and tells ctld, which
 shows it SUSPENDED with reason MemoryAnomaly, logs and counts it (sdiag),
 and leaves it for an operator: `scontrol resume` thaws it and clears the
 reason, and it then runs to its end. With AnomalyDeniedLimit set, a job
@@ -42,10 +44,10 @@ MEM_ON = {"JobAcctGatherFrequency": "1", "AnomalyMemRate": "40",
           "AnomalyMemSamples": "2"}
 
 
-def start_grower(c, secs=6):
-    pidfile = c.work / "grow.pid"
-    c.write("grow.sh", GROWER.format(pidfile=pidfile, secs=secs))
-    jid = c.sbatch("-o", "grow.out", "-t", "5:00", "grow.sh")
+def start_grower(c, secs=6, name="grow", *args):
+    pidfile = c.work / f"{name}.pid"
+    c.write(f"{name}.sh", GROWER.format(pidfile=pidfile, secs=secs))
+    jid = c.sbatch("-o", f"{name}.out", "-t", "5:00", *args, f"{name}.sh")
     c.wait_state(jid, "RUNNING")
     pid = wait_for(lambda: pidfile.exists() and pidfile.read_text().strip()
                    and int(pidfile.read_text()), 20, what="the grower's pid")
@@ -90,6 +92,32 @@ def test_a_job_whose_memory_runs_away_is_frozen_until_resumed(make_cluster):
     assert "grown 30" in (c.work / "grow.out").read_text()
     # resumed by an operator: not frozen again, although it grew on
     assert len(re.findall(rf"job={jid} frozen for", c.log())) == 1
+
+
+@needs_freezer
+def test_rss_past_the_fraction_freezes_a_job_without_a_memory_limit(make_cluster):
+    # 0.05 of the node's 4096 MiB: about 205 MiB; the grower reaches 300.
+    # Under its cgroup's hard limit (drover up's DefMemPerCPU, below the
+    # node's memory) a job is the kernel's to hold: it runs on.
+    sets = {"JobAcctGatherFrequency": "1", "AnomalyMemFraction": "0.05"}
+    c = make_cluster(nodes=1, sets=sets)
+    limited, _ = start_grower(c, 6, "limited")
+    done = c.wait_done(limited, timeout=60)
+    assert done["JobState"] == "COMPLETED", (done, c.log("n1"))
+    assert "grown 30" in (c.work / "limited.out").read_text()
+    assert "MemoryAnomaly" not in c.log("n1")
+    c.down()
+    # without one (ConstrainRAMSpace=no) it is frozen
+    c = make_cluster(nodes=1, sets=dict(sets, ConstrainRAMSpace="no"))
+    free, pid = start_grower(c, 8, "free")
+    wait_for(lambda: c.state(free) == "SUSPENDED", 30, what="the MemoryAnomaly freeze")
+    assert st_reason(c, free) == "S|MemoryAnomaly"
+    assert re.search(rf"job={free} MemoryAnomaly: RSS \d+ MiB passed "
+                     r"AnomalyMemFraction=0.05 of 4096 MiB without a memory limit",
+                     c.log("n1")), c.log("n1")
+    assert cpu_while_still(pid) <= 1
+    c.ok("scancel", str(free))
+    assert c.wait_done(free)["JobState"] == "CANCELLED"
 
 
 @needs_freezer

@@ -2,7 +2,9 @@
  * credentials for them.
  *
  * The caller's uid/gid come from SO_PEERCRED on the UNIX socket, never from
- * the message: that is the whole point of authd. Only auth.sign and
+ * the message: that is the whole point of authd. Its pid, from the same
+ * place, names the Drover job it runs in (its /proc/PID/cgroup), which goes
+ * into the credentials it is issued. Only auth.sign and
  * auth.verify are served; anything else gets an error reply. Each verified
  * credential's nonce is remembered, so a credential is vouched for once, in
  * the verifying caller's share of the nonce cache (so that no user can fill
@@ -23,6 +25,7 @@
 #include <event2/listener.h>
 #include <event2/util.h>
 
+#include "common/cgroup.h"
 #include "common/daemon.h"
 #include "common/log.h"
 #include "common/net.h"
@@ -38,6 +41,7 @@ struct authd_session {
 	struct drv_conn *conn;
 	uid_t uid;
 	gid_t gid;
+	uint32_t job_id; /* the Drover job the caller runs in, 0: none */
 };
 
 static void session_unlink(struct authd_session *s)
@@ -54,12 +58,12 @@ static void session_unlink(struct authd_session *s)
 static json_t *do_sign(struct authd_session *s, int64_t id, const struct drv_auth_sign *m)
 {
 	json_t *cred =
-	    drv_cred_issue(&s->a->keys.cur, s->uid, s->gid, s->a->host, m->digest,
-			   (int64_t)time(NULL), s->a->policy.lifetime);
+	    drv_cred_issue_job(&s->a->keys.cur, s->uid, s->gid, s->a->host, m->digest,
+			       (int64_t)time(NULL), s->a->policy.lifetime, s->job_id);
 	if (!cred)
 		return drv_reply_new(id, DRV_RC_ERROR, "cannot issue a credential", NULL);
-	log_debug("signed a credential for uid=%u gid=%u", (unsigned)s->uid,
-		  (unsigned)s->gid);
+	log_debug("signed a credential for uid=%u gid=%u job=%u", (unsigned)s->uid,
+		  (unsigned)s->gid, (unsigned)s->job_id);
 	struct drv_auth_sign_reply r = {.cred = cred};
 	json_t *body = drv_auth_sign_reply_encode(&r);
 	json_decref(cred);
@@ -218,6 +222,11 @@ static void on_accept(struct evconnlistener *lev, evutil_socket_t fd, struct soc
 	s->a = a;
 	s->uid = uc.uid;
 	s->gid = uc.gid;
+	/* the job the caller runs in, by its cgroup (the anomaly policy's
+	 * SecurityViolation counts refusals per job): none when it is in no
+	 * Drover job or is gone already */
+	if (uc.pid <= 0 || cg_job_of_pid(uc.pid, &s->job_id) < 0)
+		s->job_id = 0;
 	s->conn = drv_conn_new(a->base, fd, NULL, AUTHD_MAX_MSG, on_msg, on_close, s);
 	if (!s->conn) {
 		free(s);

@@ -121,6 +121,13 @@ static void print_head(json_t *o)
 	print_time("Job states ts:  ", o, "job_states_ts");
 	printf("Jobs pending:   %lld\n", (long long)num(o, "jobs_pending"));
 	printf("Jobs running:   %lld\n", (long long)num(o, "jobs_running"));
+	/* Drover's own (docs/anomaly.md): only while the policy is on */
+	if (json_object_get(o, "anomaly_memory")) {
+		printf("Jobs frozen (MemoryAnomaly):     %lld\n",
+		       (long long)num(o, "anomaly_memory"));
+		printf("Jobs frozen (SecurityViolation): %lld\n",
+		       (long long)num(o, "anomaly_security"));
+	}
 }
 
 static void print_main(json_t *o)

@@ -239,6 +239,13 @@ static int cred_mac(const struct drv_key *key, json_t *cred, char hex[65])
 json_t *drv_cred_issue(const struct drv_key *key, uid_t uid, gid_t gid, const char *host,
 		       const char *digest, int64_t now, int lifetime)
 {
+	return drv_cred_issue_job(key, uid, gid, host, digest, now, lifetime, 0);
+}
+
+json_t *drv_cred_issue_job(const struct drv_key *key, uid_t uid, gid_t gid,
+			   const char *host, const char *digest, int64_t now,
+			   int lifetime, uint32_t job_id)
+{
 	unsigned char raw[32];
 	char nonce[65], mac[65];
 	if (sodium_ready() < 0)
@@ -251,6 +258,11 @@ json_t *drv_cred_issue(const struct drv_key *key, uid_t uid, gid_t gid, const ch
 	    (json_int_t)(now + lifetime), "nonce", nonce, "digest", digest);
 	if (!cred)
 		return NULL;
+	/* the job the caller runs in: under the MAC like the rest */
+	if (job_id && json_object_set_new(cred, "job_id", json_integer(job_id)) < 0) {
+		json_decref(cred);
+		return NULL;
+	}
 	if (cred_mac(key, cred, mac) < 0 ||
 	    json_object_set_new(cred, "mac", json_string(mac)) < 0) {
 		json_decref(cred);
@@ -273,11 +285,18 @@ static bool id_ok(json_t *x)
 	       json_integer_value(x) < 4294967295LL;
 }
 
+/* The optional job_id: absent, or a job id (1 .. 2^32 - 2). */
+static bool job_id_ok(json_t *x)
+{
+	return !x || (id_ok(x) && json_integer_value(x) > 0);
+}
+
 /* The credential's shape, before any cryptography is spent on it. */
 static bool cred_well_formed(json_t *cred)
 {
 	json_t *host = json_object_get(cred, "host");
 	return json_is_object(cred) && id_ok(json_object_get(cred, "uid")) &&
+	       job_id_ok(json_object_get(cred, "job_id")) &&
 	       id_ok(json_object_get(cred, "gid")) && json_is_string(host) &&
 	       json_string_length(host) < 256 &&
 	       json_is_integer(json_object_get(cred, "issued")) &&
@@ -347,6 +366,8 @@ int drv_cred_check(const struct drv_keyring *keys, json_t *cred, const char *dig
 			 json_string_value(json_object_get(cred, "nonce")));
 		info->expires = expires;
 		info->valid_until = expires + pol->skew;
+		json_t *job = json_object_get(cred, "job_id");
+		info->job_id = job ? (uint32_t)json_integer_value(job) : 0;
 	}
 	return 0;
 }

@@ -1,8 +1,9 @@
 /* auth.h — the cluster key, frame MACs and client credentials.
  *
- * A credential is {uid, gid, host, issued, expires, nonce, digest, mac}: authd
- * issues it for the SHA-256 digest of the one request a client is about to
- * send; mac is HMAC-SHA256 over the canonical JSON of the other fields. */
+ * A credential is {uid, gid, host, issued, expires, nonce, digest, mac}, with
+ * job_id when the caller runs in a Drover job's cgroup: authd issues it for
+ * the SHA-256 digest of the one request a client is about to send; mac is
+ * HMAC-SHA256 over the canonical JSON of the other fields. */
 #ifndef DRV_AUTH_H
 #define DRV_AUTH_H
 
@@ -55,6 +56,12 @@ void drv_envelope_digest(json_t *env, char hex[65]);
 json_t *drv_cred_issue(const struct drv_key *key, uid_t uid, gid_t gid, const char *host,
 		       const char *digest, int64_t now, int lifetime);
 
+/* The same, naming job_id (0: none) as the Drover job the caller runs in
+ * (an optional "job_id" member, under the MAC like the rest). */
+json_t *drv_cred_issue_job(const struct drv_key *key, uid_t uid, gid_t gid,
+			   const char *host, const char *digest, int64_t now,
+			   int lifetime, uint32_t job_id);
+
 /* What a credential must satisfy besides its MAC and digest (AuthInfo):
  * lifetime is cred_expire, what authd issues and the most accepted; skew is
  * clock_skew, the seconds two hosts' clocks may disagree by. */
@@ -70,6 +77,7 @@ struct drv_cred_info {
 	char nonce[65];
 	int64_t expires;
 	int64_t valid_until; /* expires + skew: remember the nonce until then */
+	uint32_t job_id;     /* the Drover job the caller ran in, 0: none */
 };
 
 /* Checks the mac (under any key the ring accepts at now), the digest binding

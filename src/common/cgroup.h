@@ -68,6 +68,13 @@ int cg_path(char *buf, size_t len, const char *base, const char *node, int64_t j
  * line, -EINVAL when its value is not an unsigned decimal that fits. */
 int cg_parse_oom_kill(const char *text, int64_t *n);
 
+/* cgroup_job.c: the Drover job a process is in, from the text of its
+ * /proc/PID/cgroup (any line whose path holds drover_SCOPE/job_J): 0 with
+ * *job_id, -ENOENT when none names a job. cg_job_of_pid reads the file:
+ * the same, or -errno when it cannot be read (the process is gone). */
+int cg_job_of_text(const char *text, uint32_t *job_id);
+int cg_job_of_pid(pid_t pid, uint32_t *job_id);
+
 /* What a step is limited to (all borrowed from the caller). */
 struct cg_limits {
 	int64_t mem_mib;   /* memory limit, 0: none */

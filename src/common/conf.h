@@ -283,6 +283,16 @@ struct drv_conf {
 	char *health_check_program;
 	int health_check_interval, health_check_timeout;
 	unsigned health_check_node_state;
+	/* The anomaly freeze (Drover's own keys, docs/anomaly.md): noded
+	 * freezes a job whose memory grows faster than anomaly_mem_rate MiB/s
+	 * over its last anomaly_mem_samples samples (0: off), or whose RSS
+	 * passes anomaly_mem_fraction of RealMemory without a hard memory
+	 * limit (0: off); ctld freezes a job whose processes are refused for
+	 * permission anomaly_denied_limit times (0: off) within
+	 * anomaly_denied_window seconds. */
+	int anomaly_mem_rate, anomaly_mem_samples;
+	double anomaly_mem_fraction;
+	int anomaly_denied_limit, anomaly_denied_window;
 	/* cgroup.conf, read from the directory of drover.conf (conf_cgroup.c) */
 	struct drv_cgroup_conf cgroup;
 	struct drv_sched_conf sched;

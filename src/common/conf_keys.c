@@ -700,6 +700,23 @@ static int apply_licenses(struct conf_parser *p, const struct conf_key *k, void 
 	return 0;
 }
 
+/* AnomalyMemFraction: a fraction of the node's memory, 0 (off) to 1, as a
+ * decimal ("0.8"). */
+static int apply_fraction(struct conf_parser *p, const struct conf_key *k, void *target,
+			  const char *value, struct drv_error *err)
+{
+	(void)p;
+	char *end;
+	errno = 0;
+	double v = strtod(value, &end);
+	if (end == value || *end || errno || !(v >= 0 && v <= 1))
+		return drv_error_set(err, EINVAL,
+				     "%s: '%.60s' is not a fraction (0 to 1, e.g. 0.8)",
+				     k->name, value);
+	*FIELD_PTR(target, k->off, double) = v;
+	return 0;
+}
+
 /* Slurm keys Drover does not act on, each declared once here (node and
  * partition lines: their tables below and in conf_part.c); docs/compat.md
  * lists each once with what Drover does instead. OTHER: any value is
@@ -809,6 +826,12 @@ const struct conf_key conf_global_keys[] = {
 	{"MaxConnectionsPerUser", CONF_INT, FIELD(drv_conf, max_connections_per_user), "128", 1, 1000000, NULL, false, NULL},
 	{"NonceCacheSize", CONF_U64, FIELD(drv_conf, nonce_cache_size), "1048576", 64, 67108864, NULL, false, NULL},
 	{"NonceCachePerUser", CONF_U64, FIELD(drv_conf, nonce_cache_per_user), "65536", 16, 67108864, NULL, false, NULL},
+	/* Drover's own: the anomaly freeze (docs/anomaly.md); 0 turns each off */
+	{"AnomalyMemRate", CONF_INT, FIELD(drv_conf, anomaly_mem_rate), "0", 0, 1048576, NULL, true, NULL},
+	{"AnomalyMemSamples", CONF_INT, FIELD(drv_conf, anomaly_mem_samples), "3", 2, 16, NULL, true, NULL},
+	{"AnomalyMemFraction", CONF_CUSTOM, FIELD(drv_conf, anomaly_mem_fraction), "0", 0, 0, NULL, true, apply_fraction},
+	{"AnomalyDeniedLimit", CONF_INT, FIELD(drv_conf, anomaly_denied_limit), "0", 0, 1000000, NULL, true, NULL},
+	{"AnomalyDeniedWindow", CONF_INT, FIELD(drv_conf, anomaly_denied_window), "60", 1, 86400, NULL, true, NULL},
 	/* the priority keys: values read by conf_prio.c, defaults there */
 	PRIO("PriorityType"),
 	PRIO("PriorityWeightAge"),

@@ -13,6 +13,7 @@
 #include "common/conf.h"
 #include "common/keyring.h"
 #include "common/net.h"
+#include "ctld/anomaly.h"
 #include "ctld/job.h"
 #include "ctld/node.h"
 #include "ctld/part.h"
@@ -117,6 +118,8 @@ struct ctld {
 	struct ctld_stats stats;
 	/* rate_limit.c: SlurmctldParameters=rl_enable's buckets per uid */
 	struct rate_limit *rl;
+	/* anomaly.c: refusals per job, and the freezes so far */
+	struct anomaly_state anomaly;
 };
 
 /* --- commit.c: group commit and effects released after it ------------- */

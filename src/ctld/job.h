@@ -132,6 +132,9 @@ struct job {
 	 * the last suspend, suspended_secs the time suspended in all. */
 	bool suspended;
 	int64_t suspend_time, pre_sus_time, suspended_secs;
+	/* anomaly.c: an operator resumed it from an anomaly freeze (its
+	 * nodes' policy leaves it alone from then on) */
+	bool anomaly_cleared;
 	uint32_t missing_pings; /* pings from the batch host that did not list it */
 	uid_t cancel_uid;
 	/* schedule.c: while pending, the last backfill pass's plan (when and

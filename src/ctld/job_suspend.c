@@ -86,6 +86,7 @@ int job_suspend(struct ctld *c, struct job *j, bool resume, int64_t now)
 	} else {
 		j->suspended_secs += now - j->suspend_time;
 		j->suspended = false;
+		anomaly_resumed(j); /* an operator looked at it */
 	}
 	j->suspend_time = now;
 	commit_job(c, j); /* re-arms (or stops) its time-limit timer */

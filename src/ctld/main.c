@@ -211,6 +211,7 @@ static void stop_loop(struct ctld *c)
 	node_table_fini(&c->nodes);
 	sched_fini(c);
 	stats_fini(&c->stats);
+	anomaly_fini(&c->anomaly);
 	timed_fini(c);
 	if (c->key_watch)
 		event_free(c->key_watch);

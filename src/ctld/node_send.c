@@ -195,7 +195,8 @@ static void send_freeze(struct ctld *c, const struct job *j, struct node *n, boo
 {
 	if (!n->peer)
 		return; /* it gets it when it registers (link_send_suspended) */
-	struct drv_job_freeze m = {.job_id = j->id, .thaw = thaw};
+	struct drv_job_freeze m = {
+	    .job_id = j->id, .thaw = thaw, .anomaly_cleared = thaw && j->anomaly_cleared};
 	json_t *req =
 	    drv_request_new("job.freeze", ctld_next_msg_id(c), drv_job_freeze_encode(&m));
 	peer_send(c, n->peer, req);

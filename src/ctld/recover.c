@@ -109,6 +109,8 @@ static void on_job(const char *key, const char *text, void *arg)
 		j->reason = j->hold == HOLD_USER ? "JobHeldUser" : "JobHeldAdmin";
 	if (j->hold && r.reason && !strcmp(r.reason, job_reason_requeue_held))
 		j->reason = job_reason_requeue_held;
+	if (j->suspended && anomaly_reason(r.reason))
+		j->reason = anomaly_reason(r.reason); /* frozen by the policy */
 	drv_rec_job_free(&r);
 	json_decref(rec);
 	job_table_add(&c->jobs, j);

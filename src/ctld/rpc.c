@@ -59,6 +59,7 @@ static const struct handler handlers[] = {
 	{"node.ping", link_node_ping, true, false},
 	{"node.drain", link_node_drain, true, false},
 	{"job.complete", link_job_complete, true, false},
+	{"job.anomaly", link_job_anomaly, true, false},
 	{"step.create", rpc_step_create, false, true},
 	{"alloc.complete", rpc_alloc_complete, false, true},
 	{"step.attach", rpc_step_attach, false, false},
@@ -230,6 +231,7 @@ static void send_reply(struct ctld *c, uint64_t peer_id, json_t *env)
 
 void rpc_reply(const struct rpc_req *r, int rc, const char *error, json_t *body)
 {
+	anomaly_note_reply(r, rc, body);
 	json_t *env = drv_reply_new(r->id, rc, error, body);
 	send_reply(r->c, r->peer_id, env);
 	json_decref(env);
@@ -321,6 +323,7 @@ void rpc_reply_durable(const struct rpc_req *r, int rc, const char *error, json_
 	struct late_reply *l = malloc(sizeof(*l));
 	if (!l)
 		abort();
+	anomaly_note_reply(r, rc, body);
 	l->peer_id = r->peer_id;
 	l->env = drv_reply_new(r->id, rc, error, body);
 	commit_defer(r->c, send_late, l);

@@ -63,6 +63,8 @@ void link_node_ping(struct rpc_req *r);
 /* node.drain: noded's HealthCheckProgram failed; drains the node. */
 void link_node_drain(struct rpc_req *r);
 void link_job_complete(struct rpc_req *r);
+/* anomaly.c: job.anomaly, noded froze a job for the anomaly policy */
+void link_job_anomaly(struct rpc_req *r);
 void link_reply(struct ctld *c, struct peer *p, const struct drv_rec_envelope *env);
 void link_send_launch(struct ctld *c, struct job *j);
 void link_track_launch(struct ctld *c, int64_t msg_id, uint32_t job_id, uint32_t restart);

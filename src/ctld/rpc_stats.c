@@ -182,6 +182,7 @@ static json_t *counters(const struct ctld *c, int64_t now)
 	set(o, "bf_queue_len_sum", (int64_t)bf->queue_len_sum);
 	set(o, "bf_table_size", bf->last_table_size);
 	set(o, "bf_table_size_sum", (int64_t)bf->table_size_sum);
+	anomaly_stats(c, o); /* Drover's own: jobs the anomaly policy froze */
 	return o;
 }
 

@@ -232,7 +232,7 @@ static int start_loop(struct noded *nd, struct event **stops)
 	}
 	if (rc == 0 && (rc = notify_start(nd)) < 0)
 		log_error("cannot bind %s/noded.sock: %s", nd->spool_dir, strerror(-rc));
-	if (rc == 0 && (rc = health_start(nd)) < 0)
+	if (rc == 0 && ((rc = health_start(nd)) < 0 || (rc = anomaly_start(nd)) < 0))
 		log_error("node=%s: out of memory", nd->name);
 	if (rc < 0)
 		return -1;
@@ -256,6 +256,7 @@ static void fini(struct noded *nd, struct event **stops, int pid_fd)
 		if (stops[i])
 			event_free(stops[i]);
 	}
+	anomaly_stop(nd);
 	health_stop(nd);
 	notify_stop(nd);
 	spool_stop(nd);

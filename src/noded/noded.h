@@ -29,6 +29,18 @@ enum noded_job_phase {
 	JOB_DONE,    /* ended; job.complete is owed to ctld until it acks */
 };
 
+/* anomaly.c: what noded saw of a running job's memory (the last
+ * AnomalyMemSamples samples) and whether it froze it. */
+#define ANOMALY_SAMPLES 16
+struct anomaly_track {
+	int64_t kib[ANOMALY_SAMPLES], at[ANOMALY_SAMPLES]; /* at: mtime, ns */
+	unsigned n;
+	int64_t last_at;	       /* the newest sample's mtime (ns) taken */
+	bool limit_known, has_limit;   /* a hard memory limit (spec.json) */
+	bool frozen, reported, exempt; /* exempt: an operator resumed it */
+	char why[160];
+};
+
 struct noded_job {
 	int64_t job_id;
 	int64_t restart;
@@ -60,6 +72,7 @@ struct noded_job {
 	bool script_epilog, script_timed_out;
 	bool prolog_failed;		 /* no shepherd: the node is to be drained */
 	bool epilog_done, epilog_failed; /* job.complete waits for the Epilog */
+	struct anomaly_track anomaly;
 	struct noded_job *next;
 };
 
@@ -121,6 +134,9 @@ struct noded {
 	char health_line[200];	/* that line, printable */
 	size_t health_len;
 	struct event *health_tick, *health_kill, *health_out; /* owned */
+
+	/* anomaly.c: looks at the running jobs' samples each second */
+	struct event *anomaly_tick;
 
 	/* notify.c, launch.c, main.c */
 	int notify_fd;
@@ -297,6 +313,13 @@ int suspend_job(struct noded *nd, const struct drv_job_freeze *m, struct drv_err
 /* Before a kill: thaws the job (cgroup, else SIGCONT to its groups). */
 void suspend_thaw_for_kill(struct noded *nd, int64_t job_id);
 
+/* --- anomaly.c: AnomalyMemRate, AnomalyMemFraction ---------------------- */
+int anomaly_start(struct noded *nd); /* its timer; 0 or -ENOMEM */
+void anomaly_stop(struct noded *nd);
+/* The job was resumed here (scontrol resume); cleared: from an anomaly
+ * freeze (on any of its nodes), and the policy leaves it alone from now on. */
+void anomaly_thawed(struct noded *nd, int64_t job_id, bool cleared);
+
 /* --- steps.c: srun's steps on this node --------------------------------- */
 /* step.launch: a step dir with the spec, and its shepherd. rc for the reply. */
 int steps_launch(struct noded *nd, const struct drv_step_launch *m, json_t *body,
@@ -310,6 +333,10 @@ void steps_kill_job(struct noded *nd, int64_t job_id, int why);
 /* sig straight to the group of each running step of job_id here; returns
  * how many groups it reached. */
 int steps_signal_job(struct noded *nd, int64_t job_id, int sig);
+/* The ids of job_id's steps still running here, at most max of them into
+ * ids; how many. */
+size_t steps_running_of_job(const struct noded *nd, int64_t job_id, int64_t *ids,
+			    size_t max);
 /* Does the node hold a step of job_id (running or not yet reported)? */
 bool steps_of_job(const struct noded *nd, int64_t job_id);
 /* From the SIGCHLD handler: true when pid was a step's shepherd. */

@@ -354,3 +354,13 @@ bool steps_of_job(const struct noded *nd, int64_t job_id)
 			return true;
 	return false;
 }
+
+size_t steps_running_of_job(const struct noded *nd, int64_t job_id, int64_t *ids,
+			    size_t max)
+{
+	size_t n = 0;
+	for (const struct noded_step *s = nd->steps; s && n < max; s = s->next)
+		if (s->job_id == job_id && !s->done)
+			ids[n++] = s->step_id;
+	return n;
+}

@@ -85,6 +85,8 @@ int suspend_job(struct noded *nd, const struct drv_job_freeze *m, struct drv_err
 			 freeze ? "SIGSTOP" : "SIGCONT", n);
 	}
 	tell_shepherd(nd, job_id, freeze);
+	if (!freeze)
+		anomaly_thawed(nd, job_id, m->anomaly_cleared);
 	return 0;
 }
 

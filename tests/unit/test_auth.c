@@ -84,6 +84,57 @@ static void test_issue_and_check(void **state)
 	json_decref(env);
 }
 
+/* The job the caller runs in travels under the MAC: named, it is read
+ * back; changed, added or dropped, the MAC fails; malformed, refused
+ * before any cryptography; absent, the credential names no job. */
+static void test_job_id(void **state)
+{
+	json_t *env = request("alice");
+	char digest[65];
+	drv_envelope_digest(env, digest);
+	struct drv_cred_info info;
+	struct drv_error err = {""};
+	json_t *cred = drv_cred_issue_job(&key_a, 1000, 100, "n1", digest, NOW, TTL, 42);
+	assert_non_null(cred);
+	assert_int_equal(drv_cred_check(&ring_a, cred, digest, &pol, NOW, &info, &err),
+			 0);
+	assert_int_equal(info.job_id, 42);
+	json_t *plain = issue_for(env, &key_a, NOW);
+	assert_null(json_object_get(plain, "job_id"));
+	assert_int_equal(drv_cred_check(&ring_a, plain, digest, &pol, NOW, &info, &err),
+			 0);
+	assert_int_equal(info.job_id, 0);
+
+	json_t *forged = json_deep_copy(cred);
+	json_object_set_new(forged, "job_id", json_integer(43));
+	assert_int_equal(drv_cred_check(&ring_a, forged, digest, &pol, NOW, &info, &err),
+			 -EPERM);
+	assert_string_equal(err.text, "bad MAC");
+	json_object_del(forged, "job_id");
+	assert_int_equal(drv_cred_check(&ring_a, forged, digest, &pol, NOW, &info, &err),
+			 -EPERM);
+	assert_string_equal(err.text, "bad MAC");
+	json_decref(forged);
+	forged = json_deep_copy(plain);
+	json_object_set_new(forged, "job_id", json_integer(7));
+	assert_int_equal(drv_cred_check(&ring_a, forged, digest, &pol, NOW, &info, &err),
+			 -EPERM);
+	assert_string_equal(err.text, "bad MAC");
+	const char *bad[] = {"0", "-1", "\"7\"", "4294967295", "1.5"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		json_object_set_new(forged, "job_id",
+				    json_loads(bad[i], JSON_DECODE_ANY, NULL));
+		assert_int_equal(
+		    drv_cred_check(&ring_a, forged, digest, &pol, NOW, &info, &err),
+		    -EPERM);
+		assert_string_equal(err.text, "malformed credential");
+	}
+	json_decref(forged);
+	json_decref(plain);
+	json_decref(cred);
+	json_decref(env);
+}
+
 static void expect_refused(json_t *cred, const char *digest,
 			   const struct drv_keyring *key, int64_t now, const char *why)
 {
@@ -679,6 +730,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_issue_and_check),
 	    cmocka_unit_test(test_refusals),
+	    cmocka_unit_test(test_job_id),
 	    cmocka_unit_test(test_clock_skew_edges),
 	    cmocka_unit_test_setup_teardown(test_key_rotate_file, setup_dir,
 					    teardown_dir),

@@ -163,6 +163,44 @@ static void test_parse_oom_kill(void **state)
 	assert_int_equal(n, INT64_MAX);
 }
 
+/* /proc/PID/cgroup: the job of the first line under drover_SCOPE/job_J,
+ * v1 (one line per hierarchy) and v2 ("0::"); nothing else names one. */
+static void test_job_of_text(void **state)
+{
+	uint32_t id = 0;
+	assert_int_equal(cg_job_of_text("12:pids:/user.slice\n"
+					"11:memory:/drover_n1_7001/job_42/step_batch\n"
+					"1:name=systemd:/user.slice/session-1.scope\n",
+					&id),
+			 0);
+	assert_int_equal(id, 42);
+	assert_int_equal(cg_job_of_text("0::/drover_local/job_7/step_0\n", &id), 0);
+	assert_int_equal(id, 7);
+	/* the job's own cgroup (a process not yet in a step), a path with ':' */
+	assert_int_equal(cg_job_of_text("3:freezer:/a:b/drover_x/job_9", &id), 0);
+	assert_int_equal(id, 9);
+	id = 5;
+	const char *none[] = {
+	    "",
+	    "0::/user.slice/user-0.slice\n",
+	    "0::/job_42/step_0\n",		  /* no drover_ scope above it */
+	    "0::/drover_n1/jobs_42\n",		  /* not job_ */
+	    "0::/drover_n1/job_\n",		  /* no digits */
+	    "0::/drover_n1/job_0\n",		  /* not a job id */
+	    "0::/drover_n1/job_12x/step_0\n",	  /* not only digits */
+	    "0::/drover_n1/job_4294967295\n",	  /* NO_VAL */
+	    "0::/drover_n1/job_99999999999999\n", /* past uint32 */
+	    "0::/drover_n1/other/job_3\n",	  /* not right under the scope */
+	    "garbage without colons /drover_n1/job_3\n",
+	};
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+		assert_int_equal(cg_job_of_text(none[i], &id), -ENOENT);
+	assert_int_equal(id, 5); /* untouched */
+	/* this test runs in no Drover job */
+	assert_int_equal(cg_job_of_pid(getpid(), &id), -ENOENT);
+	assert_true(cg_job_of_pid(-1, &id) < 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -172,6 +210,7 @@ int main(void)
 	    cmocka_unit_test(test_detect_nothing),
 	    cmocka_unit_test(test_paths),
 	    cmocka_unit_test(test_parse_oom_kill),
+	    cmocka_unit_test(test_job_of_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -213,6 +213,9 @@ bool noded_cgroup_spec(const struct noded *nd, json_t *body, struct drv_rec_cgro
 	    .has_pids_max = c->pids_limit > 0,
 	    .pids_max = c->pids_limit,
 	    .constrain_devices = c->constrain_devices,
+	    /* Slurm's extern step: a batch shepherd makes it before the
+	     * script (shepherd/extern.c); steps ignore it */
+	    .extern_step = drv_prolog_flag(nd->conf->prolog_flags, "Contain"),
 	};
 	if (c->max_ram_percent < 100 && nd->real_memory > 0) {
 		cg->has_max_ram = true;

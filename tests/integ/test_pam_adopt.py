@@ -168,3 +168,60 @@ def test_without_contain_there_is_no_extern_step(make_cluster, test_users,
     # nothing to adopt into: the user is denied as one without a job
     rc, out, err = pamtester(c, pam_service(c), u1.name)
     assert rc != 0 and "no active jobs" in err
+
+
+def test_newest_job_and_action_unknown(make_cluster, test_users, pam_service):
+    """Several jobs of the user on the node: newest (the default) adopts into
+    the one that started last; action_unknown=deny refuses, allow admits
+    without adopting."""
+    u1, _ = test_users
+    c = make_cluster(nodes=1, sets={"PrologFlags": "Contain"})
+    old = user_job(c, u1, "--wrap", "sleep 300")
+    c.wait_state(old, "RUNNING")
+    extern_record(c, old)
+    new = user_job(c, u1, "--wrap", "sleep 300")
+    c.wait_state(new, "RUNNING")
+    extern_record(c, new)
+    rc, out, err = pamtester(c, pam_service(c), u1.name)
+    assert rc == 0, err
+    cgroups = (c.work / "session.cgroup").read_text()
+    assert f"/job_{new}/step_extern" in cgroups, cgroups
+    os.kill(int((c.work / "session.pid").read_text()), 9)
+    rc, out, err = pamtester(c, pam_service(c, "action_unknown=deny"), u1.name)
+    assert rc != 0 and "cannot tell which of your jobs" in err, err
+    rc, out, err = pamtester(c, pam_service(c, "action_unknown=allow"), u1.name)
+    assert rc == 0, err
+    assert "step_extern" not in (c.work / "session.cgroup").read_text()
+    os.kill(int((c.work / "session.pid").read_text()), 9)
+
+
+def test_records_a_user_could_touch_are_not_trusted(make_cluster, test_users,
+                                                    pam_service):
+    """DIR/extern must be root's and writable by root alone, and its job's
+    shepherd alive (holding DIR/lock); else the job does not count."""
+    u1, _ = test_users
+    c = make_cluster(nodes=1, sets={"PrologFlags": "Contain"})
+    jid = user_job(c, u1, "--wrap", "sleep 300")
+    c.wait_state(jid, "RUNNING")
+    extern_record(c, jid)
+    rec = c.dir / "spool" / "n1" / f"job.{jid}" / "extern"
+    service = pam_service(c)
+    for bad in ("group-writable", "user's"):
+        if bad == "user's":
+            os.chown(rec, u1.uid, u1.gid)
+        else:
+            rec.chmod(0o620)
+        rc, out, err = pamtester(c, service, u1.name)
+        assert rc != 0 and "no active jobs" in err, (bad, err)
+        os.chown(rec, 0, 0)
+        rec.chmod(0o600)
+    # a record whose paths are not a step_extern's cgroup.procs
+    good = rec.read_text()
+    forged = json.loads(good)
+    forged["procs"] = ["/etc/passwd"]
+    rec.write_text(json.dumps(forged))
+    rc, out, err = pamtester(c, service, u1.name)
+    assert rc != 0 and "no active jobs" in err, err
+    rec.write_text(good)
+    rc, out, err = pamtester(c, service, u1.name)
+    assert rc == 0, err

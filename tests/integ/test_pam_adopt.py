@@ -97,13 +97,20 @@ def test_user_with_a_job_is_adopted_into_its_extern_step(make_cluster, test_user
                                                          pam_service):
     u1, _ = test_users
     c = make_cluster(nodes=1, sets={"PrologFlags": "Contain", "KillWait": "2"})
-    jid = user_job(c, u1, "--wrap", "sleep 300")
+    jid = user_job(c, u1, "--mem=50M", "--wrap", "sleep 300")
     c.wait_state(jid, "RUNNING")
     rec = extern_record(c, jid)
     assert (rec["job_id"], rec["uid"]) == (jid, u1.uid)
     step_dirs = [pathlib.Path(p).parent for p in rec["procs"]]
     assert step_dirs and all(d.name == "step_extern" and d.parent.name == f"job_{jid}"
                              and d.is_dir() for d in step_dirs), step_dirs
+    # the job's limits: memory as its batch step's (v1 and v2 spellings)
+    mem_dir = step_dirs[0]
+    for limit in ("memory.limit_in_bytes", "memory.max"):
+        if (mem_dir / limit).exists():
+            assert (mem_dir / limit).read_text().strip() == str(50 << 20)
+            assert ((mem_dir.parent / "step_batch" / limit).read_text().strip()
+                    == str(50 << 20))
     # sacct shows the step as Slurm does with Contain
     assert [str(jid) + ".extern", "extern", "RUNNING"] in sacct_rows(c, jid)
 

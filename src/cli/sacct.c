@@ -97,6 +97,13 @@ static void print_rows(const struct sacct_opts *o, const struct sacct_ctx *c,
 			sacct_print_row(&o->fmt,
 					&(struct sacct_row){&jobs[i], true, NULL}, c,
 					stdout);
+		struct cli_step ext;
+		char tres[SACCT_VALUE_MAX];
+		if (sacct_extern_step(c, &jobs[i], &ext, tres) &&
+		    sacct_step_row(o, &jobs[i], &ext))
+			sacct_print_row(&o->fmt,
+					&(struct sacct_row){&jobs[i], true, &ext}, c,
+					stdout);
 		for (size_t k = 0; k < jobs[i].n_steps; k++)
 			if (sacct_step_row(o, &jobs[i], &jobs[i].steps[k]))
 				sacct_print_row(&o->fmt,
@@ -147,7 +154,8 @@ static int list(const struct sacct_opts *o, const struct sacct_window *w, int ar
 
 	if (cli_conf_load(&conf) < 0 || fetch(conf, query_body(o, w, uids), &reply) < 0)
 		goto out;
-	struct sacct_ctx c = {0, conf->cluster_name, getenv("SLURM_TIME_FORMAT")};
+	struct sacct_ctx c = {0, conf->cluster_name, getenv("SLURM_TIME_FORMAT"),
+			      drv_prolog_flag(conf->prolog_flags, "Contain")};
 	size_t n = cli_jobs_from_reply(reply, &jobs, &c.now);
 	keep = calloc(n + 1, sizeof(*keep));
 	if (!jobs || !keep)

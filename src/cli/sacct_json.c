@@ -135,8 +135,11 @@ static json_t *srun_step(const struct cli_job *j, const struct cli_step *s,
 {
 	char id[64], tres[SACCT_VALUE_MAX], killer[256];
 	bool ended = s->end_time > 0;
-	snprintf(id, sizeof(id), "%lld.%lld", (long long)j->job_id,
-		 (long long)s->step_id);
+	if (s->step_id == SACCT_STEP_EXTERN)
+		snprintf(id, sizeof(id), "%lld.extern", (long long)j->job_id);
+	else
+		snprintf(id, sizeof(id), "%lld.%lld", (long long)j->job_id,
+			 (long long)s->step_id);
 	sacct_tres_normalize(s->alloc_tres, tres, sizeof(tres));
 	json_t *time =
 	    json_pack("{s:I,s:o,s:o,s:i,s:o,s:o,s:o}", "elapsed",
@@ -306,6 +309,10 @@ static json_t *job_json(const struct sacct_opts *o, const struct cli_job *j,
 	sacct_job_rows(o, j, &job_row, &batch_row);
 	if (batch_row)
 		json_array_append_new(steps, batch_step(j, c));
+	struct cli_step ext;
+	char tres[SACCT_VALUE_MAX];
+	if (sacct_extern_step(c, j, &ext, tres) && sacct_step_row(o, j, &ext))
+		json_array_append_new(steps, srun_step(j, &ext, c));
 	for (size_t k = 0; k < j->n_steps; k++)
 		if (sacct_step_row(o, j, &j->steps[k]))
 			json_array_append_new(steps, srun_step(j, &j->steps[k], c));

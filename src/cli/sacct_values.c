@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/sacct_opts.h"
 #include "cli/sacct_time.h"
 #include "cli/timeshow.h"
 #include "cli/sacct_tres.h"
@@ -325,10 +326,12 @@ V(group)
 	return NUM(r->job->gid);
 }
 
-/* ".batch", ".N" or nothing, after the job's id. */
+/* ".batch", ".extern", ".N" or nothing, after the job's id. */
 static void step_suffix(const struct sacct_row *r, char *buf, size_t len)
 {
-	if (r->srun)
+	if (r->srun && r->srun->step_id == SACCT_STEP_EXTERN)
+		snprintf(buf, len, ".extern");
+	else if (r->srun)
 		snprintf(buf, len, ".%lld", (long long)r->srun->step_id);
 	else
 		snprintf(buf, len, "%s", r->step ? ".batch" : "");

@@ -21,6 +21,7 @@ struct sacct_ctx {
 	int64_t now;		 /* ctld's clock */
 	const char *cluster;	 /* ClusterName */
 	const char *time_format; /* SLURM_TIME_FORMAT, or NULL */
+	bool contain;		 /* PrologFlags=Contain: jobs have ID.extern */
 };
 
 struct sacct_row {
@@ -31,6 +32,12 @@ struct sacct_row {
 
 typedef const char *(*sacct_value_f)(const struct sacct_row *r, const struct sacct_ctx *c,
 				     char *buf);
+
+/* sacct_extern.c: with c->contain, true and *s filled as j's ID.extern
+ * step (step_id SACCT_STEP_EXTERN; strings borrowed from j and from tres,
+ * SACCT_VALUE_MAX bytes the caller owns) when j has one. */
+bool sacct_extern_step(const struct sacct_ctx *c, const struct cli_job *j,
+		       struct cli_step *s, char *tres);
 
 /* Facts about a record that the text and JSON outputs share. */
 bool sacct_job_started(const struct cli_job *j);

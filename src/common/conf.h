@@ -401,6 +401,10 @@ int drv_conf_slurmd_uid(const struct drv_conf *conf, uid_t *uid, struct drv_erro
 int drv_conf_check_ctld_uid(const struct drv_conf *conf, uid_t uid,
 			    struct drv_error *err);
 
+/* Does PrologFlags (as given, "Alloc,Contain"; NULL: none) name flag
+ * (any case)? */
+bool drv_prolog_flag(const char *prolog_flags, const char *flag);
+
 /* PrivateData's bits as Slurm writes them ("jobs,usage"; "none") into buf,
  * which holds at least 80 bytes (conf_private.c). */
 void drv_private_data_str(unsigned bits, char *buf, size_t len);

@@ -1,7 +1,8 @@
 /* conf_private.c — slurm.conf's PrivateData: the list of what regular users
  * may not see of other users' (jobs, usage, users, accounts, ...), read into
  * bits and written back in Slurm's order for `scontrol show config`. What
- * each bit hides is ctld's business (ctld/perm.c); this file only parses. */
+ * each bit hides is ctld's business (ctld/perm.c); this file only parses.
+ * PrologFlags, another comma list of names, is looked up here too. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -83,4 +84,16 @@ void drv_private_data_str(unsigned bits, char *buf, size_t len)
 		}
 	if (!at)
 		snprintf(buf, len, "none");
+}
+
+bool drv_prolog_flag(const char *prolog_flags, const char *flag)
+{
+	size_t n = strlen(flag);
+	for (const char *p = prolog_flags; p && *p;) {
+		size_t len = strcspn(p, ",");
+		if (len == n && !strncasecmp(p, flag, n))
+			return true;
+		p += len + (p[len] == ',');
+	}
+	return false;
 }

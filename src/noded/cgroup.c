@@ -75,6 +75,15 @@ int noded_cgroup_map_cpus(const struct noded *nd, const char *cpu_ids, char *out
 	return rc;
 }
 
+/* Without cgroups there is no extern step to hold ssh sessions: said once. */
+static void no_extern_step(const struct noded *nd)
+{
+	if (drv_prolog_flag(nd->conf->prolog_flags, "Contain"))
+		log_info("node=%s: PrologFlags=Contain: no cgroups, so jobs get no "
+			 "extern step (pam_drover_adopt admits no one)",
+			 nd->name);
+}
+
 void noded_cgroup_init(struct noded *nd)
 {
 	const struct drv_cgroup_conf *c = &nd->conf->cgroup;
@@ -85,6 +94,7 @@ void noded_cgroup_init(struct noded *nd)
 	if (!strcmp(plugin, "disabled")) {
 		log_info("node=%s: CgroupPlugin=disabled: jobs run without cgroups",
 			 nd->name);
+		no_extern_step(nd);
 		return;
 	}
 	struct cg_layout l;
@@ -96,6 +106,7 @@ void noded_cgroup_init(struct noded *nd)
 		log_info("node=%s: no usable cgroup memory controller under %s (%s, "
 			 "CgroupPlugin=%s): jobs run unconstrained",
 			 nd->name, mnt, strerror(-rc), plugin);
+		no_extern_step(nd);
 		return;
 	}
 	nd->cgroup_ok = true;
@@ -213,6 +224,9 @@ bool noded_cgroup_spec(const struct noded *nd, json_t *body, struct drv_rec_cgro
 	    .has_pids_max = c->pids_limit > 0,
 	    .pids_max = c->pids_limit,
 	    .constrain_devices = c->constrain_devices,
+	    /* Slurm's extern step: a batch shepherd makes it before the
+	     * script (shepherd/extern.c); steps ignore it */
+	    .extern_step = drv_prolog_flag(nd->conf->prolog_flags, "Contain"),
 	};
 	if (c->max_ram_percent < 100 && nd->real_memory > 0) {
 		cg->has_max_ram = true;

@@ -389,8 +389,10 @@ int run_job(const char *dir, const struct spec *s, const char *script_path,
 	sigprocmask(SIG_BLOCK, &chld, &old);
 	pid_t pid = 0;
 	int rc = prepare(&c, s, script_path);
-	static struct cg_step cg; /* large; one job per shepherd */
+	static struct cg_step cg, ext; /* large; one job per shepherd */
 	memset(&cg, 0, sizeof(cg));
+	if (rc == 0) /* PrologFlags=Contain: the extern step comes first */
+		extern_begin(&ext, dir, s);
 	if (rc == 0)
 		isolate_begin(&cg, &s->ns, s->job_id, "batch", isolate_batch_mib(s));
 	if (rc == 0 && socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, c.fd_sock) < 0)
@@ -429,6 +431,9 @@ int run_job(const char *dir, const struct spec *s, const char *script_path,
 		if (c.fd_sock[i] >= 0)
 			close(c.fd_sock[i]);
 	cg_step_destroy(&cg);
+	/* after the batch step: the job's end ends what ssh sessions left */
+	if (extern_end(&ext, dir, s) && rc == 0)
+		res->unkillable = true;
 	cleanup(&c);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return rc;

@@ -247,6 +247,15 @@ void isolate_limits(const struct drv_rec_cgroup *c, int64_t job_mib,
 /* The batch step's limit: mem_per_node, or mem_per_cpu x cpus_on_node; 0. */
 int64_t isolate_batch_mib(const struct spec *s);
 
+/* --- extern.c: PrologFlags=Contain's step_extern -------------------- */
+/* Makes the job's step_extern (its limits as the batch step's) when the
+ * spec asks, and DIR/extern for pam_drover_adopt; leaves cg inactive (one
+ * log line) when it cannot, silently when not asked. */
+void extern_begin(struct cg_step *cg, const char *dir, const struct spec *s);
+/* The job's end: removes DIR/extern, kills what is in the step and removes
+ * it. True when processes outlived SIGKILL (unkillable). */
+bool extern_end(struct cg_step *cg, const char *dir, const struct spec *s);
+
 /* --- procs.c: whom the shepherd's signals reach ---------------------- */
 /* sig to every process of cg when it is active (its cgroup tracks them
  * whatever their session), else to process group pgid (> 0; 0: none). */

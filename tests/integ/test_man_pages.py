@@ -200,6 +200,8 @@ def test_make_install_places_everything(tmp_path):
         assert has(f"/share/bash-completion/completions/{name}"), name
         assert has(f"/bin/{name}"), name
     assert has("/share/man/man5/drover.conf.5")
+    if (BIN / "pam_drover_adopt.so").exists():  # built where libpam is
+        assert has("/security/pam_drover_adopt.so")
     assert has("/share/drover/drover.conf.example")
     for unit in ("drover-ctld.service", "drover-noded@.service", "drover-authd.service"):
         assert has(f"/lib/systemd/system/{unit}"), unit

@@ -245,7 +245,7 @@ static char *render(const char *list, enum sacct_parsable p, const struct sacct_
 	char bad[64];
 	char *out = NULL;
 	size_t len = 0;
-	struct sacct_ctx c = {NOW, "peer", NULL};
+	struct sacct_ctx c = {NOW, "peer", NULL, false};
 	FILE *m = open_memstream(&out, &len);
 	assert_int_equal(sacct_format_parse(list, &f, bad, sizeof(bad)), 0);
 	f.parsable = p;
@@ -385,7 +385,7 @@ static void test_batch_step_values(void **state)
 		       f9 = job(23054, "sig9", "FAILED"),
 		       e130 = job(23056, "e130", "FAILED"),
 		       pend = job(23027, "pend", "PENDING");
-	struct sacct_ctx c = {NOW, "peer", NULL};
+	struct sacct_ctx c = {NOW, "peer", NULL, false};
 	char buf[SACCT_VALUE_MAX];
 	f9.exit_signal = 9;
 	e130.exit_code = 130;
@@ -433,7 +433,7 @@ static void test_array_ids(void **state)
 {
 	struct cli_job t = job(131, "arr", "COMPLETED"),
 		       rest = job(128, "arr", "PENDING");
-	struct sacct_ctx c = {NOW, "peer", NULL};
+	struct sacct_ctx c = {NOW, "peer", NULL, false};
 	char buf[SACCT_VALUE_MAX];
 	t.array_job_id = rest.array_job_id = 128;
 	t.array_task_id = 3;

@@ -62,7 +62,7 @@ static char *sacct_out(const struct cli_job *j, ...)
 	int argc = 1;
 	size_t len = 0;
 	bool job_row, batch_row;
-	struct sacct_ctx c = {NOW, "peer", NULL};
+	struct sacct_ctx c = {NOW, "peer", NULL, false};
 	va_list ap;
 	va_start(ap, j);
 	for (char *a; (a = va_arg(ap, char *)) != NULL && argc < 31;)
@@ -156,6 +156,55 @@ static void test_compact_rows_defaults(void **state)
 	assert_null(j[0].account);
 	free(j);
 	json_decref(r);
+}
+
+/* PrologFlags=Contain: ID.extern, shaped as Slurm prints it (the job's
+ * span on the batch host, 0:0), selected by -j ID.extern and by the whole
+ * job, left out by -X, by another step's id and without Contain. */
+static void test_extern_step(void **state)
+{
+	struct sacct_ctx c = {NOW, "peer", NULL, true};
+	struct cli_step ext;
+	char tres[SACCT_VALUE_MAX], *out = NULL;
+	size_t len = 0;
+	assert_true(sacct_extern_step(&c, &jobs[0], &ext, tres));
+	struct sacct_opts o;
+	char *argv[] = {"sacct",
+			"-P",
+			"-n",
+			"-j",
+			"23368.extern",
+			"-o",
+			"JobID,JobName,State,ExitCode,NodeList,AllocCPUS,Elapsed",
+			NULL};
+	assert_int_equal(sacct_opts_parse(7, argv, NOW, &o), 0);
+	assert_true(sacct_step_row(&o, &jobs[0], &ext));
+	FILE *m = open_memstream(&out, &len);
+	sacct_print_row(&o.fmt, &(struct sacct_row){&jobs[0], true, &ext}, &c, m);
+	fclose(m);
+	assert_string_equal(out, "23368.extern|extern|COMPLETED|0:0|n1|3|00:00:02\n");
+	free(out);
+	sacct_opts_fini(&o);
+	char *argv2[] = {"sacct", "-j", "23368.0", NULL};
+	assert_int_equal(sacct_opts_parse(3, argv2, NOW, &o), 0);
+	assert_false(sacct_step_row(&o, &jobs[0], &ext));
+	sacct_opts_fini(&o);
+	char *argv3[] = {"sacct", "-X", NULL};
+	assert_int_equal(sacct_opts_parse(2, argv3, NOW, &o), 0);
+	assert_false(sacct_step_row(&o, &jobs[0], &ext));
+	sacct_opts_fini(&o);
+	/* a running job's step runs; a job that never started has none */
+	struct cli_job run = jobs[0];
+	run.state = "RUNNING";
+	run.end_time = 0;
+	assert_true(sacct_extern_step(&c, &run, &ext, tres));
+	assert_string_equal(ext.state, "RUNNING");
+	assert_int_equal(ext.end_time, 0);
+	run.start_time = 0;
+	run.state = "PENDING";
+	assert_false(sacct_extern_step(&c, &run, &ext, tres));
+	c.contain = false;
+	assert_false(sacct_extern_step(&c, &jobs[0], &ext, tres));
 }
 
 static void test_default_rows(void **state)
@@ -444,7 +493,7 @@ static void test_usage_json(void **state)
 	struct sacct_opts o;
 	char *argv[] = {"sacct", "--json", "-j", "23393", NULL};
 	assert_int_equal(sacct_opts_parse(4, argv, NOW, &o), 0);
-	struct sacct_ctx c = {NOW, "peer", NULL};
+	struct sacct_ctx c = {NOW, "peer", NULL, false};
 	bool keep[1] = {true};
 	char *out = NULL;
 	size_t len = 0;
@@ -507,6 +556,7 @@ int main(void)
 	    cmocka_unit_test(test_usage_absent),
 	    cmocka_unit_test(test_usage_json),
 	    cmocka_unit_test(test_usage_formats),
+	    cmocka_unit_test(test_extern_step),
 	};
 	cli_init("sacct");
 	setenv("TZ", "UTC", 1);

@@ -237,6 +237,12 @@ static void test_requeue_and_prolog_keys(void **state)
 	assert_string_equal(c->task_prolog, "/t");
 	assert_string_equal(c->prolog_flags, "Alloc");
 	assert_int_equal(c->prolog_epilog_timeout, 30);
+	/* Contain (the extern step) is looked up in the list, in any case */
+	assert_false(drv_prolog_flag(c->prolog_flags, "Contain"));
+	assert_true(drv_prolog_flag("Alloc,contain,X11", "Contain"));
+	assert_false(drv_prolog_flag("Alloc,Containx", "Contain"));
+	assert_false(drv_prolog_flag("", "Contain"));
+	assert_false(drv_prolog_flag(NULL, "Contain"));
 	drv_conf_free(c);
 	load_bad(f, CTLD "AuthInfo=cred_expire=soon\n", 2, "cred_expire");
 	/* Drover's own AuthInfo options: clock_skew and key_grace */

@@ -7,6 +7,7 @@
  * tasks' OOM kill to report it. No logging here (callers log once). */
 #include "common/cgroup.h"
 #include "common/cgroup_internal.h"
+#include "common/fileio.h"
 
 #include <dirent.h>
 #include <ctype.h>
@@ -41,18 +42,13 @@ int cg_read_text(const char *path, char *buf, size_t len)
 
 static int write_file(const char *path, const char *text, bool create)
 {
-	int fd = create ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)
-			: open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	size_t len = strlen(text);
-	ssize_t w;
-	do
-		w = write(fd, text, len);
-	while (w < 0 && errno == EINTR);
-	int e = w < 0 ? errno : (size_t)w == len ? 0 : EIO;
-	close(fd);
-	return -e;
+	if (create) { /* fake trees in tests: the file may not exist yet */
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return -errno;
+		close(fd);
+	}
+	return drv_write_control(path, text);
 }
 
 static int write_text(const char *path, const char *text)

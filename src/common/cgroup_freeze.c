@@ -2,6 +2,7 @@
  * It owns no directory: the job's directories are the shepherds' (cgroup.c)
  * and are only written here, never created or removed. No logging. */
 #include "common/cgroup_freeze.h"
+#include "common/fileio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -46,18 +47,7 @@ int cg_job_freeze(const struct cg_layout *l, const char *node, int64_t job_id,
 	int rc = cg_freeze_path(path, sizeof(path), l, node, job_id);
 	if (rc < 0)
 		return rc;
-	const char *word = cg_freeze_word(l, freeze);
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	size_t len = strlen(word);
-	ssize_t w;
-	do
-		w = write(fd, word, len);
-	while (w < 0 && errno == EINTR);
-	int e = w < 0 ? errno : (size_t)w == len ? 0 : EIO;
-	close(fd);
-	return -e;
+	return drv_write_control(path, cg_freeze_word(l, freeze));
 }
 
 bool cg_job_frozen(const struct cg_layout *l, const char *node, int64_t job_id)

@@ -4,6 +4,7 @@
  * It reads cgroup.procs files and sends signals; it never creates, moves
  * or removes a cgroup (cgroup.c owns those) and never logs. */
 #include "common/cgroup_procs.h"
+#include "common/fileio.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -139,17 +140,7 @@ static int write_file(const char *dir, const char *name, const char *text)
 	char path[PATH_MAX];
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	size_t len = strlen(text);
-	ssize_t w;
-	do
-		w = write(fd, text, len);
-	while (w < 0 && errno == EINTR);
-	int rc = w < 0 ? -errno : (size_t)w == len ? 0 : -EIO;
-	close(fd);
-	return rc;
+	return drv_write_control(path, text);
 }
 
 /* v1: freezes dir's freezer cgroup and waits (briefly) until it says so.

@@ -6,7 +6,23 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
+
+int drv_write_control(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t len = strlen(text);
+	ssize_t w;
+	do
+		w = write(fd, text, len);
+	while (w < 0 && errno == EINTR);
+	int e = w < 0 ? errno : (size_t)w == len ? 0 : EIO;
+	close(fd);
+	return -e;
+}
 
 int drv_write_all(int fd, const void *data, size_t len)
 {

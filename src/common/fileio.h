@@ -8,6 +8,11 @@
 /* Writes all len bytes, retrying on EINTR and short writes. 0 or -errno. */
 int drv_write_all(int fd, const void *data, size_t len);
 
+/* Writes text to an existing kernel control file (cgroupfs, /proc) in one
+ * write(), as such files take each write as one command; retries EINTR.
+ * 0, or -errno (-EIO for a short write). */
+int drv_write_control(const char *path, const char *text);
+
 /* Replaces DIR/NAME with data durably: writes DIR/.NAME.tmp (never through a
  * symlink), fsyncs it, renames it over NAME and fsyncs DIR. Readers see the
  * old or the new content, never a part. 0 or -errno; on failure NAME is

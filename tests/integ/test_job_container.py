@@ -11,6 +11,7 @@ host's, and their spool (the job scripts) must stay in sight."""
 
 import os
 import pathlib
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -110,12 +111,16 @@ def test_two_jobs_see_their_own_tmp_and_shm(make_cluster, test_users):
 @needs_root
 def test_steps_share_the_batch_steps_tmp(make_cluster):
     c = jc_cluster(make_cluster, nodes=2)
+    # The job's private /tmp hides a build under /tmp (a CI clone): its srun
+    # comes from the cluster's directory, under /var/tmp.
+    srun = c.dir / "srun"
+    shutil.copy(c.bin / "srun", srun)
     c.write("steps.sh", "#!/bin/sh\n"
             "echo from-batch > /tmp/batch.txt\n"
-            "srun -N1 -w n1 cat /tmp/batch.txt\n"
-            "srun -N1 -w n1 sh -c 'echo from-step0 > /tmp/step.txt'\n"
-            "srun -N1 -w n1 cat /tmp/step.txt\n"
-            "srun -N2 sh -c 'echo $(ls -A /tmp | tr \"\\n\" ,)'\n")
+            f"{srun} -N1 -w n1 cat /tmp/batch.txt\n"
+            f"{srun} -N1 -w n1 sh -c 'echo from-step0 > /tmp/step.txt'\n"
+            f"{srun} -N1 -w n1 cat /tmp/step.txt\n"
+            f"{srun} -N2 sh -c 'echo $(ls -A /tmp | tr \"\\n\" ,)'\n")
     jid = c.sbatch("-N2", "-o", "steps.out", "steps.sh")
     assert c.wait_done(jid, 60)["JobState"] == "COMPLETED"
     out = (c.work / "steps.out").read_text().splitlines()

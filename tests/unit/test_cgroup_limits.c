@@ -26,24 +26,9 @@
 
 #include <cmocka.h>
 
+#include "fake_tree.h"
+
 #include "common/cgroup.h"
-
-static void put(const char *root, const char *rel, const char *text)
-{
-	char p[PATH_MAX];
-	snprintf(p, sizeof(p), "%s/%s", root, rel);
-	FILE *f = fopen(p, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-static void sub(const char *root, const char *rel)
-{
-	char p[PATH_MAX];
-	snprintf(p, sizeof(p), "%s/%s", root, rel);
-	assert_int_equal(mkdir(p, 0755), 0);
-}
 
 /* The text of root/rel, "" when absent (static: one at a time). */
 static const char *got(const char *root, const char *rel)
@@ -59,13 +44,6 @@ static const char *got(const char *root, const char *rel)
 		fclose(f);
 	}
 	return text;
-}
-
-static void rm_tree(const char *root)
-{
-	char cmd[PATH_MAX + 16];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	assert_int_equal(system(cmd), 0);
 }
 
 static struct cg_step cg; /* large */

@@ -22,34 +22,12 @@
 
 #include <cmocka.h>
 
+#include "fake_tree.h"
+
 #include "common/cgroup_procs.h"
 
 /* PID_MAX_LIMIT is 4194304 (2^22): no process ever has a larger pid */
 #define NO_SUCH_PID 4194305
-
-static void put(const char *root, const char *rel, const char *text)
-{
-	char p[PATH_MAX];
-	snprintf(p, sizeof(p), "%s/%s", root, rel);
-	FILE *f = fopen(p, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-static void sub(const char *root, const char *rel)
-{
-	char p[PATH_MAX];
-	snprintf(p, sizeof(p), "%s/%s", root, rel);
-	assert_int_equal(mkdir(p, 0755), 0);
-}
-
-static void rm_tree(const char *root)
-{
-	char cmd[PATH_MAX + 16];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	assert_int_equal(system(cmd), 0);
-}
 
 static int cmp_pid(const void *a, const void *b)
 {

@@ -534,12 +534,38 @@ static void update_nice(struct ctld *c, struct job *j, int32_t nice)
 	j->priority -= (uint64_t)j->req.nice;
 }
 
+static bool only_time_limit(const struct drv_job_update *m)
+{
+	return m->has_time_limit && !m->partition && !m->has_nice && !m->dependency &&
+	       !m->has_begin && !m->has_priority;
+}
+
+/* TimeLimit= of a running job: anyone who may act on it may shorten it (to
+ * a time already past: it ends TIMEOUT now, as in Slurm); the node's
+ * shepherd keeps the limit it started with, so a longer one is refused. */
+static int shorten_running(struct rpc_req *r, struct job *j, int64_t limit)
+{
+	if (limit == j->time_limit)
+		return 0;
+	if (j->time_limit != DRV_INFINITE &&
+	    (limit == DRV_INFINITE || limit > j->time_limit))
+		return DRV_RC_JOB_NOT_PENDING;
+	j->time_limit = limit;
+	commit_job(r->c, j); /* re-arms its limit timer */
+	log_info("job=%u time limit lowered to %lld s by uid=%u", j->id, (long long)limit,
+		 (unsigned)r->cred.uid);
+	return 0;
+}
+
 /* Applies m (the request, or what the site's policy left of it) to j. */
 static int update_apply(struct rpc_req *r, struct job *j, const struct drv_job_update *m,
 			int64_t now)
 {
 	if (job_state_final(j->state))
 		return DRV_RC_JOB_FINISHED;
+	if (j->state == JOB_RUNNING && only_time_limit(m))
+		return shorten_running(r, j,
+				       m->time_limit ? m->time_limit : DRV_INFINITE);
 	if (j->state != JOB_PENDING)
 		return DRV_RC_JOB_NOT_PENDING;
 	struct perm p;

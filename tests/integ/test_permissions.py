@@ -138,6 +138,25 @@ def test_a_user_may_lower_the_time_limit_and_raise_it_only_to_max_time(
     assert as_user(c, u, "scontrol", "update", j, "Nice=-5")[0] == 1
 
 
+def test_a_user_may_shorten_a_running_job_but_not_lengthen_it(make_cluster, test_users):
+    c = make_cluster(nodes=1)
+    a, b = test_users
+    jid = submit(c, a, "-t", "10", "--wrap", "sleep 300")
+    c.wait_state(jid, "RUNNING")
+    j = f"JobId={jid}"
+    limit = lambda: c.show_job(jid)["TimeLimit"]
+    # another user may not; the owner may lower it, not raise it again
+    assert as_user(c, b, "scontrol", "update", j, "TimeLimit=5")[0] == 1
+    assert limit() == "00:10:00"
+    assert as_user(c, a, "scontrol", "update", j, "TimeLimit=5")[0] == 0
+    assert limit() == "00:05:00"
+    assert as_user(c, a, "scontrol", "update", j, "TimeLimit=8")[0] == 1
+    assert limit() == "00:05:00"
+    # a limit already past ends the job now, TIMEOUT
+    assert as_user(c, a, "scontrol", "update", j, "TimeLimit=0:01")[0] == 0
+    assert c.wait_done(jid)["JobState"] == "TIMEOUT"
+
+
 def accounts_with_coordinator(c, a, b):
     """physics > theory; b in theory, a coordinates physics."""
     c.ok("sacctmgr", "-i", "add", "account", "physics")

@@ -117,8 +117,8 @@ void rpc_job_suspend(struct rpc_req *r)
 		return;
 	}
 	/* Slurm: operators and administrators only */
-	if (!rpc_is_admin(r)) {
-		log_warn("job=%u %s refused to uid=%u: not an administrator", j->id, what,
+	if (!rpc_is_operator(r)) {
+		log_warn("job=%u %s refused to uid=%u: not an operator", j->id, what,
 			 (unsigned)r->cred.uid);
 		rpc_reply(r, DRV_RC_ACCESS_DENIED, NULL, NULL);
 		return;

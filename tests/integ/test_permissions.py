@@ -206,6 +206,12 @@ def test_a_coordinator_and_an_operator_act_on_others_jobs(make_cluster, test_use
     probe.write_text("x\n")
     rc, _, err = as_user(c, a, "sbcast", f"--jobid={running}", probe, "/tmp/drv-perm-probe")
     assert rc != 0 and "Access/permission denied" in err, err
+    # an operator may suspend and resume it (Slurm: operators and up); b may not
+    assert as_user(c, b, "scontrol", "suspend", str(running))[0] == 1
+    assert as_user(c, a, "scontrol", "suspend", str(running))[0] == 0
+    assert c.show_job(running)["JobState"] == "SUSPENDED"
+    assert as_user(c, a, "scontrol", "resume", str(running))[0] == 0
+    assert c.show_job(running)["JobState"] == "RUNNING"
     assert as_user(c, a, "scancel", str(running))[0] == 0
 
 
